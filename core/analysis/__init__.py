@@ -1,0 +1,1 @@
+"""Pure analyses: each maps (fabric/inventory, workload, assumptions) to a typed result."""

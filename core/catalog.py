@@ -1,0 +1,429 @@
+"""Component catalog: typed specs loaded from ``resources/catalog/*.json`` and user files.
+
+Every entry is a JSON object with ``id``, ``kind``, ``vendor``, ``name``, ``source`` and
+``confidence`` plus the fields its kind declares in ``FIELDS`` below. Units are in the field
+names. A bad entry raises ``CatalogError`` naming the file, the id and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from core.errors import CatalogError
+
+BUILTIN_CATALOG_DIR = Path(__file__).resolve().parent.parent / "resources" / "catalog"
+USER_CATALOG_ENV = "CLUSTER_DESIGNER_USER_CATALOG"
+
+KINDS = (
+    "accelerator",
+    "server",
+    "supernode",
+    "switch",
+    "nic",
+    "dpu",
+    "transceiver",
+    "cable",
+    "storage",
+)
+
+# Kinds that hold accelerators and therefore count as compute nodes in a design.
+COMPUTE_KINDS = ("server", "supernode")
+
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
+
+_NUMBER = (int, float)
+
+# field name -> (python types, required, default). ``None`` default with required=False means
+# "absent"; analyses fall back to documented assumptions.
+_COMMON: dict[str, tuple[tuple[type, ...], bool, Any]] = {
+    "id": ((str,), True, None),
+    "kind": ((str,), True, None),
+    "vendor": ((str,), True, None),
+    "name": ((str,), True, None),
+    "source": ((str,), True, None),
+    "confidence": ((str,), True, None),
+    "notes": ((str,), False, ""),
+    "price_usd": (_NUMBER, False, None),
+    "failure_rate_per_1000_days": (_NUMBER, False, None),
+    "failure_rate_source": ((str,), False, ""),
+}
+
+FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
+    "accelerator": {
+        "tflops_dense": ((dict,), True, None),
+        "hbm_gb": (_NUMBER, True, None),
+        "hbm_tbyte_s": (_NUMBER, True, None),
+        "tdp_w": (_NUMBER, True, None),
+        "scale_up_gbyte_s_per_dir": (_NUMBER, True, None),
+        "scale_up_tech": ((str,), False, ""),
+        "scale_up_links": ((int,), False, None),
+        "scale_up_effective_gbyte_s": (_NUMBER, False, None),
+    },
+    "server": {
+        "accelerator": ((str,), True, None),
+        "accelerators": ((int,), True, None),
+        "scale_up_domain": ((int,), False, None),
+        "scale_up_switches": ((list,), False, []),
+        "nic": ((str,), False, None),
+        "nics": ((int,), False, 0),
+        "dpu": ((str,), False, None),
+        "dpus": ((int,), False, 0),
+        "max_power_kw": (_NUMBER, True, None),
+        "typical_power_kw": (_NUMBER, False, None),
+        "rack_units": ((int,), False, None),
+        "per_rack": ((int,), False, 1),
+        "cooling": ((str,), False, "air"),
+        "cpus": ((int,), False, 0),
+    },
+    "switch": {
+        "role": ((str,), True, None),
+        "protocol": ((str,), True, None),
+        "ports_by_gbit_s": ((dict,), True, None),
+        "capacity_tbit_s": (_NUMBER, False, None),
+        "latency_ns": (_NUMBER, True, None),
+        "max_power_w": (_NUMBER, True, None),
+        "typical_power_w": (_NUMBER, False, None),
+        "rack_units": ((int,), False, None),
+        "chassis": ((bool,), False, False),
+        "in_network_reduction": ((bool,), False, False),
+    },
+    "nic": {
+        "ports": ((int,), True, None),
+        "port_gbit_s": (_NUMBER, True, None),
+        "power_w": (_NUMBER, True, None),
+        "effective_gbyte_s": (_NUMBER, False, None),
+        "protocols": ((list,), False, []),
+    },
+    "transceiver": {
+        "gbit_s": (_NUMBER, True, None),
+        "lanes": ((int,), False, 1),
+        "reach_m": (_NUMBER, True, None),
+        "power_w": (_NUMBER, True, None),
+        "medium": ((str,), True, None),
+    },
+    "cable": {
+        "medium": ((str,), True, None),
+        "reach_m": (_NUMBER, True, None),
+        "ns_per_m": (_NUMBER, True, None),
+        "power_w": (_NUMBER, False, 0.0),
+    },
+    "storage": {
+        "read_gbyte_s": (_NUMBER, True, None),
+        "write_gbyte_s": (_NUMBER, True, None),
+        "capacity_tb": (_NUMBER, False, None),
+        "ports": ((int,), True, None),
+        "port_gbit_s": (_NUMBER, True, None),
+        "max_power_w": (_NUMBER, True, None),
+        "typical_power_w": (_NUMBER, False, None),
+        "rack_units": ((int,), False, None),
+    },
+}
+FIELDS["supernode"] = {
+    **FIELDS["server"],
+    "racks": ((int,), False, 1),
+    "scale_up_tiers": ((int,), False, 1),
+}
+FIELDS["dpu"] = dict(FIELDS["nic"])
+
+SWITCH_ROLES = ("scale-out", "scale-up")
+COOLING = ("air", "liquid")
+MEDIA = ("fiber", "copper")
+
+
+@dataclass(frozen=True)
+class ComponentSpec:
+    """One catalog entry. ``fields`` holds every declared field with defaults filled in."""
+
+    id: str
+    kind: str
+    vendor: str
+    name: str
+    source: str
+    confidence: str
+    fields: Mapping[str, Any] = field(repr=False)
+    origin: str = ""
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fields[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self.fields.get(key)
+        return default if value is None else value
+
+    # Convenience accessors used across analyses. Each is only meaningful for some kinds.
+    def peak_tflops(self, precision: str) -> float:
+        table = self.fields["tflops_dense"]
+        if precision in table and table[precision]:
+            return float(table[precision])
+        raise CatalogError(f"{self.id}: no dense {precision} TFLOPs in the catalog")
+
+    def port_count_at(self, gbit_s: float) -> int:
+        """Ports this switch offers at ``gbit_s`` (breakout-aware), 0 if that speed is not offered."""
+        for speed, count in self.fields["ports_by_gbit_s"].items():
+            if abs(float(speed) - gbit_s) < 1e-6:
+                return int(count)
+        return 0
+
+    @property
+    def native_port_gbit_s(self) -> float:
+        """Fastest port speed of a switch (its native radix speed)."""
+        return max(float(s) for s in self.fields["ports_by_gbit_s"])
+
+    def to_json(self) -> dict[str, Any]:
+        out = {
+            "id": self.id,
+            "kind": self.kind,
+            "vendor": self.vendor,
+            "name": self.name,
+        }
+        out.update({k: v for k, v in self.fields.items() if v is not None})
+        out["source"] = self.source
+        out["confidence"] = self.confidence
+        return out
+
+
+class Catalog:
+    """All component specs by id. Immutable after construction."""
+
+    def __init__(self, specs: Iterable[ComponentSpec]):
+        self._specs: dict[str, ComponentSpec] = {}
+        for spec in specs:
+            if spec.id in self._specs:
+                raise CatalogError(
+                    f"{spec.origin}: duplicate catalog id {spec.id!r} "
+                    f"(already defined in {self._specs[spec.id].origin})"
+                )
+            self._specs[spec.id] = spec
+        self._check_references()
+
+    def __contains__(self, component_id: str) -> bool:
+        return component_id in self._specs
+
+    def __iter__(self):
+        return iter(self._specs.values())
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def get(self, component_id: str) -> ComponentSpec:
+        try:
+            return self._specs[component_id]
+        except KeyError:
+            raise CatalogError(f"unknown component id {component_id!r}") from None
+
+    def require(self, component_id: str, *kinds: str) -> ComponentSpec:
+        """The spec for ``component_id``, which must be one of ``kinds``."""
+        spec = self.get(component_id)
+        if kinds and spec.kind not in kinds:
+            raise CatalogError(
+                f"{component_id!r} is a {spec.kind}, expected {' or '.join(kinds)}"
+            )
+        return spec
+
+    def by_kind(self, kind: str) -> list[ComponentSpec]:
+        return [s for s in self._specs.values() if s.kind == kind]
+
+    def _check_references(self) -> None:
+        refs = {
+            "accelerator": ("accelerator",),
+            "nic": ("nic", "dpu"),
+            "dpu": ("dpu", "nic"),
+        }
+        for spec in self._specs.values():
+            if spec.kind not in COMPUTE_KINDS:
+                continue
+            for key, kinds in refs.items():
+                ref = spec.fields.get(key)
+                if ref is None:
+                    continue
+                target = self._specs.get(ref)
+                if target is None or target.kind not in kinds:
+                    raise CatalogError(
+                        f"{spec.origin}: entry {spec.id!r} field {key!r}: "
+                        f"unknown {'/'.join(kinds)} id {ref!r}"
+                    )
+            for index, item in enumerate(spec.fields.get("scale_up_switches") or []):
+                target = self._specs.get(item["id"])
+                if target is None or target.kind != "switch":
+                    raise CatalogError(
+                        f"{spec.origin}: entry {spec.id!r} field 'scale_up_switches[{index}]': "
+                        f"unknown switch id {item['id']!r}"
+                    )
+
+
+def _type_name(types: tuple[type, ...]) -> str:
+    if types == _NUMBER:
+        return "a number"
+    return " or ".join(
+        {"str": "a string", "int": "an integer", "dict": "an object", "list": "a list",
+         "bool": "true/false"}[t.__name__]
+        for t in types
+    )
+
+
+def _check_type(value: Any, types: tuple[type, ...]) -> bool:
+    if isinstance(value, bool) and bool not in types:
+        return False
+    return isinstance(value, types)
+
+
+def parse_entry(raw: Any, origin: str, index: int) -> ComponentSpec:
+    """Validate one raw JSON entry and build its spec."""
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{origin}: entry #{index} is not a JSON object")
+    entry_id = raw.get("id")
+    label = f"entry {entry_id!r}" if isinstance(entry_id, str) else f"entry #{index}"
+    kind = raw.get("kind")
+    if kind not in FIELDS:
+        raise CatalogError(
+            f"{origin}: {label} field 'kind': {kind!r} is not one of {', '.join(KINDS)}"
+        )
+    schema = {**_COMMON, **FIELDS[kind]}
+    unknown = sorted(set(raw) - set(schema))
+    if unknown:
+        raise CatalogError(f"{origin}: {label} field {unknown[0]!r}: unknown field for a {kind}")
+    values: dict[str, Any] = {}
+    for name, (types, required, default) in schema.items():
+        if name not in raw or raw[name] is None:
+            if required:
+                raise CatalogError(f"{origin}: {label} field {name!r}: missing")
+            values[name] = default
+            continue
+        value = raw[name]
+        if not _check_type(value, types):
+            raise CatalogError(
+                f"{origin}: {label} field {name!r}: expected {_type_name(types)}, got {value!r}"
+            )
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+            raise CatalogError(f"{origin}: {label} field {name!r}: must not be negative")
+        values[name] = value
+    if not values["id"].strip():
+        raise CatalogError(f"{origin}: {label} field 'id': must not be empty")
+    _check_kind_rules(values, origin, f"entry {values['id']!r}")
+    common = {k: values.pop(k) for k in ("id", "kind", "vendor", "name", "source", "confidence")}
+    return ComponentSpec(fields=values, origin=origin, **common)
+
+
+def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
+    kind = values["kind"]
+
+    def fail(name: str, message: str) -> None:
+        raise CatalogError(f"{origin}: {label} field {name!r}: {message}")
+
+    if kind == "accelerator":
+        table = values["tflops_dense"]
+        for precision, tflops in table.items():
+            if precision not in PRECISIONS:
+                fail("tflops_dense", f"unknown precision {precision!r}")
+            if tflops is not None and (not isinstance(tflops, _NUMBER) or tflops <= 0):
+                fail("tflops_dense", f"{precision} must be a positive number")
+        if not table.get("bf16"):
+            fail("tflops_dense", "needs a bf16 value")
+    if kind in COMPUTE_KINDS:
+        if values["accelerators"] <= 0:
+            fail("accelerators", "must be at least 1")
+        domain = values["scale_up_domain"] or values["accelerators"]
+        if domain <= 0:
+            fail("scale_up_domain", "must be at least 1")
+        values["scale_up_domain"] = domain
+        if values["cooling"] not in COOLING:
+            fail("cooling", f"must be one of {', '.join(COOLING)}")
+        for i, item in enumerate(values["scale_up_switches"]):
+            if (
+                not isinstance(item, dict)
+                or not isinstance(item.get("id"), str)
+                or not isinstance(item.get("count"), int)
+                or item["count"] <= 0
+            ):
+                fail(f"scale_up_switches[{i}]", 'expected {"id": str, "count": positive int}')
+        if values["nics"] and not values["nic"]:
+            fail("nic", "required when nics > 0")
+        if values["dpus"] and not values["dpu"]:
+            fail("dpu", "required when dpus > 0")
+        if values["max_power_kw"] <= 0:
+            fail("max_power_kw", "must be positive")
+    if kind == "switch":
+        if values["role"] not in SWITCH_ROLES:
+            fail("role", f"must be one of {', '.join(SWITCH_ROLES)}")
+        ports = values["ports_by_gbit_s"]
+        if not ports:
+            fail("ports_by_gbit_s", "needs at least one speed")
+        for speed, count in ports.items():
+            try:
+                speed_value = float(speed)
+            except ValueError:
+                fail("ports_by_gbit_s", f"speed {speed!r} is not a number")
+            if speed_value <= 0 or not isinstance(count, int) or count <= 0:
+                fail("ports_by_gbit_s", f"{speed}: port count must be a positive integer")
+    if kind in ("nic", "dpu") and (values["ports"] <= 0 or values["port_gbit_s"] <= 0):
+        fail("ports", "ports and port_gbit_s must be positive")
+    if kind in ("transceiver", "cable") and values["medium"] not in MEDIA:
+        fail("medium", f"must be one of {', '.join(MEDIA)}")
+    if kind == "storage" and values["read_gbyte_s"] <= 0:
+        fail("read_gbyte_s", "must be positive")
+
+
+def load_catalog_file(path: Path) -> list[ComponentSpec]:
+    """Parse one catalog file: ``{"components": [...]}`` or a bare list of entries."""
+    origin = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CatalogError(f"{origin}: cannot read catalog file ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise CatalogError(
+            f"{origin}: cannot read catalog file (not UTF-8 text at byte {exc.start})"
+        ) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CatalogError(f"{origin}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    entries = data.get("components") if isinstance(data, dict) else data
+    if not isinstance(entries, list):
+        raise CatalogError(f"{origin}: expected a list of entries under 'components'")
+    return [parse_entry(raw, origin, i) for i, raw in enumerate(entries)]
+
+
+def default_user_catalog_path() -> Path | None:
+    """The user catalog named by the environment, or the per-user default if it exists."""
+    env = os.environ.get(USER_CATALOG_ENV)
+    if env:
+        return Path(env)
+    candidate = Path.home() / ".config" / "cluster-designer" / "user-catalog.json"
+    return candidate if candidate.exists() else None
+
+
+def load_catalog(
+    extra_files: Iterable[Path] = (), include_user: bool = True
+) -> Catalog:
+    """The built-in catalog plus the user catalog and ``extra_files``.
+
+    User entries may add ids but not redefine built-in ones: a silent override of a spec with
+    a cited source would make results irreproducible across machines.
+    """
+    specs: list[ComponentSpec] = []
+    for path in sorted(BUILTIN_CATALOG_DIR.glob("*.json")):
+        specs.extend(load_catalog_file(path))
+    files = list(extra_files)
+    if include_user:
+        user = default_user_catalog_path()
+        if user is not None:
+            files.insert(0, user)
+    for path in files:
+        specs.extend(load_catalog_file(Path(path)))
+    return Catalog(specs)
+
+
+_DEFAULT: Catalog | None = None
+
+
+def default_catalog() -> Catalog:
+    """The process-wide catalog (built-in + user), loaded once."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = load_catalog()
+    return _DEFAULT

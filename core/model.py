@@ -1,0 +1,605 @@
+"""The design model: components, links and nested blocks with repetition stored once.
+
+A ``Block`` holds child components (``Node``) and child blocks, and the ``Link`` bundles among
+them. A block with ``count = 64`` is one template instantiated 64 times; a node with
+``count = 32`` is 32 identical units. A link lives in the block that contains both of its
+endpoints; its ``count`` is the number of cables per instance of that block, spread evenly over
+the endpoint units (see core/flatten.py for the exact wiring rule).
+
+Paths name nodes from the root: ``"pod/su/leaf"``. Link endpoints are paths relative to the
+block that owns the link.
+
+Every edit goes through an ``Operation`` whose ``apply`` returns its inverse, so the GUI can wrap
+them in undo commands and scripts can batch them. Observers subscribed to the design receive a
+``Change`` after every applied operation.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from core.errors import DesignError
+
+LINK_KINDS = ("scale-up", "scale-out", "storage", "frontend")
+MEDIA = ("fiber", "copper")
+_ID_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+
+@dataclass
+class Node:
+    """A component placement: ``count`` identical units of catalog entry ``catalog_id``."""
+
+    id: str
+    catalog_id: str
+    count: int = 1
+    name: str = ""
+    x: float = 0.0
+    y: float = 0.0
+    tier: str = ""  # scale-out switch tier ("leaf", "spine", "core"); "" = infer from links
+    overrides: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return self.name or self.id
+
+
+@dataclass
+class Link:
+    """A bundle of ``count`` cables per instance of the owning block."""
+
+    id: str
+    a: str
+    b: str
+    kind: str = "scale-out"
+    speed_gbit_s: float = 400.0
+    count: int = 1
+    length_m: float = 10.0
+    medium: str = "fiber"
+
+
+@dataclass
+class Block:
+    id: str
+    name: str = ""
+    count: int = 1
+    children: dict[str, "Node | Block"] = field(default_factory=dict)
+    links: list[Link] = field(default_factory=list)
+    x: float = 0.0
+    y: float = 0.0
+    collapsed: bool = True
+    role: str = ""  # free label: "rack", "su", "pod", "island"...
+
+    @property
+    def label(self) -> str:
+        return self.name or self.id
+
+    def iter_nodes(self, prefix: str = "") -> Iterator[tuple[str, Node]]:
+        """Every component below this block, with its path relative to this block."""
+        for child_id, child in self.children.items():
+            path = f"{prefix}{child_id}"
+            if isinstance(child, Block):
+                yield from child.iter_nodes(path + "/")
+            else:
+                yield path, child
+
+    def iter_blocks(self, prefix: str = "") -> Iterator[tuple[str, "Block"]]:
+        for child_id, child in self.children.items():
+            if isinstance(child, Block):
+                path = f"{prefix}{child_id}"
+                yield path, child
+                yield from child.iter_blocks(path + "/")
+
+    def link(self, link_id: str) -> Link:
+        for link in self.links:
+            if link.id == link_id:
+                return link
+        raise DesignError(f"no link {link_id!r} in block {self.id!r}")
+
+
+@dataclass
+class Design:
+    name: str
+    root: Block
+    workload: Any = None          # core.workload.Workload | None
+    assumptions: Any = None       # core.assumptions.Assumptions | None (defaults)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    _observers: list[Callable[["Change"], None]] = field(default_factory=list, repr=False, compare=False)
+
+    # --- lookup -------------------------------------------------------------------------
+    def resolve(self, path: str) -> "Node | Block":
+        """The node or block at ``path`` (``""`` is the root)."""
+        item: Node | Block = self.root
+        if not path:
+            return item
+        for part in path.split("/"):
+            if not isinstance(item, Block) or part not in item.children:
+                raise DesignError(f"no component or block at {path!r}")
+            item = item.children[part]
+        return item
+
+    def block(self, path: str) -> Block:
+        item = self.resolve(path)
+        if not isinstance(item, Block):
+            raise DesignError(f"{path!r} is a component, not a block")
+        return item
+
+    def node(self, path: str) -> Node:
+        item = self.resolve(path)
+        if not isinstance(item, Node):
+            raise DesignError(f"{path!r} is a block, not a component")
+        return item
+
+    # --- observation --------------------------------------------------------------------
+    def subscribe(self, callback: Callable[["Change"], None]) -> None:
+        self._observers.append(callback)
+
+    def unsubscribe(self, callback: Callable[["Change"], None]) -> None:
+        if callback in self._observers:
+            self._observers.remove(callback)
+
+    def notify(self, change: "Change") -> None:
+        for callback in list(self._observers):
+            callback(change)
+
+    def apply(self, operation: "Operation") -> "Operation":
+        """Apply ``operation``; return its inverse."""
+        inverse = operation.apply(self)
+        self.notify(Change(operation.change_kind, operation.block_path))
+        return inverse
+
+    def snapshot(self) -> "Design":
+        """An independent deep copy without observers (for evaluation off the GUI thread)."""
+        clone = Design(self.name, copy.deepcopy(self.root), self.workload, self.assumptions,
+                       copy.deepcopy(self.metadata))
+        return clone
+
+    def content_equal(self, other: "Design") -> bool:
+        return (
+            self.name == other.name
+            and self.root == other.root
+            and self.workload == other.workload
+            and self.assumptions == other.assumptions
+            and self.metadata == other.metadata
+        )
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: str         # "structure", "links", "properties", "geometry", "workload", "assumptions"
+    block_path: str   # the block whose content changed
+
+
+def check_id(identifier: str) -> None:
+    if not identifier or not _ID_RE.match(identifier):
+        raise DesignError(
+            f"invalid id {identifier!r}: use letters, digits, '.', '_' or '-'"
+        )
+
+
+def unique_id(block: Block, base: str) -> str:
+    """``base`` or ``base-2``, ``base-3``... whichever is free among ``block``'s children."""
+    base = re.sub(r"[^A-Za-z0-9_.\-]", "-", base) or "item"
+    if base not in block.children:
+        return base
+    n = 2
+    while f"{base}-{n}" in block.children:
+        n += 1
+    return f"{base}-{n}"
+
+
+def unique_link_id(block: Block, base: str = "link") -> str:
+    taken = {link.id for link in block.links}
+    n = len(block.links) + 1
+    while f"{base}{n}" in taken:
+        n += 1
+    return f"{base}{n}"
+
+
+def _links_touching(block: Block, child_id: str) -> list[int]:
+    prefix = child_id + "/"
+    return [
+        i
+        for i, link in enumerate(block.links)
+        if link.a == child_id or link.b == child_id or link.a.startswith(prefix)
+        or link.b.startswith(prefix)
+    ]
+
+
+def _validate_link(design: Design, block_path: str, link: Link) -> None:
+    check_id(link.id)
+    block = design.block(block_path)
+    if link.kind not in LINK_KINDS:
+        raise DesignError(f"link {link.id}: kind {link.kind!r} is not one of {', '.join(LINK_KINDS)}")
+    if link.medium not in MEDIA:
+        raise DesignError(f"link {link.id}: medium {link.medium!r} is not fiber or copper")
+    if link.count < 1:
+        raise DesignError(f"link {link.id}: count must be at least 1")
+    if link.speed_gbit_s <= 0:
+        raise DesignError(f"link {link.id}: speed must be positive")
+    if link.length_m < 0:
+        raise DesignError(f"link {link.id}: length must not be negative")
+    if link.a == link.b:
+        raise DesignError(f"link {link.id}: both ends are {link.a!r}")
+    for end in (link.a, link.b):
+        target = design.resolve(f"{block_path}/{end}" if block_path else end)
+        if not isinstance(target, Node):
+            raise DesignError(f"link {link.id}: end {end!r} is a block; connect a component inside it")
+    if any(other.id == link.id for other in block.links):
+        raise DesignError(f"link id {link.id!r} already exists in this block")
+
+
+# --- operations ---------------------------------------------------------------------------
+
+
+class Operation:
+    """A reversible edit. ``apply`` mutates the design and returns the inverse operation."""
+
+    change_kind = "structure"
+    block_path = ""
+    text = "Edit"
+
+    def apply(self, design: Design) -> "Operation":  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+@dataclass
+class AddNode(Operation):
+    block_path: str
+    item: "Node | Block"
+    links: tuple[Link, ...] = ()  # links to restore with the item (undo of a removal)
+    index: int | None = None
+    text = "Add component"
+
+    def apply(self, design: Design) -> Operation:
+        block = design.block(self.block_path)
+        check_id(self.item.id)
+        if self.item.id in block.children:
+            raise DesignError(f"{self.item.id!r} already exists in {block.label!r}")
+        if isinstance(self.item, Node) and self.item.count < 1:
+            raise DesignError(f"{self.item.id}: count must be at least 1")
+        items = list(block.children.items())
+        position = len(items) if self.index is None else self.index
+        items.insert(position, (self.item.id, self.item))
+        block.children = dict(items)
+        for link in self.links:
+            block.links.append(link)
+        return RemoveNode(self.block_path, self.item.id)
+
+
+@dataclass
+class RemoveNode(Operation):
+    block_path: str
+    item_id: str
+    text = "Delete"
+
+    def apply(self, design: Design) -> Operation:
+        block = design.block(self.block_path)
+        if self.item_id not in block.children:
+            raise DesignError(f"no {self.item_id!r} in {block.label!r}")
+        index = list(block.children).index(self.item_id)
+        item = block.children.pop(self.item_id)
+        touching = _links_touching(block, self.item_id)
+        removed = tuple(block.links[i] for i in touching)
+        block.links = [link for i, link in enumerate(block.links) if i not in set(touching)]
+        # Links owned by ancestors that reach into the removed item go too.
+        ancestors = self._remove_outer_links(design)
+        inverse = AddNode(self.block_path, item, removed, index)
+        if not ancestors:
+            return inverse
+        return Macro("Delete", [inverse, *ancestors])
+
+    def _remove_outer_links(self, design: Design) -> list[Operation]:
+        restores: list[Operation] = []
+        parts = self.block_path.split("/") if self.block_path else []
+        for depth in range(len(parts)):
+            owner_path = "/".join(parts[:depth])
+            rel = "/".join(parts[depth:] + [self.item_id])
+            owner = design.block(owner_path)
+            for link in list(owner.links):
+                if link.a == rel or link.b == rel or link.a.startswith(rel + "/") or link.b.startswith(rel + "/"):
+                    owner.links.remove(link)
+                    restores.append(AddLink(owner_path, link))
+        return restores
+
+
+@dataclass
+class AddLink(Operation):
+    block_path: str
+    link: Link
+    change_kind = "links"
+    text = "Connect"
+
+    def apply(self, design: Design) -> Operation:
+        _validate_link(design, self.block_path, self.link)
+        design.block(self.block_path).links.append(self.link)
+        return RemoveLink(self.block_path, self.link.id)
+
+
+@dataclass
+class RemoveLink(Operation):
+    block_path: str
+    link_id: str
+    change_kind = "links"
+    text = "Delete link"
+
+    def apply(self, design: Design) -> Operation:
+        block = design.block(self.block_path)
+        link = block.link(self.link_id)
+        block.links.remove(link)
+        return AddLink(self.block_path, link)
+
+
+_NODE_FIELDS = {"count": int, "name": str, "x": float, "y": float, "tier": str,
+                "catalog_id": str, "overrides": dict}
+_BLOCK_FIELDS = {"count": int, "name": str, "x": float, "y": float, "collapsed": bool, "role": str}
+_LINK_FIELDS = {"kind": str, "speed_gbit_s": float, "count": int, "length_m": float, "medium": str}
+
+
+@dataclass
+class SetProperty(Operation):
+    """Set a field of the node/block at ``path`` (or of link ``link_id`` in block ``path``)."""
+
+    path: str
+    name: str
+    value: Any
+    link_id: str = ""
+    change_kind = "properties"
+
+    @property
+    def block_path(self) -> str:  # type: ignore[override]
+        if self.link_id:
+            return self.path
+        return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
+
+    @property
+    def text(self) -> str:  # type: ignore[override]
+        return f"Set {self.name.replace('_', ' ')}"
+
+    def apply(self, design: Design) -> Operation:
+        if self.link_id:
+            target: Any = design.block(self.path).link(self.link_id)
+            allowed = _LINK_FIELDS
+        else:
+            target = design.resolve(self.path)
+            allowed = _NODE_FIELDS if isinstance(target, Node) else _BLOCK_FIELDS
+        if self.name not in allowed:
+            raise DesignError(f"{self.name!r} cannot be set on this item")
+        kind = allowed[self.name]
+        value = self.value
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise DesignError(f"{self.name}: expected {kind.__name__}, got {value!r}")
+        if self.name == "count" and value < 1:
+            raise DesignError(f"count must be at least 1, got {value}")
+        if self.name in ("speed_gbit_s",) and value <= 0:
+            raise DesignError(f"{self.name} must be positive")
+        if self.name == "length_m" and value < 0:
+            raise DesignError("length must not be negative")
+        if self.name == "kind" and value not in LINK_KINDS:
+            raise DesignError(f"link kind {value!r} is not one of {', '.join(LINK_KINDS)}")
+        if self.name == "medium" and value not in MEDIA:
+            raise DesignError(f"medium {value!r} is not fiber or copper")
+        old = getattr(target, self.name)
+        setattr(target, self.name, copy.deepcopy(value) if kind is dict else value)
+        return SetProperty(self.path, self.name, old, self.link_id)
+
+
+@dataclass
+class MoveItems(Operation):
+    """Move several items of one block to new positions (a canvas drag is one of these)."""
+
+    block_path: str
+    positions: dict[str, tuple[float, float]]
+    change_kind = "geometry"
+    text = "Move"
+
+    def apply(self, design: Design) -> Operation:
+        block = design.block(self.block_path)
+        old: dict[str, tuple[float, float]] = {}
+        for item_id, (x, y) in self.positions.items():
+            item = block.children.get(item_id)
+            if item is None:
+                raise DesignError(f"no {item_id!r} in {block.label!r}")
+            old[item_id] = (item.x, item.y)
+            item.x, item.y = float(x), float(y)
+        return MoveItems(self.block_path, old)
+
+
+@dataclass
+class Group(Operation):
+    """Move ``item_ids`` of a block into a new child block ``new_id``.
+
+    Links among the grouped items move inside the new block; links between a grouped item and
+    the rest of the block get their endpoint prefixed with the new block's id, so the wiring
+    and every metric stay the same.
+    """
+
+    block_path: str
+    item_ids: tuple[str, ...]
+    new_id: str
+    name: str = ""
+    text = "Group"
+
+    def apply(self, design: Design) -> Operation:
+        check_id(self.new_id)
+        block = design.block(self.block_path)
+        if not self.item_ids:
+            raise DesignError("nothing to group")
+        if self.new_id in block.children and self.new_id not in self.item_ids:
+            raise DesignError(f"{self.new_id!r} already exists")
+        members = set(self.item_ids)
+        for item_id in members:
+            if item_id not in block.children:
+                raise DesignError(f"no {item_id!r} in {block.label!r}")
+        order = list(block.children)
+        xs = [block.children[i].x for i in self.item_ids]
+        ys = [block.children[i].y for i in self.item_ids]
+        new = Block(self.new_id, self.name, x=sum(xs) / len(xs), y=sum(ys) / len(ys))
+        for item_id in order:
+            if item_id in members:
+                new.children[item_id] = block.children[item_id]
+        remaining: dict[str, Node | Block] = {}
+        inserted = False
+        for item_id in order:
+            if item_id in members:
+                if not inserted:
+                    remaining[self.new_id] = new
+                    inserted = True
+                continue
+            remaining[item_id] = block.children[item_id]
+        block.children = remaining
+
+        def head(path: str) -> str:
+            return path.split("/", 1)[0]
+
+        kept: list[Link] = []
+        for link in block.links:
+            inside_a, inside_b = head(link.a) in members, head(link.b) in members
+            if inside_a and inside_b:
+                new.links.append(link)
+            else:
+                if inside_a:
+                    link.a = f"{self.new_id}/{link.a}"
+                if inside_b:
+                    link.b = f"{self.new_id}/{link.b}"
+                kept.append(link)
+        block.links = kept
+        self._rewrite_outer(design, members, add=True)
+        return Ungroup(self.block_path, self.new_id)
+
+    def _rewrite_outer(self, design: Design, members: set[str], add: bool) -> None:
+        rewrite_outer_links(design, self.block_path, self.new_id, members, add)
+
+
+def rewrite_outer_links(design: Design, block_path: str, group_id: str, members: set[str], add: bool) -> None:
+    """Fix endpoints of links owned by ancestors of ``block_path`` after (un)grouping."""
+    parts = block_path.split("/") if block_path else []
+    for depth in range(len(parts)):
+        owner = design.block("/".join(parts[:depth]))
+        rel = "/".join(parts[depth:])
+        for link in owner.links:
+            for attr in ("a", "b"):
+                end = getattr(link, attr)
+                if not end.startswith(rel + "/"):
+                    continue
+                rest = end[len(rel) + 1:]
+                first = rest.split("/", 1)[0]
+                if add and first in members:
+                    setattr(link, attr, f"{rel}/{group_id}/{rest}")
+                elif not add and first == group_id:
+                    setattr(link, attr, f"{rel}/{rest.split('/', 1)[1]}")
+
+
+@dataclass
+class Ungroup(Operation):
+    """Dissolve child block ``block_id`` (count 1 only) into its parent."""
+
+    block_path: str
+    block_id: str
+    text = "Ungroup"
+
+    def apply(self, design: Design) -> Operation:
+        block = design.block(self.block_path)
+        inner = block.children.get(self.block_id)
+        if not isinstance(inner, Block):
+            raise DesignError(f"{self.block_id!r} is not a block")
+        if inner.count != 1:
+            raise DesignError(
+                f"cannot ungroup {inner.label!r}: it is repeated ×{inner.count}; set its count to 1 first"
+            )
+        clash = set(inner.children) & (set(block.children) - {self.block_id})
+        if clash:
+            raise DesignError(f"cannot ungroup: {sorted(clash)[0]!r} already exists outside")
+        members = tuple(inner.children)
+        items: dict[str, Node | Block] = {}
+        for item_id, item in block.children.items():
+            if item_id == self.block_id:
+                items.update(inner.children)
+            else:
+                items[item_id] = item
+        block.children = items
+        for link in block.links:
+            for attr in ("a", "b"):
+                end = getattr(link, attr)
+                if end.startswith(self.block_id + "/"):
+                    setattr(link, attr, end[len(self.block_id) + 1:])
+        taken = {link.id for link in block.links}
+        for link in inner.links:
+            if link.id in taken:
+                link.id = unique_link_id(block)
+            block.links.append(link)
+            taken.add(link.id)
+        rewrite_outer_links(design, self.block_path, self.block_id, set(members), add=False)
+        return Group(self.block_path, members, self.block_id, inner.name)
+
+
+@dataclass
+class SetWorkload(Operation):
+    workload: Any
+    change_kind = "workload"
+    text = "Change workload"
+
+    def apply(self, design: Design) -> Operation:
+        old = design.workload
+        design.workload = self.workload
+        return SetWorkload(old)
+
+
+@dataclass
+class SetAssumptions(Operation):
+    assumptions: Any
+    change_kind = "assumptions"
+    text = "Change assumptions"
+
+    def apply(self, design: Design) -> Operation:
+        old = design.assumptions
+        design.assumptions = self.assumptions
+        return SetAssumptions(old)
+
+
+@dataclass
+class ReplaceRoot(Operation):
+    """Swap the whole design content (a generator run is one undoable step)."""
+
+    root: Block
+    name: str
+    metadata: dict[str, Any]
+    text = "New from template"
+
+    def apply(self, design: Design) -> Operation:
+        old = ReplaceRoot(design.root, design.name, design.metadata)
+        design.root, design.name, design.metadata = self.root, self.name, self.metadata
+        return old
+
+
+@dataclass
+class Macro(Operation):
+    """Several operations applied in order as one step; the inverse undoes them in reverse."""
+
+    text: str
+    operations: list[Operation]
+
+    @property
+    def change_kind(self) -> str:  # type: ignore[override]
+        kinds = {op.change_kind for op in self.operations}
+        return kinds.pop() if len(kinds) == 1 else "structure"
+
+    @property
+    def block_path(self) -> str:  # type: ignore[override]
+        paths = {op.block_path for op in self.operations}
+        return paths.pop() if len(paths) == 1 else ""
+
+    def apply(self, design: Design) -> Operation:
+        inverses: list[Operation] = []
+        try:
+            for op in self.operations:
+                inverses.append(op.apply(design))
+        except DesignError:
+            for inverse in reversed(inverses):
+                inverse.apply(design)
+            raise
+        return Macro(self.text, list(reversed(inverses)))

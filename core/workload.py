@@ -1,0 +1,269 @@
+"""Workload description (model, parallelism, precision, tokens) and its JSON form.
+
+The JSON form is the contract in DESIGN.md ("Workload JSON"). Missing optional keys take the
+defaults below; unknown keys are an error naming the JSON path.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from core.errors import WorkloadError
+
+ACTIVATIONS = ("gelu", "swiglu", "relu", "geglu")
+GATED_ACTIVATIONS = ("swiglu", "geglu")
+RECOMPUTE = ("none", "selective", "full")
+PRECISIONS = ("bf16", "fp16", "fp8")
+PRESETS_DIR = Path(__file__).resolve().parent.parent / "resources" / "workloads"
+
+
+@dataclass(frozen=True)
+class MoeSpec:
+    """Mixture-of-experts layout. ``experts == 0`` means a dense model."""
+
+    experts: int = 0
+    top_k: int = 0
+    shared_experts: int = 0
+    expert_ffn_hidden: int = 0
+    dense_layers: int = 0  # leading layers that stay dense (as in DeepSeek-style models)
+
+    @property
+    def enabled(self) -> bool:
+        return self.experts > 0
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    layers: int
+    hidden: int
+    ffn_hidden: int
+    heads: int
+    kv_heads: int = 0  # 0 means "same as heads" (multi-head attention)
+    vocab: int = 51200
+    seq_len: int = 2048
+    activation: str = "gelu"
+    causal: bool = True
+    moe: MoeSpec = field(default_factory=MoeSpec)
+
+    @property
+    def kv_heads_effective(self) -> int:
+        return self.kv_heads or self.heads
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+    @property
+    def gated(self) -> bool:
+        return self.activation in GATED_ACTIVATIONS
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    tp: int = 1
+    pp: int = 1
+    dp: int = 1
+    cp: int = 1
+    ep: int = 1
+    micro_batch: int = 1
+    global_batch: int = 1
+    virtual_stages: int = 1
+    zero_stage: int = 1
+    recompute: str = "none"
+
+    @property
+    def model_parallel(self) -> int:
+        return self.tp * self.pp * self.cp
+
+    @property
+    def gpus(self) -> int:
+        """GPUs the job uses. EP is carved out of DP x CP (Megatron semantics), so it adds none."""
+        return self.tp * self.pp * self.dp * self.cp
+
+    @property
+    def microbatches(self) -> int:
+        return max(1, self.global_batch // (self.dp * self.micro_batch))
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    model: ModelSpec
+    parallelism: Parallelism | str  # "auto" asks the search to choose
+    precision: str = "bf16"
+    training_tokens: float = 300e9
+
+    @property
+    def auto(self) -> bool:
+        return isinstance(self.parallelism, str)
+
+
+def _build(cls, raw: Any, path: str, nested: Mapping[str, Any] | None = None):
+    """Build dataclass ``cls`` from ``raw``, checking key names and value types."""
+    if not isinstance(raw, dict):
+        raise WorkloadError(f"{path}: expected a JSON object")
+    nested = nested or {}
+    known = {f.name: f for f in fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in known:
+            raise WorkloadError(f"{path}.{key}: unknown key (expected one of {', '.join(known)})")
+        if key in nested:
+            kwargs[key] = nested[key](value, f"{path}.{key}")
+            continue
+        expected = known[key].type  # annotation string: "int", "str" or "bool"
+        if expected == "bool":
+            if not isinstance(value, bool):
+                raise WorkloadError(f"{path}.{key}: expected true or false, got {value!r}")
+        elif expected == "int":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, float) and not value.is_integer()
+            ):
+                raise WorkloadError(f"{path}.{key}: expected an integer, got {value!r}")
+            value = int(value)
+            if value < 0:
+                raise WorkloadError(f"{path}.{key}: must not be negative, got {value}")
+        elif expected == "str" and not isinstance(value, str):
+            raise WorkloadError(f"{path}.{key}: expected a string, got {value!r}")
+        kwargs[key] = value
+    missing = [
+        name
+        for name, f in known.items()
+        if name not in kwargs
+        and f.default is f.default_factory  # both MISSING: a required field
+    ]
+    if missing:
+        raise WorkloadError(f"{path}.{missing[0]}: missing")
+    return cls(**kwargs)
+
+
+def _parse_moe(raw: Any, path: str) -> MoeSpec:
+    moe = _build(MoeSpec, raw, path)
+    if moe.experts and not moe.top_k:
+        raise WorkloadError(f"{path}.top_k: must be at least 1 when experts > 0")
+    if moe.top_k > moe.experts:
+        raise WorkloadError(f"{path}.top_k: {moe.top_k} exceeds experts ({moe.experts})")
+    return moe
+
+
+def _parse_model(raw: Any, path: str) -> ModelSpec:
+    model = _build(ModelSpec, raw, path, {"moe": _parse_moe})
+    for key in ("layers", "hidden", "ffn_hidden", "heads", "vocab", "seq_len"):
+        if getattr(model, key) <= 0:
+            raise WorkloadError(f"{path}.{key}: must be positive")
+    if model.activation not in ACTIVATIONS:
+        raise WorkloadError(
+            f"{path}.activation: {model.activation!r} is not one of {', '.join(ACTIVATIONS)}"
+        )
+    if model.hidden % model.heads:
+        raise WorkloadError(f"{path}.heads: hidden {model.hidden} is not divisible by {model.heads}")
+    if model.kv_heads and model.heads % model.kv_heads:
+        raise WorkloadError(
+            f"{path}.kv_heads: heads {model.heads} is not divisible by kv_heads {model.kv_heads}"
+        )
+    if model.moe.enabled and model.moe.dense_layers > model.layers:
+        raise WorkloadError(f"{path}.moe.dense_layers: exceeds layers ({model.layers})")
+    return model
+
+
+def _parse_parallelism(raw: Any, path: str) -> Parallelism | str:
+    if raw == "auto":
+        return "auto"
+    if isinstance(raw, str):
+        raise WorkloadError(f"{path}: expected an object or \"auto\", got {raw!r}")
+    par = _build(Parallelism, raw, path)
+    for key in ("tp", "pp", "dp", "cp", "ep", "micro_batch", "global_batch", "virtual_stages"):
+        if getattr(par, key) < 1:
+            raise WorkloadError(f"{path}.{key}: must be at least 1")
+    if par.zero_stage not in (0, 1, 2, 3):
+        raise WorkloadError(f"{path}.zero_stage: must be 0, 1, 2 or 3")
+    if par.recompute not in RECOMPUTE:
+        raise WorkloadError(f"{path}.recompute: {par.recompute!r} is not one of {', '.join(RECOMPUTE)}")
+    if par.global_batch % (par.dp * par.micro_batch):
+        raise WorkloadError(
+            f"{path}.global_batch: {par.global_batch} is not a multiple of "
+            f"dp x micro_batch = {par.dp * par.micro_batch}"
+        )
+    if (par.dp * par.cp) % par.ep:
+        raise WorkloadError(f"{path}.ep: {par.ep} must divide dp x cp = {par.dp * par.cp}")
+    return par
+
+
+def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
+    """Validate a workload JSON object. Errors name the JSON path of the problem."""
+    if not isinstance(raw, dict):
+        raise WorkloadError(f"{path}: expected a JSON object")
+    known = {"name", "model", "parallelism", "precision", "training_tokens"}
+    for key in raw:
+        if key not in known:
+            raise WorkloadError(f"{path}.{key}: unknown key (expected one of {', '.join(sorted(known))})")
+    for key in ("model", "parallelism"):
+        if key not in raw:
+            raise WorkloadError(f"{path}.{key}: missing")
+    name = raw.get("name", "workload")
+    if not isinstance(name, str):
+        raise WorkloadError(f"{path}.name: expected a string")
+    precision = raw.get("precision", "bf16")
+    if precision not in PRECISIONS:
+        raise WorkloadError(f"{path}.precision: {precision!r} is not one of {', '.join(PRECISIONS)}")
+    tokens = raw.get("training_tokens", 300e9)
+    if isinstance(tokens, bool) or not isinstance(tokens, (int, float)) or tokens <= 0:
+        raise WorkloadError(f"{path}.training_tokens: expected a positive number, got {tokens!r}")
+    model = _parse_model(raw["model"], f"{path}.model")
+    parallelism = _parse_parallelism(raw["parallelism"], f"{path}.parallelism")
+    if not isinstance(parallelism, str):
+        if model.layers < parallelism.pp * parallelism.virtual_stages:
+            raise WorkloadError(
+                f"{path}.parallelism.pp: {model.layers} layers cannot fill "
+                f"pp x virtual_stages = {parallelism.pp * parallelism.virtual_stages} stages"
+            )
+        if model.moe.enabled and model.moe.experts % parallelism.ep:
+            raise WorkloadError(
+                f"{path}.parallelism.ep: {parallelism.ep} does not divide {model.moe.experts} experts"
+            )
+    return Workload(name, model, parallelism, precision, float(tokens))
+
+
+def workload_to_dict(workload: Workload) -> dict[str, Any]:
+    model = asdict(workload.model)
+    par = workload.parallelism if isinstance(workload.parallelism, str) else asdict(workload.parallelism)
+    return {
+        "name": workload.name,
+        "model": model,
+        "parallelism": par,
+        "precision": workload.precision,
+        "training_tokens": workload.training_tokens,
+    }
+
+
+def load_workload(path: Path) -> Workload:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise WorkloadError(f"{path}: cannot read workload file ({exc.strerror})") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise WorkloadError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    return workload_from_dict(raw, path=f"{Path(path).name}")
+
+
+def list_presets() -> dict[str, Path]:
+    """Preset name (file stem) -> path, from resources/workloads."""
+    return {p.stem: p for p in sorted(PRESETS_DIR.glob("*.json"))}
+
+
+def load_preset(name: str) -> Workload:
+    presets = list_presets()
+    if name not in presets:
+        raise WorkloadError(f"unknown workload preset {name!r} (known: {', '.join(presets)})")
+    return load_workload(presets[name])
+
+
+def with_parallelism(workload: Workload, **changes: Any) -> Workload:
+    """A copy of ``workload`` with some parallelism fields changed."""
+    base = workload.parallelism if isinstance(workload.parallelism, Parallelism) else Parallelism()
+    return replace(workload, parallelism=replace(base, **changes))
