@@ -237,9 +237,9 @@ def _validate_link(design: Design, block_path: str, link: Link) -> None:
 class Operation:
     """A reversible edit. ``apply`` mutates the design and returns the inverse operation."""
 
+    # Subclasses define ``block_path`` (the block whose content changes) and ``text`` (the
+    # action's name for the Edit menu).
     change_kind = "structure"
-    block_path = ""
-    text = "Edit"
 
     def apply(self, design: Design) -> "Operation":  # pragma: no cover - interface
         raise NotImplementedError
@@ -539,6 +539,7 @@ class Ungroup(Operation):
 
 @dataclass
 class SetWorkload(Operation):
+    block_path = ""
     workload: Any
     change_kind = "workload"
     text = "Change workload"
@@ -551,6 +552,7 @@ class SetWorkload(Operation):
 
 @dataclass
 class SetAssumptions(Operation):
+    block_path = ""
     assumptions: Any
     change_kind = "assumptions"
     text = "Change assumptions"
@@ -565,6 +567,7 @@ class SetAssumptions(Operation):
 class ReplaceRoot(Operation):
     """Swap the whole design content (a generator run is one undoable step)."""
 
+    block_path = ""
     root: Block
     name: str
     metadata: dict[str, Any]

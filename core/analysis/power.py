@@ -1,0 +1,258 @@
+"""Power: device -> server -> critical IT -> facility, and the energy, cost and CO2e of a run.
+
+Reference: ../shared/reference/reliability-power.md §8 (power), §9 (energy method), §11 (defaults)
+and hardware.md §2, §3, §6, §8.
+
+* **Provisioned IT power** (``it_kw``) is nameplate: compute nodes at ``max_power_kw``, switches
+  and storage at ``max_power_w``, optics/active cables and stand-alone NICs/DPUs at ``power_w``.
+  Items with ``powered=False`` (NICs, DPUs, scale-up switches and server-side optics inside a
+  host's budget) are not counted again (hardware.md §6).
+* **Expected draw** (``typical_kw``) uses each item's typical figure (``typical_power_kw`` /
+  ``typical_power_w``); compute, switches and storage without one draw ``typical_fraction`` of
+  nameplate (§8.2: 0.75-0.85 x nameplate in training; §11: 0.8). Optics, cables, NICs and DPUs
+  have a single, nearly load-independent figure (``power_w``) that is used as is.
+* **Facility** = IT x PUE. Energy uses expected draw (§8.2: "nameplate for capacity planning and
+  expected for energy"), cost and CO2e use facility energy (§9 steps 3-4).
+* **A job on part of the cluster** is charged its share of the compute (job GPUs / design GPUs,
+  applied to compute nodes and to stand-alone NICs/DPUs/accelerators) plus the *whole* network
+  (switches, optics, cables) and the whole storage: those are shared, stay powered whatever runs
+  on them, and the job cannot run without them. This is the conservative choice for a cost
+  estimate; a job filling the cluster is charged everything either way.
+
+All loops are over inventory items (one per catalog id and role), never over devices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from core.diagnostics import Diagnostic
+from core.inventory import Inventory, InventoryItem
+
+# Stable order of the by_kind_kw keys (only kinds with powered items appear).
+KIND_ORDER = (
+    "compute", "accelerator", "switch", "nic", "dpu", "transceiver", "cable", "storage",
+)
+# by_kind keys that make up the network (switches, optics, active cables).
+NETWORK_KINDS = ("switch", "transceiver", "cable")
+# Kinds shared by every job (charged in full to a job on part of the cluster).
+SHARED_KINDS = ("switch", "transceiver", "cable", "storage")
+
+
+@dataclass(frozen=True)
+class PowerAssumptions:
+    # PUE. None: from the compute nodes' cooling (compute-kW-weighted mix of pue_air and
+    # pue_liquid). Engine defaults of hardware.md §8 / reliability-power.md §8.4 (E): air-cooled
+    # 1.4, direct liquid cooling 1.15 (hyperscale 1.1; range 1.08-1.6; Uptime average 1.56).
+    pue: float | None = None
+    pue_air: float = 1.4
+    pue_liquid: float = 1.15
+    # Expected/nameplate for compute, switches and storage without a typical figure
+    # (reliability-power.md §8.2: 0.75-0.85, Latif et al. / Newkirk et al.; §11 default 0.8).
+    typical_fraction: float = 0.8
+    # Electricity price, USD per kWh of facility energy. USER INPUT (§9: "price and intensity
+    # are user inputs"); 0.08 is an assumed round figure for an industrial tariff, not a source.
+    electricity_usd_per_kwh: float = 0.08
+    # Grid carbon intensity, t CO2e per MWh of facility energy. USER INPUT; 0.4 is an assumed
+    # round figure near the GPT-3 anchor of §9 (Patterson et al.: 552 t / 1,287 MWh = 0.43);
+    # the French-grid BLOOM anchor is 0.057.
+    grid_t_co2_per_mwh: float = 0.4
+    # Rack packing of network and storage gear, for max_rack_kw (E: estimates; cable density
+    # rather than rack units limits network racks to a few 64-port switches each).
+    switches_per_rack: int = 8
+    storage_per_rack: int = 8
+    # Air-cooled rack density above which a warning is raised (E: SuperPOD H100 RA runs
+    # 4 x DGX H100 = 40.8 kW air-cooled racks, hardware.md §3; beyond ~50 kW needs liquid).
+    air_rack_limit_kw: float = 50.0
+
+
+@dataclass(frozen=True)
+class PowerResult:
+    it_kw: float                     # provisioned critical IT (nameplate)
+    typical_kw: float                # expected IT draw in training
+    facility_kw: float               # it_kw x pue
+    pue: float
+    by_kind_kw: Mapping[str, float]  # nameplate kW per kind (compute, switch, transceiver, ...)
+    max_rack_kw: float
+    network_kw: float                # switches + optics + active cables (nameplate)
+    network_share: float             # network_kw / it_kw (fraction)
+    compute_w_per_gpu: float         # compute nameplate / GPUs (§8.1 "per-GPU all-in")
+    it_w_per_gpu: float              # all critical IT / GPUs
+    gpus: int
+    job_gpus: int
+    run_days: float
+    job_it_kw: float                 # expected draw charged to the job (see module doc)
+    energy_mwh_it: float
+    energy_mwh_facility: float
+    energy_cost_usd: float
+    co2_t: float
+    gpu_hours: float
+    diagnostics: tuple[Diagnostic, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if name == "diagnostics":
+                out[name] = [d.to_json() for d in value]
+            elif name == "by_kind_kw":
+                out[name] = dict(value)
+            else:
+                out[name] = value
+        return out
+
+
+def _item_power_w(item: InventoryItem) -> tuple[float, float | None]:
+    """(nameplate W, typical W or None) of one device of ``item``."""
+    kind = item.kind
+    if kind in ("server", "supernode"):
+        typical = item.value("typical_power_kw")
+        return (
+            float(item.value("max_power_kw", 0.0)) * 1000.0,
+            None if typical is None else float(typical) * 1000.0,
+        )
+    if kind in ("switch", "storage"):
+        typical = item.value("typical_power_w")
+        return float(item.value("max_power_w", 0.0)), None if typical is None else float(typical)
+    if kind == "accelerator":
+        return float(item.value("tdp_w", 0.0)), None
+    # nic, dpu, transceiver, cable: one load-independent figure, used as nameplate and typical.
+    power = float(item.value("power_w", 0.0))
+    return power, power
+
+
+def _by_kind_key(item: InventoryItem) -> str:
+    return "compute" if item.kind in ("server", "supernode") else item.kind
+
+
+def analyze_power(
+    inventory: Inventory,
+    run_days: float | None,
+    job_gpus: int | None,
+    assumptions: PowerAssumptions = PowerAssumptions(),
+) -> PowerResult:
+    """Power and energy of ``inventory``; energy for a job of ``job_gpus`` over ``run_days``.
+
+    ``run_days`` is wall-clock (already divided by ETTR if the caller wants failures included);
+    None gives zero energy, cost and CO2e. ``job_gpus`` None means the whole design.
+    """
+    a = assumptions
+    diagnostics: list[Diagnostic] = []
+    kind_w: dict[str, float] = {}
+    typical_shared_w = 0.0
+    typical_compute_w = 0.0
+    pue_weight = 0.0  # sum of compute W x its PUE
+    compute_w = 0.0
+    max_rack_w = 0.0
+    air_rack_w = 0.0
+    switch_count = 0
+    switch_w_each = 0.0  # largest switch nameplate
+    storage_rack_w = 0.0
+    air_paths: list[str] = []
+
+    for item in inventory.items:
+        if item.count <= 0 or not item.powered:
+            continue
+        max_w, typical_w = _item_power_w(item)
+        if typical_w is None:
+            typical_w = max_w * a.typical_fraction
+        key = _by_kind_key(item)
+        kind_w[key] = kind_w.get(key, 0.0) + item.count * max_w
+        if key in SHARED_KINDS:
+            typical_shared_w += item.count * typical_w
+        else:
+            typical_compute_w += item.count * typical_w
+
+        if key == "compute":
+            compute_w += item.count * max_w
+            liquid = str(item.value("cooling", "air")) == "liquid"
+            pue_weight += item.count * max_w * (a.pue_liquid if liquid else a.pue_air)
+            if item.kind == "supernode":
+                rack_w = max_w / max(1, int(item.value("racks", 1) or 1))
+            else:
+                rack_w = max_w * max(1, int(item.value("per_rack", 1) or 1))
+            rack_w = min(rack_w, item.count * max_w) if item.kind == "server" else rack_w
+            max_rack_w = max(max_rack_w, rack_w)
+            if not liquid and rack_w > air_rack_w:
+                air_rack_w = rack_w
+                air_paths = list(item.paths)
+        elif item.kind == "switch":
+            switch_count += item.count
+            switch_w_each = max(switch_w_each, max_w)
+        elif item.kind == "storage":
+            storage_rack_w = max(
+                storage_rack_w, min(item.count, max(1, a.storage_per_rack)) * max_w
+            )
+
+    # Network racks: switches plus their share of the switch-side optics.
+    if switch_count:
+        optics_per_switch_w = (kind_w.get("transceiver", 0.0) + kind_w.get("cable", 0.0)) / switch_count
+        per_rack = min(switch_count, max(1, a.switches_per_rack))
+        max_rack_w = max(max_rack_w, per_rack * (switch_w_each + optics_per_switch_w))
+    max_rack_w = max(max_rack_w, storage_rack_w)
+
+    it_w = sum(kind_w.values())
+    if a.pue is not None:
+        pue = float(a.pue)
+    elif compute_w > 0:
+        pue = pue_weight / compute_w
+    else:
+        pue = a.pue_air
+    if pue < 1.0:
+        diagnostics.append(Diagnostic(
+            "PUE_BELOW_ONE", f"PUE {pue:.2f} is below 1, which is physically impossible"))
+
+    if air_rack_w / 1000.0 > a.air_rack_limit_kw:
+        diagnostics.append(Diagnostic(
+            "RACK_POWER_AIR",
+            f"air-cooled compute racks draw {air_rack_w / 1000.0:.1f} kW, above "
+            f"{a.air_rack_limit_kw:.0f} kW; plan liquid or rear-door cooling or fewer nodes per rack",
+            tuple(air_paths),
+        ))
+
+    gpus = inventory.gpus
+    if job_gpus is None:
+        job = gpus
+    else:
+        job = max(0, int(job_gpus))
+        if job > gpus:
+            diagnostics.append(Diagnostic(
+                "JOB_EXCEEDS_DESIGN",
+                f"the job needs {job} GPUs but the design has {gpus}; energy is for {gpus}"))
+            job = gpus
+    share = job / gpus if gpus else 1.0
+    job_it_w = typical_compute_w * share + typical_shared_w
+
+    days = float(run_days) if run_days is not None and run_days > 0 else 0.0
+    energy_it_mwh = job_it_w / 1e6 * days * 24.0
+    energy_fac_mwh = energy_it_mwh * pue
+    network_w = sum(kind_w.get(k, 0.0) for k in NETWORK_KINDS)
+
+    by_kind = {k: kind_w[k] / 1000.0 for k in KIND_ORDER if k in kind_w}
+    for k in sorted(kind_w):  # any kind not in KIND_ORDER, after the known ones
+        if k not in by_kind:
+            by_kind[k] = kind_w[k] / 1000.0
+
+    return PowerResult(
+        it_kw=it_w / 1000.0,
+        typical_kw=(typical_compute_w + typical_shared_w) / 1000.0,
+        facility_kw=it_w / 1000.0 * pue,
+        pue=pue,
+        by_kind_kw=by_kind,
+        max_rack_kw=max_rack_w / 1000.0,
+        network_kw=network_w / 1000.0,
+        network_share=network_w / it_w if it_w > 0 else 0.0,
+        compute_w_per_gpu=kind_w.get("compute", 0.0) / gpus if gpus else 0.0,
+        it_w_per_gpu=it_w / gpus if gpus else 0.0,
+        gpus=gpus,
+        job_gpus=job,
+        run_days=days,
+        job_it_kw=job_it_w / 1000.0,
+        energy_mwh_it=energy_it_mwh,
+        energy_mwh_facility=energy_fac_mwh,
+        energy_cost_usd=energy_fac_mwh * 1000.0 * a.electricity_usd_per_kwh,
+        co2_t=energy_fac_mwh * a.grid_t_co2_per_mwh,
+        gpu_hours=job * days * 24.0,
+        diagnostics=tuple(diagnostics),
+    )

@@ -1,0 +1,48 @@
+"""``generate supernode``: N super-nodes (GB200 NVL72, CloudMatrix384) on a scale-out Clos.
+
+The scale-up domain lives inside the super-node's catalog entry (72 or 384 accelerators, its
+NVLink/UB switch chips); the generator joins the super-nodes' NICs with a rail-grouped folded
+Clos (core/generators/clos.py), 3 tiers once 2 are not enough.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from core.catalog import Catalog
+from core.errors import GeneratorError
+from core.generators.clos import build_clos_blocks, plan_clos
+from core.generators.fat_tree import scale_out_endpoints, switch_radix
+from core.model import Block, Design, Node
+
+DEFAULT_SWITCH = "QM9700"
+
+
+@dataclass(frozen=True)
+class SupernodeOptions:
+    system: str
+    count: int
+    switch: str | None = None
+    name: str | None = None
+
+
+def generate_supernode(options: SupernodeOptions, catalog: Catalog) -> Design:
+    system = catalog.require(options.system, "supernode", "server")
+    if options.count < 1:
+        raise GeneratorError(f"--count must be positive, got {options.count}")
+    name = options.name or f"{options.count} x {system.id}"
+    root = Block("root", name)
+    metadata = {"generator": "supernode",
+                "options": {k: v for k, v in asdict(options).items() if v is not None}}
+    if options.count == 1 and options.switch is None:
+        root.children["nodes"] = Node("nodes", system.id, 1, system.name, x=0, y=0)
+        return Design(name, root, metadata=metadata)
+    switch = catalog.require(options.switch or DEFAULT_SWITCH, "switch")
+    if switch["role"] != "scale-out":
+        raise GeneratorError(f"{switch.id} is a scale-up switch; pick a scale-out switch")
+    endpoints, speed = scale_out_endpoints(system, catalog)
+    radix = switch_radix(switch, speed)
+    plan = plan_clos(options.count, endpoints, radix)
+    build_clos_blocks(plan, system.id, switch.id, speed, root)
+    metadata["switches_by_tier"] = plan.switches_by_tier
+    return Design(name, root, metadata=metadata)
