@@ -58,6 +58,7 @@ class FlatDesign:
     groups: tuple[Group, ...]
     bundles: tuple[Bundle, ...]
     index: dict[str, int] = field(repr=False)
+    catalog: Catalog = field(repr=False, default=None)  # type: ignore[assignment]
 
     def group(self, path: str) -> Group:
         return self.groups[self.index[path]]
@@ -118,7 +119,7 @@ def flatten(design: Design, catalog: Catalog) -> FlatDesign:
             Bundle(link.id, owner, ends[0], ends[1], link.kind, float(link.speed_gbit_s),
                    link.count * instances, instances, float(link.length_m), link.medium)
         )
-    return FlatDesign(design.name, tuple(groups), tuple(bundles), index)
+    return FlatDesign(design.name, tuple(groups), tuple(bundles), index, catalog)
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,27 @@
-"""Parameter counts of a transformer described by ``ModelSpec`` (Megatron layer layout)."""
+"""Parameter and FLOP counts of a transformer described by ``ModelSpec`` (Megatron layer layout).
+
+FLOP semantics follow Megatron-LM's ``num_floating_point_operations``
+(``megatron/training/training.py``; ../shared/reference/performance.md §1.1):
+
+    F_tok = 6 L [h (h_q + 2 h_kv) + h_q h + g h f_mlp] + 6 L a h_q s + 6 h V
+
+* g = 3 for gated MLPs (SwiGLU, GeGLU), else 2;
+* f_mlp = f for a dense layer, k f_e + n_sh f_e for an MoE layer (summed per layer type);
+* a = 1 for causal attention (half the score matrix), 2 for non-causal;
+* the last term is the logits GEMM. The router GEMM (h x E) is not counted (Megatron does not).
+
+"Model FLOPs" count three passes (forward, activation gradient, weight gradient). "Hardware
+FLOPs" add recomputation: full recompute runs the layers' forward once more (not the logits),
+selective recompute re-runs the attention core forward (Korthikanti et al., MLSys'23).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from core.workload import ModelSpec
+
+RECOMPUTE_MODES = ("none", "selective", "full")
 
 
 @dataclass(frozen=True)
@@ -51,3 +68,100 @@ def parameter_count(model: ModelSpec, tied_embeddings: bool = False) -> Paramete
         total=float(total),
         active=float(active),
     )
+
+
+@dataclass(frozen=True)
+class FlopsPerToken:
+    """Forward FLOPs per token (2 per multiply-add), by part. Training is 3x these."""
+
+    attention_linear: float  # per layer: QKV + output projection GEMMs
+    attention_core: float    # per layer: QK^T and AV, with the causal factor a/2 applied
+    dense_mlp: float         # per dense layer
+    moe_mlp: float           # per MoE layer: k routed experts + shared experts (0 if dense)
+    logits: float            # output layer, once per token
+    dense_layers: int
+    moe_layers: int
+
+    @property
+    def layers_forward(self) -> float:
+        """Forward FLOPs of all transformer layers for one token."""
+        per_layer = self.attention_linear + self.attention_core
+        return (
+            (self.dense_layers + self.moe_layers) * per_layer
+            + self.dense_layers * self.dense_mlp
+            + self.moe_layers * self.moe_mlp
+        )
+
+    @property
+    def forward(self) -> float:
+        return self.layers_forward + self.logits
+
+    @property
+    def training(self) -> float:
+        """Model FLOPs per token for one training step (forward + backward = 3 passes)."""
+        return 3.0 * self.forward
+
+
+def flops_per_token(model: ModelSpec, causal: bool | None = None) -> FlopsPerToken:
+    """Forward FLOPs per token by part (performance.md §1.1).
+
+    ``causal`` overrides ``model.causal``: causal attention counts half of the score matrix
+    (a = 1, current Megatron), non-causal the whole (a = 2: PaLM, Megatron-2021, MosaicML).
+    """
+    causal = model.causal if causal is None else causal
+    a = 1.0 if causal else 2.0
+    h = model.hidden
+    h_q = model.heads * model.head_dim
+    h_kv = model.kv_heads_effective * model.head_dim
+    g = 3 if model.gated else 2
+    s = model.seq_len
+    attention_linear = 2.0 * (h * (h_q + 2 * h_kv) + h_q * h)
+    attention_core = 2.0 * a * h_q * s  # 2 GEMMs x 2 FLOPs x s x h_q, times a/2
+    dense_mlp = 2.0 * g * h * model.ffn_hidden
+    moe = model.moe
+    if moe.enabled:
+        f_e = moe.expert_ffn_hidden or model.ffn_hidden
+        moe_mlp = 2.0 * g * h * (moe.top_k * f_e + moe.shared_experts * f_e)
+        dense_layers = moe.dense_layers
+    else:
+        moe_mlp = 0.0
+        dense_layers = model.layers
+    return FlopsPerToken(
+        attention_linear=attention_linear,
+        attention_core=attention_core,
+        dense_mlp=dense_mlp,
+        moe_mlp=moe_mlp,
+        logits=2.0 * h * model.vocab,
+        dense_layers=dense_layers,
+        moe_layers=model.layers - dense_layers,
+    )
+
+
+def model_flops_per_token(model: ModelSpec, causal: bool | None = None) -> float:
+    """Training model FLOPs per token (Megatron semantics; no recomputation)."""
+    return flops_per_token(model, causal).training
+
+
+def hardware_flops_per_token(
+    model: ModelSpec, recompute: str = "none", causal: bool | None = None
+) -> float:
+    """Training FLOPs the hardware executes per token, including recomputation.
+
+    ``full``: one extra forward of every layer (not the logits), i.e. the 96-form of
+    Narayanan et al. (SC'21). ``selective``: one extra forward of the attention core
+    (4 B s^2 h per layer for MHA, non-causal), as Korthikanti et al. count HFU.
+    """
+    if recompute not in RECOMPUTE_MODES:
+        raise ValueError(f"recompute must be one of {', '.join(RECOMPUTE_MODES)}, got {recompute!r}")
+    parts = flops_per_token(model, causal)
+    extra = 0.0
+    if recompute == "full":
+        extra = parts.layers_forward
+    elif recompute == "selective":
+        extra = model.layers * parts.attention_core
+    return parts.training + extra
+
+
+def model_flops_per_step(model: ModelSpec, global_batch: int, causal: bool | None = None) -> float:
+    """Model FLOPs of one iteration: F_tok x global batch x sequence length."""
+    return model_flops_per_token(model, causal) * global_batch * model.seq_len

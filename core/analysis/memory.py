@@ -1,0 +1,269 @@
+"""Memory per GPU of a training job: model states, activations, logits, workspace.
+
+Sources (../shared/reference/performance.md §6):
+
+* **Model states**: mixed-precision Adam keeps 16 B/param (bf16 params 2 + bf16 grads 2 + fp32
+  master 4 + m 4 + v 4; ZeRO, SC'20, P). ZeRO stage s shards them over the data-parallel
+  degree N_d: 0 -> 16, 1 -> 4 + 12/N_d, 2 -> 2 + 14/N_d, 3 -> 16/N_d bytes per parameter.
+  Parameters per GPU are those of the heaviest pipeline stage, sharded over TP (and EP for
+  experts). Megatron shards the optimizer over the data-parallel group *with* CP (dp x cp).
+* **Activations**: Korthikanti et al. (MLSys'23 §4) per layer per micro-batch, 16-bit:
+  s b h (34 + 5 a s / h) without recompute, everything / t with sequence parallelism (SP).
+  The 34 is re-derived below per part so GQA, gated MLPs and MoE count correctly; selective
+  recompute (and FlashAttention) drop the 5 a s / h score term; full recompute keeps only the
+  layer input (2 s b h / t) plus one layer's working set during its recomputation.
+* **In flight**: under 1F1B the first stage holds ``pp`` micro-batches of its layers (i.e. L
+  layers' worth); interleaving multiplies that by (1 + (p - 1)/(p v)).
+* **Logits**: s b V / t elements on the last stage (fp32 by default).
+* **Workspace** (communication buffers, cuBLAS/NCCL workspace) and **framework** (CUDA context,
+  allocator fragmentation) are each ~1-3 GB (E).
+
+All sizes are GB = 1e9 bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from core.analysis.model_stats import parameter_count
+from core.workload import ModelSpec, Parallelism
+
+GB = 1e9
+
+# Bytes per parameter of each model-state part under mixed-precision Adam (ZeRO paper, P).
+WEIGHT_BYTES = 2.0
+GRAD_BYTES = 2.0
+OPTIMIZER_BYTES = 12.0
+
+
+def model_state_bytes_per_param(zero_stage: int, data_parallel: int) -> tuple[float, float, float]:
+    """(weights, gradients, optimizer) bytes per parameter on one GPU for a ZeRO stage.
+
+    Sums to the performance.md §6 table: 16 | 4 + 12/N_d | 2 + 14/N_d | 16/N_d.
+    """
+    n_d = max(1, data_parallel)
+    weights = WEIGHT_BYTES / n_d if zero_stage >= 3 else WEIGHT_BYTES
+    grads = GRAD_BYTES / n_d if zero_stage >= 2 else GRAD_BYTES
+    optimizer = OPTIMIZER_BYTES / n_d if zero_stage >= 1 else OPTIMIZER_BYTES
+    return weights, grads, optimizer
+
+
+def stage_layers(layers: int, pp: int, virtual_stages: int = 1) -> tuple[int, int]:
+    """Layers on the first (heaviest) and on the last pipeline stage.
+
+    Uneven splits are allowed: the first ``layers mod (pp v)`` model chunks get one layer more
+    (the slowest stage, ceil, sets the pace); the last stage gets the floor.
+    """
+    if pp <= 1:
+        return layers, layers
+    chunks = pp * max(1, virtual_stages)
+    v = max(1, virtual_stages)
+    hi = math.ceil(layers / chunks)
+    lo = layers // chunks if layers % chunks else hi
+    return hi * v, max(1, lo) * v
+
+
+def moe_layers_in(model: ModelSpec, first: bool, count: int) -> int:
+    """MoE layers among ``count`` layers of the first or the last stage (dense layers lead)."""
+    if not model.moe.enabled:
+        return 0
+    dense = model.moe.dense_layers
+    if first:
+        return max(0, count - dense)
+    return max(0, min(count, model.layers - dense))
+
+
+def activation_bytes_per_token(
+    model: ModelSpec,
+    recompute: str = "none",
+    flash_attention: bool = True,
+    moe_layer: bool = False,
+) -> float:
+    """Stored activation bytes per token for one layer (before the / t of SP).
+
+    Korthikanti's 34 s b h for MHA + 4h MLP, by part (16-bit values, 1-byte dropout masks):
+    LayerNorm inputs 4h; attention: QKV input 2h, Q 2h_q, K and V 4h_kv, core output 2h_q,
+    dropout mask h (= 11h for MHA); MLP: fc1 input 2h, fc1 output 2(g-1)f, activation output
+    2f, dropout mask h (= 19h for a 4h GeLU MLP). Scores (no FlashAttention and no selective
+    recompute): 5 a s per token (softmax output 2, dropout mask 1, dropout output 2).
+    """
+    h = model.hidden
+    h_q = model.heads * model.head_dim
+    h_kv = model.kv_heads_effective * model.head_dim
+    g = 3 if model.gated else 2
+    if recompute == "full":
+        return 2.0 * h  # the layer input only
+    ln = 4.0 * h
+    attention = 3.0 * h + 4.0 * h_q + 4.0 * h_kv
+    if moe_layer and model.moe.enabled:
+        moe = model.moe
+        f_e = moe.expert_ffn_hidden or model.ffn_hidden
+        per_copy = 2.0 * h + 2.0 * (g - 1) * f_e + 2.0 * f_e  # permuted input, fc1 out, act out
+        mlp = 3.0 * h + moe.top_k * per_copy + moe.shared_experts * (
+            2.0 * (g - 1) * f_e + 2.0 * f_e
+        )
+    else:
+        f = model.ffn_hidden
+        mlp = 3.0 * h + 2.0 * (g - 1) * f + 2.0 * f
+    scores = 0.0
+    if recompute == "none" and not flash_attention:
+        scores = 5.0 * model.heads * model.seq_len
+    return ln + attention + mlp + scores
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Memory of the fullest GPU (first or last pipeline stage), GB."""
+
+    weights_gb: float
+    gradients_gb: float
+    optimizer_gb: float
+    activations_gb: float
+    logits_gb: float
+    workspace_gb: float
+    framework_gb: float
+    total_gb: float
+    hbm_gb: float
+    fits: bool
+    params_per_gpu: float          # parameters held by this GPU's model-parallel shard
+    inflight_microbatches: float   # micro-batches whose activations the stage holds at peak
+    stage: str                     # "first" or "last": which stage is fullest
+
+    @property
+    def model_states_gb(self) -> float:
+        return self.weights_gb + self.gradients_gb + self.optimizer_gb
+
+    @property
+    def headroom_gb(self) -> float:
+        return self.hbm_gb - self.total_gb
+
+    def to_json(self) -> dict:
+        return {
+            "weights_gb": self.weights_gb,
+            "gradients_gb": self.gradients_gb,
+            "optimizer_gb": self.optimizer_gb,
+            "activations_gb": self.activations_gb,
+            "logits_gb": self.logits_gb,
+            "workspace_gb": self.workspace_gb,
+            "framework_gb": self.framework_gb,
+            "total_gb": self.total_gb,
+            "hbm_gb": self.hbm_gb,
+            "fits": self.fits,
+            "params_per_gpu": self.params_per_gpu,
+            "inflight_microbatches": self.inflight_microbatches,
+            "stage": self.stage,
+        }
+
+
+def memory_per_gpu(
+    model: ModelSpec,
+    par: Parallelism,
+    hbm_gb: float,
+    *,
+    sequence_parallel: bool = True,
+    flash_attention: bool = True,
+    logits_bytes_per_element: float = 4.0,
+    workspace_gb: float = 1.5,
+    framework_gb: float = 2.0,
+    tied_embeddings: bool = False,
+    microbatches: int | None = None,
+) -> MemoryBreakdown:
+    """Peak memory of one GPU for ``model`` trained with ``par`` (performance.md §6)."""
+    tp, pp, cp, ep = par.tp, par.pp, par.cp, par.ep
+    v = max(1, par.virtual_stages) if pp > 1 else 1
+    m = microbatches if microbatches is not None else par.microbatches
+    counts = parameter_count(model, tied_embeddings)
+    first_layers, last_layers = stage_layers(model.layers, pp, v)
+
+    # --- model states -------------------------------------------------------------------
+    n_d = par.dp * cp
+    n_e = max(1, n_d // max(1, ep))
+    expert_params_layer = 0.0
+    shared_params_layer = 0.0
+    if model.moe.enabled:
+        moe = model.moe
+        g = 3 if model.gated else 2
+        expert = g * model.hidden * (moe.expert_ffn_hidden or model.ffn_hidden)
+        expert_params_layer = moe.experts * expert
+        shared_params_layer = counts.moe_mlp_total - expert_params_layer  # shared + router
+
+    def stage_params(first: bool, layers: int) -> tuple[float, float]:
+        moe_layers = moe_layers_in(model, first, layers)
+        dense_layers = layers - moe_layers
+        dense = layers * counts.attention + dense_layers * counts.dense_mlp
+        dense += moe_layers * shared_params_layer
+        if pp == 1:
+            dense += counts.embedding * (1 if tied_embeddings else 2)
+        else:
+            dense += counts.embedding  # input embedding (first) or output layer (last)
+        experts = moe_layers * expert_params_layer
+        return dense / tp, experts / (tp * max(1, ep))
+
+    w_d, g_d, o_d = model_state_bytes_per_param(par.zero_stage, n_d)
+    w_e, g_e, o_e = model_state_bytes_per_param(par.zero_stage, n_e)
+
+    # --- activations --------------------------------------------------------------------
+    tokens = par.micro_batch * model.seq_len / cp  # tokens per GPU (CP splits the sequence)
+    recompute = par.recompute
+    per_token_dense = activation_bytes_per_token(model, recompute, flash_attention, False)
+    per_token_moe = activation_bytes_per_token(model, recompute, flash_attention, True)
+    # Without SP the LayerNorm/dropout regions are replicated across TP ranks: Korthikanti's
+    # "TP only" form s b h (10 + 24/t + 5 a s/(h t)); full recompute keeps 2 s b h unsharded.
+    sp = sequence_parallel or tp == 1
+    replicated = 0.0 if sp else (2.0 * model.hidden if recompute == "full" else 10.0 * model.hidden)
+
+    def stored(per_token: float) -> float:
+        return (per_token - replicated) / tp + replicated
+    working_dense = activation_bytes_per_token(model, "none", flash_attention, False)
+    working_moe = activation_bytes_per_token(model, "none", flash_attention, True)
+
+    def stage_activations(first: bool, layers: int, inflight: float) -> float:
+        moe_layers = moe_layers_in(model, first, layers)
+        dense_layers = layers - moe_layers
+        per_mb = tokens * (dense_layers * stored(per_token_dense) + moe_layers * stored(per_token_moe))
+        total = per_mb * inflight
+        if recompute == "full" and layers:
+            # one layer is re-materialised at a time during the backward pass
+            total += tokens * (working_moe if moe_layers else working_dense) / tp
+        return total
+
+    if pp > 1:
+        inflight_first = float(min(m, pp))
+        if v > 1:
+            inflight_first *= 1.0 + (pp - 1) / (pp * v)
+    else:
+        inflight_first = 1.0
+    logits = tokens * model.vocab / tp * logits_bytes_per_element
+
+    candidates = []
+    for stage, first, layers, inflight, has_logits in (
+        ("first", True, first_layers, inflight_first, pp == 1),
+        ("last", False, last_layers, 1.0, True),
+    ):
+        if stage == "last" and pp == 1:
+            continue
+        dense, experts = stage_params(first, layers)
+        weights = dense * w_d + experts * w_e
+        grads = dense * g_d + experts * g_e
+        optim = dense * o_d + experts * o_e
+        acts = stage_activations(first, layers, inflight)
+        lg = logits if has_logits else 0.0
+        total = (weights + grads + optim + acts + lg) / GB + workspace_gb + framework_gb
+        candidates.append((total, stage, dense + experts, weights, grads, optim, acts, lg, inflight))
+    total, stage, params, weights, grads, optim, acts, lg, inflight = max(candidates)
+    return MemoryBreakdown(
+        weights_gb=weights / GB,
+        gradients_gb=grads / GB,
+        optimizer_gb=optim / GB,
+        activations_gb=acts / GB,
+        logits_gb=lg / GB,
+        workspace_gb=workspace_gb,
+        framework_gb=framework_gb,
+        total_gb=total,
+        hbm_gb=hbm_gb,
+        fits=total <= hbm_gb,
+        params_per_gpu=params,
+        inflight_microbatches=inflight,
+        stage=stage,
+    )

@@ -1,0 +1,166 @@
+"""Bandwidth and latency of the drawn fabric (pure functions of a ``Topology``).
+
+* Per-GPU scale-up and scale-out bandwidth, oversubscription per tier: from the flattened
+  bundles (core/topology.py).
+* Bisection: exact for layered Clos and island designs, min over tiers of the aggregate
+  up-capacity / 2 (= N*b / (2*prod r), topologies.md §1.1, §5). For non-layered hand-drawn graphs
+  a spectral bisection of the device graph (Fiedler vector of the capacity-weighted Laplacian,
+  split at the GPU-weighted median) gives a balanced cut whose capacity is reported: an upper
+  bound on the true minimum bisection, and exact on the regular fabrics we test it against.
+* Collectives: large-message all-reduce bus bandwidth and all-to-all per GPU over all GPUs on
+  the hierarchical model of core/analysis/collectives.py; small-message all-reduce latency is
+  the best of ring and tree (alpha model).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import laplacian
+from scipy.sparse.linalg import eigsh
+
+from core.analysis.collectives import allreduce_busbw_gbyte_s, allreduce_time_s, alltoall_time_s
+from core.diagnostics import Diagnostic
+from core.topology import NetworkAssumptions, Topology
+
+
+@dataclass(frozen=True)
+class BandwidthResult:
+    scale_up_domain_gpus: int
+    per_gpu_scale_up_gbyte_s: float
+    per_gpu_scale_out_gbit_s: float
+    bisection_tbit_s: float
+    bisection_method: str
+    oversubscription_by_tier: dict[str, float]
+    allreduce_busbw_gbyte_s: float
+    alltoall_per_gpu_gbyte_s: float
+    storage_read_gbyte_s: float
+    storage_write_gbyte_s: float
+    per_gpu_by_level_gbit_s: dict[str, float]
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True)
+class LatencyResult:
+    max_switch_hops: int
+    gpu_to_gpu_max_us: float
+    gpu_to_gpu_mean_us: float
+    allreduce_small_us: float
+    by_level_us: dict[str, float]
+
+
+def _spectral_bisection_gbit_s(topology: Topology) -> float:
+    graph = topology.graph
+    flat = topology.flat
+    n = graph.units
+    capacity = np.array([b.speed_gbit_s for b in flat.bundles])[graph.edge_bundle]
+    matrix = coo_matrix((capacity, (graph.src, graph.dst)), shape=(n, n))
+    matrix = (matrix + matrix.T).tocsr()
+    lap = laplacian(matrix.astype(float))
+    gpu_weight = np.zeros(n)
+    for i in flat.compute_groups:
+        gpu_weight[graph.offsets[i]:graph.offsets[i + 1]] = flat.gpus_per_unit(i)
+    if n < 3:
+        return 0.0
+    _, vectors = eigsh(lap, k=2, sigma=-1e-3, which="LM")
+    fiedler = vectors[:, 1]
+    order = np.argsort(fiedler, kind="stable")
+    cumulative = np.cumsum(gpu_weight[order])
+    half = cumulative[-1] / 2
+    side = np.zeros(n, dtype=bool)
+    side[order[: int(np.searchsorted(cumulative, half)) + 1]] = True
+    crossing = side[graph.src] != side[graph.dst]
+    return float(capacity[crossing].sum())
+
+
+def _storage_gbyte_s(topology: Topology, field: str) -> float:
+    """Storage throughput GPUs can reach: min(storage devices, their links, compute-side links)."""
+    flat = topology.flat
+    storage = [i for i, g in enumerate(flat.groups) if g.spec.kind == "storage"]
+    if not storage:
+        return 0.0
+    device = 0.0
+    for i in storage:
+        group = flat.groups[i]
+        link_gbyte_s = sum(b.capacity_gbit_s for b in flat.bundles_of(i)) / 8.0 / group.multiplicity
+        device += group.multiplicity * min(float(group.spec[field]), link_gbyte_s)
+    compute = set(flat.compute_groups)
+    side_links = [
+        b for b in flat.bundles
+        if b.kind in ("storage", "frontend") and (b.a in compute or b.b in compute)
+    ]
+    if side_links:
+        compute_side = sum(b.capacity_gbit_s for b in side_links) / 8.0
+    elif topology.up_capacity_gbit_s:
+        compute_side = topology.up_capacity_gbit_s[0] / 8.0
+    else:
+        compute_side = 0.0
+    return min(device, compute_side)
+
+
+def analyze_bandwidth(topology: Topology, assumptions: NetworkAssumptions = NetworkAssumptions()) -> BandwidthResult:
+    fabric = topology.fabric
+    diagnostics: list[Diagnostic] = []
+    if fabric is None:
+        return BandwidthResult(0, 0.0, 0.0, 0.0, "none", {}, 0.0, 0.0, 0.0, 0.0, {})
+    gpus = fabric.gpus
+    per_gpu_out_gbit_s = topology.up_capacity_gbit_s[0] / gpus if topology.up_capacity_gbit_s else 0.0
+    if topology.layered or topology.graph.units > assumptions.spectral_bisection_max_units:
+        capacities = list(topology.up_capacity_gbit_s)
+        if not capacities:
+            bisection_gbit_s = fabric.scale_up.per_gpu_gbit_s * gpus / 2 if fabric.scale_up_domain_gpus >= gpus else 0.0
+            method = "scale-up domain" if bisection_gbit_s else "none"
+        else:
+            bisection_gbit_s = min(capacities) / 2
+            method = "tiers" if topology.layered else "tiers (graph too large for a spectral cut)"
+        if topology.connected_gpus < gpus:
+            bisection_gbit_s, method = 0.0, "partitioned"
+    else:
+        bisection_gbit_s = _spectral_bisection_gbit_s(topology)
+        method = "spectral"
+    n = gpus
+    size = assumptions.busbw_message_bytes
+    busbw = allreduce_busbw_gbyte_s(fabric, size, n) if n > 1 else 0.0
+    a2a_time = alltoall_time_s(fabric, size, n)
+    alltoall = size * (n - 1) / n / a2a_time / 1e9 if n > 1 and 0 < a2a_time < float("inf") else 0.0
+    by_level = {level.name: round(level.per_gpu_gbit_s, 3) for level in fabric.levels}
+    return BandwidthResult(
+        scale_up_domain_gpus=fabric.scale_up_domain_gpus,
+        per_gpu_scale_up_gbyte_s=fabric.scale_up.per_gpu_gbyte_s,
+        per_gpu_scale_out_gbit_s=per_gpu_out_gbit_s,
+        bisection_tbit_s=bisection_gbit_s / 1000.0,
+        bisection_method=method,
+        oversubscription_by_tier=dict(topology.oversubscription),
+        allreduce_busbw_gbyte_s=busbw,
+        alltoall_per_gpu_gbyte_s=alltoall,
+        storage_read_gbyte_s=_storage_gbyte_s(topology, "read_gbyte_s"),
+        storage_write_gbyte_s=_storage_gbyte_s(topology, "write_gbyte_s"),
+        per_gpu_by_level_gbit_s=by_level,
+        diagnostics=tuple(diagnostics),
+    )
+
+
+def analyze_latency(topology: Topology, assumptions: NetworkAssumptions = NetworkAssumptions()) -> LatencyResult:
+    fabric = topology.fabric
+    if fabric is None or fabric.gpus <= 1:
+        return LatencyResult(0, 0.0, 0.0, 0.0, {})
+    levels = [lv for lv in fabric.levels if lv.name != "unconnected"]
+    gpus = fabric.gpus
+    mean = 0.0
+    inner = 1
+    for level in levels:
+        pairs_share = (min(level.domain_gpus, gpus) - inner) / (gpus - 1)
+        mean += max(0.0, pairs_share) * level.latency_us
+        inner = min(level.domain_gpus, gpus)
+    outer = levels[-1]
+    small = allreduce_time_s(fabric, 8.0, gpus, 1, 1.0, assumptions.protocol_step_us) * 1e6
+    return LatencyResult(
+        max_switch_hops=outer.switch_hops,
+        gpu_to_gpu_max_us=outer.latency_us,
+        gpu_to_gpu_mean_us=mean,
+        allreduce_small_us=small,
+        by_level_us={lv.name: lv.latency_us for lv in levels},
+    )
+

@@ -1,0 +1,725 @@
+"""LLM training step time, MFU and training days on a drawn fabric (pure, Qt-free).
+
+The decomposition follows ../shared/reference/performance.md §0:
+
+    t_step = m (t_fwd + t_bwd) / eps  + t_recompute + t_bubble
+             + exposed(TP, CP, EP, PP, DP) + t_optimizer + t_straggler
+
+* **Compute** (§2): every GEMM of a layer (QKV, projection, MLP fc1/fc2, experts, logits, the
+  attention core) is timed as max(FLOPs / (peak eps(size)), bytes / HBM) with the GEMM
+  efficiency eps a function of the GEMM's size (Calculon's thresholds, interpolated in log
+  size, times one calibration factor). Memory-bound kernels (LayerNorm, activation,
+  bias-dropout-add, MoE permutation and, without FlashAttention, the s^2 softmax/dropout) are
+  timed by the bytes they move at HBM bandwidth.
+* **Communication** (§3, §7): TP (sequence parallel: all-gather + reduce-scatter, two of each
+  per layer per pass) over the TP group, CP ring exchange of K/V, EP all-to-all (4 per MoE
+  layer), PP point-to-point, DP gradient reduce-scatter/all-gather (ZeRO) — each timed with the
+  hierarchical collectives in ``collectives.py`` on the group's actual placement in the fabric
+  (Megatron rank order tp-cp-ep-dp-pp), so the levels and oversubscription a group crosses
+  decide its bandwidth.
+* **Pipeline bubble** (§4): (p - 1)/v micro-batch times of the slowest stage (1F1B, interleaved).
+* **Overlap** (§5): exposed = (1 - f) t, DP hidden behind the last micro-batch's backward except
+  for one bucket, CP hidden behind the attention core; hidden communication still steals a
+  little compute (Calculon's ``processor_usage``).
+* **Memory** (§6): ``memory.py``.
+
+MFU = model FLOPs / (GPUs x dense peak of the workload's precision x step time), model FLOPs per
+Megatron (causal unless the model says otherwise, no recomputation); HFU adds recomputation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from core.analysis import collectives as coll
+from core.analysis.memory import MemoryBreakdown, memory_per_gpu, moe_layers_in, stage_layers
+from core.analysis.model_stats import (
+    hardware_flops_per_token,
+    model_flops_per_token,
+    parameter_count,
+)
+from core.diagnostics import Diagnostic
+from core.errors import CatalogError
+from core.fabric import FabricView
+from core.workload import ModelSpec, Parallelism, Workload
+
+BREAKDOWN_PARTS = (
+    "compute",
+    "recompute",
+    "tp_comm",
+    "cp_comm",
+    "ep_comm",
+    "pp_comm",
+    "dp_comm",
+    "bubble",
+    "optimizer",
+    "straggler",
+    "other",
+)
+
+
+@dataclass(frozen=True)
+class PerformanceAssumptions:
+    """Editable assumptions of the performance model; each default names its source.
+
+    Tags as in ../shared/reference/README.md: P primary, D derived, S secondary, E estimate.
+    """
+
+    # --- compute -----------------------------------------------------------------------
+    # GEMM efficiency prior by GEMM size (GFLOP -> fraction of peak): Calculon's H100/A100
+    # system files, >=128 GFLOP 0.95, >=16 0.90, >=1 0.60, else 0.10 (P, performance.md §2).
+    # We interpolate linearly in log(size) between the points instead of stepping.
+    gemm_efficiency_gflop: tuple[float, ...] = (0.01, 1.0, 16.0, 128.0)
+    gemm_efficiency: tuple[float, ...] = (0.10, 0.60, 0.90, 0.95)
+    # Fraction of the kernel-level efficiency above that a full training step realises
+    # (launch gaps, synchronisation, SM contention, kernels not modelled). Fitted (D) on the
+    # four Korthikanti et al. MLSys'23 Table 5 selective-recompute step times (22B, 175B, 530B,
+    # 1T on A100-80GB; performance.md §9 rows 5-8) with ``flash_attention=False`` as in that
+    # software: least-squares in log step time. See tests/test_performance.py.
+    gemm_efficiency_scale: float = 0.74
+    # FlashAttention-style fused attention (no s^2 memory traffic or storage). True for current
+    # stacks (Megatron-Core, TorchTitan); Megatron 2021/22 (SC'21, MLSys'23) used the fused
+    # softmax kernel instead, set False to reproduce those runs.
+    flash_attention: bool = True
+    # Fused attention kernel efficiency relative to a GEMM of the same size: FlashAttention-2
+    # reaches ~50-73% of A100 peak forward+backward vs ~80-90% for large cuBLAS GEMMs (Dao,
+    # 2023, Fig. 5-6; S) -> ~0.75.
+    flash_attention_efficiency: float = 0.75
+    # Achieved fraction of HBM bandwidth for streaming kernels: Calculon mem1 efficiency for
+    # >=100 MB transfers (P).
+    hbm_efficiency: float = 0.90
+    # FP8 GEMMs: fraction of the 2x FP8 peak realised relative to BF16 GEMM efficiency. NVIDIA
+    # Transformer Engine end-to-end FP8 speed-ups of ~1.3-1.5x over BF16 (E).
+    fp8_gemm_efficiency_scale: float = 0.75
+    # Optimizer step, bytes moved per parameter on this GPU's optimizer shard: Adam reads fp32
+    # grad, master, m, v (16 B), writes master, m, v and the bf16 copy (14 B), plus grad-norm
+    # and zeroing (~6 B) (D).
+    optimizer_bytes_per_param: float = 36.0
+
+    # --- communication -----------------------------------------------------------------
+    # Multiplier on each level's NCCL-effective bandwidth (FabricView.effective_gbyte_s is
+    # already NCCL-effective, so 1.0).
+    collective_efficiency: float = 1.0
+    # Use sequence parallelism with TP (Megatron default with TP, Korthikanti et al.).
+    sequence_parallel: bool = True
+    # Overlap fractions (performance.md §5): TP none unless comm-GEMM overlap is on; PP about
+    # full in steady state (fill/drain hops stay exposed); EP about none.
+    tp_overlap: float = 0.0
+    pp_overlap: float = 1.0
+    ep_overlap: float = 0.0
+    # CP K/V ring exchange hides behind this fraction of the attention-core compute (R: "mostly
+    # hidden").
+    cp_overlap: float = 1.0
+    # DP gradient reduction overlaps with the backward of the last micro-batch (and the ZeRO
+    # parameter all-gather with the first forward), except for one bucket (performance.md §5).
+    dp_overlap: bool = True
+    # Gradient bucket size: Megatron-Core DDP default 40M parameters (x 2 B) (P: code default).
+    dp_bucket_mb: float = 80.0
+    # Bytes per gradient element in the DP reduction: bf16 (performance.md §3 worked example);
+    # 4 for fp32 gradient reduction.
+    grad_reduce_bytes: float = 2.0
+    # Compute slowed by hidden communication, as a fraction of the hidden time: Calculon
+    # ``processor_usage`` 0.15 for NVLink and 0.02 for InfiniBand (P, performance.md §5).
+    scale_up_comm_compute_cost: float = 0.15
+    scale_out_comm_compute_cost: float = 0.02
+
+    # --- MoE ---------------------------------------------------------------------------
+    # Routing skew: the busiest expert rank sets the pace (E; 1.0-1.3, performance.md §7).
+    ep_imbalance: float = 1.1
+
+    # --- memory ------------------------------------------------------------------------
+    # Logits kept in fp32 for the loss (performance.md §6).
+    logits_bytes_per_element: float = 4.0
+    # Communication buffers and library workspace, and framework overhead (CUDA context,
+    # allocator fragmentation): each ~1-3 GB (E, performance.md §6).
+    workspace_gb: float = 1.5
+    framework_overhead_gb: float = 2.0
+
+    # --- step-level --------------------------------------------------------------------
+    # Stragglers at scale: "add a few %" (performance.md §5, reliability-power.md §1 ByteDance
+    # OSDI'25: 10.4% of GPU-hours lost over all jobs). Full value at ``straggler_full_gpus``,
+    # growing with log2(job servers) from one scale-up domain (E).
+    straggler_fraction: float = 0.03
+    straggler_full_gpus: int = 8192
+    # Fixed per-step overhead (data loading, logging, host synchronisation) (E).
+    step_overhead_s: float = 0.0
+    # Global batch (tokens) used when the workload asks for "auto" parallelism (E: Llama 3 used
+    # 4M-16M tokens, GPT-3 3.2M).
+    auto_global_batch_tokens: float = 4194304.0
+
+
+@dataclass(frozen=True)
+class PerformanceResult:
+    mfu: float                      # fraction of dense peak (model FLOPs)
+    hfu: float                      # fraction of dense peak (hardware FLOPs, with recompute)
+    tflops_per_gpu: float           # achieved model TFLOP/s per GPU
+    step_time_s: float
+    tokens_per_s: float
+    training_days: float
+    memory_per_gpu_gb: float
+    fits_memory: bool
+    memory: MemoryBreakdown
+    breakdown_s: dict[str, float]
+    job_gpus: int
+    microbatches: int
+    model_flops_per_step: float
+    hardware_flops_per_step: float
+    peak_tflops: float              # dense peak per GPU used for MFU (after any fallback)
+    precision: str                  # precision the peak refers to
+    bubble_fraction: float          # share of the step spent in the pipeline bubble
+    parallelism: Parallelism
+    alternatives: tuple[tuple[Parallelism, float], ...] = ()  # auto: runners-up, step time
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    def to_json(self) -> dict:
+        """The ``performance`` object of the evaluation JSON (DESIGN.md), plus extras."""
+        par = self.parallelism
+        return {
+            "mfu": self.mfu,
+            "hfu": self.hfu,
+            "tflops_per_gpu": self.tflops_per_gpu,
+            "step_time_s": self.step_time_s,
+            "tokens_per_s": self.tokens_per_s,
+            "training_days": self.training_days,
+            "memory_per_gpu_gb": self.memory_per_gpu_gb,
+            "fits_memory": self.fits_memory,
+            "breakdown_s": dict(self.breakdown_s),
+            "memory_gb": self.memory.to_json(),
+            "job_gpus": self.job_gpus,
+            "microbatches": self.microbatches,
+            "bubble_fraction": self.bubble_fraction,
+            "peak_tflops": self.peak_tflops,
+            "precision": self.precision,
+            "parallelism": {
+                "tp": par.tp, "pp": par.pp, "dp": par.dp, "cp": par.cp, "ep": par.ep,
+                "micro_batch": par.micro_batch, "global_batch": par.global_batch,
+                "virtual_stages": par.virtual_stages, "zero_stage": par.zero_stage,
+                "recompute": par.recompute,
+            },
+        }
+
+
+# ----------------------------------------------------------------------------------------
+# helpers
+
+
+def gemm_efficiency(gflop: float, a: PerformanceAssumptions) -> float:
+    """Efficiency of one GEMM of ``gflop`` GFLOP: the prior table (log-interpolated) x scale."""
+    xs, ys = a.gemm_efficiency_gflop, a.gemm_efficiency
+    if gflop <= xs[0]:
+        eff = ys[0]
+    elif gflop >= xs[-1]:
+        eff = ys[-1]
+    else:
+        eff = ys[-1]
+        lg = math.log(gflop)
+        for i in range(1, len(xs)):
+            if gflop <= xs[i]:
+                x0, x1 = math.log(xs[i - 1]), math.log(xs[i])
+                eff = ys[i - 1] + (ys[i] - ys[i - 1]) * (lg - x0) / (x1 - x0)
+                break
+    return eff * a.gemm_efficiency_scale
+
+
+class _Hw:
+    """Per-call hardware constants (kept in a plain object for speed)."""
+
+    __slots__ = ("peak", "peak_attn", "hbm", "a", "gemm_scale")
+
+    def __init__(self, peak_gemm: float, peak_attn: float, hbm: float, a, gemm_scale: float):
+        self.peak = peak_gemm
+        self.peak_attn = peak_attn
+        self.hbm = hbm
+        self.a = a
+        self.gemm_scale = gemm_scale
+
+    def gemm(self, m: float, k: float, n: float) -> float:
+        """Seconds for one (m x k) @ (k x n) GEMM: roofline of compute and operand traffic."""
+        flops = 2.0 * m * k * n
+        if flops <= 0:
+            return 0.0
+        t_c = flops / (self.peak * gemm_efficiency(flops / 1e9, self.a) * self.gemm_scale)
+        t_m = 2.0 * (m * k + k * n + m * n) / self.hbm
+        return t_c if t_c > t_m else t_m
+
+    def stream(self, nbytes: float) -> float:
+        return nbytes / self.hbm
+
+
+@dataclass
+class _LayerTimes:
+    fwd: float = 0.0          # forward compute (one micro-batch, one GPU)
+    bwd: float = 0.0          # backward compute
+    recompute: float = 0.0    # recomputation compute
+    core_fwd: float = 0.0     # attention core forward (CP overlap window)
+    tp: float = 0.0           # TP communication, exposed
+    cp: float = 0.0           # CP communication, exposed
+    ep: float = 0.0           # EP communication, exposed
+    hidden_penalty_tp: float = 0.0
+    hidden_penalty_cp: float = 0.0
+    hidden_penalty_ep: float = 0.0
+
+
+def _layer_times(
+    model: ModelSpec,
+    par: Parallelism,
+    fabric: FabricView,
+    hw: _Hw,
+    a: PerformanceAssumptions,
+    moe_layer: bool,
+) -> _LayerTimes:
+    """Times of one transformer layer for one micro-batch on one GPU."""
+    tp, cp, ep = par.tp, par.cp, par.ep
+    h = model.hidden
+    h_q = model.heads * model.head_dim
+    h_kv = model.kv_heads_effective * model.head_dim
+    g = 3 if model.gated else 2
+    s = model.seq_len
+    T = par.micro_batch * s / cp  # tokens this TP group processes
+    out = _LayerTimes()
+
+    # GEMMs (forward); backward is dgrad + wgrad = 2x forward FLOPs.
+    gemm_fwd = hw.gemm(T, h, (h_q + 2 * h_kv) / tp) + hw.gemm(T, h_q / tp, h)
+    elem_fwd = 22.0 * h * T / tp  # 2 LayerNorms (4h each), 2 bias-dropout-add (7h each)
+    if moe_layer and model.moe.enabled:
+        moe = model.moe
+        f_e = moe.expert_ffn_hidden or model.ffn_hidden
+        local_experts = max(1, moe.experts // ep)
+        # tokens routed to one local expert (balanced), then the busiest rank x imbalance
+        tok_e = T * moe.top_k * ep / moe.experts
+        per_expert = hw.gemm(tok_e, h, (g - 1) * f_e / tp) + hw.gemm(tok_e, f_e / tp, h)
+        gemm_fwd += local_experts * per_expert * a.ep_imbalance
+        if moe.shared_experts:
+            f_sh = moe.shared_experts * f_e
+            gemm_fwd += hw.gemm(T, h, (g - 1) * f_sh / tp) + hw.gemm(T, f_sh / tp, h)
+        gemm_fwd += hw.gemm(T, h, moe.experts)  # router
+        elem_fwd += T / tp * (
+            moe.top_k * (8.0 * h + 2.0 * g * f_e) * a.ep_imbalance
+            + moe.shared_experts * 2.0 * g * f_e
+        )
+    else:
+        f = model.ffn_hidden
+        gemm_fwd += hw.gemm(T, h, (g - 1) * f / tp) + hw.gemm(T, f / tp, h)
+        elem_fwd += 2.0 * g * f * T / tp  # activation: read g-1 inputs of f, write f (bf16)
+
+    # Attention core: QK^T and AV. FlashAttention skips the masked half of a causal matrix;
+    # the unfused path computes the whole square and streams the scores through HBM.
+    causal_work = 0.5 if (a.flash_attention and model.causal) else 1.0
+    core_flops = 4.0 * T * s * h_q / tp * causal_work
+    core_eff = gemm_efficiency(core_flops / 1e9, a)
+    if a.flash_attention:
+        core_eff *= a.flash_attention_efficiency
+        core_fwd = core_flops / (hw.peak_attn * core_eff)
+        core_bwd = 2.0 * core_fwd
+    else:
+        scores = T * model.heads / tp * s  # score elements per micro-batch
+        core_fwd = core_flops / (hw.peak_attn * core_eff) + hw.stream(13.0 * scores)
+        core_bwd = 2.0 * core_flops / (hw.peak_attn * core_eff) + hw.stream(17.0 * scores)
+
+    fwd = gemm_fwd + hw.stream(elem_fwd) + core_fwd
+    out.fwd = fwd
+    out.bwd = 2.0 * gemm_fwd + hw.stream(2.0 * elem_fwd) + core_bwd
+    out.core_fwd = core_fwd
+    if par.recompute == "full":
+        out.recompute = fwd
+    elif par.recompute == "selective":
+        out.recompute = core_fwd
+
+    passes = 3.0 if par.recompute == "full" else 2.0  # fwd, bwd (+ fwd again)
+    eff = a.collective_efficiency
+
+    # TP: per pass two (all-gather + reduce-scatter) pairs with SP, or two all-reduces.
+    if tp > 1:
+        msg = T * h * 2.0
+        if a.sequence_parallel:
+            one = 2.0 * coll.reduce_scatter_time_s(fabric, msg, tp, 1, eff)
+        else:
+            one = coll.allreduce_time_s(fabric, msg, tp, 1, eff)
+        t_tp = passes * 2.0 * one
+        cost = _comm_cost(fabric, tp, 1, a)
+        out.tp = (1.0 - a.tp_overlap) * t_tp
+        out.hidden_penalty_tp = a.tp_overlap * t_tp * cost
+
+    # CP: ring exchange of K and V (forward), K/V and their gradients (backward).
+    if cp > 1:
+        kv = 2.0 * par.micro_batch * s * h_kv / tp * 2.0
+        t_f = coll.allgather_time_s(fabric, kv, cp, tp, eff)
+        windows = (core_fwd, core_bwd) + ((core_fwd,) if par.recompute == "full" else ())
+        volumes = (t_f, 2.0 * t_f) + ((t_f,) if par.recompute == "full" else ())
+        exposed = hidden = 0.0
+        for t_c, w in zip(volumes, windows):
+            e = max(0.0, t_c - a.cp_overlap * w)
+            exposed += e
+            hidden += t_c - e
+        out.cp = exposed
+        out.hidden_penalty_cp = hidden * _comm_cost(fabric, cp, tp, a)
+
+    # EP: dispatch + combine all-to-all, forward and backward (4 per MoE layer).
+    if moe_layer and model.moe.enabled and ep > 1:
+        nbytes = T / tp * model.moe.top_k * h * 2.0 * a.ep_imbalance
+        one = coll.alltoall_time_s(fabric, nbytes, ep, tp * cp, eff)
+        t_ep = passes * 2.0 * one
+        out.ep = (1.0 - a.ep_overlap) * t_ep
+        out.hidden_penalty_ep = a.ep_overlap * t_ep * _comm_cost(fabric, ep, tp * cp, a)
+    return out
+
+
+def _comm_cost(fabric: FabricView, n: int, stride: int, a: PerformanceAssumptions) -> float:
+    """Compute slowdown per second of hidden communication for a group (§5)."""
+    span = (n - 1) * stride + 1
+    return a.scale_up_comm_compute_cost if span <= fabric.scale_up_domain_gpus else (
+        a.scale_out_comm_compute_cost
+    )
+
+
+def _extended(fabric: FabricView, gpus: int) -> FabricView:
+    """``fabric`` grown to ``gpus`` GPUs by enlarging its outermost level."""
+    levels = list(fabric.levels)
+    levels[-1] = replace(levels[-1], domain_gpus=max(levels[-1].domain_gpus, gpus))
+    return replace(fabric, gpus=gpus, levels=tuple(levels))
+
+
+def _peak(fabric: FabricView, precision: str, diags: list[Diagnostic] | None) -> tuple[float, str]:
+    acc = fabric.accelerator
+    try:
+        return acc.peak_tflops(precision), precision
+    except (CatalogError, KeyError):
+        pass
+    fallback = acc.peak_tflops("bf16")
+    if diags is not None:
+        diags.append(
+            Diagnostic(
+                "PRECISION_NOT_SUPPORTED",
+                f"{acc.id} has no dense {precision} peak in the catalog; "
+                f"using its bf16 peak ({fallback:g} TFLOP/s) for compute and MFU",
+                (acc.id,),
+            )
+        )
+    return fallback, "bf16"
+
+
+def _straggler_fraction(job_gpus: int, fabric: FabricView, a: PerformanceAssumptions) -> float:
+    domain = max(1, fabric.scale_up_domain_gpus)
+    servers = job_gpus / domain
+    full = max(2.0, a.straggler_full_gpus / domain)
+    if servers <= 1.0:
+        return 0.0
+    return a.straggler_fraction * min(1.0, math.log2(servers) / math.log2(full))
+
+
+# ----------------------------------------------------------------------------------------
+# the model
+
+
+@dataclass
+class _Core:
+    """Everything the step-time model computes for one configuration (internal)."""
+
+    step_time_s: float
+    breakdown: dict
+    memory: MemoryBreakdown
+    microbatches: int
+    global_batch: int
+    bubble_fraction: float
+
+
+def _evaluate(
+    fabric: FabricView,
+    model: ModelSpec,
+    par: Parallelism,
+    precision: str,
+    a: PerformanceAssumptions,
+    peak_tflops: float,
+    job_gpus: int,
+) -> _Core:
+    tp, pp, dp, cp = par.tp, par.pp, par.dp, par.cp
+    v = max(1, par.virtual_stages) if pp > 1 else 1
+    m = max(1, par.global_batch // (dp * par.micro_batch))
+    gbs = m * dp * par.micro_batch
+
+    peak_bf16 = fabric.accelerator.peak_tflops("bf16") * 1e12
+    peak = peak_tflops * 1e12
+    gemm_scale = a.fp8_gemm_efficiency_scale if precision == "fp8" else 1.0
+    hbm = fabric.accelerator.get("hbm_tbyte_s", 2.0) * 1e12 * a.hbm_efficiency
+    hw = _Hw(peak, min(peak, peak_bf16) if precision == "fp8" else peak, hbm, a, gemm_scale)
+
+    dense_t = _layer_times(model, par, fabric, hw, a, False)
+    moe_t = _layer_times(model, par, fabric, hw, a, True) if model.moe.enabled else dense_t
+
+    first_layers, last_layers = stage_layers(model.layers, pp, v)
+    T = par.micro_batch * model.seq_len / cp
+    # logits GEMM (forward; backward 2x) and the fp32 loss (read/write logits, ~16 B/element)
+    logits_fwd = hw.gemm(T, model.hidden, model.vocab / tp)
+    logits_loss = hw.stream(16.0 * T * model.vocab / tp)
+
+    def stage(first: bool, layers: int, has_logits: bool) -> dict:
+        n_moe = moe_layers_in(model, first, layers)
+        n_dense = layers - n_moe
+        st = {}
+        for key in ("fwd", "bwd", "recompute", "tp", "cp", "ep",
+                    "hidden_penalty_tp", "hidden_penalty_cp", "hidden_penalty_ep"):
+            st[key] = n_dense * getattr(dense_t, key) + n_moe * getattr(moe_t, key)
+        if has_logits:
+            st["fwd"] += logits_fwd
+            st["bwd"] += 2.0 * logits_fwd + logits_loss
+        st["total"] = sum(st.values())
+        return st
+
+    first = stage(True, first_layers, pp == 1)
+    pace = first
+    if pp > 1:
+        last = stage(False, last_layers, True)
+        if last["total"] > first["total"]:
+            pace = last
+
+    # --- pipeline ------------------------------------------------------------------------
+    t_mb = pace["total"]
+    bubble = (pp - 1) / v * t_mb if pp > 1 else 0.0
+    pp_comm = 0.0
+    pp_penalty = 0.0
+    if pp > 1:
+        act = T * model.hidden * 2.0 / (tp if a.sequence_parallel else 1)
+        t_p2p = coll.p2p_time_s(fabric, act, tp * cp * dp, a.collective_efficiency)
+        steady = m * v * 2.0 * t_p2p
+        pp_comm = 2.0 * (pp - 1) * t_p2p + (1.0 - a.pp_overlap) * steady
+        pp_penalty = a.pp_overlap * steady * (
+            a.scale_up_comm_compute_cost if tp * cp * dp < fabric.scale_up_domain_gpus
+            else a.scale_out_comm_compute_cost
+        )
+
+    # --- data parallel -------------------------------------------------------------------
+    counts = parameter_count(model)
+    g = 3 if model.gated else 2
+    expert_layer = 0.0
+    if model.moe.enabled:
+        expert_layer = model.moe.experts * g * model.hidden * (
+            model.moe.expert_ffn_hidden or model.ffn_hidden
+        )
+    pace_first = pace is first
+    pace_layers = first_layers if pace_first else last_layers
+    n_moe = moe_layers_in(model, pace_first, pace_layers)
+    dense_params = (
+        pace_layers * counts.attention
+        + (pace_layers - n_moe) * counts.dense_mlp
+        + n_moe * (counts.moe_mlp_total - expert_layer)
+        + counts.embedding * (2 if pp == 1 else 1)
+    ) / tp
+    expert_params = n_moe * expert_layer / (tp * max(1, par.ep))
+    n_d = dp * cp
+    n_e = max(1, n_d // max(1, par.ep))
+
+    dp_comm = 0.0
+    dp_penalty = 0.0
+    window_bwd = pace["bwd"] + pace["recompute"]
+    window_fwd = pace["fwd"]
+    for params, n, stride in (
+        (dense_params, n_d, tp),
+        (expert_params, n_e, tp * cp * par.ep if dp % max(1, par.ep) == 0 else tp),
+    ):
+        if n <= 1 or params <= 0:
+            continue
+        grad_bytes = params * a.grad_reduce_bytes
+        cost = _comm_cost(fabric, n, stride, a)
+        bucket = min(1.0, a.dp_bucket_mb * 1e6 / grad_bytes)
+        if par.zero_stage >= 3:
+            # FSDP / ZeRO-3: per micro-batch all-gather (fwd), all-gather (bwd), reduce-scatter
+            ag = coll.allgather_time_s(fabric, params * 2.0, n, stride, a.collective_efficiency)
+            rs = coll.reduce_scatter_time_s(fabric, grad_bytes, n, stride, a.collective_efficiency)
+            phases = ((m * (2.0 * ag + rs), m * (pace["fwd"] + window_bwd)),)
+        elif par.zero_stage >= 1:
+            rs = coll.reduce_scatter_time_s(fabric, grad_bytes, n, stride, a.collective_efficiency)
+            ag = coll.allgather_time_s(fabric, params * 2.0, n, stride, a.collective_efficiency)
+            phases = ((rs, window_bwd), (ag, window_fwd))
+        else:
+            ar = coll.allreduce_time_s(fabric, grad_bytes, n, stride, a.collective_efficiency)
+            phases = ((ar, window_bwd),)
+        for t_c, window in phases:
+            if a.dp_overlap:
+                exposed = max(t_c * bucket, t_c - window)
+            else:
+                exposed = t_c
+            dp_comm += exposed
+            dp_penalty += (t_c - exposed) * cost
+
+    # --- optimizer step ------------------------------------------------------------------
+    if par.zero_stage >= 1:
+        opt_params = dense_params / n_d + expert_params / n_e
+    else:
+        opt_params = dense_params + expert_params
+    optimizer = opt_params * a.optimizer_bytes_per_param / hw.hbm
+
+    compute = m * (pace["fwd"] + pace["bwd"])
+    recompute = m * pace["recompute"]
+    parts = {
+        "compute": compute,
+        "recompute": recompute,
+        "tp_comm": m * (pace["tp"] + pace["hidden_penalty_tp"]),
+        "cp_comm": m * (pace["cp"] + pace["hidden_penalty_cp"]),
+        "ep_comm": m * (pace["ep"] + pace["hidden_penalty_ep"]),
+        "pp_comm": pp_comm + pp_penalty,
+        "dp_comm": dp_comm + dp_penalty,
+        "bubble": bubble,
+        "optimizer": optimizer,
+    }
+    subtotal = sum(parts.values())
+    parts["straggler"] = subtotal * _straggler_fraction(job_gpus, fabric, a)
+    parts["other"] = a.step_overhead_s
+    step = sum(parts.values())
+
+    memory = memory_per_gpu(
+        model,
+        par,
+        float(fabric.accelerator.get("hbm_gb", 80.0)),
+        sequence_parallel=a.sequence_parallel,
+        flash_attention=a.flash_attention,
+        logits_bytes_per_element=a.logits_bytes_per_element,
+        workspace_gb=a.workspace_gb,
+        framework_gb=a.framework_overhead_gb,
+        microbatches=m,
+    )
+    return _Core(step, parts, memory, m, gbs, bubble / step if step > 0 else 0.0)
+
+
+def _job_fabric(
+    fabric: FabricView, job_gpus: int, diags: list[Diagnostic] | None
+) -> FabricView:
+    if job_gpus > fabric.gpus:
+        if diags is not None:
+            diags.append(
+                Diagnostic(
+                    "PARALLELISM_EXCEEDS_GPUS",
+                    f"the parallelism needs {job_gpus} GPUs but the design has {fabric.gpus}; "
+                    f"evaluated as if the outermost network level held {job_gpus}",
+                )
+            )
+        return _extended(fabric, job_gpus)
+    if job_gpus < fabric.gpus:
+        if diags is not None:
+            diags.append(
+                Diagnostic(
+                    "JOB_USES_PART_OF_CLUSTER",
+                    f"the job uses {job_gpus} of the design's {fabric.gpus} GPUs",
+                )
+            )
+        return fabric.restricted_to(job_gpus)
+    return fabric
+
+
+def analyze_performance(
+    fabric: FabricView,
+    workload: Workload,
+    assumptions: PerformanceAssumptions = PerformanceAssumptions(),
+    ettr: float = 1.0,
+) -> PerformanceResult:
+    """Step time, MFU, memory and training days of ``workload`` on ``fabric``.
+
+    Never raises for a mismatch between the parallelism and the design: such problems become
+    diagnostics and the numbers are still computed (on a fabric grown to the job if needed).
+    ``ettr`` (effective training time ratio, 0-1] stretches training_days.
+    """
+    a = assumptions
+    diags: list[Diagnostic] = []
+    model = workload.model
+    alternatives: tuple[tuple[Parallelism, float], ...] = ()
+    if workload.auto:
+        from core.analysis.parallelism_search import search_parallelism
+
+        found = search_parallelism(fabric, workload, a)
+        par = found.best
+        alternatives = found.runners_up
+        diags.extend(found.diagnostics)
+    else:
+        par = workload.parallelism
+
+    peak_tflops, precision = _peak(fabric, workload.precision, diags)
+    job_gpus = par.gpus
+    view = _job_fabric(fabric, job_gpus, diags)
+
+    if par.tp * par.cp > fabric.scale_up_domain_gpus:
+        diags.append(
+            Diagnostic(
+                "TP_EXCEEDS_SCALE_UP",
+                f"tp x cp = {par.tp * par.cp} exceeds the scale-up domain of "
+                f"{fabric.scale_up_domain_gpus} GPUs: tensor-parallel traffic crosses the "
+                f"scale-out network",
+            )
+        )
+    chunks = par.pp * (max(1, par.virtual_stages) if par.pp > 1 else 1)
+    if par.pp > 1 and model.layers % chunks:
+        first, _ = stage_layers(model.layers, par.pp, par.virtual_stages)
+        diags.append(
+            Diagnostic(
+                "UNEVEN_PIPELINE",
+                f"{model.layers} layers do not divide into pp x virtual_stages = {chunks} "
+                f"chunks; the fullest stage has {first} layers and sets the pace",
+            )
+        )
+    m = max(1, par.global_batch // (par.dp * par.micro_batch))
+    if par.pp > 1 and m < par.pp:
+        diags.append(
+            Diagnostic(
+                "FEW_MICROBATCHES",
+                f"{m} micro-batches per step cannot fill {par.pp} pipeline stages; "
+                f"the bubble dominates",
+            )
+        )
+
+    core = _evaluate(view, model, par, precision, a, peak_tflops, job_gpus)
+    mem = core.memory
+    if not mem.fits:
+        diags.append(
+            Diagnostic(
+                "DOES_NOT_FIT_MEMORY",
+                f"needs {mem.total_gb:.1f} GB per GPU ({mem.stage} pipeline stage) but "
+                f"{fabric.accelerator.id} has {mem.hbm_gb:g} GB",
+                (fabric.accelerator.id,),
+            )
+        )
+
+    tokens = core.global_batch * model.seq_len
+    model_flops = model_flops_per_token(model) * tokens
+    hw_flops = hardware_flops_per_token(model, par.recompute) * tokens
+    step = core.step_time_s
+    denom = job_gpus * peak_tflops * 1e12 * step
+    tokens_per_s = tokens / step if step > 0 else 0.0
+    if ettr > 0 and tokens_per_s > 0:
+        days = workload.training_tokens / tokens_per_s / 86400.0 / min(1.0, ettr)
+    else:
+        days = math.inf
+    return PerformanceResult(
+        mfu=model_flops / denom if denom > 0 else 0.0,
+        hfu=hw_flops / denom if denom > 0 else 0.0,
+        tflops_per_gpu=model_flops / job_gpus / step / 1e12 if step > 0 else 0.0,
+        step_time_s=step,
+        tokens_per_s=tokens_per_s,
+        training_days=days,
+        memory_per_gpu_gb=mem.total_gb,
+        fits_memory=mem.fits,
+        memory=mem,
+        breakdown_s=dict(core.breakdown),
+        job_gpus=job_gpus,
+        microbatches=core.microbatches,
+        model_flops_per_step=model_flops,
+        hardware_flops_per_step=hw_flops,
+        peak_tflops=peak_tflops,
+        precision=precision,
+        bubble_fraction=core.bubble_fraction,
+        parallelism=par,
+        alternatives=alternatives,
+        diagnostics=tuple(diags),
+    )
+
+
+def evaluate_step_time(
+    fabric: FabricView,
+    model: ModelSpec,
+    par: Parallelism,
+    precision: str = "bf16",
+    assumptions: PerformanceAssumptions = PerformanceAssumptions(),
+) -> tuple[float, MemoryBreakdown]:
+    """Fast path for searches: (step time, memory) with no diagnostics."""
+    peak_tflops, precision = _peak(fabric, precision, None)
+    view = _job_fabric(fabric, par.gpus, None)
+    core = _evaluate(view, model, par, precision, assumptions, peak_tflops, par.gpus)
+    return core.step_time_s, core.memory

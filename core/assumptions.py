@@ -1,0 +1,28 @@
+"""All assumptions of one project, grouped by analysis; saved with the project (changed values only)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.analysis.performance import PerformanceAssumptions
+from core.analysis.power import PowerAssumptions
+from core.analysis.reliability import ReliabilityAssumptions
+from core.settings import settings_from_dict, settings_to_dict
+from core.topology import NetworkAssumptions
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    network: NetworkAssumptions = field(default_factory=NetworkAssumptions)
+    power: PowerAssumptions = field(default_factory=PowerAssumptions)
+    reliability: ReliabilityAssumptions = field(default_factory=ReliabilityAssumptions)
+    performance: PerformanceAssumptions = field(default_factory=PerformanceAssumptions)
+
+
+def assumptions_from_dict(raw: Any, path: str = "assumptions") -> Assumptions:
+    return settings_from_dict(Assumptions, raw, path)
+
+
+def assumptions_to_dict(assumptions: Assumptions, only_changed: bool = True) -> dict[str, Any]:
+    return settings_to_dict(assumptions, only_changed)

@@ -1,0 +1,222 @@
+"""Evaluate a design: flatten, derive the topology, run every analysis, assemble the results.
+
+``evaluation_to_json`` produces the evaluation JSON contract of DESIGN.md
+(format ``cluster-designer.evaluation/1``); every contract key is always present, with ``null``
+where a value does not apply (no workload, no GPUs).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from core.analysis.network import BandwidthResult, LatencyResult, analyze_bandwidth, analyze_latency
+from core.analysis.performance import PerformanceResult, analyze_performance
+from core.analysis.power import PowerResult, analyze_power
+from core.analysis.reliability import ReliabilityResult, analyze_reliability
+from core.assumptions import Assumptions, assumptions_to_dict
+from core.catalog import Catalog, default_catalog
+from core.diagnostics import Diagnostic
+from core.flatten import flatten
+from core.inventory import Inventory, build_inventory
+from core.model import Design
+from core.topology import Topology, analyze_topology, single_points_of_failure
+from core.workload import Workload, workload_to_dict
+
+EVALUATION_FORMAT = "cluster-designer.evaluation/1"
+
+
+@dataclass(frozen=True)
+class Counts:
+    gpus: int
+    servers: int
+    switches: int
+    switches_by_tier: dict[str, int]
+    scale_up_switches: int
+    nics: int
+    dpus: int
+    storage_nodes: int
+    links: int
+    transceivers: int
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    design_name: str
+    counts: Counts
+    bandwidth: BandwidthResult
+    latency: LatencyResult
+    power: PowerResult
+    reliability: ReliabilityResult
+    performance: PerformanceResult | None
+    workload: Workload | None
+    assumptions: Assumptions
+    inventory: Inventory
+    topology: Topology
+    warnings: tuple[Diagnostic, ...]
+    elapsed_s: float
+    spof_units: int = 0  # switch units that are single points of failure
+
+
+def _counts(inventory: Inventory, topology: Topology) -> Counts:
+    by_tier: dict[str, int] = {}
+    for name in topology.tier_order:
+        by_tier[name] = 0
+    for item in inventory.items:
+        if item.kind == "switch" and item.powered:
+            by_tier[item.role] = by_tier.get(item.role, 0) + item.count
+    switches = sum(n for tier, n in by_tier.items() if tier != "scale-up")
+    return Counts(
+        gpus=inventory.gpus,
+        servers=inventory.compute_nodes,
+        switches=switches,
+        switches_by_tier=by_tier,
+        scale_up_switches=inventory.count("scale-up"),
+        nics=inventory.count("nic"),
+        dpus=inventory.count("dpu"),
+        storage_nodes=inventory.count("storage"),
+        links=inventory.count("cable"),
+        transceivers=inventory.count("transceiver"),
+    )
+
+
+def evaluate(
+    design: Design,
+    catalog: Catalog | None = None,
+    workload: Workload | None = None,
+) -> Evaluation:
+    """Run every analysis on ``design`` (with ``workload`` overriding the embedded one)."""
+    start = time.perf_counter()
+    catalog = catalog or default_catalog()
+    assumptions: Assumptions = design.assumptions or Assumptions()
+    workload = workload if workload is not None else design.workload
+    flat = flatten(design, catalog)
+    topology = analyze_topology(flat, assumptions.network)
+    inventory, inventory_warnings = build_inventory(flat, topology.tiers)
+    bandwidth = analyze_bandwidth(topology, assumptions.network)
+    latency = analyze_latency(topology, assumptions.network)
+    spof_units, spof_paths = single_points_of_failure(flat, topology.tiers)
+    reliability = analyze_reliability(
+        inventory, topology.fabric, workload, bandwidth.storage_write_gbyte_s, spof_paths,
+        assumptions.reliability,
+    )
+    performance = None
+    warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings, *bandwidth.diagnostics]
+    if workload is not None and topology.fabric is not None:
+        performance = analyze_performance(topology.fabric, workload, assumptions.performance,
+                                          reliability.ettr)
+        warnings.extend(performance.diagnostics)
+    elif workload is None:
+        warnings.append(Diagnostic("NO_WORKLOAD", "no workload: performance and energy are not computed"))
+    run_days = performance.training_days if performance is not None else None
+    job_gpus = performance.job_gpus if performance is not None else None
+    power = analyze_power(inventory, run_days, job_gpus, assumptions.power)
+    warnings.extend(reliability.diagnostics)
+    warnings.extend(power.diagnostics)
+    counts = _counts(inventory, topology)
+    return Evaluation(
+        design.name, counts, bandwidth, latency, power, reliability, performance, workload,
+        assumptions, inventory, topology, _dedupe(warnings), time.perf_counter() - start,
+        spof_units,
+    )
+
+
+def _dedupe(warnings: list[Diagnostic]) -> tuple[Diagnostic, ...]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for w in warnings:
+        key = (w.code, w.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(w)
+    return tuple(out)
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no inf/nan: map them to null; round floats for readable output."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return round(value, 6)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
+    c, b, l, p, r, perf = ev.counts, ev.bandwidth, ev.latency, ev.power, ev.reliability, ev.performance
+    out = {
+        "format": EVALUATION_FORMAT,
+        "design": ev.design_name,
+        "counts": {
+            "gpus": c.gpus, "servers": c.servers, "switches": c.switches,
+            "switches_by_tier": c.switches_by_tier, "scale_up_switches": c.scale_up_switches,
+            "nics": c.nics, "dpus": c.dpus, "storage_nodes": c.storage_nodes, "links": c.links,
+            "transceivers": c.transceivers,
+        },
+        "bandwidth": {
+            "scale_up_domain_gpus": b.scale_up_domain_gpus,
+            "per_gpu_scale_up_gbyte_s": b.per_gpu_scale_up_gbyte_s,
+            "per_gpu_scale_out_gbit_s": b.per_gpu_scale_out_gbit_s,
+            "bisection_tbit_s": b.bisection_tbit_s,
+            "bisection_method": b.bisection_method,
+            "oversubscription_by_tier": b.oversubscription_by_tier,
+            "allreduce_busbw_gbyte_s": b.allreduce_busbw_gbyte_s,
+            "alltoall_per_gpu_gbyte_s": b.alltoall_per_gpu_gbyte_s,
+            "storage_read_gbyte_s": b.storage_read_gbyte_s,
+            "storage_write_gbyte_s": b.storage_write_gbyte_s,
+            "per_gpu_by_level_gbit_s": b.per_gpu_by_level_gbit_s,
+        },
+        "latency": {
+            "max_switch_hops": l.max_switch_hops,
+            "gpu_to_gpu_max_us": l.gpu_to_gpu_max_us,
+            "gpu_to_gpu_mean_us": l.gpu_to_gpu_mean_us,
+            "allreduce_small_us": l.allreduce_small_us,
+            "by_level_us": l.by_level_us,
+        },
+        "power": {
+            "it_kw": p.it_kw, "typical_kw": p.typical_kw, "facility_kw": p.facility_kw, "pue": p.pue,
+            "by_kind_kw": dict(p.by_kind_kw), "max_rack_kw": p.max_rack_kw,
+            "network_kw": p.network_kw, "network_share": p.network_share,
+            "energy_mwh_it": p.energy_mwh_it, "energy_mwh_facility": p.energy_mwh_facility,
+            "energy_cost_usd": p.energy_cost_usd, "co2_t": p.co2_t, "gpu_hours": p.gpu_hours,
+        },
+        "reliability": {
+            "interruptions_per_day": r.interruptions_per_day,
+            "mtbi_hours": r.mtbi_hours,
+            "checkpoint_size_gb": r.checkpoint_size_gb,
+            "checkpoint_write_s": r.checkpoint_write_s,
+            "checkpoint_interval_min": r.checkpoint_interval_min,
+            "ettr": r.ettr,
+            "single_points_of_failure": ev.spof_units,
+            "spof_components": list(r.spof_components),
+            "job_gpus": r.job_gpus,
+            "rate_by_kind_per_day": dict(r.rate_by_kind),
+            "spares_for_target": r.spares_for_target,
+        },
+        "performance": _performance_json(perf),
+        "warnings": [w.to_json() for w in ev.warnings],
+        "workload": workload_to_dict(ev.workload) if ev.workload is not None else None,
+        "assumptions": assumptions_to_dict(ev.assumptions, only_changed=False),
+        "evaluation_ms": ev.elapsed_s * 1000.0,
+    }
+    return _finite(out)
+
+
+PERFORMANCE_KEYS = ("mfu", "tflops_per_gpu", "step_time_s", "tokens_per_s", "training_days",
+                    "memory_per_gpu_gb", "fits_memory", "breakdown_s")
+
+
+def _performance_json(perf: PerformanceResult | None) -> dict[str, Any]:
+    if perf is None:
+        return {key: None for key in PERFORMANCE_KEYS}
+    out = {key: getattr(perf, key) for key in PERFORMANCE_KEYS}
+    out["breakdown_s"] = dict(perf.breakdown_s)
+    for extra in ("hfu", "job_gpus", "microbatches"):
+        if hasattr(perf, extra):
+            out[extra] = getattr(perf, extra)
+    return out

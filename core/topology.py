@@ -1,0 +1,389 @@
+"""Derive the network structure of a flattened design: switch tiers, GPU domains, FabricView.
+
+Tiers: a scale-out switch one scale-out hop from a compute node is a ``leaf``, two hops a
+``spine``, three a ``core`` (an explicit ``tier`` on the node wins). Domains: the GPUs that can
+reach each other through switches of tier <= t are found with connected components on the
+device-level graph (numpy/scipy, no Python object per device); the domain size of a level is the
+GPU-weighted median component. The per-GPU bandwidth of level t is the smallest aggregate
+up-capacity of the tiers below it divided by the GPUs, i.e. b / prod(r_i) for a Clos with
+oversubscription r_i (topologies.md §1.2, §5).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from core.catalog import COMPUTE_KINDS, ComponentSpec
+from core.diagnostics import Diagnostic
+from core.fabric import FabricView, NetworkLevel
+from core.flatten import FlatDesign, UnitGraph, unit_graph
+
+TIER_NAMES = ("leaf", "spine", "core")
+# Propagation (topologies.md §6; hardware.md §6): fiber ~5.0 ns/m, copper ~4.5 ns/m (P).
+NS_PER_M = {"fiber": 5.0, "copper": 4.5}
+
+
+@dataclass(frozen=True)
+class NetworkAssumptions:
+    # NCCL-effective / line rate on the scale-up fabric when the catalog has no measured
+    # figure: 370 / 450 GB/s on H100 NVLink4 (nccl-tests #212, topologies.md §7).
+    scale_up_efficiency: float = 0.82
+    # Per-NIC NCCL-effective / line rate when the NIC entry has no measured figure:
+    # 46-48 of 50 GB/s for NDR 400G (nccl-tests #290, topologies.md §7).
+    nic_efficiency: float = 0.94
+    # One-way NIC TX+RX latency per side (SimAI NIC 500 ns; kentino 0.3-0.8 us; topologies.md §6).
+    nic_latency_us: float = 0.5
+    # GPU-to-GPU one-way latency inside the scale-up domain (E: chosen so an 8-GPU tree
+    # all-reduce of 8 B lands near the 12.5 us measured on 8 Hopper GPUs, topologies.md §7).
+    scale_up_latency_us: float = 1.0
+    # NCCL per-step protocol latency, LL protocol (topologies.md §6).
+    protocol_step_us: float = 1.0
+    # Message size for the reported large-message bus bandwidths (nccl-tests sweeps to 8-16 GB).
+    busbw_message_bytes: float = 8e9
+    # Hand-drawn, non-layered graphs up to this many devices get a spectral min-bisection.
+    spectral_bisection_max_units: int = 50_000
+
+
+@dataclass(frozen=True)
+class Topology:
+    flat: FlatDesign
+    tiers: dict[int, str]                 # switch group -> tier name
+    tier_order: tuple[str, ...]           # scale-out tiers present, bottom-up
+    up_capacity_gbit_s: tuple[float, ...] # U_0 (compute -> leaf), U_1 (leaf -> spine)...
+    oversubscription: dict[str, float]
+    fabric: FabricView | None             # None when the design has no GPUs
+    layered: bool
+    domains_gpus: tuple[int, ...]         # per scale-out tier: domain size
+    connected_gpus: int                   # GPUs in the largest scale-out component
+    graph: UnitGraph = field(repr=False)
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def gpus(self) -> int:
+        return self.flat.gpus
+
+
+def _is_scale_out_switch(spec: ComponentSpec) -> bool:
+    return spec.kind == "switch" and spec["role"] == "scale-out"
+
+
+def assign_tiers(flat: FlatDesign) -> dict[int, str]:
+    """Tier name of every switch group (BFS over scale-out bundles from compute groups)."""
+    tiers: dict[int, str] = {}
+    neighbours: dict[int, set[int]] = {i: set() for i in range(len(flat.groups))}
+    storage_touch: set[int] = set()
+    for bundle in flat.bundles:
+        if bundle.kind == "scale-out":
+            neighbours[bundle.a].add(bundle.b)
+            neighbours[bundle.b].add(bundle.a)
+        elif bundle.kind in ("storage", "frontend"):
+            storage_touch.update((bundle.a, bundle.b))
+    depth: dict[int, int] = {}
+    queue: deque[int] = deque()
+    for i in flat.compute_groups:
+        depth[i] = 0
+        queue.append(i)
+    while queue:
+        i = queue.popleft()
+        for j in neighbours[i]:
+            spec = flat.groups[j].spec
+            if j in depth or not _is_scale_out_switch(spec):
+                continue
+            depth[j] = depth[i] + 1
+            queue.append(j)
+    for i, group in enumerate(flat.groups):
+        spec = group.spec
+        if spec.kind != "switch":
+            continue
+        if group.node.tier:
+            tiers[i] = group.node.tier
+        elif spec["role"] == "scale-up":
+            tiers[i] = "scale-up"
+        elif i in depth:
+            d = depth[i]
+            tiers[i] = TIER_NAMES[d - 1] if d <= len(TIER_NAMES) else f"tier{d}"
+        elif i in storage_touch:
+            tiers[i] = "storage"
+        else:
+            tiers[i] = "unattached"
+    return tiers
+
+
+def _tier_rank(name: str) -> int | None:
+    if name in TIER_NAMES:
+        return TIER_NAMES.index(name) + 1
+    if name.startswith("tier") and name[4:].isdigit():
+        return int(name[4:])
+    return None
+
+
+def _components(graph: UnitGraph, mask_units: np.ndarray, edge_mask: np.ndarray) -> np.ndarray:
+    n = graph.units
+    src, dst = graph.src[edge_mask], graph.dst[edge_mask]
+    keep = mask_units[src] & mask_units[dst]
+    src, dst = src[keep], dst[keep]
+    matrix = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
+    _, labels = connected_components(matrix, directed=False)
+    return labels
+
+
+def _weighted_median_domain(labels: np.ndarray, gpu_weight: np.ndarray) -> tuple[int, int]:
+    """(GPU-weighted median component size in GPUs, largest component in GPUs)."""
+    sizes = np.bincount(labels, weights=gpu_weight)
+    per_unit = sizes[labels][gpu_weight > 0]
+    if per_unit.size == 0:
+        return 0, 0
+    return int(np.median(per_unit)), int(sizes.max())
+
+
+def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = NetworkAssumptions()) -> Topology:
+    diagnostics: list[Diagnostic] = []
+    tiers = assign_tiers(flat)
+    rank_of = {i: _tier_rank(name) for i, name in tiers.items()}
+    max_rank = max((r for r in rank_of.values() if r), default=0)
+    tier_order = tuple(
+        TIER_NAMES[r - 1] if r <= len(TIER_NAMES) else f"tier{r}" for r in range(1, max_rank + 1)
+    )
+    compute = set(flat.compute_groups)
+
+    def level_of(i: int) -> int | None:
+        if i in compute:
+            return 0
+        return rank_of.get(i)
+
+    up = [0.0] * max(1, max_rank)
+    down_by_tier: dict[int, float] = {}
+    up_by_tier: dict[int, float] = {}
+    layered = True
+    for bundle in flat.bundles:
+        if bundle.kind != "scale-out":
+            continue
+        la, lb = level_of(bundle.a), level_of(bundle.b)
+        if la is None or lb is None:
+            continue
+        lo, hi = min(la, lb), max(la, lb)
+        if hi - lo != 1:
+            layered = False
+            continue
+        if lo < len(up):
+            up[lo] += bundle.capacity_gbit_s
+        down_by_tier[hi] = down_by_tier.get(hi, 0.0) + bundle.capacity_gbit_s
+        up_by_tier[lo] = up_by_tier.get(lo, 0.0) + bundle.capacity_gbit_s
+    oversubscription = {
+        tier_order[r - 1]: round(down_by_tier.get(r, 0.0) / up_by_tier[r], 4)
+        for r in range(1, max_rank + 1)
+        if up_by_tier.get(r, 0.0) > 0
+    }
+
+    graph = unit_graph(flat)
+    gpus = flat.gpus
+    gpu_weight = np.zeros(graph.units)
+    for i in flat.compute_groups:
+        gpu_weight[graph.offsets[i]:graph.offsets[i + 1]] = flat.gpus_per_unit(i)
+    unit_rank = np.full(graph.units, -1, dtype=np.int64)
+    for i in range(len(flat.groups)):
+        level = level_of(i)
+        if level is not None:
+            unit_rank[graph.offsets[i]:graph.offsets[i + 1]] = level
+    scale_out_edges = np.isin(
+        graph.edge_bundle, [k for k, b in enumerate(flat.bundles) if b.kind == "scale-out"]
+    )
+    domains: list[int] = []
+    connected = 0
+    for r in range(1, max_rank + 1):
+        mask = (unit_rank >= 0) & (unit_rank <= r)
+        labels = _components(graph, mask, scale_out_edges)
+        median, largest = _weighted_median_domain(labels, gpu_weight)
+        domains.append(median)
+        connected = largest
+
+    fabric = _fabric_view(flat, tiers, rank_of, tier_order, up, domains, assumptions) if gpus else None
+
+    compute_units = len(compute) and sum(flat.groups[i].multiplicity for i in compute)
+    if compute_units > 1 or (fabric and fabric.scale_up_domain_gpus < gpus):
+        if max_rank == 0:
+            diagnostics.append(Diagnostic(
+                "NO_SCALE_OUT", "compute nodes are not connected by a scale-out fabric",
+                tuple(flat.groups[i].path for i in compute)))
+        else:
+            degree = np.bincount(
+                np.concatenate([graph.src[scale_out_edges], graph.dst[scale_out_edges]]),
+                minlength=graph.units,
+            )
+            lonely = [
+                flat.groups[i].path for i in compute
+                if (degree[graph.offsets[i]:graph.offsets[i + 1]] == 0).any()
+            ]
+            if lonely:
+                diagnostics.append(Diagnostic(
+                    "GPU_WITHOUT_SCALE_OUT",
+                    f"GPUs without a scale-out path in {', '.join(lonely)}", tuple(lonely)))
+            elif connected < gpus:
+                diagnostics.append(Diagnostic(
+                    "FABRIC_PARTITIONED",
+                    f"the scale-out fabric is split: the largest connected part holds {connected:,} "
+                    f"of {gpus:,} GPUs", ()))
+    if not layered:
+        diagnostics.append(Diagnostic(
+            "NON_LAYERED_FABRIC",
+            "some scale-out links skip a tier or join switches of the same tier; bisection uses a "
+            "spectral cut of the device graph", ()))
+    diagnostics.extend(_port_diagnostics(flat, tiers))
+    return Topology(flat, tiers, tier_order, tuple(up[:max_rank]), oversubscription, fabric,
+                    layered, tuple(domains), connected or gpus, graph, tuple(diagnostics))
+
+
+def _fabric_view(flat, tiers, rank_of, tier_order, up, domains, a: NetworkAssumptions) -> FabricView:
+    compute = flat.compute_groups
+    main = max(compute, key=lambda i: flat.groups[i].multiplicity * flat.gpus_per_unit(i))
+    server = flat.groups[main].spec
+    catalog = flat.catalog
+    accelerator = catalog.get(server["accelerator"])
+    gpus = flat.gpus
+    line = float(accelerator["scale_up_gbyte_s_per_dir"])
+    effective = float(accelerator.get("scale_up_effective_gbyte_s") or line * a.scale_up_efficiency)
+    scale_up_domain = min(int(flat.groups[i].spec["scale_up_domain"]) for i in compute)
+    if scale_up_domain <= 1:
+        line = effective = 0.0
+    levels = [NetworkLevel("scale-up", scale_up_domain, line, effective, a.scale_up_latency_us, 0,
+                           bool(accelerator.get("scale_up_tech", "").count("NVLS")))]
+    nic_ratio = a.nic_efficiency
+    if server.get("nic") and server.get("nic") in catalog:
+        nic = catalog.get(server["nic"])
+        measured = nic.get("effective_gbyte_s")
+        if measured:
+            nic_ratio = float(measured) / (float(nic["port_gbit_s"]) / 8.0)
+    cable_ns = 0.0
+    below_ns = 0.0  # switch latency of the tiers under this one, crossed twice on the way
+    for r, name in enumerate(tier_order, start=1):
+        tier_groups = [i for i, t in tiers.items() if t == name]
+        latencies = [float(flat.groups[i].spec["latency_ns"]) for i in tier_groups]
+        switch_ns_tier = sum(latencies) / len(latencies) if latencies else 0.0
+        lengths = [
+            (b.length_m * NS_PER_M.get(b.medium, 5.0))
+            for b in flat.bundles
+            if b.kind == "scale-out" and (b.a in tier_groups or b.b in tier_groups)
+            and min(rank_of.get(b.a) or 0, rank_of.get(b.b) or 0) == r - 1
+        ]
+        cable_ns += max(lengths, default=0.0)
+        hops = 2 * r - 1
+        latency_us = 2 * a.nic_latency_us + (2 * below_ns + switch_ns_tier + 2 * cable_ns) / 1000.0
+        below_ns += switch_ns_tier
+        per_gpu_gbit = min(up[:r]) / gpus if gpus else 0.0
+        domain = max(domains[r - 1], levels[-1].domain_gpus)
+        reduction = any(bool(flat.groups[i].spec.get("in_network_reduction")) for i in tier_groups)
+        levels.append(NetworkLevel(name, domain, per_gpu_gbit / 8.0, per_gpu_gbit / 8.0 * nic_ratio,
+                                   latency_us, hops, reduction))
+    if levels[-1].domain_gpus < gpus:
+        # GPUs the fabric cannot reach: an outer level with no bandwidth, so jobs that need them
+        # show as impossible instead of silently using a faster level.
+        levels.append(NetworkLevel("unconnected", gpus, 0.0, 0.0, levels[-1].latency_us, 0))
+    gpus_per_server = int(server["accelerators"])
+    return FabricView(gpus, accelerator, gpus_per_server, tuple(levels))
+
+
+def _port_diagnostics(flat: FlatDesign, tiers: dict[int, str]) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    usage: dict[int, dict[float, float]] = {}
+    speeds: set[float] = set()
+    for bundle in flat.bundles:
+        for end in (bundle.a, bundle.b):
+            per_unit = bundle.cables / flat.groups[end].multiplicity
+            usage.setdefault(end, {}).setdefault(bundle.speed_gbit_s, 0.0)
+            usage[end][bundle.speed_gbit_s] += per_unit
+        if bundle.kind == "scale-out":
+            speeds.add(bundle.speed_gbit_s)
+    catalog = flat.catalog
+    for i, by_speed in usage.items():
+        group = flat.groups[i]
+        spec = group.spec
+        if spec.kind == "switch":
+            fraction = 0.0
+            for speed, cables in by_speed.items():
+                ports = spec.port_count_at(speed)
+                if ports == 0:
+                    out.append(Diagnostic(
+                        "PORT_SPEED_UNSUPPORTED",
+                        f"{group.path} ({spec.id}) has no {speed:g} Gb/s ports", (group.path,)))
+                    continue
+                fraction += cables / ports
+            if fraction > 1 + 1e-9:
+                used = ", ".join(f"{c:g} x {s:g}G" for s, c in by_speed.items())
+                out.append(Diagnostic(
+                    "SWITCH_PORTS_EXCEEDED",
+                    f"{group.path} ({spec.id}): {used} links per switch use {fraction:.0%} of its ports",
+                    (group.path,)))
+        elif spec.kind in COMPUTE_KINDS or spec.kind in ("storage", "nic", "dpu"):
+            if spec.kind in COMPUTE_KINDS:
+                nic_id = spec.get("nic")
+                port_speed = float(catalog.get(nic_id)["port_gbit_s"]) if nic_id in catalog else 0.0
+                ports = int(spec.get("nics", 0)) * (int(catalog.get(nic_id)["ports"]) if nic_id in catalog else 0)
+                dpu_id = spec.get("dpu")
+                if dpu_id in catalog:
+                    ports += int(spec.get("dpus", 0)) * int(catalog.get(dpu_id)["ports"])
+                    port_speed = max(port_speed, float(catalog.get(dpu_id)["port_gbit_s"]))
+            else:
+                ports = int(spec["ports"])
+                port_speed = float(spec["port_gbit_s"])
+            cables = sum(by_speed.values())
+            if ports and cables > ports + 1e-9:
+                out.append(Diagnostic(
+                    "NODE_PORTS_EXCEEDED",
+                    f"{group.path} ({spec.id}): {cables:g} links per unit but only {ports} network ports",
+                    (group.path,)))
+            fast = [s for s in by_speed if port_speed and s > port_speed + 1e-9]
+            if fast:
+                out.append(Diagnostic(
+                    "LINK_FASTER_THAN_PORT",
+                    f"{group.path} ({spec.id}): {max(fast):g} Gb/s links exceed its {port_speed:g} Gb/s ports",
+                    (group.path,)))
+    if len(speeds) > 1:
+        out.append(Diagnostic(
+            "MIXED_LINK_SPEEDS",
+            "scale-out links run at mixed speeds: " + ", ".join(f"{s:g}G" for s in sorted(speeds)),
+            ()))
+    return out
+
+
+def single_points_of_failure(flat: FlatDesign, tiers: dict[int, str]) -> tuple[int, tuple[str, ...]]:
+    """Switch units whose loss cuts some compute, switch or storage unit off the fabric.
+
+    A unit is single-homed when all its links towards switches of a higher tier land on one
+    switch unit; with the even wiring of bundles a unit reaches min(cables per unit, switch
+    units per block instance) distinct switches. Every unit of a switch group that
+    single-homed units hang from is then a single point of failure. Servers themselves are not
+    counted (a server's loss interrupts the job anyway, see the reliability analysis).
+    """
+    rank: dict[int, int] = {i: 0 for i in flat.compute_groups}
+    for i, group in enumerate(flat.groups):
+        if group.spec.kind == "storage":
+            rank[i] = 0
+        tier = tiers.get(i)
+        if tier is not None:
+            r = _tier_rank(tier)
+            rank[i] = r if r is not None else 1
+    targets: dict[int, dict[int, int]] = {}
+    for bundle in flat.bundles:
+        if bundle.kind == "scale-up":
+            continue
+        for low, high in ((bundle.a, bundle.b), (bundle.b, bundle.a)):
+            if low not in rank or high not in tiers or rank[high] <= rank[low]:
+                continue
+            group_low, group_high = flat.groups[low], flat.groups[high]
+            per_unit = bundle.cables / group_low.multiplicity
+            reachable = max(1, group_high.multiplicity // bundle.owner_instances)
+            targets.setdefault(low, {})[high] = int(min(per_unit, reachable))
+    count = 0
+    paths: list[str] = []
+    for low, ups in targets.items():
+        if sum(ups.values()) == 1:
+            (high,) = ups
+            if flat.groups[high].path not in paths:
+                paths.append(flat.groups[high].path)
+                count += flat.groups[high].multiplicity
+    return count, tuple(paths)

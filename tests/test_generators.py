@@ -1,0 +1,101 @@
+"""Generator counts against the NVIDIA DGX SuperPOD tables (../shared/reference/topologies.md §2)."""
+
+import pytest
+
+from core.errors import DesignError, GeneratorError
+from core.generators import FatTreeOptions, SupernodeOptions, generate_fat_tree, generate_supernode
+from core.generators.clos import plan_clos
+from core.flatten import flatten
+
+
+# RA-11333-001 V11 Table 3 (H100 and B200), QM9700 64 x 400G, rail-optimised, 1:1.
+SUPERPOD_TABLE_3 = [
+    (1024, {"leaf": 32, "spine": 16}),
+    (2048, {"leaf": 64, "spine": 32}),
+    (4096, {"leaf": 128, "spine": 128, "core": 64}),
+    (8192, {"leaf": 256, "spine": 256, "core": 128}),
+    (16384, {"leaf": 512, "spine": 512, "core": 256}),
+]
+
+
+@pytest.mark.parametrize("gpus,expected", SUPERPOD_TABLE_3)
+def test_superpod_table_3_switch_counts(catalog, gpus, expected):
+    design = generate_fat_tree(FatTreeOptions(gpus, "DGX-H100", "QM9700"), catalog)
+    assert design.metadata["switches_by_tier"] == expected
+    flat = flatten(design, catalog)
+    assert flat.gpus == gpus
+    # Table 3: cables per tier = GPUs (node-leaf = leaf-spine = spine-core).
+    assert sum(b.cables for b in flat.bundles) == gpus * len(expected)
+
+
+def test_superpod_cables_per_tier(catalog):
+    flat = flatten(generate_fat_tree(FatTreeOptions(4096, "DGX-H100", "QM9700"), catalog), catalog)
+    per_owner = {}
+    for bundle in flat.bundles:
+        per_owner[bundle.owner_path] = per_owner.get(bundle.owner_path, 0) + bundle.cables
+    # 3N cables in all for a 3-tier fabric (topologies.md §1.1), N per tier.
+    assert sum(per_owner.values()) == 3 * 4096
+
+
+def test_b300_xdr_rows_with_radix_144():
+    # B300-XDR RA Table 3 (Q3400, 144 x 800G, 8 x 800G per node): 1 SU -> 8/4, 18 SU -> 144/72.
+    assert plan_clos(72, 8, 144).switches_by_tier == {"leaf": 8, "spine": 4}
+    assert plan_clos(1296, 8, 144).switches_by_tier == {"leaf": 144, "spine": 72}
+
+
+def test_rail_optimised_su_has_one_leaf_per_rail(catalog):
+    design = generate_fat_tree(FatTreeOptions(1024, "DGX-H100", "QM9700"), catalog)
+    su = design.root.children["su"]
+    assert su.count == 4 and su.children["nodes"].count == 32 and su.children["leaf"].count == 8
+    assert design.metadata["rail_optimized"] is True
+
+
+def test_oversubscribed_leaf_two_tier(catalog):
+    # topologies.md §1.2: d = k r/(1+r); with k = 64 and r = 3, d = 48, u = 16.
+    plan = plan_clos(128, 8, 64, oversubscription=3)
+    assert (plan.leaf_down, plan.leaf_up) == (48, 16)
+
+
+def test_breakout_radix_at_200g_doubles_ports(catalog):
+    # QM9700 is 64 ports at 400G or 128 at 200G (hardware.md §4): a DGX A100 (8 x HDR 200G)
+    # cluster of 2,048 GPUs fits 2 tiers at k = 128 (max 8,192 endpoints).
+    design = generate_fat_tree(FatTreeOptions(2048, "DGX-A100", "QM9700"), catalog)
+    assert design.metadata["switches_by_tier"] == {"leaf": 32, "spine": 16}
+
+
+def test_islands_join_pods_at_ratio(catalog):
+    design = generate_fat_tree(
+        FatTreeOptions(8192, "DGX-H100", "SN5600", island_gpus=2048, island_oversubscription=4), catalog)
+    counts = design.metadata["switches_by_tier"]
+    assert set(counts) == {"leaf", "spine", "core"}
+    assert design.root.children["pod"].count == 4
+
+
+def test_nvl72_superpod_su(catalog):
+    # GB200 SuperPOD SU = 8 NVL72 racks = 576 GPUs, one 400G NIC per GPU (topologies.md §2).
+    design = generate_supernode(SupernodeOptions("GB200-NVL72", 8), catalog)
+    flat = flatten(design, catalog)
+    assert flat.gpus == 576
+    assert design.metadata["switches_by_tier"] == {"leaf": 18, "spine": 9}
+
+
+@pytest.mark.parametrize("options,message", [
+    (FatTreeOptions(100_000, "DGX-H100", "QM9700"), "exceed what 3 tiers"),
+    (FatTreeOptions(0, "DGX-H100", "QM9700"), "must be positive"),
+    (FatTreeOptions(-8, "DGX-H100", "QM9700"), "must be positive"),
+    (FatTreeOptions(12, "DGX-H100", "QM9700"), "not a multiple"),
+    (FatTreeOptions(1024, "NOPE", "QM9700"), "unknown component id 'NOPE'"),
+    (FatTreeOptions(1024, "DGX-H100", "H100-SXM5-80GB"), "expected switch"),
+    (FatTreeOptions(1024, "DGX-H100", "QM9700", tiers=2, oversubscription=0.5), "at least 1"),
+    (FatTreeOptions(16384, "DGX-H100", "QM9700", tiers=2), "use 3 tiers"),
+    (FatTreeOptions(1024, "DGX-H100", "Q3400"), "no 400 Gb/s ports"),
+    (FatTreeOptions(1024, "DGX-H100", "QM9700", storage_nodes=4), "needs --storage"),
+])
+def test_impossible_requests_fail_plainly(catalog, options, message):
+    with pytest.raises(DesignError, match=message):
+        generate_fat_tree(options, catalog)
+
+
+def test_supernode_count_must_be_positive(catalog):
+    with pytest.raises(GeneratorError, match="positive"):
+        generate_supernode(SupernodeOptions("GB200-NVL72", 0), catalog)
