@@ -177,7 +177,8 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
             workload = workload_from_dict(raw["workload"], "$.workload")
         except WorkloadError as exc:
             raise ProjectFileError(str(exc)) from None
-    assumptions = assumptions_from_dict(raw.get("assumptions"), "$.assumptions")
+    # No stored assumptions means "all defaults", which a design represents as None.
+    assumptions = assumptions_from_dict(raw["assumptions"], "$.assumptions") if raw.get("assumptions") else None
     metadata = _expect(raw, "metadata", dict, "$", {})
     return Design(name, root, workload, assumptions, metadata)
 

@@ -3,9 +3,9 @@
 A group of ``n`` ranks placed with ``stride`` on the GPU numbering spans several levels of the
 fabric. At level l the group has ``n_l`` members per inner domain; the collective runs as a
 pipelined hierarchy (NCCL rings/trees run chunks through all links at once), so the bandwidth
-term is the *slowest* level, not the sum:
+term is set by the busiest class of links, not the sum of the phases:
 
-    t_bw = max_l  factor(n_l) * (S / m_l) / B_l
+    t_bw = max(t_scale_up, max_l sum_{j >= l} factor(n_j) * (S / m_j) / B_l)
 
 with ``m_l`` the members inside one level-(l-1) domain (they split the data, each using its own
 NIC) and ``B_l`` the level's effective per-GPU bandwidth. For a multi-node DGX H100 all-reduce
@@ -63,19 +63,42 @@ def group_span(fabric: FabricView, n: int, stride: int = 1) -> GroupSpan:
     return GroupSpan(tuple(members), tuple(levels))
 
 
+def _pipelined_time_s(fabric: FabricView, traffic: list[tuple[int, float]], efficiency: float) -> float:
+    """Time to move ``traffic`` [(level, bytes per GPU whose farthest level is that one)].
+
+    Scale-up traffic runs on its own links, concurrently with the network. Network traffic of
+    every level crosses the GPU's NIC, and traffic of level l and above also crosses the links
+    of level l; the busiest link class sets the pace: max_l (sum_{j >= l} bytes_j) / B_l.
+    """
+    scale_up = 0.0
+    network = 0.0
+    for level_index, _ in traffic:
+        level = fabric.levels[level_index]
+        bandwidth = level.effective_gbyte_s * 1e9 * efficiency
+        if level_index == 0:
+            load = sum(b for i, b in traffic if i == 0)
+        else:
+            load = sum(b for i, b in traffic if i >= level_index)
+        if load <= 0:
+            continue
+        if bandwidth <= 0:
+            return math.inf
+        if level_index == 0:
+            scale_up = load / bandwidth
+        else:
+            network = max(network, load / bandwidth)
+    return max(scale_up, network)
+
+
 def _bandwidth_time_s(
     fabric: FabricView, span: GroupSpan, nbytes: float, factor_fn, efficiency: float
 ) -> float:
-    worst = 0.0
+    traffic = []
     inside = 1
     for n_l, level_index in zip(span.members_per_level, span.levels):
-        level = fabric.levels[level_index]
-        bandwidth = level.effective_gbyte_s * 1e9 * efficiency
-        if bandwidth <= 0:
-            return math.inf
-        worst = max(worst, factor_fn(n_l) * (nbytes / inside) / bandwidth)
+        traffic.append((level_index, factor_fn(n_l) * nbytes / inside))
         inside *= n_l
-    return worst
+    return _pipelined_time_s(fabric, traffic, efficiency)
 
 
 def _latency_s(fabric: FabricView, span: GroupSpan, steps_fn, protocol_us: float) -> float:
@@ -133,22 +156,19 @@ def alltoall_time_s(
 ) -> float:
     """All-to-all where each rank holds ``nbytes`` spread evenly over the ``n`` ranks.
 
-    The share of a rank's data that must leave a level-(l-1) domain is (n - inside)/n, and that
-    share crosses the level at the level's per-GPU bandwidth; the slowest level sets the pace.
+    The share of a rank's data bound for ranks first reached at level l is (inside_l - inside_l-1)/n;
+    the busiest link class sets the pace (see ``_pipelined_time_s``).
     """
     if n <= 1 or nbytes <= 0:
         return 0.0
     span = group_span(fabric, n, stride)
-    worst = 0.0
+    traffic = []
     inside = 1
     for n_l, level_index in zip(span.members_per_level, span.levels):
-        level = fabric.levels[level_index]
-        bandwidth = level.effective_gbyte_s * 1e9 * efficiency
-        if bandwidth <= 0:
-            return math.inf
-        leaving = (n - inside) / n
-        worst = max(worst, nbytes * leaving / bandwidth)
+        # Data whose destination lies outside the level-(l-1) domain but inside level l's.
+        traffic.append((level_index, nbytes * (inside * n_l - inside) / n))
         inside *= n_l
+    worst = _pipelined_time_s(fabric, traffic, efficiency)
     latency_us = sum(fabric.levels[i].latency_us + protocol_us for i in span.levels)
     return worst + latency_us * 1e-6
 

@@ -45,6 +45,7 @@ class ClosPlan:
     spines: int
     cores: int
     spines_per_pod: list[int]
+    core_links_per_pod: list[int] = ()  # type: ignore[assignment]
 
     @property
     def switches_by_tier(self) -> dict[str, int]:
@@ -86,8 +87,9 @@ def plan_clos(
         raise GeneratorError("oversubscription ratios are down:up and must be at least 1")
     e = endpoints_per_node
     k = radix
-    d = int(k * oversubscription // (1 + oversubscription))
-    u = k - d
+    # Exact ratio with whole ports: u = floor(k / (1 + r)) up, d = floor(u * r) down.
+    u = int(k // (1 + oversubscription))
+    d = int(u * oversubscription)
     if d < 1 or u < 1:
         raise GeneratorError(f"oversubscription {oversubscription}:1 leaves no ports on a radix-{k} leaf")
     su_nodes = d  # one cable per rail per node: a one-rail leaf serves d nodes
@@ -110,8 +112,8 @@ def plan_clos(
         return ClosPlan(2, k, d, u, k, 0, nodes, e, su_nodes, su_leaves, sus, [sus], leaves,
                         spines, 0, [spines])
 
-    spine_down = int(k * pod_oversubscription // (1 + pod_oversubscription))
-    spine_up = k - spine_down
+    spine_up = int(k // (1 + pod_oversubscription))
+    spine_down = int(spine_up * pod_oversubscription)
     if spine_down < 1 or spine_up < 1:
         raise GeneratorError(f"island oversubscription {pod_oversubscription}:1 leaves no spine ports")
     if su_leaves > spine_down:
@@ -156,9 +158,17 @@ def plan_clos(
         math.ceil(sum(_su_leaves(s, e, d) for s in pod) * u / spine_down) for pod in pods
     ]
     spines = sum(spines_per_pod)
-    cores = math.ceil(spines * spine_up / k)
+    # An island's uplinks carry its leaves' uplink capacity divided by the island ratio
+    # (topologies.md §5: U = P*b/r), never more than its spines' up ports.
+    core_links_per_pod = [
+        min(n_spines * spine_up,
+            math.ceil(sum(_su_leaves(s, e, d) for s in pod) * u / pod_oversubscription))
+        for pod, n_spines in zip(pods, spines_per_pod)
+    ]
+    cores = math.ceil(sum(core_links_per_pod) / k)
     return ClosPlan(3, k, d, u, spine_down, spine_up, nodes, e, su_nodes, su_leaves,
-                    [s for pod in pods for s in pod], pods, leaves, spines, cores, spines_per_pod)
+                    [s for pod in pods for s in pod], pods, leaves, spines, cores, spines_per_pod,
+                    core_links_per_pod)
 
 
 def _group_counts(values: list[int]) -> list[tuple[int, int]]:
@@ -213,6 +223,7 @@ def build_clos_blocks(
                                    leaves * plan.leaf_up, LEAF_SPINE_M, medium))
         return
 
+    pod_ratio = plan.spine_down / plan.spine_up
     pods = _group_counts([tuple(p) for p in plan.pods])  # type: ignore[misc]
     pod_ids = []
     for n, (pod_sus, count) in enumerate(pods):
@@ -222,6 +233,8 @@ def build_clos_blocks(
         su_ids = add_sus(pod, list(pod_sus), 200.0)
         leaves = sum(_su_leaves(s, e, plan.leaf_down) for s in pod_sus)
         spines = math.ceil(leaves * plan.leaf_up / plan.spine_down)
+        core_links = min(spines * plan.spine_up,
+                         math.ceil(leaves * plan.leaf_up / pod_ratio))
         pod.children["spine"] = Node("spine", switch_catalog_id, spines, "Spine",
                                      x=(len(su_ids) - 1) * step / 2, y=0, tier="spine")
         for m, su_id in enumerate(su_ids):
@@ -230,9 +243,9 @@ def build_clos_blocks(
                                   su.children["leaf"].count * su.count * plan.leaf_up,
                                   LEAF_SPINE_M, medium))
         root.children[pod_id] = pod
-        pod_ids.append((pod_id, spines * count))
+        pod_ids.append((pod_id, core_links * count))
     root.children["core"] = Node("core", switch_catalog_id, plan.cores, "Core",
                                  x=(len(pod_ids) - 1) * step / 2, y=0, tier="core")
-    for n, (pod_id, spines) in enumerate(pod_ids):
+    for n, (pod_id, core_links) in enumerate(pod_ids):
         root.links.append(Link(f"l{n + 1}", f"{pod_id}/spine", "core", "scale-out", speed_gbit_s,
-                               spines * plan.spine_up, SPINE_CORE_M, medium))
+                               core_links, SPINE_CORE_M, medium))

@@ -1,0 +1,173 @@
+"""Topology derivation, bandwidth and latency against topologies.md formulas."""
+
+import pytest
+
+from core.analysis.network import analyze_bandwidth, analyze_latency
+from core.evaluate import evaluate
+from core.flatten import flatten, unit_graph
+from core.generators import FatTreeOptions, SupernodeOptions, generate_fat_tree, generate_supernode
+from core.model import Block, Design, Link, Node
+from core.topology import analyze_topology, single_points_of_failure
+
+
+def topo(design, catalog):
+    return analyze_topology(flatten(design, catalog))
+
+
+def test_non_blocking_fat_tree_bisection_is_half_of_n_b(catalog):
+    # topologies.md §1.1: bisection = (N/2) * b. 16,384 GPUs x 400 Gb/s / 2 = 3,276.8 Tb/s.
+    t = topo(generate_fat_tree(FatTreeOptions(16384, "DGX-H100", "QM9700"), catalog), catalog)
+    bw = analyze_bandwidth(t)
+    assert bw.bisection_tbit_s == pytest.approx(3276.8)
+    assert bw.per_gpu_scale_out_gbit_s == pytest.approx(400)
+    assert bw.oversubscription_by_tier == {"leaf": 1.0, "spine": 1.0}
+    assert bw.scale_up_domain_gpus == 8
+    assert bw.per_gpu_scale_up_gbyte_s == 450  # NVLink4 per direction (hardware.md §1)
+
+
+def test_islands_example_from_reference(catalog):
+    # topologies.md §5 example: 4 islands x 2,048 GPUs at 400G joined 4:1 -> 100 Gb/s per GPU
+    # across islands and a bisection of 409.6 Tb/s (vs 1,638.4 non-blocking).
+    design = generate_fat_tree(
+        FatTreeOptions(8192, "DGX-H100", "SN5600", island_gpus=2048, island_oversubscription=4), catalog)
+    t = topo(design, catalog)
+    bw = analyze_bandwidth(t)
+    assert bw.bisection_tbit_s == pytest.approx(409.6)
+    assert bw.per_gpu_by_level_gbit_s["core"] == pytest.approx(100)
+    assert t.fabric.levels[2].domain_gpus == 2048  # an island is the spine domain
+
+
+def test_leaf_oversubscription_divides_cross_leaf_bandwidth(catalog):
+    # topologies.md §1.2: cross-leaf bandwidth per endpoint = b / r.
+    design = generate_fat_tree(FatTreeOptions(1536, "DGX-H100", "QM9700", oversubscription=3), catalog)
+    t = topo(design, catalog)
+    assert t.oversubscription["leaf"] == pytest.approx(3.0)
+    assert analyze_bandwidth(t).per_gpu_by_level_gbit_s["spine"] == pytest.approx(400 / 3, rel=0.01)
+
+
+def test_rail_optimised_domains(catalog):
+    # An SU of 32 DGX H100 (256 GPUs) shares its 8 rail leaves; a 2-tier pod is 1,024 GPUs.
+    t = topo(generate_fat_tree(FatTreeOptions(16384, "DGX-H100", "QM9700"), catalog), catalog)
+    assert [lv.domain_gpus for lv in t.fabric.levels] == [8, 256, 1024, 16384]
+
+
+def test_multi_node_allreduce_busbw_matches_nccl_rule(catalog):
+    # topologies.md §7: multi-node DGX H100 ring all-reduce busbw ~ min(NVLink ~370,
+    # 8 x 46-48 GB/s) -> expect ~350-380 GB/s (nccl-tests #309: 365.8 at 4 nodes; #283: ~350).
+    t = topo(generate_fat_tree(FatTreeOptions(1024, "DGX-H100", "QM9700"), catalog), catalog)
+    assert 350 <= analyze_bandwidth(t).allreduce_busbw_gbyte_s <= 385
+
+
+def test_a100_hdr_busbw(catalog):
+    # topologies.md §7: A100 with 4 x HDR per node, ~94 GB/s vs 85-96 measured; a DGX A100 has
+    # 8 x HDR (200G), so twice that: the NIC side gives 8 x 23.5 = 188 GB/s per node.
+    t = topo(generate_fat_tree(FatTreeOptions(256, "DGX-A100", "QM8700"), catalog), catalog)
+    assert 170 <= analyze_bandwidth(t).allreduce_busbw_gbyte_s <= 200
+
+
+def test_latency_hops_and_range(catalog):
+    # topologies.md §6: h = 1 within a leaf, 3 via a spine, 5 via a core; IB switching alone
+    # ~0.4 us at h = 3 and ~0.65 us at h = 5, plus 2 x NIC and cable propagation.
+    t = topo(generate_fat_tree(FatTreeOptions(16384, "DGX-H100", "QM9700"), catalog), catalog)
+    lat = analyze_latency(t)
+    assert lat.max_switch_hops == 5
+    assert [lv.switch_hops for lv in t.fabric.levels] == [0, 1, 3, 5]
+    switching_us = 5 * 0.130
+    cables_us = 2 * (10 + 30 + 100) * 5.0 / 1000
+    assert lat.gpu_to_gpu_max_us == pytest.approx(2 * 0.5 + switching_us + cables_us)
+    assert lat.by_level_us["scale-up"] < lat.gpu_to_gpu_mean_us < lat.gpu_to_gpu_max_us
+    # Small all-reduce over 16k GPUs: tree latency, tens to ~150 us.
+    assert 20 < lat.allreduce_small_us < 150
+
+
+def test_eight_gpu_small_allreduce_latency(catalog):
+    # topologies.md §7: 8 Hopper GPUs, 4-8 B all-reduce ~12.5 us (nccl-tests in DeepEP #303).
+    root = Block("root")
+    root.children["n"] = Node("n", "DGX-H100")
+    lat = analyze_latency(topo(Design("one", root), catalog))
+    assert 6 <= lat.allreduce_small_us <= 16
+
+
+def hand_drawn(leaves: int, servers: int, catalog, uplinks_per_leaf: int, spines: int) -> Design:
+    """Servers with 8 NICs striped over leaves, leaves to spines, all at the root."""
+    root = Block("root")
+    root.children["servers"] = Node("servers", "DGX-H100", servers)
+    root.children["leaf"] = Node("leaf", "QM9700", leaves)
+    root.children["spine"] = Node("spine", "QM9700", spines)
+    root.links.append(Link("a", "servers", "leaf", count=servers * 8))
+    root.links.append(Link("b", "leaf", "spine", count=leaves * uplinks_per_leaf))
+    return Design("hand", root)
+
+
+def test_hand_drawn_flat_design_matches_generated(catalog):
+    flat_drawn = topo(hand_drawn(32, 128, catalog, 32, 16), catalog)
+    generated = topo(generate_fat_tree(FatTreeOptions(1024, "DGX-H100", "QM9700"), catalog), catalog)
+    assert [lv.domain_gpus for lv in flat_drawn.fabric.levels] == [lv.domain_gpus for lv in generated.fabric.levels]
+    assert analyze_bandwidth(flat_drawn).bisection_tbit_s == pytest.approx(204.8)
+
+
+def test_spectral_bisection_on_non_layered_graph(catalog):
+    # Two 2-tier halves joined by one leaf-to-leaf bundle of 16 x 400G: the min bisection is that
+    # bundle, 6.4 Tb/s, which the spectral cut finds.
+    root = Block("root")
+    for side in ("a", "b"):
+        root.children[f"servers-{side}"] = Node(f"servers-{side}", "DGX-H100", 16)
+        root.children[f"leaf-{side}"] = Node(f"leaf-{side}", "QM9700", 4)
+        root.links.append(Link(f"s{side}", f"servers-{side}", f"leaf-{side}", count=128))
+    root.links.append(Link("x", "leaf-a", "leaf-b", count=16))
+    t = topo(Design("two halves", root), catalog)
+    assert not t.layered
+    bw = analyze_bandwidth(t)
+    assert bw.bisection_method == "spectral"
+    assert bw.bisection_tbit_s == pytest.approx(6.4)
+
+
+def test_wiring_rule_gives_each_server_one_cable_per_rail_leaf(catalog):
+    flat = flatten(generate_fat_tree(FatTreeOptions(1024, "DGX-H100", "QM9700"), catalog), catalog)
+    graph = unit_graph(flat)
+    leaf = flat.index["su/leaf"]
+    server = flat.index["su/nodes"]
+    first = graph.offsets[server]
+    mask = graph.src == first
+    targets = graph.dst[mask]
+    assert len(targets) == 8 and len(set(targets.tolist())) == 8
+    assert set(targets.tolist()) <= set(range(graph.offsets[leaf], graph.offsets[leaf] + 8))
+
+
+def test_single_leaf_is_a_single_point_of_failure(catalog):
+    root = Block("root")
+    root.children["servers"] = Node("servers", "DGX-H100", 4)
+    root.children["leaf"] = Node("leaf", "QM9700", 1)
+    root.links.append(Link("a", "servers", "leaf", count=32))
+    flat = flatten(Design("tiny", root), catalog)
+    count, paths = single_points_of_failure(flat, analyze_topology(flat).tiers)
+    assert (count, paths) == (1, ("leaf",))
+    big = flatten(generate_fat_tree(FatTreeOptions(1024, "DGX-H100", "QM9700"), catalog), catalog)
+    assert single_points_of_failure(big, analyze_topology(big).tiers) == (0, ())
+
+
+def test_warnings_name_the_components(catalog):
+    root = Block("root")
+    root.children["servers"] = Node("servers", "DGX-H100", 16)
+    root.children["leaf"] = Node("leaf", "QM9700", 1)
+    root.children["lonely"] = Node("lonely", "DGX-H100", 1)
+    root.links.append(Link("a", "servers", "leaf", count=128))
+    codes = {w.code: w for w in evaluate(Design("bad", root), catalog).warnings}
+    assert "SWITCH_PORTS_EXCEEDED" in codes and codes["SWITCH_PORTS_EXCEEDED"].components == ("leaf",)
+    assert "GPU_WITHOUT_SCALE_OUT" in codes and "lonely" in codes["GPU_WITHOUT_SCALE_OUT"].components
+
+
+def test_nvl72_scale_up_domain_and_counts(catalog):
+    # hardware.md §3: 72 GPUs in one NVLink5 domain at 900 GB/s per direction; 18 switch chips.
+    ev = evaluate(generate_supernode(SupernodeOptions("GB200-NVL72", 8), catalog), catalog)
+    assert ev.bandwidth.scale_up_domain_gpus == 72
+    assert ev.bandwidth.per_gpu_scale_up_gbyte_s == 900
+    assert ev.counts.scale_up_switches == 8 * 18
+
+
+def test_cloudmatrix384_counts(catalog):
+    # topologies.md §2 test vectors: L1 = 48 x 7 = 336; L2 = 7 x 16 = 112; 384 NPUs in one domain.
+    ev = evaluate(generate_supernode(SupernodeOptions("CloudMatrix384", 1), catalog), catalog)
+    assert ev.counts.gpus == 384
+    assert ev.bandwidth.scale_up_domain_gpus == 384
+    assert ev.counts.scale_up_switches == 336 + 112
