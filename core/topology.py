@@ -287,22 +287,47 @@ def _fabric_view(flat, tiers, rank_of, tier_order, up, domains, a: NetworkAssump
     return FabricView(gpus, accelerator, gpus_per_server, tuple(levels))
 
 
+def _node_ports(spec: ComponentSpec, catalog, link_class: str) -> tuple[int, float]:
+    """(ports, Gb/s per port) a node offers to links of ``link_class``.
+
+    Compute nodes give their NICs to the compute fabric ("scale-out") and their DPUs to the
+    storage/front-end networks; without DPUs those networks use host ports the catalog does not
+    list (DGX H100: two dual-port ConnectX-7 for storage and in-band), so they are not checked.
+    """
+    if spec.kind in COMPUTE_KINDS:
+        field_id, field_n = ("nic", "nics") if link_class == "scale-out" else ("dpu", "dpus")
+        device_id = spec.get(field_id)
+        if device_id not in catalog or not spec.get(field_n):
+            return 0, 0.0
+        device = catalog.get(device_id)
+        return int(spec[field_n]) * int(device["ports"]), float(device["port_gbit_s"])
+    return int(spec["ports"]), float(spec["port_gbit_s"])
+
+
 def _port_diagnostics(flat: FlatDesign, tiers: dict[int, str]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    usage: dict[int, dict[float, float]] = {}
+    # group -> link class ("scale-out" or "other") -> speed -> cables per unit
+    usage: dict[int, dict[str, dict[float, float]]] = {}
     speeds: set[float] = set()
     for bundle in flat.bundles:
+        if bundle.kind == "scale-up":
+            continue
+        link_class = "scale-out" if bundle.kind == "scale-out" else "other"
         for end in (bundle.a, bundle.b):
             per_unit = bundle.cables / flat.groups[end].multiplicity
-            usage.setdefault(end, {}).setdefault(bundle.speed_gbit_s, 0.0)
-            usage[end][bundle.speed_gbit_s] += per_unit
+            by_speed = usage.setdefault(end, {}).setdefault(link_class, {})
+            by_speed[bundle.speed_gbit_s] = by_speed.get(bundle.speed_gbit_s, 0.0) + per_unit
         if bundle.kind == "scale-out":
             speeds.add(bundle.speed_gbit_s)
     catalog = flat.catalog
-    for i, by_speed in usage.items():
+    for i, by_class in usage.items():
         group = flat.groups[i]
         spec = group.spec
         if spec.kind == "switch":
+            by_speed: dict[float, float] = {}
+            for per_class in by_class.values():
+                for speed, cables in per_class.items():
+                    by_speed[speed] = by_speed.get(speed, 0.0) + cables
             fraction = 0.0
             for speed, cables in by_speed.items():
                 ports = spec.port_count_at(speed)
@@ -318,25 +343,20 @@ def _port_diagnostics(flat: FlatDesign, tiers: dict[int, str]) -> list[Diagnosti
                     "SWITCH_PORTS_EXCEEDED",
                     f"{group.path} ({spec.id}): {used} links per switch use {fraction:.0%} of its ports",
                     (group.path,)))
-        elif spec.kind in COMPUTE_KINDS or spec.kind in ("storage", "nic", "dpu"):
-            if spec.kind in COMPUTE_KINDS:
-                nic_id = spec.get("nic")
-                port_speed = float(catalog.get(nic_id)["port_gbit_s"]) if nic_id in catalog else 0.0
-                ports = int(spec.get("nics", 0)) * (int(catalog.get(nic_id)["ports"]) if nic_id in catalog else 0)
-                dpu_id = spec.get("dpu")
-                if dpu_id in catalog:
-                    ports += int(spec.get("dpus", 0)) * int(catalog.get(dpu_id)["ports"])
-                    port_speed = max(port_speed, float(catalog.get(dpu_id)["port_gbit_s"]))
-            else:
-                ports = int(spec["ports"])
-                port_speed = float(spec["port_gbit_s"])
+            continue
+        if spec.kind not in COMPUTE_KINDS and spec.kind not in ("storage", "nic", "dpu"):
+            continue
+        for link_class, by_speed in by_class.items():
+            ports, port_speed = _node_ports(spec, catalog, link_class)
+            if not ports:
+                continue
             cables = sum(by_speed.values())
-            if ports and cables > ports + 1e-9:
+            if cables > ports + 1e-9:
                 out.append(Diagnostic(
                     "NODE_PORTS_EXCEEDED",
-                    f"{group.path} ({spec.id}): {cables:g} links per unit but only {ports} network ports",
-                    (group.path,)))
-            fast = [s for s in by_speed if port_speed and s > port_speed + 1e-9]
+                    f"{group.path} ({spec.id}): {cables:g} {link_class} links per unit but only "
+                    f"{ports} ports", (group.path,)))
+            fast = [s for s in by_speed if s > port_speed + 1e-9]
             if fast:
                 out.append(Diagnostic(
                     "LINK_FASTER_THAN_PORT",
@@ -348,7 +368,6 @@ def _port_diagnostics(flat: FlatDesign, tiers: dict[int, str]) -> list[Diagnosti
             "scale-out links run at mixed speeds: " + ", ".join(f"{s:g}G" for s in sorted(speeds)),
             ()))
     return out
-
 
 def single_points_of_failure(flat: FlatDesign, tiers: dict[int, str]) -> tuple[int, tuple[str, ...]]:
     """Switch units whose loss cuts some compute, switch or storage unit off the fabric.

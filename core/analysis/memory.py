@@ -215,6 +215,7 @@ def memory_per_gpu(
 
     def stored(per_token: float) -> float:
         return (per_token - replicated) / tp + replicated
+
     working_dense = activation_bytes_per_token(model, "none", flash_attention, False)
     working_moe = activation_bytes_per_token(model, "none", flash_attention, True)
 

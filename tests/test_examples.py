@@ -1,0 +1,36 @@
+"""The bundled examples load, evaluate without errors, and show what their names promise."""
+
+from pathlib import Path
+
+import pytest
+
+from core.evaluate import evaluate
+from core.project import load_project
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "examples"
+EXPECTED_GPUS = {
+    "dgx-h100-superpod-4su": 1024,
+    "gb200-nvl72-su": 576,
+    "cloudmatrix384": 384,
+    "islands-4x2048-h100": 8192,
+    "h100-100k": 100_000,
+}
+
+
+@pytest.mark.parametrize("name,gpus", EXPECTED_GPUS.items())
+def test_example_evaluates(catalog, name, gpus):
+    design = load_project(EXAMPLES / f"{name}.json", catalog)
+    ev = evaluate(design, catalog)
+    assert ev.counts.gpus == gpus
+    assert ev.performance is not None and 0.05 < ev.performance.mfu < 0.7
+    assert ev.performance.fits_memory
+    blocking = {"PARALLELISM_EXCEEDS_GPUS", "SWITCH_PORTS_EXCEEDED", "NODE_PORTS_EXCEEDED",
+                "GPU_WITHOUT_SCALE_OUT", "DOES_NOT_FIT_MEMORY", "FABRIC_PARTITIONED"}
+    assert not blocking & {w.code for w in ev.warnings}
+
+
+def test_default_example_is_the_4su_superpod_with_storage(catalog):
+    ev = evaluate(load_project(EXAMPLES / "dgx-h100-superpod-4su.json", catalog), catalog)
+    assert ev.counts.switches_by_tier["leaf"] == 32 and ev.counts.switches_by_tier["spine"] == 16
+    assert ev.counts.storage_nodes == 4
+    assert ev.bandwidth.storage_read_gbyte_s > 0
