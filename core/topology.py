@@ -108,7 +108,7 @@ def assign_tiers(flat: FlatDesign) -> dict[int, str]:
             d = depth[i]
             tiers[i] = TIER_NAMES[d - 1] if d <= len(TIER_NAMES) else f"tier{d}"
         elif i in storage_touch:
-            tiers[i] = "storage"
+            tiers[i] = "storage-switch"
         else:
             tiers[i] = "unattached"
     return tiers

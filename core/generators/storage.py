@@ -56,12 +56,12 @@ def add_storage(root: Block, catalog: Catalog, storage_id: str | None, storage_n
         )
     fabric = Block("storage-fabric", "Storage fabric", x=-400.0, y=0.0, role="storage")
     fabric.children["storage"] = Node("storage", storage.id, storage_nodes, "Storage", x=0, y=160)
-    fabric.children["leaf"] = Node("leaf", switch.id, leaves, "Storage leaf", x=0, y=0, tier="storage")
+    fabric.children["leaf"] = Node("leaf", switch.id, leaves, "Storage leaf", x=0, y=0, tier="storage-leaf")
     fabric.links.append(Link("s1", "storage", "leaf", "storage", speed,
                              storage_nodes * storage_ports, 10.0))
     if spines:
         fabric.children["spine"] = Node("spine", switch.id, spines, "Storage spine", x=0, y=-160,
-                                        tier="storage")
+                                        tier="storage-spine")
         fabric.links.append(Link("s2", "leaf", "spine", "storage", speed,
                                  leaves * (radix - down), 30.0))
     root.children["storage-fabric"] = fabric
