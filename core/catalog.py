@@ -8,7 +8,9 @@ names. A bad entry raises ``CatalogError`` naming the file, the id and the field
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -130,6 +132,8 @@ FIELDS["supernode"] = {
 FIELDS["dpu"] = dict(FIELDS["nic"])
 
 SWITCH_ROLES = ("scale-out", "scale-up")
+# Confidence tags of ../shared/reference/README.md (P, D, S, R, E), possibly mixed ("P/E").
+_CONFIDENCE_RE = re.compile(r"^[PDSRE](/[PDSRE])*$")
 COOLING = ("air", "liquid")
 MEDIA = ("fiber", "copper")
 
@@ -194,7 +198,7 @@ class Catalog:
         for spec in specs:
             if spec.id in self._specs:
                 raise CatalogError(
-                    f"{spec.origin}: duplicate catalog id {spec.id!r} "
+                    f"{spec.origin}: entry {spec.id!r} field 'id': duplicate catalog id "
                     f"(already defined in {self._specs[spec.id].origin})"
                 )
             self._specs[spec.id] = spec
@@ -268,6 +272,8 @@ def _type_name(types: tuple[type, ...]) -> str:
 def _check_type(value: Any, types: tuple[type, ...]) -> bool:
     if isinstance(value, bool) and bool not in types:
         return False
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
     return isinstance(value, types)
 
 
@@ -303,6 +309,10 @@ def parse_entry(raw: Any, origin: str, index: int) -> ComponentSpec:
         values[name] = value
     if not values["id"].strip():
         raise CatalogError(f"{origin}: {label} field 'id': must not be empty")
+    if not _CONFIDENCE_RE.match(values["confidence"]):
+        raise CatalogError(
+            f"{origin}: {label} field 'confidence': {values['confidence']!r} is not a tag like P, S, E or P/E"
+        )
     _check_kind_rules(values, origin, f"entry {values['id']!r}")
     common = {k: values.pop(k) for k in ("id", "kind", "vendor", "name", "source", "confidence")}
     return ComponentSpec(fields=values, origin=origin, **common)
@@ -319,7 +329,7 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
         for precision, tflops in table.items():
             if precision not in PRECISIONS:
                 fail("tflops_dense", f"unknown precision {precision!r}")
-            if tflops is not None and (not isinstance(tflops, _NUMBER) or tflops <= 0):
+            if tflops is not None and (not _check_type(tflops, _NUMBER) or tflops <= 0):
                 fail("tflops_dense", f"{precision} must be a positive number")
         if not table.get("bf16"):
             fail("tflops_dense", "needs a bf16 value")
@@ -336,7 +346,7 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
             if (
                 not isinstance(item, dict)
                 or not isinstance(item.get("id"), str)
-                or not isinstance(item.get("count"), int)
+                or not _check_type(item.get("count"), (int,))
                 or item["count"] <= 0
             ):
                 fail(f"scale_up_switches[{i}]", 'expected {"id": str, "count": positive int}')
@@ -357,7 +367,7 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
                 speed_value = float(speed)
             except ValueError:
                 fail("ports_by_gbit_s", f"speed {speed!r} is not a number")
-            if speed_value <= 0 or not isinstance(count, int) or count <= 0:
+            if speed_value <= 0 or not _check_type(count, (int,)) or count <= 0:
                 fail("ports_by_gbit_s", f"{speed}: port count must be a positive integer")
     if kind in ("nic", "dpu") and (values["ports"] <= 0 or values["port_gbit_s"] <= 0):
         fail("ports", "ports and port_gbit_s must be positive")

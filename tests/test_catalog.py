@@ -441,3 +441,22 @@ def test_non_utf8_file(tmp_path):
     message = _load_error(path)
     assert str(path) in message
     assert "UTF-8" in message
+
+
+def test_nan_is_rejected(tmp_path):
+    path = tmp_path / "user.json"
+    path.write_text(json.dumps({"components": [_nic()]}).replace('"power_w": 20', '"power_w": NaN'))
+    _assert_names(_load_error(path), path, "My-NIC", "power_w")
+
+
+def test_confidence_must_be_a_tag(tmp_path):
+    path = _write(tmp_path, [_nic(confidence="pretty sure")])
+    _assert_names(_load_error(path), path, "My-NIC", "confidence")
+
+
+def test_boolean_port_count_is_rejected(tmp_path):
+    switch = {"id": "My-Switch", "kind": "switch", "vendor": "Acme", "name": "Acme switch",
+              "role": "scale-out", "protocol": "ethernet", "ports_by_gbit_s": {"400": True},
+              "latency_ns": 500, "max_power_w": 900, "source": "test fixture", "confidence": "E"}
+    path = _write(tmp_path, [switch])
+    _assert_names(_load_error(path), path, "My-Switch", "ports_by_gbit_s")
