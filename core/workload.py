@@ -215,6 +215,12 @@ def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
     model = _parse_model(raw["model"], f"{path}.model")
     parallelism = _parse_parallelism(raw["parallelism"], f"{path}.parallelism")
     if not isinstance(parallelism, str):
+        if model.heads % parallelism.tp:
+            raise WorkloadError(
+                f"{path}.parallelism.tp: {parallelism.tp} does not divide the {model.heads} attention heads"
+            )
+        if parallelism.virtual_stages > 1 and parallelism.pp == 1:
+            raise WorkloadError(f"{path}.parallelism.virtual_stages: interleaving needs pp > 1")
         if model.layers < parallelism.pp * parallelism.virtual_stages:
             raise WorkloadError(
                 f"{path}.parallelism.pp: {model.layers} layers cannot fill "

@@ -94,6 +94,7 @@ def test_presets_load_and_round_trip(name):
         ("parallelism.global_batch", 1000, "workload.parallelism.global_batch"),
         ("parallelism.ep", 3, "workload.parallelism.ep"),
         ("parallelism.pp", 128, "workload.parallelism.pp"),
+        ("parallelism.tp", 7, "workload.parallelism.tp"),  # must divide the attention heads
         ("parallelism", "manual", "workload.parallelism"),
         ("precision", "int4", "workload.precision"),
         ("training_tokens", -1, "workload.training_tokens"),
@@ -162,3 +163,10 @@ def test_unknown_preset():
 def test_with_parallelism():
     w = with_parallelism(workload_from_dict(GOOD), tp=4, dp=32)
     assert isinstance(w.parallelism, Parallelism) and w.parallelism.gpus == 1024
+
+
+def test_interleaving_needs_a_pipeline():
+    raw = mutate("parallelism.virtual_stages", 2)
+    raw["parallelism"]["pp"] = 1
+    with pytest.raises(WorkloadError, match="interleaving needs pp > 1"):
+        workload_from_dict(raw)
