@@ -7,7 +7,6 @@ where a value does not apply (no workload, no GPUs).
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ from core.catalog import Catalog, default_catalog
 from core.diagnostics import Diagnostic
 from core.flatten import flatten
 from core.inventory import Inventory, build_inventory
+from core.jsonable import to_jsonable
 from core.model import Design
 from core.topology import Topology, analyze_topology, single_points_of_failure
 from core.workload import Workload, workload_to_dict
@@ -134,19 +134,6 @@ def _dedupe(warnings: list[Diagnostic]) -> tuple[Diagnostic, ...]:
     return tuple(out)
 
 
-def _finite(value: Any) -> Any:
-    """JSON has no inf/nan: map them to null; round floats for readable output."""
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return None
-        return round(value, 6)
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
-
-
 def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
     c, b, l, p, r, perf = ev.counts, ev.bandwidth, ev.latency, ev.power, ev.reliability, ev.performance
     out = {
@@ -204,7 +191,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
         "assumptions": assumptions_to_dict(ev.assumptions, only_changed=False),
         "evaluation_ms": ev.elapsed_s * 1000.0,
     }
-    return _finite(out)
+    return to_jsonable(out)
 
 
 PERFORMANCE_KEYS = ("mfu", "tflops_per_gpu", "step_time_s", "tokens_per_s", "training_days",

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from core.diagnostics import Diagnostic
+from core.jsonable import to_jsonable
 from core.inventory import Inventory, InventoryItem
 
 # Stable order of the by_kind_kw keys (only kinds with powered items appear).
@@ -91,16 +92,7 @@ class PowerResult:
     diagnostics: tuple[Diagnostic, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for name in self.__dataclass_fields__:
-            value = getattr(self, name)
-            if name == "diagnostics":
-                out[name] = [d.to_json() for d in value]
-            elif name == "by_kind_kw":
-                out[name] = dict(value)
-            else:
-                out[name] = value
-        return out
+        return to_jsonable(self)
 
 
 def _item_power_w(item: InventoryItem) -> tuple[float, float | None]:

@@ -55,6 +55,7 @@ from scipy import special
 
 from core.analysis.model_stats import parameter_count
 from core.diagnostics import Diagnostic
+from core.jsonable import to_jsonable
 from core.fabric import FabricView
 from core.inventory import Inventory, InventoryItem
 from core.workload import Workload
@@ -122,18 +123,7 @@ class ReliabilityResult:
     diagnostics: tuple[Diagnostic, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for name in self.__dataclass_fields__:
-            value = getattr(self, name)
-            if name == "diagnostics":
-                out[name] = [d.to_json() for d in value]
-            elif name == "rate_by_kind":
-                out[name] = dict(value)
-            elif name == "spof_components":
-                out[name] = list(value)
-            else:
-                out[name] = value
-        return out
+        return to_jsonable(self)
 
 
 # --------------------------------------------------------------------------- formulas (§3, §4, §5)
