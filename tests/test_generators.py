@@ -76,7 +76,9 @@ def test_nvl72_superpod_su(catalog):
     design = generate_supernode(SupernodeOptions("GB200-NVL72", 8), catalog)
     flat = flatten(design, catalog)
     assert flat.gpus == 576
-    assert design.metadata["switches_by_tier"] == {"leaf": 18, "spine": 9}
+    # 576 endpoints on 32-port-down leaves: 18 leaves. 9 spines would do by ports, but 32 uplinks
+    # per leaf only spread evenly over a divisor of 32: 16 spines (design-for-max rule).
+    assert design.metadata["switches_by_tier"] == {"leaf": 18, "spine": 16}
 
 
 @pytest.mark.parametrize("options,message", [
@@ -99,3 +101,24 @@ def test_impossible_requests_fail_plainly(catalog, options, message):
 def test_supernode_count_must_be_positive(catalog):
     with pytest.raises(GeneratorError, match="positive"):
         generate_supernode(SupernodeOptions("GB200-NVL72", 0), catalog)
+
+
+# RA-11333-001 V11 Table 4 (H100 compute fabric): one DGX slot is given to UFM, so 32n - 1 nodes;
+# 3 SU uses 16 spines ("design-for-max"), not the 12 that ports alone need.
+SUPERPOD_TABLE_4 = [(248, 8, 4, 256), (504, 16, 8, 512), (760, 24, 16, 768), (1016, 32, 16, 1024)]
+
+
+@pytest.mark.parametrize("gpus,leaves,spines,leaf_spine_cables", SUPERPOD_TABLE_4)
+def test_superpod_table_4(catalog, gpus, leaves, spines, leaf_spine_cables):
+    design = generate_fat_tree(FatTreeOptions(gpus, "DGX-H100", "QM9700"), catalog)
+    assert design.metadata["switches_by_tier"] == {"leaf": leaves, "spine": spines}
+    flat = flatten(design, catalog)
+    node_leaf = sum(b.cables for b in flat.bundles if b.owner_path.startswith("su"))
+    assert node_leaf == gpus  # Table 4 lists node + 4 UFM cables; UFM appliances are not modelled
+    assert sum(b.cables for b in flat.bundles) - node_leaf == leaf_spine_cables
+
+
+def test_b300_design_for_max_spines():
+    # B300-XDR RA Table 3: 4 SU -> 18 spines and 8 SU -> 36 (not the 16 / 32 ports alone need).
+    assert plan_clos(288, 8, 144).switches_by_tier == {"leaf": 32, "spine": 18}
+    assert plan_clos(576, 8, 144).switches_by_tier == {"leaf": 64, "spine": 36}

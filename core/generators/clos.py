@@ -60,6 +60,19 @@ def _su_leaves(nodes_in_su: int, endpoints: int, leaf_down: int) -> int:
     return math.ceil(endpoints / rails_per_leaf)
 
 
+def spine_count(leaves: int, leaf_up: int, spine_down: int) -> int:
+    """Spines for ``leaves`` leaves with ``leaf_up`` uplinks each: the fewest that have enough
+    down ports *and* divide every leaf's uplinks evenly.
+
+    NVIDIA sizes spines this way ("design-for-max", topologies.md §1.3): it reproduces 16 spines
+    for 3 SU of DGX H100 (12 would do by ports alone) and 18/36 spines for 4/8 SU of B300-XDR.
+    """
+    minimum = math.ceil(leaves * leaf_up / spine_down)
+    if minimum >= leaf_up:
+        return minimum
+    return next(s for s in range(minimum, leaf_up + 1) if leaf_up % s == 0)
+
+
 def _split(total: int, size: int) -> list[int]:
     full, rest = divmod(total, size)
     return [size] * full + ([rest] if rest else [])
@@ -108,7 +121,7 @@ def plan_clos(
                 f"{nodes * e} endpoints need {leaves} leaves, more than a radix-{k} spine can "
                 f"reach in 2 tiers (max {k * d} endpoints); use 3 tiers"
             )
-        spines = math.ceil(leaves * u / k)
+        spines = spine_count(leaves, u, k)
         return ClosPlan(2, k, d, u, k, 0, nodes, e, su_nodes, su_leaves, sus, [sus], leaves,
                         spines, 0, [spines])
 
@@ -155,7 +168,7 @@ def plan_clos(
             f"(max {max_endpoints} at this oversubscription)"
         )
     spines_per_pod = [
-        math.ceil(sum(_su_leaves(s, e, d) for s in pod) * u / spine_down) for pod in pods
+        spine_count(sum(_su_leaves(s, e, d) for s in pod), u, spine_down) for pod in pods
     ]
     spines = sum(spines_per_pod)
     # An island's uplinks carry its leaves' uplink capacity divided by the island ratio
@@ -232,7 +245,7 @@ def build_clos_blocks(
                     x=n * step, y=200.0, role="pod")
         su_ids = add_sus(pod, list(pod_sus), 200.0)
         leaves = sum(_su_leaves(s, e, plan.leaf_down) for s in pod_sus)
-        spines = math.ceil(leaves * plan.leaf_up / plan.spine_down)
+        spines = spine_count(leaves, plan.leaf_up, plan.spine_down)
         core_links = min(spines * plan.spine_up,
                          math.ceil(leaves * plan.leaf_up / pod_ratio))
         pod.children["spine"] = Node("spine", switch_catalog_id, spines, "Spine",
