@@ -1,0 +1,1 @@
+"""The diagram: one scene item per component/block of the current block, links as bundles."""

@@ -1,0 +1,220 @@
+"""Canvas commands as QActions (menus, toolbar, context menu and shortcuts share them)."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QMimeData, QObject, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QInputDialog, QMenu
+
+from core.errors import DesignError
+from core.model import Block, Design, SetProperty
+from core.project import design_from_dict, design_to_dict
+from designer import edits, mime
+from designer.canvas.items import BlockItem, LinkItem
+from designer.canvas.view import DesignView
+from designer.document import DesignDocument
+
+
+class CanvasActions(QObject):
+    error = Signal(str)
+
+    def __init__(self, view: DesignView, document: DesignDocument, parent=None):
+        super().__init__(parent)
+        self.view = view
+        self.document = document
+        # Keep our own reference: while Qt tears the scene down, view.scene() no longer
+        # returns the DesignScene wrapper.
+        self.scene = scene = view.design_scene
+        scene.selectionChanged.connect(self.update_enabled)
+        scene.block_changed.connect(lambda _path: self.update_enabled())
+
+        def make(text, slot, shortcut=None, tip="") -> QAction:
+            action = QAction(text, self)
+            if shortcut is not None:
+                action.setShortcut(QKeySequence(shortcut))
+            action.setStatusTip(tip)
+            action.triggered.connect(slot)
+            return action
+
+        Std = QKeySequence.StandardKey
+        self.delete = make("&Delete", self.delete_selection, Std.Delete, "Delete the selection")
+        self.delete.setShortcuts([QKeySequence(Std.Delete), QKeySequence("Backspace")])
+        self.cut = make("Cu&t", self.cut_selection, Std.Cut)
+        self.copy = make("&Copy", self.copy_selection, Std.Copy)
+        self.paste = make("&Paste", self.paste_clipboard, Std.Paste)
+        self.duplicate = make("D&uplicate", self.duplicate_selection, "Ctrl+D",
+                              "Copy the selection with the links among it")
+        self.select_all = make("Select &All", self.select_everything, Std.SelectAll)
+        self.group = make("&Group", self.group_selection, "Ctrl+G", "Group the selection into a block")
+        self.ungroup = make("&Ungroup", self.ungroup_selection, "Ctrl+Shift+G")
+        self.repeat = make("&Repeat Count…", self.ask_repeat, "Ctrl+R", "How many times the block repeats")
+        self.toggle_collapse = make("&Collapse / Expand", self.toggle_collapsed, "Ctrl+E")
+        self.step_in = make("Step &Inside", self.step_into_selection, "Ctrl+Down")
+        self.step_out = make("Step &Out", self.step_outside, "Ctrl+Up")
+        self.fit = make("&Fit to View", view.fit, "Ctrl+0")
+        self.zoom_in = make("Zoom &In", lambda: view.zoom(1.25), Std.ZoomIn)
+        self.zoom_out = make("Zoom &Out", lambda: view.zoom(0.8), Std.ZoomOut)
+        self.connect_mode = make("&Connect Mode", self._set_connect_mode, "C",
+                                 "Drag from one component to another to link them (or Shift+drag)")
+        self.connect_mode.setCheckable(True)
+        view.step_inside.connect(self.enter_block)
+        view.context_menu_requested.connect(self.show_context_menu)
+        for action in self.all():
+            view.addAction(action)
+        self.update_enabled()
+
+    def all(self) -> list[QAction]:
+        return [self.delete, self.cut, self.copy, self.paste, self.duplicate, self.select_all,
+                self.group, self.ungroup, self.repeat, self.toggle_collapse, self.step_in,
+                self.step_out, self.fit, self.zoom_in, self.zoom_out, self.connect_mode]
+
+    # --- state ---------------------------------------------------------------------------
+    def _selected_blocks(self) -> list[str]:
+        block = self.scene.current_block()
+        return [k for k in self.scene.selected_ids() if isinstance(block.children.get(k), Block)]
+
+    def update_enabled(self) -> None:
+        ids = self.scene.selected_ids()
+        links = self.scene.selected_link_ids()
+        blocks = self._selected_blocks()
+        for action in (self.cut, self.copy, self.duplicate, self.group):
+            action.setEnabled(bool(ids))
+        self.delete.setEnabled(bool(ids or links))
+        for action in (self.ungroup, self.repeat, self.toggle_collapse, self.step_in):
+            action.setEnabled(len(blocks) == 1 and len(ids) == 1)
+        self.step_out.setEnabled(bool(self.scene.block_path))
+
+    def _push(self, op, text: str | None = None) -> bool:
+        try:
+            self.document.push(op, text)
+            return True
+        except DesignError as exc:
+            self.error.emit(str(exc))
+            return False
+
+    # --- editing -------------------------------------------------------------------------
+    def delete_selection(self) -> None:
+        ids, links = self.scene.selected_ids(), self.scene.selected_link_ids()
+        if ids or links:
+            self._push(edits.delete_items(self.scene.block_path, ids, links), "Delete")
+
+    def copy_selection(self) -> None:
+        ids = self.scene.selected_ids()
+        if not ids:
+            return
+        frag = edits.fragment(self.document.design, self.scene.block_path, ids)
+        text = json.dumps(design_to_dict(Design("fragment", frag)))
+        data = QMimeData()
+        data.setData(mime.ITEMS, text.encode("utf-8"))
+        data.setText(text)
+        QGuiApplication.clipboard().setMimeData(data)
+
+    def cut_selection(self) -> None:
+        self.copy_selection()
+        ids = self.scene.selected_ids()
+        if ids:
+            self._push(edits.delete_items(self.scene.block_path, ids, []), "Cut")
+
+    def paste_clipboard(self) -> None:
+        data = QGuiApplication.clipboard().mimeData()
+        if data is None or not data.hasFormat(mime.ITEMS):
+            return
+        try:
+            frag = design_from_dict(json.loads(bytes(data.data(mime.ITEMS)).decode("utf-8"))).root
+        except (ValueError, DesignError) as exc:
+            self.error.emit(f"cannot paste: {exc}")
+            return
+        self._paste(frag, "Paste")
+
+    def duplicate_selection(self) -> None:
+        ids = self.scene.selected_ids()
+        if ids:
+            self._paste(edits.fragment(self.document.design, self.scene.block_path, ids), "Duplicate")
+
+    def _paste(self, frag: Block, text: str) -> None:
+        if not frag.children:
+            return
+        try:
+            op, new_ids = edits.paste(self.document.design, self.scene.block_path, frag)
+        except DesignError as exc:
+            self.error.emit(str(exc))
+            return
+        if self._push(op, text):
+            self.scene.select(new_ids)
+
+    def select_everything(self) -> None:
+        self.scene.select([c.key for c in self.scene.cards()])
+
+    def group_selection(self) -> None:
+        ids = self.scene.selected_ids()
+        if not ids:
+            return
+        op = edits.group_items(self.document.design, self.scene.block_path, ids)
+        if self._push(op):
+            self.scene.select([op.new_id])
+
+    def ungroup_selection(self) -> None:
+        blocks = self._selected_blocks()
+        if len(blocks) == 1:
+            inner = list(self.scene.current_block().children[blocks[0]].children)
+            if self._push(edits.ungroup(self.scene.block_path, blocks[0])):
+                self.scene.select(inner)
+
+    def ask_repeat(self) -> None:
+        blocks = self._selected_blocks()
+        if len(blocks) != 1:
+            return
+        block = self.scene.current_block().children[blocks[0]]
+        value, ok = QInputDialog.getInt(self.view, "Repeat count",
+                                        f"How many instances of {block.label}?", block.count, 1, 10_000_000)
+        if ok and value != block.count:
+            self._push(SetProperty(self.scene.child_path(blocks[0]), "count", value), "Set repeat count")
+
+    def toggle_collapsed(self) -> None:
+        blocks = self._selected_blocks()
+        if len(blocks) == 1:
+            block = self.scene.current_block().children[blocks[0]]
+            text = "Expand" if block.collapsed else "Collapse"
+            self._push(SetProperty(self.scene.child_path(blocks[0]), "collapsed", not block.collapsed), text)
+
+    # --- navigation ----------------------------------------------------------------------
+    def enter_block(self, key: str) -> None:
+        self.scene.set_block(self.scene.child_path(key))
+        self.view.fit()
+
+    def step_into_selection(self) -> None:
+        blocks = self._selected_blocks()
+        if len(blocks) == 1:
+            self.enter_block(blocks[0])
+
+    def step_outside(self) -> None:
+        path = self.scene.block_path
+        if not path:
+            return
+        parent, _, key = path.rpartition("/")
+        self.scene.set_block(parent)
+        self.view.fit()
+        self.scene.select([key])
+
+    def _set_connect_mode(self, on: bool) -> None:
+        self.view.connect_mode = on
+
+    # --- context menu --------------------------------------------------------------------
+    def show_context_menu(self, global_pos, item) -> None:
+        menu = QMenu(self.view)
+        if isinstance(item, LinkItem):
+            menu.addAction(self.delete)
+        elif isinstance(item, BlockItem):
+            for action in (self.step_in, self.toggle_collapse, self.repeat, None, self.ungroup,
+                           self.group, None, self.copy, self.duplicate, self.delete):
+                menu.addSeparator() if action is None else menu.addAction(action)
+        elif item is not None:
+            for action in (self.group, None, self.cut, self.copy, self.duplicate, self.delete):
+                menu.addSeparator() if action is None else menu.addAction(action)
+        else:
+            for action in (self.paste, self.select_all, None, self.connect_mode, self.step_out, None,
+                           self.fit, self.zoom_in, self.zoom_out):
+                menu.addSeparator() if action is None else menu.addAction(action)
+        menu.exec(global_pos)

@@ -1,0 +1,255 @@
+"""The scene shows one block of the design (the "current" block) and follows model changes.
+
+One card per child (component or block) and one line per link bundle owned by the current
+block, whatever the multiplicities: a 100,000-GPU fabric is a handful of items. A link whose
+end lies inside a child block is drawn to that child's card.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import QGraphicsScene
+
+from core.catalog import Catalog
+from core.errors import DesignError
+from core.model import Block, Change, Design, Node
+from designer import style
+from designer.canvas.items import BlockItem, ComponentItem, ExternalLinkItem, LinkItem, _Card
+
+PARALLEL_SPACING = 46.0
+SUMMARY_ITEMS = 3
+
+
+class DesignScene(QGraphicsScene):
+    block_changed = Signal(str)
+
+    def __init__(self, design: Design, catalog: Catalog, parent=None):
+        super().__init__(parent)
+        self.design = design
+        self.catalog = catalog
+        self.block_path = ""
+        self.snapping = False      # true while the user drags (snap to grid)
+        self.show_grid = True      # off for exports
+        self._cards: dict[str, _Card] = {}
+        self._links: dict[str, LinkItem] = {}
+        self._external: list[ExternalLinkItem] = []
+        self.sync()
+
+    # --- navigation ----------------------------------------------------------------------
+    def set_design(self, design: Design) -> None:
+        self.design = design
+        self.set_block("")
+
+    def set_block(self, path: str) -> None:
+        self.design.block(path)  # raises DesignError for a bad path
+        self.block_path = path
+        self.clear()
+        self._cards.clear()
+        self._links.clear()
+        self._external.clear()
+        self.sync()
+        self.block_changed.emit(path)
+
+    def current_block(self) -> Block:
+        return self.design.block(self.block_path)
+
+    def child_path(self, key: str) -> str:
+        return f"{self.block_path}/{key}" if self.block_path else key
+
+    # --- model → items ---------------------------------------------------------------------
+    def on_change(self, change: Change) -> None:
+        self.sync()
+
+    def sync(self) -> None:
+        """Bring the items in line with the model (add, update, remove; never rebuild all)."""
+        try:
+            block = self.current_block()
+        except DesignError:
+            # The current block vanished (undo of a group, a generator run): step out to the
+            # nearest block that still exists.
+            parts = self.block_path.split("/")
+            while parts:
+                parts.pop()
+                try:
+                    self.design.block("/".join(parts))
+                    break
+                except DesignError:
+                    continue
+            self.set_block("/".join(parts))
+            return
+        for key in list(self._cards):
+            child = block.children.get(key)
+            card = self._cards[key]
+            if child is None or isinstance(child, Block) != isinstance(card, BlockItem):
+                self._remove_card(key)
+        for key, child in block.children.items():
+            card = self._cards.get(key)
+            if card is None:
+                card = BlockItem(key, self.child_path(key)) if isinstance(child, Block) else ComponentItem(
+                    key, self.child_path(key))
+                self._cards[key] = card
+                self.addItem(card)
+            self._update_card(card, child)
+        self._sync_links(block)
+        self._sync_external_links()
+        self._update_scene_rect()
+
+    def _remove_card(self, key: str) -> None:
+        card = self._cards.pop(key)
+        for link in list(card.links):
+            if isinstance(link, ExternalLinkItem):
+                link.detach()
+                self._external.remove(link)
+                self.removeItem(link)
+            else:
+                self._remove_link(link.key)
+        self.removeItem(card)
+
+    def _remove_link(self, key: str) -> None:
+        item = self._links.pop(key, None)
+        if item is not None:
+            item.detach()
+            self.removeItem(item)
+
+    def _update_card(self, card: _Card, child: Node | Block) -> None:
+        if isinstance(child, Block):
+            assert isinstance(card, BlockItem)
+            rows = [(self._kind_of(c), c.label, c.count) for c in child.children.values()]
+            parts = [f"{label} ×{n:,}" for _, label, n in rows[:SUMMARY_ITEMS]]
+            if len(rows) > SUMMARY_ITEMS:
+                parts.append(f"+{len(rows) - SUMMARY_ITEMS} more")
+            summary = " · ".join(parts) or "empty"
+            card.set_data(child.label, child.role, child.count, child.collapsed, rows, summary)
+        else:
+            assert isinstance(card, ComponentItem)
+            spec = self.catalog.get(child.catalog_id) if child.catalog_id in self.catalog else None
+            subtitle = spec.name if spec else f"unknown id {child.catalog_id}"
+            card.set_data(child.label, subtitle, spec.kind if spec else "block", child.count, child.tier)
+        if card.pos() != QPointF(child.x, child.y):
+            card.setPos(child.x, child.y)
+
+    def _kind_of(self, item: Node | Block) -> str:
+        if isinstance(item, Block):
+            return "block"
+        return self.catalog.get(item.catalog_id).kind if item.catalog_id in self.catalog else "block"
+
+    def _sync_links(self, block: Block) -> None:
+        wanted = {}
+        for link in block.links:
+            a, b = link.a.split("/", 1)[0], link.b.split("/", 1)[0]
+            if a != b and a in self._cards and b in self._cards:
+                wanted[link.id] = (link, a, b)
+        for key in list(self._links):
+            item = self._links[key]
+            if key not in wanted or (item.source.key, item.target.key) != wanted[key][1:]:
+                self._remove_link(key)
+        pairs: dict[frozenset, list[str]] = {}
+        for key, (link, a, b) in wanted.items():
+            item = self._links.get(key)
+            if item is None:
+                item = LinkItem(key, self._cards[a], self._cards[b])
+                self._links[key] = item
+                self.addItem(item)
+            pairs.setdefault(frozenset((a, b)), []).append(key)
+        for keys in pairs.values():
+            for n, key in enumerate(keys):
+                link, a, b = wanted[key]
+                item = self._links[key]
+                # Spread parallel bundles of one pair symmetrically; the sign keeps the spread
+                # consistent whichever way round each bundle was drawn.
+                sign = 1.0 if a < b else -1.0
+                item.bend = (n - (len(keys) - 1) / 2) * PARALLEL_SPACING * sign
+                item.set_data(link.kind, link.speed_gbit_s, link.count, link.length_m, link.medium,
+                              f"{link.a} ↔ {link.b}")
+
+    def _sync_external_links(self) -> None:
+        """Stubs for links owned by ancestors that end inside the current block."""
+        for item in self._external:
+            item.detach()
+            self.removeItem(item)
+        self._external = []
+        parts = self.block_path.split("/") if self.block_path else []
+        slots: dict[str, int] = {}
+        for depth in range(len(parts)):
+            owner_path = "/".join(parts[:depth])
+            rel = "/".join(parts[depth:])
+            for link in self.design.block(owner_path).links:
+                for near, far in ((link.a, link.b), (link.b, link.a)):
+                    if not near.startswith(rel + "/") or far.startswith(rel + "/"):
+                        continue
+                    key = near[len(rel) + 1:].split("/", 1)[0]
+                    card = self._cards.get(key)
+                    if card is None:
+                        continue
+                    slot = slots.get(key, 0)
+                    slots[key] = slot + 1
+                    item = ExternalLinkItem(card, slot, link.kind, far, link.count, link.speed_gbit_s,
+                                            owner_path)
+                    self.addItem(item)
+                    self._external.append(item)
+
+    def _update_scene_rect(self) -> None:
+        rect = self.itemsBoundingRect()
+        if rect.isNull():
+            rect = QRectF(-400, -300, 800, 600)
+        self.setSceneRect(rect.adjusted(-1500, -1500, 1500, 1500))
+
+    # --- queries -------------------------------------------------------------------------
+    def card(self, key: str) -> _Card | None:
+        return self._cards.get(key)
+
+    def link_item(self, key: str) -> LinkItem | None:
+        return self._links.get(key)
+
+    def cards(self) -> list[_Card]:
+        return list(self._cards.values())
+
+    def selected_ids(self) -> list[str]:
+        order = list(self.current_block().children)
+        chosen = {item.key for item in self.selectedItems() if isinstance(item, _Card)}
+        return [key for key in order if key in chosen]
+
+    def selected_link_ids(self) -> list[str]:
+        return [item.key for item in self.selectedItems() if isinstance(item, LinkItem)]
+
+    def select(self, ids: list[str], link_ids: list[str] = ()) -> None:
+        self.blockSignals(True)
+        self.clearSelection()
+        for key in ids:
+            if key in self._cards:
+                self._cards[key].setSelected(True)
+        for key in link_ids:
+            if key in self._links:
+                self._links[key].setSelected(True)
+        self.blockSignals(False)
+        self.selectionChanged.emit()
+
+    def content_rect(self, selected_only: bool = False) -> QRectF:
+        items = self.selectedItems() if selected_only else self.items()
+        rect = QRectF()
+        for item in items:
+            rect = rect.united(item.sceneBoundingRect())
+        return rect
+
+    # --- painting ------------------------------------------------------------------------
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+        if not self.show_grid:
+            painter.fillRect(rect, QColor("#ffffff"))  # exports: plain paper
+            return
+        painter.fillRect(rect, style.CANVAS_BACKGROUND)
+        step = style.GRID * 2
+        if rect.width() / step > 250 or rect.height() / step > 250:
+            return  # zoomed far out: dots would be noise and cost time
+        painter.setPen(style.GRID_DOT)
+        left = int(rect.left() // step) * step
+        top = int(rect.top() // step) * step
+        points = []
+        y = top
+        while y < rect.bottom():
+            x = left
+            while x < rect.right():
+                points.append(QPointF(x, y))
+                x += step
+            y += step
+        painter.drawPoints(points)

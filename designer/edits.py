@@ -1,0 +1,106 @@
+"""Builders of the core Operations behind canvas gestures (add, delete, group, paste...).
+
+Pure functions of the design: the GUI pushes what they return through the document, so each
+gesture is exactly one undo step.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from core.catalog import Catalog
+from core.model import (
+    AddLink, AddNode, Block, Design, Group, Link, Macro, Node, Operation, RemoveLink,
+    RemoveNode, Ungroup, unique_id, unique_link_id,
+)
+
+PASTE_OFFSET = 40.0
+
+
+def _free_id(taken: set[str], base: str) -> str:
+    probe = Block("probe", children=dict.fromkeys(taken))  # type: ignore[arg-type]
+    return unique_id(probe, base)
+
+
+def add_component(design: Design, catalog: Catalog, block_path: str, catalog_id: str,
+                  x: float, y: float) -> AddNode:
+    spec = catalog.get(catalog_id)
+    block = design.block(block_path)
+    node_id = unique_id(block, catalog_id.lower())
+    return AddNode(block_path, Node(node_id, spec.id, 1, "", float(x), float(y)))
+
+
+def delete_items(block_path: str, item_ids: list[str], link_ids: list[str]) -> Operation:
+    # Links first: removing a node also drops its links, which would make a later
+    # RemoveLink of the same link fail.
+    ops: list[Operation] = [RemoveLink(block_path, link_id) for link_id in link_ids]
+    ops += [RemoveNode(block_path, item_id) for item_id in item_ids]
+    return ops[0] if len(ops) == 1 else Macro("Delete", ops)
+
+
+def group_items(design: Design, block_path: str, item_ids: list[str]) -> Group:
+    block = design.block(block_path)
+    new_id = unique_id(block, "group")
+    return Group(block_path, tuple(item_ids), new_id, "Group")
+
+
+def ungroup(block_path: str, block_id: str) -> Ungroup:
+    return Ungroup(block_path, block_id)
+
+
+def fragment(design: Design, block_path: str, item_ids: list[str]) -> Block:
+    """A detached block holding copies of ``item_ids`` and the links among them (for copy)."""
+    block = design.block(block_path)
+    chosen = set(item_ids)
+    out = Block("fragment")
+    for item_id in block.children:
+        if item_id in chosen:
+            out.children[item_id] = copy.deepcopy(block.children[item_id])
+    for link in block.links:
+        if link.a.split("/", 1)[0] in chosen and link.b.split("/", 1)[0] in chosen:
+            out.links.append(copy.deepcopy(link))
+    return out
+
+
+def paste(design: Design, block_path: str, frag: Block,
+          at: tuple[float, float] | None = None) -> tuple[Operation, list[str]]:
+    """Operations adding a copy of ``frag`` to ``block_path`` with fresh ids, internal links kept.
+
+    ``at`` places the fragment's centre there; otherwise it lands offset from the original.
+    """
+    block = design.block(block_path)
+    items = list(frag.children.values())
+    if at is None:
+        dx = dy = PASTE_OFFSET
+    else:
+        cx = sum(i.x for i in items) / len(items)
+        cy = sum(i.y for i in items) / len(items)
+        dx, dy = at[0] - cx, at[1] - cy
+    taken = set(block.children)
+    mapping: dict[str, str] = {}
+    ops: list[Operation] = []
+    for item in items:
+        new_id = _free_id(taken, item.id)
+        taken.add(new_id)
+        mapping[item.id] = new_id
+        clone = copy.deepcopy(item)
+        clone.id = new_id
+        clone.x, clone.y = item.x + dx, item.y + dy
+        ops.append(AddNode(block_path, clone))
+    probe = Block("probe", links=list(block.links))
+    for link in frag.links:
+        clone = copy.deepcopy(link)
+        clone.id = unique_link_id(probe)
+        probe.links.append(clone)
+        for attr in ("a", "b"):
+            head, _, rest = getattr(link, attr).partition("/")
+            setattr(clone, attr, mapping[head] + ("/" + rest if rest else ""))
+        ops.append(AddLink(block_path, clone))
+    op: Operation = ops[0] if len(ops) == 1 else Macro("Paste", ops)
+    return op, [mapping[i.id] for i in items]
+
+
+def new_link(design: Design, block_path: str, link: Link) -> AddLink:
+    block = design.block(block_path)
+    link.id = unique_link_id(block)
+    return AddLink(block_path, link)

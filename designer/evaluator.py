@@ -1,0 +1,195 @@
+"""Continuous evaluation: debounced, off the GUI thread, newest request wins.
+
+Every model change calls ``request()``. After ``DEBOUNCE_MS`` of quiet the design is
+snapshotted (an immutable deep copy) and evaluated on a one-thread pool; while one run is
+busy, only the newest snapshot waits (older ones are dropped), and a result is published only
+if no newer request arrived meanwhile. ``evaluate_now()`` runs synchronously (tests, bench,
+screenshot).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+
+from core.analysis.performance import analyze_performance
+from core.analysis.reliability import ettr_curve
+from core.catalog import Catalog
+from core.errors import DesignError
+from core.evaluate import Evaluation, evaluate
+from core.model import Design
+from core.workload import Parallelism, with_parallelism
+
+DEBOUNCE_MS = 150
+SCALING_POINTS = 7
+
+
+@dataclass(frozen=True)
+class Result:
+    """An evaluation plus the chart series computed next to it in the worker."""
+
+    evaluation: Evaluation
+    scaling: tuple[tuple[int, float], ...]          # (job GPUs, MFU) at several DP sizes
+    ettr_intervals_min: tuple[float, ...]
+    ettr_values: tuple[float, ...]
+    elapsed_s: float
+
+
+def _scaling(ev: Evaluation) -> tuple[tuple[int, float], ...]:
+    """MFU of the workload at a few data-parallel sizes (weak scaling: same micro-batches per
+    replica), each a full core performance analysis on the design's fabric."""
+    perf, workload, fabric = ev.performance, ev.workload, ev.topology.fabric
+    if perf is None or workload is None or fabric is None:
+        return ()
+    par: Parallelism = perf.parallelism
+    model_parallel = par.tp * par.pp * par.cp
+    max_dp = max(1, fabric.gpus // model_parallel)
+    step = par.ep if par.ep > 1 else 1
+    sizes = sorted({max(step, (max_dp >> k) // step * step) for k in range(12)} | {par.dp})
+    sizes = [s for s in sizes if s >= 1][-SCALING_POINTS:]
+    out = []
+    for dp in sizes:
+        candidate = with_parallelism(workload, **{
+            "tp": par.tp, "pp": par.pp, "cp": par.cp, "ep": par.ep, "dp": dp,
+            "micro_batch": par.micro_batch, "virtual_stages": par.virtual_stages,
+            "zero_stage": par.zero_stage, "recompute": par.recompute,
+            "global_batch": dp * par.micro_batch * perf.microbatches,
+        })
+        result = analyze_performance(fabric, candidate, ev.assumptions.performance, ev.reliability.ettr)
+        out.append((result.job_gpus, result.mfu))
+    return tuple(out)
+
+
+def _ettr(ev: Evaluation) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    r = ev.reliability
+    if not r.mtbi_hours > 0 or math.isinf(r.mtbi_hours):
+        return (), ()
+    optimum = r.checkpoint_interval_min if r.checkpoint_interval_min > 0 else r.mtbi_hours * 6
+    upper = max(optimum * 6, 10.0)
+    lower = max(optimum / 20, 0.05)
+    n = 120
+    intervals = [lower * (upper / lower) ** (i / (n - 1)) for i in range(n)]
+    values = ettr_curve(r.mtbi_hours, r.checkpoint_blocking_s, r.restart_total_min, intervals)
+    return tuple(intervals), tuple(float(v) for v in values)
+
+
+def run_evaluation(snapshot: Design, catalog: Catalog) -> Result:
+    start = time.perf_counter()
+    ev = evaluate(snapshot, catalog)
+    scaling = _scaling(ev)
+    intervals, values = _ettr(ev)
+    return Result(ev, scaling, intervals, values, time.perf_counter() - start)
+
+
+class _Job(QRunnable):
+    def __init__(self, owner: "Evaluator", generation: int, snapshot: Design):
+        super().__init__()
+        self.owner = owner
+        self.generation = generation
+        self.snapshot = snapshot
+        self.setAutoDelete(True)
+
+    def run(self) -> None:
+        try:
+            result = run_evaluation(self.snapshot, self.owner.catalog)
+        except DesignError as exc:
+            self.owner._job_failed.emit(self.generation, str(exc))
+            return
+        except Exception as exc:  # noqa: BLE001 - an analysis bug must not kill the GUI
+            self.owner._job_failed.emit(self.generation, f"evaluation failed: {type(exc).__name__}: {exc}")
+            return
+        self.owner._job_done.emit(self.generation, result)
+
+
+class Evaluator(QObject):
+    started = Signal()
+    finished = Signal(object)   # Result
+    failed = Signal(str)
+    # Internal: emitted from the worker thread, delivered queued on the GUI thread.
+    _job_done = Signal(int, object)
+    _job_failed = Signal(int, str)
+
+    def __init__(self, catalog: Catalog, parent=None):
+        super().__init__(parent)
+        self.catalog = catalog
+        self._design: Design | None = None
+        self._generation = 0
+        self._running = False
+        self._pending: tuple[int, Design] | None = None
+        self.last: Result | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self._launch)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._job_done.connect(self._on_done)
+        self._job_failed.connect(self._on_failed)
+
+    @property
+    def busy(self) -> bool:
+        return self._running or self._timer.isActive() or self._pending is not None
+
+    def request(self, design: Design) -> None:
+        """Schedule an evaluation of ``design`` (snapshotted when the debounce expires)."""
+        self._design = design
+        self._generation += 1
+        self._timer.start()
+        self.started.emit()
+
+    def _launch(self) -> None:
+        if self._design is None:
+            return
+        job = (self._generation, self._design.snapshot())
+        if self._running:
+            self._pending = job  # replaces any older waiting snapshot: newest wins
+            return
+        self._start(*job)
+
+    def _start(self, generation: int, snapshot: Design) -> None:
+        self._running = True
+        self._pool.start(_Job(self, generation, snapshot))
+
+    def _next(self) -> None:
+        self._running = False
+        if self._pending is not None:
+            job, self._pending = self._pending, None
+            self._start(*job)
+
+    def _on_done(self, generation: int, result: Result) -> None:
+        self._next()
+        if generation == self._generation:
+            self.last = result
+            self.finished.emit(result)
+
+    def _on_failed(self, generation: int, message: str) -> None:
+        self._next()
+        if generation == self._generation:
+            self.failed.emit(message)
+
+    def evaluate_now(self, design: Design | None = None) -> Result | None:
+        """Evaluate synchronously on the calling thread and publish the result."""
+        design = design or self._design
+        if design is None:
+            return None
+        self._timer.stop()
+        self._generation += 1  # anything in flight is now stale
+        self._pending = None
+        self._design = design
+        try:
+            result = run_evaluation(design.snapshot(), self.catalog)
+        except DesignError as exc:
+            self.failed.emit(str(exc))
+            return None
+        self.last = result
+        self.finished.emit(result)
+        return result
+
+    def shutdown(self, timeout_ms: int = 10_000) -> None:
+        self._timer.stop()
+        self._pending = None
+        self._generation += 1
+        self._pool.waitForDone(timeout_ms)

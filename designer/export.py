@@ -1,0 +1,156 @@
+"""Diagram export (SVG and PDF as vectors, PNG at a chosen width) and summary export.
+
+``export_diagram`` is what ``cluster-designer export`` calls; it works headless (it creates an
+offscreen QApplication when none exists). Files are written atomically: a failed export leaves
+no partial file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, QSize, QSizeF, Qt
+from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtSvg import QSvgGenerator
+
+from core.errors import DesignError, ProjectFileError
+from core.model import Design
+
+DIAGRAM_FORMATS = (".svg", ".png", ".pdf")
+SUMMARY_FORMATS = {".md": "md", ".html": "html", ".htm": "html", ".csv": "csv", ".json": "json"}
+MARGIN = 30.0
+MAX_PNG_PIXELS = 20_000
+
+
+def _check_diagram_path(path: Path) -> str:
+    ext = path.suffix.lower()
+    if ext not in DIAGRAM_FORMATS:
+        raise DesignError(f"{path.name}: unknown diagram format {ext or '(none)'!r}; use .svg, .png or .pdf")
+    return ext
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise ProjectFileError(f"{path}: folder {directory} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise ProjectFileError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        raise
+
+
+def render_scene(scene, path: Path, width_px: int = 1600, selected_only: bool = False, title: str = "") -> None:
+    """Render ``scene`` (a DesignScene) to ``path``; the format follows the extension."""
+    path = Path(path)
+    ext = _check_diagram_path(path)
+    if width_px < 1 or width_px > MAX_PNG_PIXELS:
+        raise DesignError(f"width {width_px} px is out of range (1-{MAX_PNG_PIXELS})")
+    selected = list(scene.selectedItems())
+    source = scene.content_rect(selected_only=selected_only)
+    if selected_only and not selected:
+        raise DesignError("nothing is selected to export")
+    if source.isNull():
+        source = QRectF(-200, -100, 400, 200)
+    source = source.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+    hidden = []
+    if selected_only:
+        chosen = set(selected)
+        for item in scene.items():
+            if item not in chosen and item.isVisible() and item.parentItem() is None:
+                item.hide()
+                hidden.append(item)
+    scene.clearSelection()  # the orange selection frame is an editing aid, not part of a diagram
+    scene.show_grid = False
+    try:
+        data = _render(scene, source, ext, width_px, title or "Cluster Designer diagram")
+    finally:
+        scene.show_grid = True
+        for item in hidden:
+            item.show()
+        for item in selected:
+            item.setSelected(True)
+    _write_atomic(path, data)
+
+
+def _render(scene, source: QRectF, ext: str, width_px: int, title: str) -> bytes:
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if ext == ".png":
+        height = max(1, round(width_px * source.height() / source.width()))
+        image = QImage(width_px, height, QImage.Format.Format_ARGB32)
+        image.fill(Qt.GlobalColor.white)
+        painter = QPainter(image)
+        painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        scene.render(painter, QRectF(0, 0, width_px, height), source)
+        painter.end()
+        image.save(buffer, "PNG")
+    elif ext == ".svg":
+        generator = QSvgGenerator()
+        generator.setOutputDevice(buffer)
+        w, h = round(source.width()), round(source.height())
+        generator.setSize(QSize(w, h))
+        generator.setViewBox(QRectF(0, 0, w, h))
+        generator.setTitle(title)
+        generator.setDescription("Exported by Cluster Designer")
+        painter = QPainter(generator)
+        scene.render(painter, QRectF(0, 0, w, h), source)
+        painter.end()
+    else:
+        writer = QPdfWriter(buffer)
+        writer.setTitle(title)
+        writer.setCreator("Cluster Designer")
+        writer.setResolution(72)  # 1 scene unit = 1 pt: text and lines keep their proportions
+        size = QPageSize(QSizeF(source.width(), source.height()), QPageSize.Unit.Point, "diagram",
+                         QPageSize.SizeMatchPolicy.ExactMatch)
+        writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
+        painter = QPainter(writer)
+        target = QRectF(painter.viewport())
+        scene.render(painter, target, source)
+        painter.end()
+    buffer.close()
+    return bytes(buffer.data())
+
+
+def export_diagram(design: Design, path: Path, width_px: int = 1600) -> None:
+    """Export the top level of ``design`` as SVG, PNG (``width_px`` wide) or PDF (headless-safe)."""
+    path = Path(path)
+    _check_diagram_path(path)
+    from core.catalog import default_catalog  # noqa: PLC0415
+    from designer.canvas.scene import DesignScene  # noqa: PLC0415
+    from designer.qtapp import ensure_app  # noqa: PLC0415
+
+    ensure_app(headless=True)
+    scene = DesignScene(design, default_catalog())
+    render_scene(scene, path, width_px, title=design.name)
+
+
+def export_summary(evaluation, path: Path, fmt: str | None = None) -> None:
+    """Write the evaluation summary as md/html/csv/json, or the bill of materials (``fmt="bom"``)."""
+    from core.evaluate import evaluation_to_json  # noqa: PLC0415
+    from core.project import atomic_write_text  # noqa: PLC0415
+
+    path = Path(path)
+    fmt = fmt or SUMMARY_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise DesignError(f"{path.name}: unknown summary format; use .md, .html, .csv or .json")
+    if fmt == "json":
+        text = json.dumps(evaluation_to_json(evaluation), indent=2, allow_nan=False) + "\n"
+    else:
+        from core.report import render_report  # noqa: PLC0415 - the same code the CLI uses
+
+        text = render_report(evaluation, fmt)
+    atomic_write_text(path, text)

@@ -1,0 +1,318 @@
+"""Inspector: edit the selected component, link or block. Every edit is one undo command.
+
+Widgets only propose values; core's SetProperty validates them. A rejected value is shown as a
+one-line error under the form and the widget snaps back to the model's value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QDoubleValidator
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit, QScrollArea, QSpinBox,
+    QVBoxLayout, QWidget,
+)
+
+from core.catalog import Catalog
+from core.errors import DesignError
+from core.model import LINK_KINDS, MEDIA, Block, Link, Node, SetProperty
+from designer.document import DesignDocument
+
+RATE_KEY = "failure_rate_per_1000_days"
+# The catalog field an item's power override replaces, by kind (as core/analysis/power.py reads).
+POWER_KEY = {"server": ("max_power_kw", "kW"), "supernode": ("max_power_kw", "kW"),
+             "switch": ("max_power_w", "W"), "storage": ("max_power_w", "W"),
+             "accelerator": ("tdp_w", "W"), "nic": ("power_w", "W"), "dpu": ("power_w", "W"),
+             "transceiver": ("power_w", "W"), "cable": ("power_w", "W")}
+TIERS = ["", "leaf", "spine", "core", "storage"]
+ROLES = ["", "rack", "su", "pod", "island", "storage"]
+SPEEDS = [25, 50, 100, 200, 400, 800, 1600]
+MAX_COUNT = 10_000_000
+
+
+class InspectorWidget(QScrollArea):
+    error = Signal(str)
+
+    def __init__(self, document: DesignDocument, catalog: Catalog, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.catalog = catalog
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._target: tuple[str, str, str] | None = None  # ("node"|"block"|"link", path, link id)
+        self._refreshers: list[Callable[[], None]] = []
+        self.fields: dict[str, QWidget] = {}  # by property name (tests drive them)
+        self._build_empty("Select a component, link or block to see and edit its properties.")
+
+    # --- selection -----------------------------------------------------------------------
+    def show_selection(self, block_path: str, ids: list[str], link_ids: list[str]) -> None:
+        design = self.document.design
+        if len(ids) + len(link_ids) > 1:
+            self._target = None
+            self._build_empty(f"{len(ids) + len(link_ids)} items selected.")
+            return
+        if link_ids:
+            self._target = ("link", block_path, link_ids[0])
+        elif ids:
+            path = f"{block_path}/{ids[0]}" if block_path else ids[0]
+            kind = "block" if isinstance(design.resolve(path), Block) else "node"
+            self._target = (kind, path, "")
+        elif block_path:
+            self._target = ("block", block_path, "")
+        else:
+            self._target = None
+            self._build_empty("Select a component, link or block to see and edit its properties.\n\n"
+                              "Drag components from the palette; Shift+drag (or Connect mode, C) "
+                              "from one component to another to link them.")
+            return
+        self._build()
+
+    def refresh(self) -> None:
+        """Re-read values after a model change (undo, another editor); rebuild if the target went."""
+        if self._target is None:
+            return
+        if self._resolve() is None:
+            self._target = None
+            self._build_empty("The selected item no longer exists.")
+            return
+        for refresh in self._refreshers:
+            refresh()
+
+    def _resolve(self) -> Any:
+        kind, path, link_id = self._target  # type: ignore[misc]
+        try:
+            if kind == "link":
+                return self.document.design.block(path).link(link_id)
+            return self.document.design.resolve(path)
+        except DesignError:
+            return None
+
+    # --- form building -------------------------------------------------------------------
+    def _new_body(self) -> tuple[QVBoxLayout, QFormLayout]:
+        self._refreshers = []
+        self.fields = {}
+        body = QWidget()
+        outer = QVBoxLayout(body)
+        outer.setContentsMargins(10, 8, 10, 8)
+        self._heading = QLabel()
+        self._heading.setStyleSheet("font-size: 11pt; font-weight: 600; color: #263238;")
+        self._heading.setWordWrap(True)
+        outer.addWidget(self._heading)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        outer.addLayout(form)
+        self._error = QLabel()
+        self._error.setStyleSheet("color: #c62828;")
+        self._error.setWordWrap(True)
+        self._error.hide()
+        outer.addWidget(self._error)
+        self._info = QLabel()
+        self._info.setWordWrap(True)
+        self._info.setTextFormat(Qt.TextFormat.RichText)
+        self._info.setStyleSheet("color: #546e7a;")
+        self._info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        outer.addWidget(self._info)
+        outer.addStretch(1)
+        self._body = body
+        return outer, form
+
+    def _show_body(self) -> None:
+        # Install the body only once it is filled, so the scroll area sizes it from its real
+        # minimum size (scrolling instead of squashing the rows in a short dock).
+        self.setWidget(self._body)
+
+    def _build_empty(self, text: str) -> None:
+        self._new_body()
+        self._heading.setText("Inspector")
+        self._info.setText(text.replace("\n", "<br>"))
+        self._show_body()
+
+    def _build(self) -> None:
+        _, form = self._new_body()
+        item = self._resolve()
+        kind = self._target[0]  # type: ignore[index]
+        if kind == "link":
+            self._build_link(form, item)
+        elif kind == "block":
+            self._build_block(form, item)
+        else:
+            self._build_node(form, item)
+        self._show_body()
+
+    def _commit(self, name: str, value: Any, text: str | None = None) -> None:
+        kind, path, link_id = self._target  # type: ignore[misc]
+        current = getattr(self._resolve(), name)
+        if current == value:
+            return
+        try:
+            self.document.push(SetProperty(path, name, value, link_id), text)
+            self._error.hide()
+        except DesignError as exc:
+            self._error.setText(str(exc))
+            self._error.show()
+            self.error.emit(str(exc))
+            self.refresh()
+
+    # Field factories: each registers a refresher that reads the model into the widget.
+    def _text(self, form: QFormLayout, label: str, name: str, tip: str = "") -> QLineEdit:
+        edit = QLineEdit()
+        edit.setToolTip(tip)
+        edit.editingFinished.connect(lambda: self._commit(name, edit.text().strip()))
+        self._register(name, edit, lambda: edit.setText(getattr(self._resolve(), name)))
+        form.addRow(label, edit)
+        return edit
+
+    def _int(self, form: QFormLayout, label: str, name: str, suffix: str = "", tip: str = "") -> QSpinBox:
+        spin = QSpinBox()
+        spin.setRange(1, MAX_COUNT)
+        spin.setGroupSeparatorShown(True)
+        spin.setKeyboardTracking(False)  # commit on Enter/focus-out/arrows, not per keystroke
+        spin.setPrefix("×")
+        spin.setSuffix(suffix)
+        spin.setToolTip(tip)
+        spin.valueChanged.connect(lambda v: self._commit(name, int(v)))
+        self._register(name, spin, lambda: spin.setValue(getattr(self._resolve(), name)))
+        form.addRow(label, spin)
+        return spin
+
+    def _float(self, form: QFormLayout, label: str, name: str, suffix: str, lo: float, hi: float,
+               decimals: int = 1) -> QDoubleSpinBox:
+        spin = QDoubleSpinBox()
+        spin.setRange(lo, hi)
+        spin.setDecimals(decimals)
+        spin.setSuffix(suffix)
+        spin.setKeyboardTracking(False)
+        spin.valueChanged.connect(lambda v: self._commit(name, float(v)))
+        self._register(name, spin, lambda: spin.setValue(getattr(self._resolve(), name)))
+        form.addRow(label, spin)
+        return spin
+
+    def _choice(self, form: QFormLayout, label: str, name: str, choices: list[tuple[str, Any]],
+                editable: bool = False) -> QComboBox:
+        combo = QComboBox()
+        combo.setEditable(editable)
+        # Long catalog names must not widen the dock: elide in the closed box, full in the list.
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        combo.setMinimumContentsLength(12)
+        for text, value in choices:
+            combo.addItem(text, value)
+
+        def read() -> None:
+            value = getattr(self._resolve(), name)
+            index = combo.findData(value)
+            if index < 0:
+                combo.addItem(str(value), value)
+                index = combo.count() - 1
+            combo.setCurrentIndex(index)
+
+        def commit() -> None:
+            if editable and combo.currentText() != combo.itemText(combo.currentIndex()):
+                self._commit(name, combo.currentText().strip())
+            else:
+                self._commit(name, combo.currentData())
+
+        combo.activated.connect(lambda _i: commit())
+        if editable:
+            combo.lineEdit().editingFinished.connect(lambda: self._commit(name, combo.currentText().strip()))
+        self._register(name, combo, read)
+        form.addRow(label, combo)
+        return combo
+
+    def _check(self, form: QFormLayout, label: str, name: str) -> QCheckBox:
+        box = QCheckBox()
+        box.toggled.connect(lambda on: self._commit(name, bool(on)))
+        self._register(name, box, lambda: box.setChecked(getattr(self._resolve(), name)))
+        form.addRow(label, box)
+        return box
+
+    def _override(self, form: QFormLayout, label: str, key: str, unit: str, default: Any) -> QLineEdit:
+        """An optional number in ``node.overrides``; empty means "use the catalog value"."""
+        edit = QLineEdit()
+        validator = QDoubleValidator(0.0, 1e12, 6)
+        validator.setNotation(QDoubleValidator.Notation.StandardNotation)
+        edit.setValidator(validator)
+        edit.setPlaceholderText(f"catalog: {default if default is not None else 'default'} {unit}".strip())
+        edit.setToolTip("Leave empty to use the catalog value")
+
+        def read() -> None:
+            value = self._resolve().overrides.get(key)
+            edit.setText("" if value is None else f"{value:g}")
+
+        def commit() -> None:
+            overrides = dict(self._resolve().overrides)
+            text = edit.text().strip().replace(",", ".")
+            if text:
+                try:
+                    overrides[key] = float(text)
+                except ValueError:
+                    self._error.setText(f"{label}: {text!r} is not a number")
+                    self._error.show()
+                    return
+            else:
+                overrides.pop(key, None)
+            self._commit("overrides", overrides, f"Set {label.lower()}")
+
+        edit.editingFinished.connect(commit)
+        self._register(f"overrides.{key}", edit, read)
+        form.addRow(label, edit)
+        return edit
+
+    def _register(self, name: str, widget: QWidget, read: Callable[[], None]) -> None:
+        def refresh() -> None:
+            widget.blockSignals(True)
+            try:
+                read()
+            finally:
+                widget.blockSignals(False)
+        self.fields[name] = widget
+        self._refreshers.append(refresh)
+        refresh()
+
+    # --- per-target forms ----------------------------------------------------------------
+    def _build_node(self, form: QFormLayout, node: Node) -> None:
+        spec = self.catalog.get(node.catalog_id) if node.catalog_id in self.catalog else None
+        kind = spec.kind if spec else "component"
+        self._heading.setText(f"{node.label}  ({kind})")
+        self._text(form, "Name", "name", "Display name (the id stays fixed)")
+        if spec is not None:
+            same_kind = sorted(self.catalog.by_kind(kind), key=lambda s: s.name)
+            self._choice(form, "Model", "catalog_id", [(f"{s.name} ({s.id})", s.id) for s in same_kind])
+        self._int(form, "Count", "count", tip="Identical units of this component per instance of its block")
+        if kind == "switch":
+            self._choice(form, "Tier", "tier", [(t or "(infer from links)", t) for t in TIERS], editable=True)
+        self._override(form, "Failure rate", RATE_KEY, "per 1000 days",
+                       spec.get(RATE_KEY) if spec else None)
+        if kind in POWER_KEY and spec is not None:
+            key, unit = POWER_KEY[kind]
+            self._override(form, f"Power ({unit})", key, unit, spec.get(key))
+        path = self._target[1]  # type: ignore[index]
+        info = [f"<b>Path</b> {path}", f"<b>Catalog id</b> {node.catalog_id}"]
+        if spec is not None:
+            info += [f"<b>Vendor</b> {spec.vendor}", f"<b>Source</b> {spec.source}",
+                     f"<b>Confidence</b> {spec.confidence}"]
+        self._info.setText("<br>".join(info))
+
+    def _build_block(self, form: QFormLayout, block: Block) -> None:
+        self._heading.setText(f"{block.label}  (block)")
+        self._text(form, "Name", "name")
+        self._choice(form, "Role", "role", [(r or "(none)", r) for r in ROLES], editable=True)
+        self._int(form, "Repeat count", "count", tip="Instances of this block (stored once, drawn once)")
+        self._check(form, "Collapsed", "collapsed")
+        nodes = sum(1 for _ in block.iter_nodes())
+        self._info.setText(f"<b>Path</b> {self._target[1]}<br><b>Contains</b> {len(block.children)} "  # type: ignore[index]
+                           f"direct items, {nodes} components, {len(block.links)} link bundles<br>"
+                           "Double-click the block on the canvas to step inside.")
+
+    def _build_link(self, form: QFormLayout, link: Link) -> None:
+        self._heading.setText(f"Link {link.id}")
+        self._choice(form, "Kind", "kind", [(k, k) for k in LINK_KINDS])
+        speed = self._float(form, "Speed", "speed_gbit_s", " Gb/s", 1.0, 100_000.0, 0)
+        speed.setToolTip("Per cable, per direction. Common: " + ", ".join(f"{s}G" for s in SPEEDS))
+        self._int(form, "Cables", "count", tip="Cables per instance of the owning block")
+        self._float(form, "Cable length", "length_m", " m", 0.0, 100_000.0, 1)
+        self._choice(form, "Medium", "medium", [(m, m) for m in MEDIA])
+        self._info.setText(f"<b>From</b> {link.a}<br><b>To</b> {link.b}<br>"
+                           f"<b>Owned by</b> {self._target[1] or 'design root'}")  # type: ignore[index]

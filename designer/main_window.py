@@ -1,0 +1,613 @@
+"""The main window: canvas in the middle, docks around it, menus, files and evaluation status."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QVBoxLayout,
+    QWidget,
+)
+
+from core.catalog import Catalog, default_catalog
+from core.errors import DesignError
+from core.model import Change, ReplaceRoot
+from core.project import load_project, save_project
+from designer import icons
+from designer.breadcrumb import Breadcrumb
+from designer.canvas.actions import CanvasActions
+from designer.canvas.scene import DesignScene
+from designer.canvas.view import DesignView
+from designer.document import DesignDocument, empty_design
+from designer.evaluator import Evaluator, Result
+from designer.export import DIAGRAM_FORMATS, export_summary, render_scene
+from designer.format import num
+from designer.inspector import InspectorWidget
+from designer.outline import OutlineWidget
+from designer.palette import PaletteWidget
+from designer.panels.bandwidth import BandwidthPanel
+from designer.panels.latency import LatencyPanel
+from designer.panels.overview import OverviewPanel
+from designer.panels.performance import PerformancePanel
+from designer.panels.power import PowerPanel
+from designer.panels.reliability import ReliabilityPanel
+from designer.panels.warnings import WarningsPanel
+from designer.recovery import RecoveryManager
+from designer.wizard import TemplateWizard
+from designer.workload_panel import WorkloadPanel
+
+MAX_RECENT = 8
+LAYOUT_VERSION = 1
+PROJECT_FILTER = "Cluster Designer project (*.json);;All files (*)"
+STATUS_MS = 6000
+
+
+class MainWindow(QMainWindow):
+    """``interactive=False`` (screenshots, tests, benchmarks) skips saved layouts, recovery
+    prompts and autosave, so runs are reproducible and never block on a dialog."""
+
+    def __init__(self, catalog: Catalog | None = None, interactive: bool = True):
+        super().__init__()
+        self.catalog = catalog or default_catalog()
+        self.interactive = interactive
+        self.settings = QSettings()
+        self.document = DesignDocument(empty_design(), None, self)
+        self.evaluator = Evaluator(self.catalog, self)
+        self.recovery = RecoveryManager(self.document, parent=self)
+        self._build_canvas()
+        self._build_docks()
+        self._build_actions()
+        self._build_menus()
+        self._build_toolbar()
+        self._build_status()
+        self._wire()
+        self.setAcceptDrops(True)
+        self._shown_once = False
+        self.resize(1600, 1000)
+        self._default_state = self.saveState(LAYOUT_VERSION)
+        if interactive:
+            self._restore_layout()
+            self.recovery.start()
+        self._update_title()
+        self._on_replaced()
+
+    # --- construction --------------------------------------------------------------------
+    def _build_canvas(self) -> None:
+        self.scene = DesignScene(self.document.design, self.catalog, self)
+        self.view = DesignView(self.scene, self.document, self.catalog)
+        self.canvas_actions = CanvasActions(self.view, self.document, self)
+        self.breadcrumb = Breadcrumb()
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.breadcrumb)
+        layout.addWidget(self.view)
+        self.setCentralWidget(central)
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea, name: str) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)  # saveState/restoreState key
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        self.setDockNestingEnabled(True)
+        self.setTabPosition(Qt.DockWidgetArea.AllDockWidgetAreas, QTabWidget.TabPosition.North)
+        left, right, bottom = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
+                               Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.palette = PaletteWidget(self.catalog)
+        self.outline = OutlineWidget(self.catalog)
+        self.inspector = InspectorWidget(self.document, self.catalog)
+        self.workload_panel = WorkloadPanel(self.document)
+        self.overview_panel = OverviewPanel()
+        self.bandwidth_panel = BandwidthPanel()
+        self.latency_panel = LatencyPanel()
+        self.power_panel = PowerPanel()
+        self.reliability_panel = ReliabilityPanel()
+        self.performance_panel = PerformancePanel()
+        self.warnings_panel = WarningsPanel()
+        self.metric_panels = [self.overview_panel, self.bandwidth_panel, self.latency_panel, self.power_panel,
+                              self.reliability_panel, self.performance_panel]
+
+        # Bottom docks sit under the canvas only; the side columns run full height.
+        self.setCorner(Qt.Corner.BottomLeftCorner, left)
+        self.setCorner(Qt.Corner.BottomRightCorner, right)
+        self.palette_dock = self._dock("Palette", self.palette, left, "palette")
+        self.outline_dock = self._dock("Outline", self.outline, left, "outline")
+        self.splitDockWidget(self.palette_dock, self.outline_dock, Qt.Orientation.Vertical)
+        self.inspector_dock = self._dock("Inspector", self.inspector, right, "inspector")
+        self.metric_docks = [self._dock(panel.title, panel, right, panel.title.lower())
+                             for panel in self.metric_panels]
+        # Split before tabifying: Qt turns a split against a tabbed dock into another tab.
+        self.splitDockWidget(self.inspector_dock, self.metric_docks[0], Qt.Orientation.Vertical)
+        self.workload_dock = self._dock("Workload", self.workload_panel, right, "workload")
+        self.tabifyDockWidget(self.inspector_dock, self.workload_dock)
+        for dock in self.metric_docks[1:]:
+            self.tabifyDockWidget(self.metric_docks[0], dock)
+        self.warnings_dock = self._dock("Warnings", self.warnings_panel, bottom, "warnings")
+        self.inspector_dock.raise_()
+        self.metric_docks[-1].raise_()  # Performance first: it has the most to say
+        self._size_docks()
+
+    def _size_docks(self) -> None:
+        self.resizeDocks([self.palette_dock, self.inspector_dock], [290, 520], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.inspector_dock, self.metric_docks[0]], [215, 735], Qt.Orientation.Vertical)
+        self.resizeDocks([self.palette_dock, self.outline_dock], [520, 380], Qt.Orientation.Vertical)
+        self.resizeDocks([self.warnings_dock], [110], Qt.Orientation.Vertical)
+
+    def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        return action
+
+    def _build_actions(self) -> None:
+        Std = QKeySequence.StandardKey
+        self.new_action = self._action("&New", self.new_design, Std.New, "Start an empty design")
+        self.template_action = self._action("New from &Template…", self.new_from_template, "Ctrl+Shift+N",
+                                            "Generate a fat-tree, computing islands or a super-node cluster")
+        self.open_action = self._action("&Open…", self.open_dialog, Std.Open)
+        self.save_action = self._action("&Save", self.save, Std.Save)
+        self.save_as_action = self._action("Save &As…", self.save_as, Std.SaveAs)
+        self.quit_action = self._action("&Quit", self.close, Std.Quit)
+        self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence(Std.Undo))
+        self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcut(QKeySequence(Std.Redo))
+        self.reset_layout_action = self._action("&Reset Layout", self.reset_layout)
+        self.evaluate_action = self._action("&Evaluate Now", self.evaluate_now, "F5",
+                                            "Re-run every analysis now")
+        self.shortcuts_action = self._action("&Keyboard Shortcuts", self.show_shortcuts, "F1")
+        self.about_action = self._action("&About Cluster Designer", self.show_about)
+        self.export_actions = {}
+        for ext in DIAGRAM_FORMATS:
+            for selection in (False, True):
+                label = f"{'Selection' if selection else 'Diagram'} as {ext[1:].upper()}…"
+                self.export_actions[(ext, selection)] = self._action(
+                    label, lambda _=False, e=ext, s=selection: self.export_diagram_dialog(e, s))
+        self.summary_actions = {}
+        for fmt, label in (("md", "Summary as Markdown…"), ("html", "Summary as HTML…"),
+                           ("csv", "Summary as CSV…"), ("json", "Summary as JSON…"),
+                           ("bom", "Bill of Materials as CSV…")):
+            self.summary_actions[fmt] = self._action(label, lambda _=False, f=fmt: self.export_summary_dialog(f))
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        for action in (self.new_action, self.template_action, self.open_action):
+            file_menu.addAction(action)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        file_menu.addSeparator()
+        file_menu.addAction(self.save_action)
+        file_menu.addAction(self.save_as_action)
+        file_menu.addSeparator()
+        export_menu = file_menu.addMenu("&Export")
+        for ext in DIAGRAM_FORMATS:
+            export_menu.addAction(self.export_actions[(ext, False)])
+        export_menu.addSeparator()
+        for ext in DIAGRAM_FORMATS:
+            export_menu.addAction(self.export_actions[(ext, True)])
+        export_menu.addSeparator()
+        for action in self.summary_actions.values():
+            export_menu.addAction(action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        self._refresh_recent_menu()
+
+        a = self.canvas_actions
+        edit = bar.addMenu("&Edit")
+        edit.addAction(self.undo_action)
+        edit.addAction(self.redo_action)
+        edit.addSeparator()
+        for action in (a.cut, a.copy, a.paste, a.duplicate, a.delete, None, a.select_all):
+            edit.addSeparator() if action is None else edit.addAction(action)
+
+        design = bar.addMenu("&Design")
+        for action in (a.connect_mode, None, a.group, a.ungroup, a.repeat, a.toggle_collapse, None,
+                       a.step_in, a.step_out, None, self.evaluate_action):
+            design.addSeparator() if action is None else design.addAction(action)
+
+        view = bar.addMenu("&View")
+        for action in (a.zoom_in, a.zoom_out, a.fit):
+            view.addAction(action)
+        view.addSeparator()
+        panels = view.addMenu("&Panels")
+        for dock in self.findChildren(QDockWidget):
+            panels.addAction(dock.toggleViewAction())
+        view.addAction(self.reset_layout_action)
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.shortcuts_action)
+        help_menu.addAction(self.about_action)
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Main")
+        bar.setObjectName("main-toolbar")
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        a = self.canvas_actions
+        # Fixed-width Undo/Redo buttons: the menu actions carry the command name, which would
+        # make the toolbar jump at every edit.
+        stack = self.document.undo_stack
+        undo = self._action("Undo", stack.undo)
+        redo = self._action("Redo", stack.redo)
+        stack.canUndoChanged.connect(undo.setEnabled)
+        stack.canRedoChanged.connect(redo.setEnabled)
+        stack.undoTextChanged.connect(lambda text: undo.setToolTip(f"Undo {text}"))
+        stack.redoTextChanged.connect(lambda text: redo.setToolTip(f"Redo {text}"))
+        undo.setEnabled(False)
+        redo.setEnabled(False)
+        for action in (self.new_action, self.template_action, self.open_action, self.save_action, None,
+                       undo, redo, None, a.connect_mode, a.group, a.step_out,
+                       None, a.zoom_out, a.zoom_in, a.fit):
+            bar.addSeparator() if action is None else bar.addAction(action)
+        self.template_action.setIcon(icons.icon("block"))
+        self.addToolBar(bar)
+
+    def _build_status(self) -> None:
+        self.eval_label = QLabel("")
+        self.counts_label = QLabel("")
+        self.eval_label.setMinimumWidth(180)
+        self.statusBar().addPermanentWidget(self.counts_label)
+        self.statusBar().addPermanentWidget(self.eval_label)
+
+    def _wire(self) -> None:
+        doc = self.document
+        doc.changed.connect(self._on_change)
+        doc.replaced.connect(self._on_replaced)
+        doc.path_changed.connect(self._update_title)
+        doc.undo_stack.cleanChanged.connect(lambda clean: self.setWindowModified(not clean))
+        self.scene.selectionChanged.connect(self._on_selection)
+        self.scene.block_changed.connect(self._on_block_changed)
+        self.evaluator.started.connect(lambda: self.eval_label.setText("Evaluating…"))
+        self.evaluator.finished.connect(self._on_evaluated)
+        self.evaluator.failed.connect(self._on_evaluation_failed)
+        self.palette.place_requested.connect(lambda cid: self.view.place(cid))
+        self.outline.reveal.connect(self.reveal_path)
+        self.warnings_panel.reveal.connect(self.reveal_paths)
+        self.breadcrumb.navigate.connect(self.navigate)
+        self.view.file_dropped.connect(self.open_file)
+        for source in (self.view, self.canvas_actions, self.inspector, self.workload_panel):
+            source.error.connect(self.show_error)
+
+    # --- model events --------------------------------------------------------------------
+    def _on_change(self, change: Change) -> None:
+        self.scene.on_change(change)
+        if change.kind != "geometry":
+            self.outline.rebuild(self.document.design)
+            self.breadcrumb.show_path(self.document.design, self.scene.block_path)
+        self.inspector.refresh()
+        if change.kind == "workload":
+            self.workload_panel.load_from_design()
+        if change.kind != "geometry":  # positions never change a metric
+            self.evaluator.request(self.document.design)
+
+    def _on_replaced(self) -> None:
+        self.scene.set_design(self.document.design)
+        self.outline.rebuild(self.document.design)
+        self.workload_panel.load_from_design()
+        self._on_selection()
+        self.evaluator.request(self.document.design)
+        QTimer.singleShot(0, self.view.fit)
+
+    def _on_block_changed(self, path: str) -> None:
+        self.breadcrumb.show_path(self.document.design, path)
+        self._on_selection()
+
+    def _on_selection(self) -> None:
+        self.inspector.show_selection(self.scene.block_path, self.scene.selected_ids(),
+                                      self.scene.selected_link_ids())
+
+    def _on_evaluated(self, result: Result) -> None:
+        for panel in self.metric_panels:
+            panel.update_result(result)
+        self.warnings_panel.update_result(result)
+        ev = result.evaluation
+        n = len(ev.warnings)
+        self.warnings_dock.setWindowTitle(f"Warnings ({n})" if n else "Warnings")
+        self.workload_panel.set_design_facts(ev.counts.gpus, ev.bandwidth.scale_up_domain_gpus)
+        self.counts_label.setText(f"{num(ev.counts.gpus)} GPUs · {num(ev.counts.switches)} switches · "
+                                  f"{num(ev.power.facility_kw / 1000, 1)} MW facility")
+        self.eval_label.setText(f"Evaluated in {result.elapsed_s * 1000:,.0f} ms")
+
+    def _on_evaluation_failed(self, message: str) -> None:
+        self.eval_label.setText("Evaluation failed")
+        self.show_error(message)
+
+    def evaluate_now(self) -> Result | None:
+        return self.evaluator.evaluate_now(self.document.design)
+
+    def show_error(self, message: str) -> None:
+        self.statusBar().showMessage(f"⚠ {message}", STATUS_MS)
+
+    # --- navigation and reveal -----------------------------------------------------------
+    def navigate(self, block_path: str) -> None:
+        if block_path != self.scene.block_path:
+            self.scene.set_block(block_path)
+            self.view.fit()
+
+    def reveal_path(self, path: str) -> None:
+        """Show ``path`` (outline click): open its parent block, select it and centre on it."""
+        if not path:
+            self.navigate("")
+            return
+        self.reveal_paths([path])
+
+    def reveal_paths(self, paths: list[str]) -> None:
+        """Select the components at ``paths`` (warnings): step into the deepest block holding
+        them all, then select the items there that are or contain them."""
+        design = self.document.design
+        valid = []
+        for path in paths:
+            try:
+                design.resolve(path)
+                valid.append(path)
+            except DesignError:
+                continue
+        if not valid:
+            self.show_error("the components of this warning are not in the design")
+            return
+        parents = [p.split("/")[:-1] for p in valid]
+        common: list[str] = []
+        for parts in zip(*parents):
+            if len(set(parts)) != 1:
+                break
+            common.append(parts[0])
+        block_path = "/".join(common)
+        if block_path != self.scene.block_path:
+            self.scene.set_block(block_path)
+        depth = len(common)
+        keys = list(dict.fromkeys(p.split("/")[depth] for p in valid))
+        self.scene.select(keys)
+        card = self.scene.card(keys[0])
+        if card is not None:
+            rect = self.scene.content_rect(selected_only=True)
+            if not self.view.viewport().rect().contains(self.view.mapFromScene(rect).boundingRect()):
+                self.view.fit()
+            self.view.centerOn(rect.center())
+
+    # --- files ---------------------------------------------------------------------------
+    def _update_title(self) -> None:
+        self.setWindowTitle(f"{self.document.title}[*] — Cluster Designer")
+        self.setWindowModified(self.document.modified)
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to drop the current design (saved, discarded or unmodified)."""
+        if not self.document.modified:
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved changes", f"Save the changes to {self.document.title}?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def new_design(self) -> None:
+        if self.maybe_save():
+            self.recovery.discard()
+            self.document.reset(empty_design(), None)
+
+    def new_from_template(self) -> None:
+        wizard = TemplateWizard(self.catalog, self)
+        if wizard.exec() and wizard.design is not None:
+            self.apply_template(wizard.design)
+
+    def apply_template(self, design) -> None:
+        """Replace the content with a generated design as one undo step (keeps the workload)."""
+        self.document.push(ReplaceRoot(design.root, design.name, design.metadata), "New from template")
+        self.scene.set_block("")
+        self.view.fit()
+
+    def open_dialog(self) -> None:
+        start = str(self.document.path.parent) if self.document.path else ""
+        name, _ = QFileDialog.getOpenFileName(self, "Open project", start, PROJECT_FILTER)
+        if name:
+            self.open_file(Path(name))
+
+    def open_file(self, path: Path) -> bool:
+        if not self.maybe_save():
+            return False
+        try:
+            design = load_project(path, self.catalog)
+        except DesignError as exc:
+            # The current document and its file stay untouched: nothing is ever saved over a
+            # file that failed to load.
+            QMessageBox.critical(self, "Cannot open project", str(exc))
+            return False
+        self.recovery.discard()
+        self.document.reset(design, Path(path))
+        self._add_recent(Path(path))
+        self.statusBar().showMessage(f"Opened {path}", STATUS_MS)
+        return True
+
+    def load_design(self, design, path: Path | None) -> None:
+        """Show an already loaded design (the command line path; no prompts)."""
+        self.document.reset(design, path)
+        if path is not None and self.interactive:
+            self._add_recent(path)
+
+    def save(self) -> bool:
+        if self.document.path is None:
+            return self.save_as()
+        return self._save_to(self.document.path)
+
+    def save_as(self) -> bool:
+        start = str(self.document.path or Path.home() / f"{self.document.design.name or 'design'}.json")
+        name, _ = QFileDialog.getSaveFileName(self, "Save project", start, PROJECT_FILTER)
+        if not name:
+            return False
+        path = Path(name)
+        if not path.suffix:
+            path = path.with_suffix(".json")
+        return self._save_to(path)
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            save_project(self.document.design, path)
+        except DesignError as exc:
+            QMessageBox.critical(self, "Cannot save project", str(exc))
+            return False
+        self.document.undo_stack.setClean()
+        self.document.set_path(path)
+        self.recovery.discard()
+        self._add_recent(path)
+        self.statusBar().showMessage(f"Saved {path}", STATUS_MS)
+        return True
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [v for v in (value or []) if v]
+
+    def _add_recent(self, path: Path) -> None:
+        if not self.interactive:
+            return
+        text = str(Path(path).resolve())
+        recent = [text] + [p for p in self.recent_files() if p != text]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self._refresh_recent_menu()
+
+    def _refresh_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.recent_files() if self.interactive else []
+        for n, name in enumerate(recent):
+            action = self.recent_menu.addAction(f"&{n + 1} {name}")
+            action.triggered.connect(lambda _=False, p=name: self.open_file(Path(p)))
+        self.recent_menu.setEnabled(bool(recent))
+
+    # --- export --------------------------------------------------------------------------
+    def export_diagram(self, path: Path, width_px: int = 1600, selected_only: bool = False) -> None:
+        render_scene(self.scene, path, width_px, selected_only, self.document.design.name)
+
+    def export_diagram_dialog(self, ext: str, selected_only: bool) -> None:
+        base = (self.document.path.stem if self.document.path else self.document.design.name) or "diagram"
+        name, _ = QFileDialog.getSaveFileName(self, "Export diagram", f"{base}{ext}",
+                                              f"{ext[1:].upper()} (*{ext})")
+        if not name:
+            return
+        path = Path(name) if Path(name).suffix else Path(name + ext)
+        width = 1600
+        if ext == ".png":
+            width, ok = QInputDialog.getInt(self, "PNG size", "Width in pixels:", 2400, 200, 20_000, 100)
+            if not ok:
+                return
+        try:
+            self.export_diagram(path, width, selected_only)
+        except DesignError as exc:
+            QMessageBox.critical(self, "Cannot export", str(exc))
+            return
+        self.statusBar().showMessage(f"Exported {path}", STATUS_MS)
+
+    def export_summary(self, path: Path, fmt: str | None = None) -> None:
+        result = self.evaluator.last if not self.evaluator.busy else None
+        result = result or self.evaluate_now()
+        if result is None:
+            raise DesignError("the design could not be evaluated")
+        export_summary(result.evaluation, path, fmt)
+
+    def export_summary_dialog(self, fmt: str) -> None:
+        ext = {"md": ".md", "html": ".html", "csv": ".csv", "json": ".json", "bom": ".csv"}[fmt]
+        base = (self.document.path.stem if self.document.path else self.document.design.name) or "summary"
+        suggested = f"{base}-bom{ext}" if fmt == "bom" else f"{base}{ext}"
+        name, _ = QFileDialog.getSaveFileName(self, "Export summary", suggested, f"{fmt.upper()} (*{ext})")
+        if not name:
+            return
+        try:
+            self.export_summary(Path(name), fmt)
+        except DesignError as exc:
+            QMessageBox.critical(self, "Cannot export", str(exc))
+            return
+        self.statusBar().showMessage(f"Exported {name}", STATUS_MS)
+
+    # --- layout, drops, close ------------------------------------------------------------
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        state = self.settings.value("window/state")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state, LAYOUT_VERSION)
+
+    def reset_layout(self) -> None:
+        self.restoreState(self._default_state, LAYOUT_VERSION)
+        for dock in self.findChildren(QDockWidget):
+            if not dock.isFloating():
+                dock.show()
+
+    def offer_recovery(self) -> None:
+        """After a crash: offer each draft left by a session that is gone."""
+        for draft in RecoveryManager.orphaned_drafts():
+            where = f" (from {draft.original})" if draft.original else ""
+            answer = QMessageBox.question(
+                self, "Recover unsaved work",
+                f"Cluster Designer closed unexpectedly. Recover “{draft.name}”{where}, autosaved at "
+                f"{draft.saved_at}?", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+            if answer == QMessageBox.StandardButton.Yes:
+                try:
+                    design = load_project(draft.project, self.catalog)
+                except DesignError as exc:
+                    QMessageBox.critical(self, "Cannot recover", str(exc))
+                    continue
+                self.document.reset(design, draft.original)
+                self.document.undo_stack.resetClean()  # recovered work is unsaved work
+                RecoveryManager.remove(draft)
+                return
+            RecoveryManager.remove(draft)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            if not self.interactive or self.settings.value("window/state") is None:
+                self._size_docks()
+
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        for url in event.mimeData().urls():
+            if url.isLocalFile():
+                event.acceptProposedAction()
+                QTimer.singleShot(0, lambda p=Path(url.toLocalFile()): self.open_file(p))
+                return
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.maybe_save():
+            event.ignore()
+            return
+        if self.interactive:
+            self.settings.setValue("window/geometry", self.saveGeometry())
+            self.settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
+        self.recovery.timer.stop()
+        self.recovery.discard()
+        self.evaluator.shutdown()
+        self.scene.blockSignals(True)  # the scene's teardown must not drive half-destroyed panels
+        event.accept()
+
+    # --- help ----------------------------------------------------------------------------
+    def show_shortcuts(self) -> None:
+        a = self.canvas_actions
+        rows = [(action.text().replace("&", "").rstrip("…"), action.shortcut().toString())
+                for action in [self.undo_action, self.redo_action, *a.all(), self.evaluate_action]
+                if not action.shortcut().isEmpty()]
+        rows += [("Connect two components", "Shift+drag"), ("Pan", "Middle-drag / scroll bars"),
+                 ("Zoom", "Mouse wheel"), ("Step inside a block", "Double-click")]
+        text = "<table>" + "".join(f"<tr><td>{name}</td><td>&nbsp;&nbsp;<b>{keys}</b></td></tr>"
+                                   for name, keys in rows) + "</table>"
+        QMessageBox.information(self, "Keyboard shortcuts", text)
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About Cluster Designer",
+                          "<b>Cluster Designer</b><br>Design AI GPU clusters and see bandwidth, latency, "
+                          "power, reliability and training efficiency as you draw.")

@@ -1,0 +1,35 @@
+"""Bandwidth: scale-up and scale-out per GPU, bisection, oversubscription, collectives."""
+
+from __future__ import annotations
+
+from designer.evaluator import Result
+from designer.format import num
+from designer.panels.base import MetricsPanel
+from designer.panels.charts import BarChart
+
+
+class BandwidthPanel(MetricsPanel):
+    title = "Bandwidth"
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.levels = BarChart("Per-GPU bandwidth by network level", "Gb/s per GPU")
+        self.add_chart(self.levels)
+
+    def update_result(self, result: Result) -> None:
+        b = result.evaluation.bandwidth
+        over = ", ".join(f"{tier} {ratio:g}:1" for tier, ratio in b.oversubscription_by_tier.items()) or "—"
+        self.show_message("")
+        self.set_rows([
+            ("Scale-up domain", num(b.scale_up_domain_gpus, unit="GPUs")),
+            ("Per-GPU scale-up", num(b.per_gpu_scale_up_gbyte_s, 0, "GB/s"), "per direction"),
+            ("Per-GPU scale-out", num(b.per_gpu_scale_out_gbit_s, 0, "Gb/s"), "per direction"),
+            ("Bisection", num(b.bisection_tbit_s, 1, "Tb/s"), f"method: {b.bisection_method}"),
+            ("Oversubscription", over, "down:up ratio per tier"),
+            ("All-reduce bus bandwidth", num(b.allreduce_busbw_gbyte_s, 0, "GB/s"), "all GPUs, large messages"),
+            ("All-to-all per GPU", num(b.alltoall_per_gpu_gbyte_s, 1, "GB/s")),
+            ("Storage read", num(b.storage_read_gbyte_s, 0, "GB/s")),
+            ("Storage write", num(b.storage_write_gbyte_s, 0, "GB/s")),
+        ])
+        levels = b.per_gpu_by_level_gbit_s
+        self.levels.set_data(list(levels), list(levels.values()))

@@ -1,0 +1,79 @@
+"""Shared layout of metric panels: a titled table of values with units, then charts."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+
+class MetricsPanel(QScrollArea):
+    """Rows of (label, value) plus optional charts, in a scroll area so nothing is clipped."""
+
+    title = ""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        body = QWidget()
+        self._layout = QVBoxLayout(body)
+        self._layout.setContentsMargins(10, 8, 10, 8)
+        self._layout.setSpacing(8)
+        self._message = QLabel()
+        self._message.setWordWrap(True)
+        self._message.setStyleSheet("color: #607d8b; font-style: italic;")
+        self._layout.addWidget(self._message)
+        self._grid_host = QWidget()
+        self._grid = QGridLayout(self._grid_host)
+        self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setHorizontalSpacing(14)
+        self._grid.setVerticalSpacing(3)
+        self._grid.setColumnStretch(1, 1)
+        self._layout.addWidget(self._grid_host)
+        self._charts = QVBoxLayout()
+        self._charts.setSpacing(10)
+        self._layout.addLayout(self._charts)
+        self._layout.addStretch(1)
+        self.setWidget(body)
+        self._values: dict[str, QLabel] = {}
+        self.show_message("Waiting for the first evaluation…")
+
+    def add_chart(self, widget: QWidget) -> None:
+        self._charts.addWidget(widget)
+
+    def show_message(self, text: str) -> None:
+        self._message.setText(text)
+        self._message.setVisible(bool(text))
+
+    def set_rows(self, rows: list[tuple[str, str] | tuple[str, str, str]]) -> None:
+        """Show ``(label, value[, tooltip])`` rows; a row with value ``None`` is a section title."""
+        while self._grid.count():
+            widget = self._grid.takeAt(0).widget()
+            if widget is not None:
+                widget.hide()  # deleteLater is deferred: hide now so old rows never overlap
+                widget.deleteLater()
+        self._values.clear()
+        for r, row in enumerate(rows):
+            label, value = row[0], row[1]
+            tip = row[2] if len(row) > 2 else ""
+            if value is None:
+                header = QLabel(label)
+                header.setStyleSheet("font-weight: 600; color: #37474f; margin-top: 6px;")
+                self._grid.addWidget(header, r, 0, 1, 2)
+                continue
+            name = QLabel(label)
+            name.setStyleSheet("color: #546e7a;")
+            shown = QLabel(value)
+            shown.setStyleSheet("font-weight: 600; color: #263238;")
+            shown.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            if tip:
+                name.setToolTip(tip)
+                shown.setToolTip(tip)
+            self._grid.addWidget(name, r, 0)
+            self._grid.addWidget(shown, r, 1)
+            self._values[label] = shown
+
+    def value(self, label: str) -> str:
+        """The text shown for ``label`` (tests read panels through this)."""
+        return self._values[label].text()

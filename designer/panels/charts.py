@@ -1,0 +1,224 @@
+"""pyqtgraph chart widgets with labelled axes: bars by category, stacked bar, line."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from designer import style
+
+pg.setConfigOptions(antialias=True, background="w", foreground="#37474f")
+
+CHART_HEIGHT = 190
+_TICK_FONT = QFont()
+_TICK_FONT.setPointSizeF(8)
+
+
+def _plot(title: str, left: str, bottom: str) -> pg.PlotWidget:
+    plot = pg.PlotWidget()
+    plot.setMinimumHeight(CHART_HEIGHT)
+    plot.setMaximumHeight(CHART_HEIGHT + 60)
+    plot.setTitle(title, size="10pt", color="#263238")
+    plot.setLabel("left", left, **{"font-size": "9pt"})
+    if bottom:
+        plot.setLabel("bottom", bottom, **{"font-size": "9pt"})
+    for name in ("left", "bottom"):
+        axis = plot.getAxis(name)
+        axis.setTickFont(_TICK_FONT)
+        axis.setPen(pg.mkPen("#90a4ae"))
+        axis.setTextPen(pg.mkPen("#37474f"))
+    plot.showGrid(x=False, y=True, alpha=0.25)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.hideButtons()
+    plot.setMenuEnabled(False)
+    return plot
+
+
+class BarChart(QWidget):
+    """Vertical bars, one per category, value printed on each bar."""
+
+    def __init__(self, title: str, unit_label: str, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.plot = _plot(title, unit_label, "")
+        layout.addWidget(self.plot)
+        self.categories: list[str] = []
+        self.values: list[float] = []
+
+    def set_unit(self, label: str) -> None:
+        self.plot.setLabel("left", label, **{"font-size": "9pt"})
+
+    def set_data(self, categories: list[str], values: list[float], colors: list[str] | None = None,
+                 fmt: str = "{:,.0f}") -> None:
+        self.categories, self.values = list(categories), list(values)
+        plot = self.plot
+        plot.clear()
+        if not values:
+            return
+        colors = colors or [style.SERIES[i % len(style.SERIES)] for i in range(len(values))]
+        labels = [fmt.format(v) if math.isfinite(v) else "n/a" for v in values]
+        values = [v if math.isfinite(v) else 0.0 for v in values]  # no path: nothing to draw
+        x = np.arange(len(values))
+        bars = pg.BarGraphItem(x=x, height=values, width=0.62,
+                               brushes=[pg.mkBrush(c) for c in colors], pens=[pg.mkPen(None)] * len(values))
+        plot.addItem(bars)
+        top = max(values) if max(values) > 0 else 1.0
+        for xi, v, label in zip(x, values, labels):
+            text = pg.TextItem(label, color="#263238", anchor=(0.5, 1.0))
+            text.setFont(_TICK_FONT)
+            text.setPos(float(xi), v + top * 0.02)
+            plot.addItem(text)
+        plot.getAxis("bottom").setTicks([[(float(i), c) for i, c in enumerate(categories)]])
+        plot.setXRange(-0.6, len(values) - 0.4, padding=0)
+        plot.setYRange(0, top * 1.18, padding=0)
+
+
+class StackedBar(QWidget):
+    """One horizontal bar split into parts, with a legend that names each part and its value."""
+
+    def __init__(self, title: str, unit_label: str, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        self.plot = _plot(title, "", unit_label)
+        self.plot.setMinimumHeight(115)
+        self.plot.setMaximumHeight(130)
+        self.plot.getAxis("left").setTicks([[]])
+        self.plot.showGrid(x=True, y=False, alpha=0.25)
+        layout.addWidget(self.plot)
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.legend)
+        self.parts: list[tuple[str, float]] = []
+
+    def set_data(self, parts: list[tuple[str, float]], fmt) -> None:
+        unbounded = [name for name, v in parts if not math.isfinite(v)]
+        self.parts = [(name, v) for name, v in parts if math.isfinite(v) and v > 0]
+        self.plot.clear()
+        total = sum(v for _, v in self.parts)
+        self.plot.setVisible(not unbounded)
+        if unbounded:
+            # A part without a network path takes forever; a bar cannot show it, words can.
+            self.legend.setText(f"<span style='color:#c62828'>{', '.join(unbounded)}: unbounded "
+                                "(the GPUs of a group are not connected)</span>")
+            return
+        if total <= 0:
+            self.legend.setText("")
+            return
+        x0 = 0.0
+        items = []
+        for i, (name, v) in enumerate(self.parts):
+            color = style.SERIES[i % len(style.SERIES)]
+            bar = pg.BarGraphItem(x0=[x0], y=[0], width=[v], height=0.6, brush=pg.mkBrush(color),
+                                  pen=pg.mkPen("#ffffff", width=1))
+            self.plot.addItem(bar)
+            x0 += v
+            name = name.replace(" ", "&nbsp;")
+            items.append(f"<span style='white-space:nowrap'><span style='color:{color}; font-size:12pt'>■</span>"
+                         f"&nbsp;{name}&nbsp;<b>{fmt(v).replace(' ', '&nbsp;')}</b>&nbsp;({v / total * 100:.0f}&nbsp;%)</span>")
+        self.plot.setXRange(0, total * 1.02, padding=0)
+        self.plot.setYRange(-0.5, 0.5, padding=0)
+        self.legend.setText(" &nbsp; ".join(items))
+
+
+def compact(value: float) -> str:
+    """1024 -> "1,024", 16384 -> "16k", 0.5 -> "0.5": short tick labels."""
+    if value >= 10_000:
+        return f"{value / 1000:,.0f}k"
+    if value >= 1:
+        return f"{value:,.0f}"
+    return f"{value:g}"
+
+
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    """1-2-5 steps between ``lo`` and ``hi``, thinned to decades when there are too many."""
+    if lo <= 0 or hi <= 0:
+        return []
+    ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+             for m in (1, 2, 5)]
+    ticks = [t for t in ticks if lo <= t <= hi]
+    if len(ticks) > 8:
+        ticks = [t for t in ticks if math.log10(t).is_integer()] or ticks[::3]
+    return ticks
+
+
+def _spread(values: list[float], min_gap: float = 0.07) -> list[float]:
+    """Drop ticks closer than ``min_gap`` of the log span to the previous one (no overlaps);
+    the last value (usually the highlighted one) is kept."""
+    if len(values) < 3:
+        return values
+    logs = [math.log10(v) for v in values]
+    span = (logs[-1] - logs[0]) or 1.0
+    kept = [len(values) - 1]
+    for i in range(len(values) - 2, -1, -1):
+        if (logs[kept[-1]] - logs[i]) / span >= min_gap:
+            kept.append(i)
+    return [values[i] for i in sorted(kept)]
+
+
+class LineChart(QWidget):
+    """A line with markers; optional highlighted point with a caption.
+
+    With ``log_x`` the x values are plotted as log10 with our own tick labels: pyqtgraph's
+    log-axis labels ("2·10³") crowd and overlap in a narrow dock.
+    """
+
+    def __init__(self, title: str, left: str, bottom: str, log_x: bool = False, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.plot = _plot(title, left, bottom)
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self._log_x = log_x
+        layout.addWidget(self.plot)
+        self.x: list[float] = []
+        self.y: list[float] = []
+        self.marked: tuple[float, float] | None = None
+
+    def _tx(self, value: float) -> float:
+        return math.log10(value) if self._log_x and value > 0 else value
+
+    def set_data(self, x: list[float], y: list[float], symbols: bool = True,
+                 mark: tuple[float, float] | None = None, mark_text: str = "",
+                 y_range: tuple[float, float] | None = None, ticks_at_data: bool = False) -> None:
+        self.x, self.y, self.marked = list(x), list(y), mark
+        plot = self.plot
+        plot.clear()
+        if not x:
+            return
+        finite = [(a, b) for a, b in zip(x, y) if math.isfinite(a) and math.isfinite(b)]
+        if not finite:
+            return
+        x, y = [a for a, _ in finite], [b for _, b in finite]
+        px = [self._tx(v) for v in x]
+        plot.plot(px, y, pen=pg.mkPen(style.SERIES[0], width=2.2),
+                  symbol="o" if symbols else None, symbolSize=7,
+                  symbolBrush=pg.mkBrush(style.SERIES[0]), symbolPen=pg.mkPen("#ffffff"))
+        if self._log_x:
+            values = _spread(sorted(set(x))) if ticks_at_data else _log_ticks(min(x), max(x))
+            plot.getAxis("bottom").setTicks([[(self._tx(v), compact(v)) for v in values], []])
+        span = (max(px) - min(px)) or 1.0
+        plot.setXRange(min(px) - span * 0.04, max(px) + span * 0.04, padding=0)
+        if mark is not None:
+            mx = self._tx(mark[0])
+            plot.addItem(pg.InfiniteLine(pos=mx, angle=90,
+                                         pen=pg.mkPen("#c62828", width=1.2, style=Qt.PenStyle.DashLine)))
+            plot.plot([mx], [mark[1]], pen=None, symbol="star", symbolSize=16,
+                      symbolBrush=pg.mkBrush("#c62828"), symbolPen=pg.mkPen("#ffffff"))
+            if mark_text:
+                # Keep the caption inside the plot: right-align it when the mark is on the right.
+                right = (mx - min(px)) / span > 0.6
+                label = pg.TextItem(mark_text, color=QColor("#c62828"), anchor=(1.05 if right else -0.05, 1.2))
+                label.setFont(_TICK_FONT)
+                label.setPos(mx, mark[1])
+                plot.addItem(label)
+        if y_range is not None:
+            plot.setYRange(*y_range, padding=0.02)

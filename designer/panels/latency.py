@@ -1,0 +1,28 @@
+"""Latency: switch hops, GPU-to-GPU one-way latency, small all-reduce."""
+
+from __future__ import annotations
+
+from designer.evaluator import Result
+from designer.format import num
+from designer.panels.base import MetricsPanel
+from designer.panels.charts import BarChart
+
+
+class LatencyPanel(MetricsPanel):
+    title = "Latency"
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.levels = BarChart("GPU-to-GPU latency by network level", "µs one-way")
+        self.add_chart(self.levels)
+
+    def update_result(self, result: Result) -> None:
+        lat = result.evaluation.latency
+        self.show_message("")
+        self.set_rows([
+            ("Max switch hops", num(lat.max_switch_hops)),
+            ("GPU-to-GPU max", num(lat.gpu_to_gpu_max_us, 2, "µs")),
+            ("GPU-to-GPU mean", num(lat.gpu_to_gpu_mean_us, 2, "µs")),
+            ("Small all-reduce (all GPUs)", num(lat.allreduce_small_us, 1, "µs"), "8-byte all-reduce"),
+        ])
+        self.levels.set_data(list(lat.by_level_us), list(lat.by_level_us.values()), fmt="{:,.2f}")

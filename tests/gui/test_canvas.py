@@ -1,0 +1,177 @@
+"""Canvas gestures: palette drop, drag to connect, move, copy/paste, group, navigation."""
+
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from core.model import Block, Node
+
+
+def _drop(win, catalog_id, pos: QPoint):
+    data = win.palette.mime_for(catalog_id)
+    viewport = win.view.viewport()
+    actions = Qt.DropAction.CopyAction
+    enter = QDragEnterEvent(pos, actions, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(viewport, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(QPointF(pos), actions, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(viewport, drop)
+
+
+def test_palette_drop_adds_component(window):
+    root = window.document.design.root
+    assert not root.children
+    _drop(window, "DGX-H100", QPoint(200, 150))
+    nodes = [c for c in root.children.values() if isinstance(c, Node)]
+    assert [n.catalog_id for n in nodes] == ["DGX-H100"]
+    assert window.scene.card(nodes[0].id) is not None
+    assert window.document.undo_stack.count() == 1
+    assert window.isWindowModified()
+
+
+def test_double_click_in_palette_places_at_centre(window):
+    item = window.palette.item_for("QM9700")
+    window.palette.tree.itemDoubleClicked.emit(item, 0)
+    assert [c.catalog_id for c in window.document.design.root.children.values()] == ["QM9700"]
+
+
+def test_palette_search_filters(window):
+    window.palette.search.setText("quantum")
+    visible = [window.palette.item_for(i) for i in ("QM9700", "DGX-H100")]
+    assert not visible[0].isHidden() and visible[1].isHidden()
+
+
+def test_drag_between_components_adds_link(window, qtbot, point_of):
+    a = window.view.place("DGX-H100", QPointF(0, 200))
+    b = window.view.place("QM9700", QPointF(0, -100))
+    window.view.resetTransform()
+    window.view.centerOn(0, 50)
+    viewport = window.view.viewport()
+    start, end = point_of(a), point_of(b)
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ShiftModifier, start)
+    qtbot.mouseMove(viewport, (start + end) / 2)
+    qtbot.mouseMove(viewport, end)
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ShiftModifier, end)
+    links = window.document.design.root.links
+    assert len(links) == 1
+    link = links[0]
+    assert {link.a, link.b} == {a, b}
+    assert link.kind == "scale-out" and link.speed_gbit_s == 400 and link.count == 8
+    assert window.scene.link_item(link.id) is not None
+    assert window.canvas_actions.connect_mode.isChecked() is False
+
+
+def test_connect_mode_and_move_with_snap(window, qtbot, point_of):
+    a = window.view.place("DGX-H100", QPointF(0, 200))
+    b = window.view.place("AI400X2", QPointF(300, 200))
+    window.view.resetTransform()
+    window.view.centerOn(150, 200)
+    window.canvas_actions.connect_mode.trigger()
+    viewport = window.view.viewport()
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point_of(a))
+    qtbot.mouseMove(viewport, point_of(b))
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point_of(b))
+    assert window.document.design.root.links[0].kind == "storage"
+    window.canvas_actions.connect_mode.trigger()
+    # A drag is one MoveItems on release, snapped to the grid.
+    before = window.document.undo_stack.count()
+    start = point_of(a) + QPoint(-60, 0)
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    for step in range(1, 6):
+        qtbot.mouseMove(viewport, start + QPoint(0, 9 * step))
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start + QPoint(0, 45))
+    assert window.document.undo_stack.count() == before + 1
+    node = window.document.design.root.children[a]
+    assert node.y % 20 == 0 and node.y != 200
+    window.document.undo_stack.undo()
+    assert (node.x, node.y) == (0, 200)
+    assert window.scene.card(a).pos() == QPointF(0, 200)
+
+
+def test_copy_paste_and_duplicate_keep_internal_links(window):
+    doc = window.document
+    a = window.view.place("DGX-H100", QPointF(0, 200))
+    b = window.view.place("QM9700", QPointF(0, 0))
+    c = window.view.place("QM9700", QPointF(300, 0))
+    window.view.connect_items(a, b)
+    window.view.connect_items(b, c)
+    window.scene.select([a, b])
+    window.canvas_actions.copy.trigger()
+    window.canvas_actions.paste.trigger()
+    root = doc.design.root
+    assert len(root.children) == 5 and len(root.links) == 3  # only a-b was internal
+    new_ids = window.scene.selected_ids()
+    assert len(new_ids) == 2 and not set(new_ids) & {a, b, c}
+    pasted = root.links[-1]
+    assert {pasted.a, pasted.b} == set(new_ids)
+    window.canvas_actions.duplicate.trigger()
+    assert len(root.children) == 7 and len(root.links) == 4
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()
+    assert len(root.children) == 3 and len(root.links) == 2
+
+
+def test_delete_group_ungroup_and_navigation(window):
+    doc = window.document
+    a = window.view.place("DGX-H100", QPointF(0, 200))
+    b = window.view.place("QM9700", QPointF(0, 0))
+    spine = window.view.place("QM9700", QPointF(300, -200))
+    window.view.connect_items(a, b)
+    window.view.connect_items(b, spine)
+    window.scene.select([a, b])
+    window.canvas_actions.group.trigger()
+    root = doc.design.root
+    group_id = window.scene.selected_ids()[0]
+    group = root.children[group_id]
+    assert isinstance(group, Block) and set(group.children) == {a, b}
+    assert len(group.links) == 1 and root.links[0].a == f"{group_id}/{b}"
+    # The outer link is drawn to the block's card.
+    assert window.scene.link_item(root.links[0].id).source is window.scene.card(group_id)
+    # Repeat the block; the badge and outline follow.
+    from core.model import SetProperty
+    doc.push(SetProperty(group_id, "count", 4))
+    assert window.scene.card(group_id).count == 4
+    assert window.outline.item_for(group_id).text(1) == "×4"
+    # Step inside with the canvas action, then out again through the breadcrumb.
+    window.canvas_actions.step_in.trigger()
+    assert window.scene.block_path == group_id
+    assert {c.key for c in window.scene.cards()} == {a, b}
+    assert [p for _, p in window.breadcrumb.crumbs] == ["", group_id]
+    window.breadcrumb.navigate.emit("")
+    assert window.scene.block_path == ""
+    # Collapse toggles through an undo command.
+    window.scene.select([group_id])
+    window.canvas_actions.toggle_collapse.trigger()
+    assert root.children[group_id].collapsed is False
+    doc.push(SetProperty(group_id, "count", 1))
+    window.scene.select([group_id])
+    window.canvas_actions.ungroup.trigger()
+    assert set(root.children) == {a, b, spine}
+    window.scene.select([spine])
+    window.canvas_actions.delete.trigger()
+    assert spine not in root.children and len(root.links) == 1
+
+
+def test_scene_draws_one_item_per_child_for_100k(window, big_design):
+    window.load_design(big_design, None)
+    cards = window.scene.cards()
+    assert len(cards) == len(big_design.root.children)
+    assert len(window.scene.items()) < 50
+    # A link into a child block ends on that block's card.
+    link = big_design.root.links[0]
+    item = window.scene.link_item(link.id)
+    assert {item.source.key, item.target.key} == {link.a.split("/")[0], link.b.split("/")[0]}
+    # Stepping inside a pod still shows only its own children.
+    pod = next(k for k, v in big_design.root.children.items() if isinstance(v, Block))
+    window.canvas_actions.enter_block(pod)
+    assert len(window.scene.cards()) == len(big_design.root.children[pod].children)
+
+
+def test_zoom_and_fit(window, small_design):
+    window.load_design(small_design, None)
+    window.view.fit()
+    level = window.view.zoom_level()
+    window.canvas_actions.zoom_in.trigger()
+    assert window.view.zoom_level() > level
+    window.view.zoom(1e-6)
+    assert window.view.zoom_level() >= 0.03 - 1e-9

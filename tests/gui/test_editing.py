@@ -1,0 +1,154 @@
+"""Inspector edits, evaluation updates, undo/redo of a whole editing session, workload, wizard."""
+
+import copy
+
+from PySide6.QtCore import QPointF
+
+from core.model import MoveItems, SetProperty
+from core.project import design_to_dict
+from core.workload import list_presets
+from designer.wizard import TemplateWizard
+
+
+def test_inspector_count_edit_updates_metric_panels(window, qtbot, small_design):
+    with qtbot.waitSignal(window.evaluator.finished, timeout=20_000):
+        window.load_design(small_design, None)
+    before = window.evaluator.last.evaluation.counts.gpus
+    assert window.overview_panel.value("GPUs") == f"{before:,}"
+    su = next(k for k in small_design.root.children if k.startswith("su"))
+    window.scene.select([su])
+    spin = window.inspector.fields["count"]
+    assert spin.value() == small_design.root.children[su].count
+    with qtbot.waitSignal(window.evaluator.finished, timeout=20_000) as blocker:
+        spin.setValue(2)
+    gpus = blocker.args[0].evaluation.counts.gpus
+    assert gpus == 2 * 32 * 8 and gpus != before
+    assert window.overview_panel.value("GPUs") == f"{gpus:,}"
+    assert window.power_panel.by_kind.values  # the chart was drawn
+    assert window.undo_action.text() == "&Undo Set count" or "Set count" in window.undo_action.text()
+
+
+def test_inspector_rejects_invalid_values(window, small_design):
+    window.load_design(small_design, None)
+    link = small_design.root.links[0]
+    window.scene.select([], [link.id])
+    assert "kind" in window.inspector.fields
+    length = window.inspector.fields["length_m"]
+    length.setValue(42.0)
+    assert link.length_m == 42.0
+    window.inspector.fields["kind"].setCurrentText("storage")
+    window.inspector.fields["kind"].activated.emit(window.inspector.fields["kind"].currentIndex())
+    assert link.kind == "storage"
+    node_path = next(p for p, n in small_design.root.iter_nodes() if n.tier == "spine")
+    window.reveal_path(node_path)
+    rate = window.inspector.fields["overrides.failure_rate_per_1000_days"]
+    rate.setText("0.5")
+    rate.editingFinished.emit()
+    assert small_design.node(node_path).overrides == {"failure_rate_per_1000_days": 0.5}
+    rate.setText("")
+    rate.editingFinished.emit()
+    assert small_design.node(node_path).overrides == {}
+
+
+def test_evaluation_runs_off_thread_newest_wins(window, qtbot, small_design):
+    window.load_design(small_design, None)
+    results = []
+    window.evaluator.finished.connect(results.append)
+    su = next(k for k in small_design.root.children if k.startswith("su"))
+    for n in (2, 3, 1, 5):  # a burst of edits: one evaluation of the last state
+        window.document.push(SetProperty(su, "count", n))
+    assert window.eval_label.text() == "Evaluating…"
+    qtbot.waitUntil(lambda: not window.evaluator.busy and bool(results), timeout=20_000)
+    assert [r.evaluation.counts.gpus for r in results] == [5 * 32 * 8]
+    assert window.eval_label.text().startswith("Evaluated in")
+
+
+def test_undo_redo_of_an_editing_session(window, small_design):
+    window.load_design(small_design, None)
+    doc = window.document
+    start = copy.deepcopy(design_to_dict(doc.design))
+    start_design = doc.design.snapshot()
+    view, actions, scene = window.view, window.canvas_actions, window.scene
+    a = view.place("DGX-B200", QPointF(600, 300))
+    b = view.place("SN5600", QPointF(600, 0))
+    view.connect_items(a, b)
+    doc.push(MoveItems("", {a: (640.0, 320.0)}))
+    scene.select([a, b])
+    actions.duplicate.trigger()
+    actions.group.trigger()
+    group = scene.selected_ids()[0]
+    doc.push(SetProperty(group, "count", 3))
+    su = next(k for k in doc.design.root.children if k.startswith("su"))
+    scene.select([su])
+    actions.delete.trigger()
+    presets = list(list_presets())
+    if presets:
+        window.workload_panel.choose_preset(presets[0])
+    window.apply_template(TemplateWizard(window.catalog).generate())
+    end = copy.deepcopy(design_to_dict(doc.design))
+    steps = doc.undo_stack.count()
+    assert steps >= 9 and end != start
+    assert window.isWindowModified()
+    while doc.undo_stack.canUndo():
+        doc.undo_stack.undo()
+    assert design_to_dict(doc.design) == start
+    assert doc.design.content_equal(start_design)
+    assert not window.isWindowModified()
+    while doc.undo_stack.canRedo():
+        doc.undo_stack.redo()
+    assert design_to_dict(doc.design) == end
+
+
+def test_workload_panel_checks_parallelism(window, small_design):
+    window.load_design(small_design, None)
+    presets = list(list_presets())
+    panel = window.workload_panel
+    if not presets:
+        return
+    panel.choose_preset(presets[0])
+    assert window.document.design.workload is not None
+    window.evaluate_now()
+    panel.auto.setChecked(False)
+    panel.spins["tp"].setValue(16)
+    panel.spins["pp"].setValue(1)
+    panel.spins["cp"].setValue(1)
+    panel.spins["dp"].setValue(1024)
+    text = panel.check.text()
+    assert "exceeds the design" in text and "scale-up domain" in text
+    panel.spins["tp"].setValue(8)
+    panel.spins["dp"].setValue(1)
+    panel._fill_dp()
+    assert panel.spins["dp"].value() == 1024 // 8
+    assert "fits the design" in panel.check.text()
+
+
+def test_wizard_shows_counts_live_and_rejects_impossible_input(qtbot, window):
+    wizard = TemplateWizard(window.catalog)
+    qtbot.addWidget(wizard)
+    fields = wizard.fields("fat-tree")
+    fields["gpus"].setValue(2048)
+    wizard.update_preview()
+    assert "2,048</b> GPUs" in wizard.preview.text() and wizard.design is not None
+    fields["gpus"].setValue(1001)  # not a multiple of 8 GPUs per server
+    wizard.update_preview()
+    assert "Cannot build" in wizard.preview.text() and wizard.design is None
+    wizard.template.setCurrentIndex(2)
+    wizard.update_preview()
+    assert wizard.design is not None and "GPUs" in wizard.preview.text()
+    before = window.document.undo_stack.count()
+    window.apply_template(wizard.design)
+    assert window.document.undo_stack.count() == before + 1
+    assert window.document.undo_stack.undoText() == "New from template"
+
+
+def test_warning_click_selects_components(window, qtbot):
+    design = window.document.design
+    a = window.view.place("DGX-H100", QPointF(0, 0))
+    window.scene.select([a])
+    window.canvas_actions.group.trigger()
+    group = window.scene.selected_ids()[0]
+    window.scene.clearSelection()
+    window.warnings_panel.reveal.emit([f"{group}/{a}"])
+    assert window.scene.block_path == group
+    assert window.scene.selected_ids() == [a]
+    assert design.resolve(f"{group}/{a}")
