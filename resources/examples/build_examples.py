@@ -46,8 +46,8 @@ def main() -> None:
             generate_fat_tree(FatTreeOptions(100_000, "DGX-H100", "SN5600", storage="AI400X2",
                                              storage_nodes=100,
                                              name="100,000 H100 cluster (3-tier, 51.2T Ethernet)"), catalog),
-            with_parallelism(load_preset("llama3-405b"), tp=8, pp=16, dp=768, global_batch=6144,
-                             virtual_stages=2)),
+            with_parallelism(load_preset("llama3-405b"), tp=8, pp=16, dp=768, global_batch=12288,
+                             virtual_stages=4)),
     }
     for name, (design, workload) in examples.items():
         design.workload = workload
