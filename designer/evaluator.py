@@ -9,22 +9,18 @@ screenshot).
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from core.analysis.performance import analyze_performance
-from core.analysis.reliability import ettr_curve
 from core.catalog import Catalog
 from core.errors import DesignError
 from core.evaluate import Evaluation, evaluate
 from core.model import Design
-from core.workload import Parallelism, with_parallelism
+from core.series import ettr_series, mfu_scaling_series
 
 DEBOUNCE_MS = 150
-SCALING_POINTS = 7
 
 
 @dataclass(frozen=True)
@@ -38,49 +34,11 @@ class Result:
     elapsed_s: float
 
 
-def _scaling(ev: Evaluation) -> tuple[tuple[int, float], ...]:
-    """MFU of the workload at a few data-parallel sizes (weak scaling: same micro-batches per
-    replica), each a full core performance analysis on the design's fabric."""
-    perf, workload, fabric = ev.performance, ev.workload, ev.topology.fabric
-    if perf is None or workload is None or fabric is None:
-        return ()
-    par: Parallelism = perf.parallelism
-    model_parallel = par.tp * par.pp * par.cp
-    max_dp = max(1, fabric.gpus // model_parallel)
-    step = par.ep if par.ep > 1 else 1
-    sizes = sorted({max(step, (max_dp >> k) // step * step) for k in range(12)} | {par.dp})
-    sizes = [s for s in sizes if s >= 1][-SCALING_POINTS:]
-    out = []
-    for dp in sizes:
-        candidate = with_parallelism(workload, **{
-            "tp": par.tp, "pp": par.pp, "cp": par.cp, "ep": par.ep, "dp": dp,
-            "micro_batch": par.micro_batch, "virtual_stages": par.virtual_stages,
-            "zero_stage": par.zero_stage, "recompute": par.recompute,
-            "global_batch": dp * par.micro_batch * perf.microbatches,
-        })
-        result = analyze_performance(fabric, candidate, ev.assumptions.performance, ev.reliability.ettr)
-        out.append((result.job_gpus, result.mfu))
-    return tuple(out)
-
-
-def _ettr(ev: Evaluation) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    r = ev.reliability
-    if not r.mtbi_hours > 0 or math.isinf(r.mtbi_hours):
-        return (), ()
-    optimum = r.checkpoint_interval_min if r.checkpoint_interval_min > 0 else r.mtbi_hours * 6
-    upper = max(optimum * 6, 10.0)
-    lower = max(optimum / 20, 0.05)
-    n = 120
-    intervals = [lower * (upper / lower) ** (i / (n - 1)) for i in range(n)]
-    values = ettr_curve(r.mtbi_hours, r.checkpoint_blocking_s, r.restart_total_min, intervals)
-    return tuple(intervals), tuple(float(v) for v in values)
-
-
 def run_evaluation(snapshot: Design, catalog: Catalog) -> Result:
     start = time.perf_counter()
     ev = evaluate(snapshot, catalog)
-    scaling = _scaling(ev)
-    intervals, values = _ettr(ev)
+    scaling = mfu_scaling_series(ev)
+    intervals, values = ettr_series(ev)
     return Result(ev, scaling, intervals, values, time.perf_counter() - start)
 
 
