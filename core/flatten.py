@@ -100,9 +100,9 @@ def flatten(design: Design, catalog: Catalog) -> FlatDesign:
                 continue
             if child.count < 1:
                 raise DesignError(f"{path}: count must be at least 1")
-            spec = catalog.get(child.catalog_id) if child.catalog_id in catalog else None
-            if spec is None:
+            if child.catalog_id not in catalog:
                 raise DesignError(f"{path}: unknown component id {child.catalog_id!r}")
+            spec = catalog.get(child.catalog_id)
             index[path] = len(groups)
             groups.append(Group(path, child, spec, child.count * instances, chain))
 

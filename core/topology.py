@@ -204,7 +204,7 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
 
     fabric = _fabric_view(flat, tiers, rank_of, tier_order, up, domains, assumptions) if gpus else None
 
-    compute_units = len(compute) and sum(flat.groups[i].multiplicity for i in compute)
+    compute_units = sum(flat.groups[i].multiplicity for i in compute)
     if compute_units > 1 or (fabric and fabric.scale_up_domain_gpus < gpus):
         if max_rank == 0:
             diagnostics.append(Diagnostic(
@@ -250,8 +250,13 @@ def _fabric_view(flat, tiers, rank_of, tier_order, up, domains, a: NetworkAssump
     scale_up_domain = min(int(flat.groups[i].spec["scale_up_domain"]) for i in compute)
     if scale_up_domain <= 1:
         line = effective = 0.0
+    # NVLS-style in-switch reduction exists when the node's scale-up switches offer it.
+    reduction = any(
+        bool(catalog.get(item["id"]).get("in_network_reduction"))
+        for item in server.get("scale_up_switches") or []
+    )
     levels = [NetworkLevel("scale-up", scale_up_domain, line, effective, a.scale_up_latency_us, 0,
-                           bool(accelerator.get("scale_up_tech", "").count("NVLS")))]
+                           reduction)]
     nic_ratio = a.nic_efficiency
     if server.get("nic") and server.get("nic") in catalog:
         nic = catalog.get(server["nic"])
