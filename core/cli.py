@@ -103,6 +103,10 @@ def _load_workload_arg(value: str):
 
     if value in list_presets():
         return load_preset(value)
+    if not Path(value).exists() and not value.endswith(".json"):
+        raise DesignError(
+            f"{value!r} is neither a workload file nor a preset (presets: {', '.join(list_presets())})"
+        )
     return load_workload(Path(value))
 
 
