@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from core.analysis.bottleneck import BottleneckResult, explain_bottleneck
 from core.analysis.network import BandwidthResult, LatencyResult, analyze_bandwidth, analyze_latency
 from core.analysis.performance import PerformanceResult, analyze_performance
 from core.analysis.power import PowerResult, analyze_power
@@ -58,6 +59,7 @@ class Evaluation:
     warnings: tuple[Diagnostic, ...]
     elapsed_s: float
     spof_units: int = 0  # switch units that are single points of failure
+    bottleneck: BottleneckResult | None = None  # what limits MFU and the what-if that helps most
 
 
 def _counts(inventory: Inventory, topology: Topology) -> Counts:
@@ -103,11 +105,14 @@ def evaluate(
         assumptions.reliability,
     )
     performance = None
+    bottleneck = None
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings, *bandwidth.diagnostics]
     if workload is not None and topology.fabric is not None:
         performance = analyze_performance(topology.fabric, workload, assumptions.performance,
                                           reliability.ettr)
         warnings.extend(performance.diagnostics)
+        bottleneck = explain_bottleneck(topology.fabric, workload, assumptions.performance,
+                                        performance)
     elif workload is None:
         warnings.append(Diagnostic("NO_WORKLOAD", "no workload: performance and energy are not computed"))
     run_days = performance.training_days if performance is not None else None
@@ -119,7 +124,7 @@ def evaluate(
     return Evaluation(
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
         assumptions, inventory, topology, _dedupe(warnings), time.perf_counter() - start,
-        spof_units,
+        spof_units, bottleneck,
     )
 
 
@@ -186,6 +191,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "spares_for_target": r.spares_for_target,
         },
         "performance": _performance_json(perf),
+        "bottleneck": ev.bottleneck.to_json() if ev.bottleneck is not None else None,
         "warnings": [w.to_json() for w in ev.warnings],
         "workload": workload_to_dict(ev.workload) if ev.workload is not None else None,
         "assumptions": assumptions_to_dict(ev.assumptions, only_changed=False),

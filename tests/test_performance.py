@@ -1,9 +1,10 @@
 """LLM training performance: step time, MFU, memory, training days (performance.md §0-§9).
 
-Validation rows are those of performance.md §9 with their own MFU definitions. One model with
-one set of assumptions serves all rows; the only per-row inputs are the published workload and
-the software generation (``flash_attention=False`` for the 2021/22 Megatron runs, which used
-the fused softmax kernel, not FlashAttention).
+These tests use hand-built fabrics and loose tolerances; the full validation against
+performance.md §9 (real generated clusters, each run's software stack, the CLI path, tight
+tolerances) is tests/validation (docs/validation.md). One model with one set of assumptions
+serves all rows; the per-row inputs are the published workload and the software generation
+(here only ``flash_attention=False`` for the 2021/22 Megatron runs).
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def run(model, par, fabric, a=PerformanceAssumptions(), precision="bf16", tokens
 
 # ---------------------------------------------------------------------------------------
 # §9 rows 5-8: Korthikanti et al. (MLSys'23) Table 5, SP + selective recompute, DP = 1.
-# These four rows are also the data gemm_efficiency_scale was fitted on (one factor).
+# These four rows (with row 15) are the data the A100 GEMM factor was fitted on.
 
 KORTHIKANTI = [
     # name, model, parallelism, selective step s, full-recompute step s, README MFU
@@ -131,9 +132,10 @@ def test_sc21_table1_rows_1_to_4(name, model, par, step, hfu):
 
 def test_mt_nlg_rows_9_to_11_strong_scaling():
     # MT-NLG 530B, TP 8, PP 35, DP 8/10/12, GBS 1920 (Smith et al. 2022 §2.4): 60.1 / 50.2 /
-    # 44.4 s, MFU 30.2 / 29.0 / 27.3%. Our model (fitted on the 2022 Megatron runs above) is
-    # 21-24% faster than the 2021 DeepSpeed-Megatron stack: outside the §9.2 +-15%, so we
-    # assert the looser bound (-30%, +15%) and the strong-scaling trend the rows exercise.
+    # 44.4 s, MFU 30.2 / 29.0 / 27.3%. With default (modern) assumptions our model is ~20%
+    # faster than the 2021 DeepSpeed-Megatron stack (with that stack's assumptions, 14-17%:
+    # a known miss in docs/validation.md), so we assert the looser bound (-30%, +15%) and
+    # the strong-scaling trend the rows exercise.
     model = gpt(105, 20480, 128)
     published = {8: 60.1, 10: 50.2, 12: 44.4}
     results = {}
@@ -164,7 +166,7 @@ MPT = [
 @pytest.mark.parametrize("name, model, par, gpu, mfu", MPT, ids=[m[0] for m in MPT])
 def test_mosaic_fsdp_rows_14_to_16(name, model, par, gpu, mfu):
     # +-15% (§9.2). The H100 rows are the data the H100 calibration factor was fitted on; the
-    # A100 row is reproduced with the A100 factor fitted on Korthikanti's rows.
+    # A100 row is part of the A100 factor's fit (tests/validation/calibrate.py).
     p = Parallelism(**par)
     fabric = dgx_h100(p.gpus) if gpu == "H100" else dgx_a100(p.gpus)
     r = run(model, p, fabric)
@@ -463,3 +465,124 @@ def test_analyze_performance_is_fast():
     for _ in range(50):
         analyze_performance(fabric, w)
     assert (time.perf_counter() - t0) / 50 < 0.005
+
+
+# ---------------------------------------------------------------------------------------
+# auto search: every valid layout that fits, ranked, runners-up explained
+
+
+def test_auto_search_explains_why_runners_up_lose():
+    w = dataclasses.replace(load_preset("llama3-70b"), parallelism="auto")
+    found = search_parallelism(dgx_h100(1024), w, workers=1)
+    assert found.considered >= found.evaluated // 3 and found.workers == 1
+    winner, *others = found.candidates
+    assert winner.parallelism == found.best and winner.loses_by == "" and winner.fits
+    fitting = [c for c in others if c.fits]
+    assert fitting, "runners-up expected"
+    for cand in fitting:
+        assert cand.loses_by in ("compute", "memory", "bubble", "communication", "scale")
+        assert cand.slower_fraction >= 0.0
+        assert cand.reason and "slower per token" in cand.reason
+        assert (cand.parallelism.tp, cand.parallelism.cp, cand.parallelism.pp,
+                cand.parallelism.ep) != (winner.parallelism.tp, winner.parallelism.cp,
+                                         winner.parallelism.pp, winner.parallelism.ep)
+    # runners_up (the old contract) lists the same layouts with their step times
+    assert [p for p, _ in found.runners_up] == [c.parallelism for c in fitting]
+
+
+def test_auto_search_parallel_path_matches_serial():
+    w = dataclasses.replace(load_preset("mixtral-8x22b"), parallelism="auto")
+    serial = search_parallelism(dgx_h100(512), w, workers=1)
+    fanned = search_parallelism(dgx_h100(512), w, workers=2)
+    assert fanned.best == serial.best
+    assert fanned.step_time_s == pytest.approx(serial.step_time_s)
+    assert fanned.evaluated == serial.evaluated and fanned.considered == serial.considered
+    assert [p for p, _ in fanned.runners_up] == [p for p, _ in serial.runners_up]
+
+
+def test_auto_search_reports_memory_rejections_and_scales_the_batch():
+    # 405B on 16k GPUs: the auto batch grows with the cluster (~1k tokens per GPU, Llama 3
+    # Table 4 used 16M tokens on 16k GPUs), and the search stays well under its 5 s budget
+    w = dataclasses.replace(load_preset("llama3-405b"), parallelism="auto")
+    t0 = time.perf_counter()
+    found = search_parallelism(dgx_h100(16384), w)
+    assert time.perf_counter() - t0 < 5.0
+    assert found.best.global_batch * 8192 >= 15e6
+    r = analyze_performance(dgx_h100(16384), w)
+    assert r.search is not None and r.to_json()["search"]["candidates"][0]["loses_by"] == ""
+
+
+def test_auto_search_nothing_fits_keeps_least_overflow():
+    big = ModelSpec(layers=8, hidden=65536, ffn_hidden=262144, heads=64, seq_len=4096)
+    w = Workload("huge", big, "auto")
+    found = search_parallelism(dgx_h100(8), w, workers=1)
+    assert "NO_CONFIGURATION_FITS" in {d.code for d in found.diagnostics}
+    assert found.candidates and not found.candidates[0].fits
+    assert found.candidates[0].loses_by == "memory"
+
+
+# ---------------------------------------------------------------------------------------
+# bottleneck: what limits MFU, and re-evaluated what-ifs
+
+
+def test_bottleneck_limiters_and_what_ifs_are_re_evaluated():
+    from core.analysis.bottleneck import explain_bottleneck
+
+    w = load_preset("gpt3-175b")  # full recompute on H100, where selective/none fits
+    perf = analyze_performance(dgx_h100(1024), w)
+    bn = explain_bottleneck(dgx_h100(1024), w, PerformanceAssumptions(), perf)
+    assert bn.mfu == pytest.approx(perf.mfu, rel=1e-9)
+    assert bn.step_time_s == pytest.approx(perf.step_time_s, rel=1e-9)
+    # limiters: ideal compute + limiters = the step
+    assert bn.ideal_compute_s + sum(x.seconds for x in bn.limiters) == pytest.approx(
+        perf.step_time_s, rel=1e-6)
+    assert {x.key for x in bn.limiters} >= {"compute", "recompute", "tp_comm", "bubble"}
+    # the best what-if fits memory, helps, and its number is a real re-evaluation
+    assert bn.best is not None and bn.best.fits_memory and bn.best.mfu_gain > 0.005
+    assert bn.best.key.startswith("recompute_") or "no_recompute" in bn.best.key
+    redo = analyze_performance(dgx_h100(1024), with_parallelism(w, **bn.best.changes))
+    assert bn.best.mfu == pytest.approx(redo.mfu, rel=1e-6)
+    assert f"{100 * bn.mfu:.1f}%" in bn.best.text and f"{100 * bn.best.mfu:.1f}%" in bn.best.text
+    assert bn.summary.startswith("MFU ")
+    assert all(x.fits_memory for x in bn.what_ifs[: len([y for y in bn.what_ifs if y.fits_memory])])
+
+
+def test_bottleneck_names_oversubscribed_tier_and_the_1to1_what_if():
+    from core.analysis.bottleneck import explain_bottleneck
+
+    def fabric(spine):
+        return FabricView(256, accelerator("H100-SXM5-80GB"), 8, (
+            NetworkLevel("scale-up", 8, 450.0, 370.0, 0.5, 1),
+            NetworkLevel("leaf", 16, 50.0, 47.0, 2.0, 1),
+            NetworkLevel("spine", 256, spine, spine * 0.94, 3.0, 3),
+        ))
+    w = Workload("70b", load_preset("llama3-70b").model,
+                 Parallelism(tp=8, pp=1, dp=32, global_batch=32, zero_stage=1, recompute="full"))
+    a = PerformanceAssumptions(dp_overlap=False)
+    bn = explain_bottleneck(fabric(50.0 / 8), w, a)
+    dp = next(x for x in bn.limiters if x.key == "dp_comm")
+    assert "spine" in dp.text and "8:1" in dp.text
+    flat = next(x for x in bn.what_ifs if x.key == "nonblocking")
+    assert "1:1 spine" in flat.text and flat.mfu_gain > 0
+    same = analyze_performance(fabric(50.0), w, a)
+    assert flat.mfu == pytest.approx(same.mfu, rel=1e-6)
+
+
+def test_evaluation_json_and_report_have_the_bottleneck():
+    from core.catalog import default_catalog
+    from core.evaluate import evaluate, evaluation_to_json
+    from core.generators import FatTreeOptions, generate_fat_tree
+    from core.report import render_report
+
+    cat = default_catalog()
+    design = generate_fat_tree(FatTreeOptions(1024, "DGX-H100", "QM9700"), cat)
+    ev = evaluate(design, cat, load_preset("gpt3-175b"))
+    out = evaluation_to_json(ev)
+    assert "performance" in out and "bottleneck" in out
+    bn = out["bottleneck"]
+    assert bn["primary"] and bn["summary"] and bn["limiters"] and bn["what_ifs"]
+    assert bn["best"]["mfu"] > out["performance"]["mfu"]
+    md = render_report(ev, "md")
+    assert "## Bottleneck" in md and "Most help" in md
+    assert "bottleneck.primary" in render_report(ev, "csv")
+    assert evaluation_to_json(evaluate(design, cat, None))["bottleneck"] is None

@@ -14,6 +14,19 @@ and the measurements in ../shared/reference/topologies.md §7 (nccl-tests #212, 
 
 The latency term is the best of a hierarchical ring (2(n_l - 1) steps per level) and a tree
 (2 log2 n steps at the outermost level's latency), plus a per-step protocol overhead.
+
+**Message-size efficiency** (``size_aware=True``, used by the performance model): NCCL reaches
+its large-message bus bandwidth only for large buffers, and the loss grows with the number of
+nodes a ring spans (chunking, protocol switches, flow control). We use SimAI's measured ratio
+tables (aliyun/SimAI ``astra-sim-alibabacloud/inputs/ratio/{nic,nvlink,ata}_ratio.csv``, P;
+topologies.md §8) the way SimAI's ``calbusbw.cc`` ``getValue`` does: the ratio at the
+collective's buffer size, divided by the ratio at 16 GB (the effective bandwidths in the
+catalog are already large-message NCCL figures). The column is chosen from the group's
+placement: inside one scale-up domain -> "1 Node (NVLink)"; several members per node across
+N nodes -> "N Node (NIC)"; one member per node (rail-aligned DP/PP groups, several rings at
+once) -> "Multi 16/32/64". Between columns we interpolate in log2(nodes), between rows in
+size; below 16 MB the 16 MB value holds (the alpha term covers small messages), beyond the
+largest column the last one holds.
 """
 
 from __future__ import annotations
@@ -25,6 +38,102 @@ from core.fabric import FabricView
 
 # NCCL per-step protocol latency, LL protocol (topologies.md §6, citing "Demystifying NCCL").
 DEFAULT_PROTOCOL_STEP_US = 1.0
+
+# --- SimAI message-size efficiency tables (P: aliyun/SimAI astra-sim-alibabacloud/inputs/ratio,
+# nic_ratio.csv @26b4574 and ata_ratio.csv @2fd28fe; topologies.md §8 quotes the 16 MB / 128 MB
+# / 1 GB / 16 GB points). Rows: buffer size in bytes, 16 MiB ... 16 GiB (x2 per row).
+_RATIO_SIZES = tuple(float(2 ** k) for k in range(24, 35))
+# nic_ratio.csv: "1 Node (NVLink)" and "N Node-8N GPU (NIC)" columns (all-reduce, RS, AG).
+_NIC_RATIO_NODES = (1, 2, 4, 8, 16, 32, 64, 128)
+_NIC_RATIO = (
+    (0.45, 0.32, 0.24, 0.13, 0.05, 0.044, 0.021, 0.0087),
+    (0.55, 0.47, 0.38, 0.24, 0.11, 0.052, 0.042, 0.021225),
+    (0.65, 0.50, 0.53, 0.39, 0.21, 0.106, 0.051, 0.04405),
+    (0.69, 0.67, 0.67, 0.54, 0.38, 0.205, 0.107, 0.0533),
+    (0.73, 0.85, 0.77, 0.69, 0.57, 0.387, 0.209, 0.1027),
+    (0.76, 0.89, 0.85, 0.78, 0.73, 0.562, 0.384, 0.1902),
+    (0.77, 0.92, 0.93, 0.90, 0.76, 0.74, 0.563, 0.314575),
+    (0.78, 0.94, 0.94, 0.94, 0.92, 0.758, 0.745, 0.553525),
+    (0.79, 0.95, 0.95, 0.95, 0.95, 0.923, 0.755, 0.740175),
+    (0.80, 0.95, 0.96, 0.96, 0.96, 0.953, 0.914, 0.7648),
+    (0.81, 0.96, 0.96, 0.96, 0.96, 0.957, 0.958, 0.919175),
+)
+# nic_ratio.csv "Multi 16 / Multi 32 / Muiti 64": one GPU per node in each ring, all rails at
+# once (SimAI's group_split_mask 7), i.e. Megatron's DP / PP groups at stride >= the node.
+_MULTI_RATIO_NODES = (16, 32, 64)
+_MULTI_RATIO = (
+    (0.86, 0.86, 0.77), (0.92, 0.90, 0.80), (0.94, 0.91, 0.83), (0.94, 0.92, 0.87),
+    (0.94, 0.93, 0.91), (0.95, 0.94, 0.93), (0.96, 0.95, 0.94), (0.96, 0.96, 0.95),
+    (0.96, 0.96, 0.95), (0.96, 0.96, 0.96), (0.96, 0.96, 0.96),
+)
+# ata_ratio.csv: all-to-all, "1 Node (NVLink)" and 2/4/8/16-node columns (blank beyond 16).
+_ATA_RATIO_NODES = (1, 2, 4, 8, 16)
+_ATA_RATIO = (
+    (0.44, 0.52, 0.67, 0.64, 0.62), (0.51, 0.63, 0.68, 0.67, 0.66), (0.60, 0.72, 0.83, 0.82, 0.66),
+    (0.65, 0.76, 0.90, 0.85, 0.72), (0.70, 0.79, 0.92, 0.87, 0.75), (0.71, 0.80, 0.94, 0.89, 0.81),
+    (0.74, 0.81, 0.94, 0.92, 0.85), (0.76, 0.81, 0.95, 0.93, 0.88), (0.77, 0.80, 0.95, 0.94, 0.89),
+    (0.78, 0.80, 0.95, 0.94, 0.90), (0.78, 0.80, 0.95, 0.94, 0.90),
+)
+
+
+def _interp_column(table, columns, nodes: float, row: int) -> float:
+    values = table[row]
+    if nodes <= columns[0]:
+        return values[0]
+    if nodes >= columns[-1]:
+        return values[-1]
+    x = math.log2(nodes)
+    for i in range(1, len(columns)):
+        if nodes <= columns[i]:
+            x0, x1 = math.log2(columns[i - 1]), math.log2(columns[i])
+            return values[i - 1] + (values[i] - values[i - 1]) * (x - x0) / (x1 - x0)
+    return values[-1]
+
+
+def _table_ratio(table, columns, nodes: float, nbytes: float) -> float:
+    """SimAI getValue: ratio at ``nbytes`` (linear in size between rows) / ratio at 16 GiB."""
+    last = _interp_column(table, columns, nodes, len(_RATIO_SIZES) - 1)
+    if nbytes <= _RATIO_SIZES[0]:
+        value = _interp_column(table, columns, nodes, 0)
+    elif nbytes >= _RATIO_SIZES[-1]:
+        value = last
+    else:
+        i = min(int(math.log2(nbytes)) - 24, len(_RATIO_SIZES) - 2)
+        s0, s1 = _RATIO_SIZES[i], _RATIO_SIZES[i + 1]
+        v0 = _interp_column(table, columns, nodes, i)
+        v1 = _interp_column(table, columns, nodes, i + 1)
+        value = v0 + (v1 - v0) * (nbytes - s0) / (s1 - s0)
+    return min(1.0, value / last) if last > 0 else 1.0
+
+
+def message_efficiency(kind: str, nbytes: float, nodes: int, members_per_node: int) -> float:
+    """Fraction of the large-message bus bandwidth a collective of ``nbytes`` reaches (SimAI).
+
+    ``kind`` is "allreduce", "reduce_scatter", "allgather" or "alltoall"; ``nodes`` the
+    scale-up domains the group spans and ``members_per_node`` its ranks in each.
+    """
+    if nbytes <= 0:
+        return 1.0
+    nodes = max(1, nodes)
+    if kind == "alltoall":
+        if nodes > 1 and members_per_node <= 1:
+            return _table_ratio(_MULTI_RATIO, _MULTI_RATIO_NODES, nodes, nbytes)
+        return _table_ratio(_ATA_RATIO, _ATA_RATIO_NODES, nodes, nbytes)
+    if nodes > 1 and members_per_node <= 1:
+        return _table_ratio(_MULTI_RATIO, _MULTI_RATIO_NODES, nodes, nbytes)
+    return _table_ratio(_NIC_RATIO, _NIC_RATIO_NODES, nodes, nbytes)
+
+
+def span_nodes(span: "GroupSpan") -> tuple[int, int]:
+    """(scale-up domains spanned, members per domain) of a group span."""
+    per_node = 1
+    nodes = 1
+    for n_l, level in zip(span.members_per_level, span.levels):
+        if level == 0:
+            per_node *= n_l
+        else:
+            nodes *= n_l
+    return nodes, per_node
 
 
 @dataclass(frozen=True)
@@ -111,6 +220,13 @@ def _latency_s(fabric: FabricView, span: GroupSpan, steps_fn, protocol_us: float
     return min(ring, tree) * 1e-6
 
 
+def _size_factor(kind: str, span: GroupSpan, nbytes: float, size_aware: bool) -> float:
+    if not size_aware:
+        return 1.0
+    nodes, per_node = span_nodes(span)
+    return message_efficiency(kind, nbytes, nodes, per_node)
+
+
 def allreduce_time_s(
     fabric: FabricView,
     nbytes: float,
@@ -118,11 +234,16 @@ def allreduce_time_s(
     stride: int = 1,
     efficiency: float = 1.0,
     protocol_us: float = DEFAULT_PROTOCOL_STEP_US,
+    size_aware: bool = False,
 ) -> float:
-    """Time of an all-reduce of ``nbytes`` per rank over ``n`` ranks placed at ``stride``."""
+    """Time of an all-reduce of ``nbytes`` per rank over ``n`` ranks placed at ``stride``.
+
+    ``size_aware`` applies the SimAI message-size efficiency (module docstring).
+    """
     if n <= 1 or nbytes <= 0:
         return 0.0
     span = group_span(fabric, n, stride)
+    efficiency *= _size_factor("allreduce", span, nbytes, size_aware)
     bw = _bandwidth_time_s(fabric, span, nbytes, lambda k: 2 * (k - 1) / k, efficiency)
     return bw + _latency_s(fabric, span, lambda k: 2 * (k - 1), protocol_us)
 
@@ -134,11 +255,13 @@ def reduce_scatter_time_s(
     stride: int = 1,
     efficiency: float = 1.0,
     protocol_us: float = DEFAULT_PROTOCOL_STEP_US,
+    size_aware: bool = False,
 ) -> float:
     """Reduce-scatter (or all-gather) of a ``nbytes`` buffer per rank."""
     if n <= 1 or nbytes <= 0:
         return 0.0
     span = group_span(fabric, n, stride)
+    efficiency *= _size_factor("reduce_scatter", span, nbytes, size_aware)
     bw = _bandwidth_time_s(fabric, span, nbytes, lambda k: (k - 1) / k, efficiency)
     return bw + _latency_s(fabric, span, lambda k: k - 1, protocol_us)
 
@@ -153,6 +276,7 @@ def alltoall_time_s(
     stride: int = 1,
     efficiency: float = 1.0,
     protocol_us: float = DEFAULT_PROTOCOL_STEP_US,
+    size_aware: bool = False,
 ) -> float:
     """All-to-all where each rank holds ``nbytes`` spread evenly over the ``n`` ranks.
 
@@ -162,6 +286,7 @@ def alltoall_time_s(
     if n <= 1 or nbytes <= 0:
         return 0.0
     span = group_span(fabric, n, stride)
+    efficiency *= _size_factor("alltoall", span, nbytes, size_aware)
     traffic = []
     inside = 1
     for n_l, level_index in zip(span.members_per_level, span.levels):

@@ -115,7 +115,33 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
                 "performance.memory_per_gpu_gb"),
             Row("Step breakdown", breakdown, "performance.breakdown_s"),
         ]))
+    if ev.bottleneck is not None:
+        sections.append(("Bottleneck", _bottleneck_rows(ev.bottleneck)))
     return sections
+
+
+def _bottleneck_rows(bn) -> list[Row]:
+    """What limits MFU, the what-ifs re-evaluated by the model, and (auto) why layouts lose."""
+    rows = [
+        Row("Limited by", bn.primary, "bottleneck.primary"),
+        Row("Summary", bn.summary, "bottleneck.summary"),
+    ]
+    for lim in bn.limiters[:6]:
+        share = f"{lim.share * 100:.1f} % of the step, " if lim.key != "memory" else ""
+        rows.append(Row(f"  {lim.name}", f"{share}{lim.text}", f"bottleneck.limiters.{lim.key}"))
+    rows.append(Row("Most help", bn.best.text if bn.best is not None else
+                    "no single change tried raises MFU by half a point", "bottleneck.best"))
+    shown = [w for w in bn.what_ifs if w is not bn.best][:6]
+    for w in shown:
+        rows.append(Row("  what-if", w.text, f"bottleneck.what_ifs.{w.key}"))
+    for i, cand in enumerate(bn.layout_search):
+        p = cand.parallelism
+        layout = (f"tp {p.tp}, pp {p.pp}, dp {p.dp}, cp {p.cp}, ep {p.ep}, mbs {p.micro_batch}, "
+                  f"v {p.virtual_stages}, {p.recompute} recompute, ZeRO-{p.zero_stage}")
+        label = "Auto layout (chosen)" if i == 0 else "  runner-up"
+        text = layout if i == 0 else f"{layout}: {cand.reason}"
+        rows.append(Row(label, text, f"bottleneck.layout_search.{i}"))
+    return rows
 
 
 def bom_rows(ev: Evaluation) -> list[tuple[str, str, str, str, int, str]]:

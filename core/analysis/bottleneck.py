@@ -1,0 +1,465 @@
+"""What limits MFU for this design and workload, and which single change would help most.
+
+A pure function of (fabric, workload, assumptions): it decomposes the step time of the
+performance model into limiters (compute efficiency, recompute forced by memory, TP / CP / EP /
+PP / DP traffic, pipeline bubble, stragglers, optimizer) with the MFU each one costs, and then
+*re-evaluates* variants of the design and the layout with the same model (nothing is
+extrapolated):
+
+* fabric: every scale-out tier 1:1 (the FabricView rebuilt without oversubscription), twice
+  the per-GPU scale-out bandwidth;
+* layout (same GPUs, same global batch): interleaved stages, lighter recompute, the other ZeRO
+  stage, TP halved or doubled (pipeline or data parallelism absorbing the difference), PP
+  halved or doubled, micro-batch halved or doubled, context parallelism for long sequences;
+* software: TP communication overlapped with GEMMs, DP reduction overlapped, pipeline p2p
+  overlapped (where the project's assumptions say they are not);
+* batch: twice the global batch (flagged: it changes the optimisation, not just the speed).
+
+Variants that do not fit in memory are reported as such and never chosen as the best. For
+"auto" workloads the search's runners-up already explain the layout choice, so layout variants
+start from the chosen layout.
+
+The result is typed (``BottleneckResult``: limiters and what-ifs with numbers and text) and has
+a JSON form for the evaluation (``bottleneck`` key) and the reports.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from core.analysis.model_stats import model_flops_per_token
+from core.analysis.performance import (
+    PerformanceAssumptions,
+    PerformanceResult,
+    _evaluate,
+    _job_fabric,
+    _peak,
+)
+from core.fabric import FabricView
+from core.workload import ModelSpec, Parallelism, Workload
+
+# What-ifs below this MFU gain (fraction) are "no material change".
+MATERIAL_GAIN = 0.005
+
+_LIMITER_NAMES = {
+    "compute": "compute efficiency",
+    "recompute": "recompute (memory)",
+    "tp_comm": "tensor-parallel traffic",
+    "cp_comm": "context-parallel traffic",
+    "ep_comm": "expert all-to-all",
+    "pp_comm": "pipeline point-to-point",
+    "dp_comm": "data-parallel traffic",
+    "bubble": "pipeline bubble",
+    "optimizer": "optimizer step",
+    "straggler": "stragglers",
+    "other": "fixed per-step overhead",
+}
+
+
+@dataclass(frozen=True)
+class Limiter:
+    key: str              # breakdown part ("compute" means the part above ideal compute)
+    name: str
+    seconds: float        # per step
+    share: float          # of the step time
+    mfu_if_removed: float  # MFU with this part gone (everything else unchanged)
+    text: str
+
+    def to_json(self) -> dict:
+        return {"key": self.key, "name": self.name, "seconds": self.seconds, "share": self.share,
+                "mfu_if_removed": self.mfu_if_removed, "text": self.text}
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    key: str
+    description: str
+    mfu: float
+    step_time_s: float
+    tokens_per_s: float
+    fits_memory: bool
+    memory_per_gpu_gb: float
+    mfu_gain: float       # mfu - base mfu (fraction of peak)
+    text: str
+    kind: str             # "fabric", "layout", "software", "batch"
+    changes: dict
+
+    def to_json(self) -> dict:
+        return {"key": self.key, "description": self.description, "kind": self.kind,
+                "mfu": self.mfu, "mfu_gain": self.mfu_gain, "step_time_s": self.step_time_s,
+                "tokens_per_s": self.tokens_per_s, "fits_memory": self.fits_memory,
+                "memory_per_gpu_gb": self.memory_per_gpu_gb, "text": self.text,
+                "changes": dict(self.changes)}
+
+
+@dataclass(frozen=True)
+class BottleneckResult:
+    mfu: float
+    step_time_s: float
+    ideal_compute_s: float          # model FLOPs at dense peak
+    primary: str                    # name of the largest limiter
+    summary: str
+    limiters: tuple[Limiter, ...]   # largest first
+    what_ifs: tuple[WhatIf, ...]    # largest MFU gain first (non-fitting ones last)
+    best: WhatIf | None             # the fitting what-if that helps most (None: nothing helps)
+    # "auto" workloads: the search's winner and runners-up with why each loses
+    layout_search: tuple = ()
+
+    def to_json(self) -> dict:
+        return {
+            "layout_search": [c.to_json() for c in self.layout_search],
+            "mfu": self.mfu,
+            "step_time_s": self.step_time_s,
+            "ideal_compute_s": self.ideal_compute_s,
+            "primary": self.primary,
+            "summary": self.summary,
+            "limiters": [x.to_json() for x in self.limiters],
+            "what_ifs": [x.to_json() for x in self.what_ifs],
+            "best": self.best.to_json() if self.best is not None else None,
+        }
+
+
+# ------------------------------------------------------------------------------------------
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+@dataclass
+class _Eval:
+    mfu: float
+    step: float
+    tokens_per_s: float
+    fits: bool
+    memory_gb: float
+    breakdown: dict
+    bubble_fraction: float
+    microbatches: int
+
+
+def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
+         a: PerformanceAssumptions, peak_tflops: float) -> _Eval:
+    view = _job_fabric(fabric, par.gpus, None)
+    core = _evaluate(view, model, par, precision, a, peak_tflops, par.gpus)
+    tokens = core.global_batch * model.seq_len
+    step = core.step_time_s
+    ok = step > 0 and math.isfinite(step)
+    mfu = model_flops_per_token(model) * tokens / (par.gpus * peak_tflops * 1e12 * step) if ok else 0.0
+    return _Eval(mfu, step, tokens / step if ok else 0.0, core.memory.fits, core.memory.total_gb,
+                 dict(core.breakdown), core.bubble_fraction, core.microbatches)
+
+
+def _valid(model: ModelSpec, par: Parallelism, scale_up: int) -> bool:
+    if min(par.tp, par.pp, par.dp, par.cp, par.ep, par.micro_batch, par.virtual_stages) < 1:
+        return False
+    if model.heads % par.tp or model.kv_heads_effective % par.tp:
+        return False
+    if par.global_batch % (par.dp * par.micro_batch):
+        return False
+    if (par.dp * par.cp) % par.ep:
+        return False
+    if model.moe.enabled and model.moe.experts % par.ep:
+        return False
+    if model.layers < par.pp * par.virtual_stages:
+        return False
+    if par.virtual_stages > 1 and (model.layers % (par.pp * par.virtual_stages)
+                                   or par.microbatches % par.pp):
+        return False
+    if par.tp > max(1, scale_up):
+        return False
+    return True
+
+
+def _layout_variants(model: ModelSpec, par: Parallelism, a: PerformanceAssumptions,
+                     scale_up: int) -> list[tuple[str, str, Parallelism]]:
+    """(key, description, parallelism) for single changes that keep GPUs and global batch."""
+    out: list[tuple[str, str, Parallelism]] = []
+
+    def add(key: str, text: str, **changes) -> None:
+        cand = replace(par, **changes)
+        if cand != par and _valid(model, cand, scale_up):
+            out.append((key, text, cand))
+
+    if par.pp > 1:
+        for v in (2, 3, 4):
+            if v != par.virtual_stages:
+                add(f"interleave_v{v}", f"interleaving with {v} virtual stages per GPU",
+                    virtual_stages=v)
+    order = ["none"] + (["selective"] if not a.flash_attention else []) + ["full"]
+    if par.recompute in order:
+        for lighter in order[: order.index(par.recompute)]:
+            add(f"recompute_{lighter}", f"{'no' if lighter == 'none' else lighter} recompute "
+                f"instead of {par.recompute}", recompute=lighter)
+    if par.dp * par.cp > 1:
+        other = 3 if par.zero_stage < 3 else 1
+        add(f"zero{other}", f"ZeRO-{other} instead of ZeRO-{par.zero_stage}", zero_stage=other)
+        if par.recompute != "none":
+            add(f"zero{other}_no_recompute",
+                f"ZeRO-{other} without recompute (instead of ZeRO-{par.zero_stage} with "
+                f"{par.recompute})", zero_stage=other, recompute="none")
+    if par.tp > 1:
+        t = par.tp // 2
+        add(f"tp{t}_pp{par.pp * 2}", f"TP {t} instead of {par.tp} (PP {par.pp * 2})",
+            tp=t, pp=par.pp * 2)
+        if par.global_batch % (par.dp * 2 * par.micro_batch) == 0:
+            add(f"tp{t}_dp{par.dp * 2}", f"TP {t} instead of {par.tp} (DP {par.dp * 2})",
+                tp=t, dp=par.dp * 2)
+    if par.tp * 2 <= scale_up:
+        t = par.tp * 2
+        if par.pp % 2 == 0:
+            add(f"tp{t}_pp{par.pp // 2}", f"TP {t} instead of {par.tp} (PP {par.pp // 2})",
+                tp=t, pp=par.pp // 2)
+        if par.dp % 2 == 0:
+            add(f"tp{t}_dp{par.dp // 2}", f"TP {t} instead of {par.tp} (DP {par.dp // 2})",
+                tp=t, dp=par.dp // 2)
+    if par.dp % 2 == 0:
+        add(f"pp{par.pp * 2}_dp{par.dp // 2}", f"PP {par.pp * 2} instead of {par.pp} "
+            f"(DP {par.dp // 2})", pp=par.pp * 2, dp=par.dp // 2,
+            ep=par.ep if (par.dp // 2 * par.cp) % par.ep == 0 else 1)
+    if par.pp % 2 == 0 and par.global_batch % (par.dp * 2 * par.micro_batch) == 0:
+        add(f"pp{par.pp // 2}_dp{par.dp * 2}", f"PP {par.pp // 2} instead of {par.pp} "
+            f"(DP {par.dp * 2})", pp=par.pp // 2, dp=par.dp * 2)
+    if par.global_batch % (par.dp * par.micro_batch * 2) == 0:
+        add(f"mbs{par.micro_batch * 2}", f"micro-batch {par.micro_batch * 2} instead of "
+            f"{par.micro_batch}", micro_batch=par.micro_batch * 2)
+    if par.micro_batch > 1:
+        add(f"mbs{par.micro_batch // 2}", f"micro-batch {par.micro_batch // 2} instead of "
+            f"{par.micro_batch}", micro_batch=par.micro_batch // 2)
+    if model.seq_len >= 16384 and par.dp % 2 == 0:
+        add(f"cp{par.cp * 2}", f"context parallelism {par.cp * 2} instead of {par.cp} "
+            f"(DP {par.dp // 2})", cp=par.cp * 2, dp=par.dp // 2)
+    return out
+
+
+def _nonblocking(fabric: FabricView) -> tuple[FabricView, list[str]]:
+    """The fabric with every network tier 1:1 (per-GPU bandwidth of the first tier)."""
+    if len(fabric.levels) < 2:
+        return fabric, []
+    first = fabric.levels[1]
+    if first.per_gpu_gbyte_s <= 0:
+        return fabric, []
+    ratio = first.effective_gbyte_s / first.per_gpu_gbyte_s
+    levels = list(fabric.levels)
+    names = []
+    for i in range(2, len(levels)):
+        lv = levels[i]
+        if lv.per_gpu_gbyte_s < 0.99 * first.per_gpu_gbyte_s and lv.name != "unconnected":
+            names.append(lv.name)
+            levels[i] = replace(lv, per_gpu_gbyte_s=first.per_gpu_gbyte_s,
+                                effective_gbyte_s=first.per_gpu_gbyte_s * ratio)
+    return replace(fabric, levels=tuple(levels)), names
+
+
+def _faster_network(fabric: FabricView, factor: float = 2.0) -> FabricView:
+    levels = [fabric.levels[0]] + [
+        replace(lv, per_gpu_gbyte_s=lv.per_gpu_gbyte_s * factor,
+                effective_gbyte_s=lv.effective_gbyte_s * factor)
+        for lv in fabric.levels[1:]
+    ]
+    return replace(fabric, levels=tuple(levels))
+
+
+def _oversubscribed_levels(fabric: FabricView) -> list[tuple[str, float]]:
+    if len(fabric.levels) < 2 or fabric.levels[1].per_gpu_gbyte_s <= 0:
+        return []
+    b = fabric.levels[1].per_gpu_gbyte_s
+    return [(lv.name, b / lv.per_gpu_gbyte_s) for lv in fabric.levels[2:]
+            if 0 < lv.per_gpu_gbyte_s < 0.99 * b]
+
+
+def _dp_levels(fabric: FabricView, par: Parallelism) -> list[str]:
+    from core.analysis.collectives import group_span  # noqa: PLC0415
+
+    n = par.dp * par.cp
+    if n <= 1:
+        return []
+    span = group_span(fabric, n, par.tp)
+    return [fabric.levels[i].name for i in span.levels]
+
+
+def _limiter_text(key: str, seconds: float, base: _Eval, par: Parallelism, fabric: FabricView,
+                  ideal: float, model: ModelSpec) -> str:
+    b = base.breakdown
+    if key == "compute":
+        achieved = ideal / b.get("compute", 1.0) if b.get("compute") else 0.0
+        return (f"kernels run at {_pct(achieved)} of dense peak on average (GEMM efficiency "
+                f"by size for {fabric.accelerator.id}, memory-bound norms and activations): "
+                f"{seconds:.2f} s above the {ideal:.2f} s the model FLOPs need at peak")
+    if key == "recompute":
+        return (f"{par.recompute} recompute re-runs the forward to save memory: "
+                f"{seconds:.2f} s per step")
+    if key == "bubble":
+        return (f"pp {par.pp}, {base.microbatches} micro-batches per pipeline, "
+                f"{par.virtual_stages} virtual stage{'s' if par.virtual_stages != 1 else ''}: "
+                f"the pipeline idles {_pct(base.bubble_fraction)} of the step")
+    if key == "tp_comm":
+        where = ("inside the scale-up domain" if par.tp * par.cp <= fabric.scale_up_domain_gpus
+                 else "across the scale-out network")
+        return (f"TP {par.tp} collectives {where}, exposed (not overlapped with GEMMs): "
+                f"{seconds:.2f} s per step")
+    if key == "dp_comm":
+        levels = _dp_levels(fabric, par)
+        over = dict(_oversubscribed_levels(fabric))
+        crossed = [lv for lv in levels if lv in over]
+        extra = (f"; it crosses the {', '.join(crossed)} tier oversubscribed "
+                 f"{', '.join(f'{over[c]:g}:1' for c in crossed)}" if crossed else "")
+        return (f"gradient reduction over {par.dp * par.cp} data-parallel ranks "
+                f"({' -> '.join(levels) or 'scale-up'}) left exposed: {seconds:.2f} s{extra}")
+    if key == "pp_comm":
+        return f"pipeline sends between stages on the critical path: {seconds:.2f} s"
+    if key == "ep_comm":
+        return f"EP {par.ep} all-to-all (dispatch + combine), exposed: {seconds:.2f} s"
+    if key == "cp_comm":
+        return f"CP {par.cp} K/V ring exchange not hidden behind attention: {seconds:.2f} s"
+    if key == "straggler":
+        return f"slow ranks at this scale (a few %): {seconds:.2f} s"
+    if key == "optimizer":
+        return f"optimizer step (memory-bound Adam update): {seconds:.2f} s"
+    return f"{seconds:.2f} s"
+
+
+def explain_bottleneck(
+    fabric: FabricView,
+    workload: Workload,
+    assumptions: PerformanceAssumptions = PerformanceAssumptions(),
+    performance: PerformanceResult | None = None,
+) -> BottleneckResult | None:
+    """Limiters of MFU and re-evaluated what-ifs for ``workload`` on ``fabric`` (pure).
+
+    ``performance`` (the result of ``analyze_performance`` for the same inputs) supplies the
+    resolved parallelism of "auto" workloads; without it an auto workload is searched again.
+    Returns None when the step cannot complete (no bandwidth).
+    """
+    a = assumptions
+    model = workload.model
+    if isinstance(workload.parallelism, Parallelism):
+        par = workload.parallelism
+    elif performance is not None:
+        par = performance.parallelism
+    else:
+        from core.analysis.parallelism_search import search_parallelism  # noqa: PLC0415
+
+        par = search_parallelism(fabric, workload, a).best
+    peak_tflops, precision = _peak(fabric, workload.precision, None)
+    base = _run(fabric, model, par, precision, a, peak_tflops)
+    if not (base.step > 0 and math.isfinite(base.step)):
+        return None
+    ideal = model_flops_per_token(model) * par.global_batch * model.seq_len / (
+        par.gpus * peak_tflops * 1e12)
+
+    # --- limiters ---------------------------------------------------------------------------
+    parts = dict(base.breakdown)
+    parts["compute"] = max(0.0, parts.get("compute", 0.0) - ideal)
+    limiters = []
+    for key, seconds in parts.items():
+        if seconds <= 0:
+            continue
+        remaining = base.step - seconds
+        mfu_removed = base.mfu * base.step / remaining if remaining > 0 else base.mfu
+        limiters.append(Limiter(key, _LIMITER_NAMES.get(key, key), seconds, seconds / base.step,
+                                mfu_removed, _limiter_text(key, seconds, base, par, fabric,
+                                                           ideal, model)))
+    limiters.sort(key=lambda x: -x.seconds)
+    if not base.fits:
+        limiters.insert(0, Limiter(
+            "memory", "memory", 0.0, 0.0, base.mfu,
+            f"does not fit: {base.memory_gb:.1f} GB per GPU of "
+            f"{fabric.accelerator.get('hbm_gb', 80):g} GB"))
+
+    # --- what-ifs ---------------------------------------------------------------------------
+    what_ifs: list[WhatIf] = []
+
+    def record(key: str, description: str, kind: str, ev: _Eval, changes: dict,
+               note: str = "") -> None:
+        gain = ev.mfu - base.mfu
+        if not ev.fits:
+            text = (f"{description}: MFU {_pct(base.mfu)} -> {_pct(ev.mfu)}, but it needs "
+                    f"{ev.memory_gb:.0f} GB per GPU and does not fit")
+        elif abs(gain) < MATERIAL_GAIN:
+            text = f"{description}: MFU stays at {_pct(ev.mfu)}"
+        else:
+            verb = "raises" if gain > 0 else "lowers"
+            text = f"{description} {verb} MFU from {_pct(base.mfu)} to {_pct(ev.mfu)}"
+        if note:
+            text += f" ({note})"
+        what_ifs.append(WhatIf(key, description, ev.mfu, ev.step, ev.tokens_per_s, ev.fits,
+                               ev.memory_gb, gain, text, kind, changes))
+
+    flat, names = _nonblocking(fabric)
+    if names:
+        ev = _run(flat, model, par, precision, a, peak_tflops)
+        tiers = " and ".join(names)
+        record("nonblocking", f"a 1:1 {tiers} tier{'s' if len(names) > 1 else ''} "
+               f"(oversubscription removed)", "fabric", ev, {"fabric": f"{tiers} 1:1"})
+    network_comm = sum(base.breakdown.get(k, 0.0) for k in ("dp_comm", "pp_comm", "ep_comm"))
+    if par.tp * par.cp > fabric.scale_up_domain_gpus:
+        network_comm += base.breakdown.get("tp_comm", 0.0) + base.breakdown.get("cp_comm", 0.0)
+    if len(fabric.levels) > 1 and network_comm > 0.01 * base.step:
+        ev = _run(_faster_network(fabric), model, par, precision, a, peak_tflops)
+        record("network_x2", "twice the per-GPU scale-out bandwidth (e.g. 800G instead of "
+               f"{fabric.levels[1].per_gpu_gbit_s:g}G per GPU)", "fabric", ev,
+               {"fabric": "scale-out bandwidth x2"})
+
+    for key, description, cand in _layout_variants(model, par, a, fabric.scale_up_domain_gpus):
+        ev = _run(fabric, model, cand, precision, a, peak_tflops)
+        note = ""
+        if key.startswith("interleave"):
+            note = f"bubble {_pct(base.bubble_fraction)} -> {_pct(ev.bubble_fraction)} of the step"
+        elif key.startswith("recompute") or "no_recompute" in key:
+            note = f"{ev.memory_gb:.0f} GB per GPU"
+        record(key, description, "layout", ev, _changes(par, cand), note)
+
+    if a.tp_overlap < 0.8 and par.tp > 1 and base.breakdown.get("tp_comm", 0.0) > 0.02 * base.step:
+        ev = _run(fabric, model, par, precision, replace(a, tp_overlap=0.8), peak_tflops)
+        record("tp_overlap", "overlapping 80% of TP communication with GEMMs (Transformer "
+               "Engine comm-GEMM overlap)", "software", ev, {"tp_overlap": 0.8})
+    if not a.dp_overlap and base.breakdown.get("dp_comm", 0.0) > 0.01 * base.step:
+        ev = _run(fabric, model, par, precision, replace(a, dp_overlap=True), peak_tflops)
+        record("dp_overlap", "overlapping the gradient reduction with the backward pass",
+               "software", ev, {"dp_overlap": True})
+    if a.pp_overlap < 1.0 and par.pp > 1 and base.breakdown.get("pp_comm", 0.0) > 0.01 * base.step:
+        ev = _run(fabric, model, par, precision, replace(a, pp_overlap=1.0), peak_tflops)
+        record("pp_overlap", "overlapping pipeline sends with compute", "software", ev,
+               {"pp_overlap": 1.0})
+    if par.pp > 1 and base.bubble_fraction > 0.05:
+        cand = replace(par, global_batch=par.global_batch * 2)
+        if _valid(model, cand, fabric.scale_up_domain_gpus):
+            ev = _run(fabric, model, cand, precision, a, peak_tflops)
+            record("batch_x2", f"a global batch of {cand.global_batch} sequences instead of "
+                   f"{par.global_batch}", "batch", ev, {"global_batch": cand.global_batch},
+                   "changes the optimisation, not only the speed")
+
+    fitting = [w for w in what_ifs if w.fits_memory]
+    fitting.sort(key=lambda w: -w.mfu_gain)
+    rest = [w for w in what_ifs if not w.fits_memory]
+    rest.sort(key=lambda w: -w.mfu_gain)
+    ordered = tuple(fitting + rest)
+    best = next((w for w in fitting if w.mfu_gain >= MATERIAL_GAIN and w.kind != "batch"), None)
+
+    # --- summary ----------------------------------------------------------------------------
+    top = [x for x in limiters if x.key != "memory"][:3]
+    primary = limiters[0].name if limiters else "none"
+    head = (f"MFU {_pct(base.mfu)} ({base.step:.2f} s per step; the model FLOPs need "
+            f"{ideal:.2f} s at peak). ")
+    if not base.fits:
+        head += limiters[0].text[0].upper() + limiters[0].text[1:] + ". "
+    head += "Largest losses: " + "; ".join(
+        f"{x.name} {_pct(x.share)} of the step" for x in top) + "."
+    if best is not None:
+        head += f" Most help: {best.text}."
+    else:
+        head += " No single change tried raises MFU by half a point or more."
+    search = getattr(performance, "search", None) if performance is not None else None
+    return BottleneckResult(base.mfu, base.step, ideal, primary, head, tuple(limiters),
+                            ordered, best, tuple(search.candidates) if search is not None else ())
+
+
+def _changes(before: Parallelism, after: Parallelism) -> dict:
+    out = {}
+    for name in ("tp", "pp", "dp", "cp", "ep", "micro_batch", "global_batch", "virtual_stages",
+                 "zero_stage", "recompute"):
+        if getattr(before, name) != getattr(after, name):
+            out[name] = getattr(after, name)
+    return out
