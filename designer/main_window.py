@@ -7,8 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QVBoxLayout,
-    QWidget,
+    QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabBar, QTabWidget, QToolBar,
+    QVBoxLayout, QWidget,
 )
 
 from core.catalog import Catalog, default_catalog
@@ -16,6 +16,7 @@ from core.errors import DesignError
 from core.model import Change, ReplaceRoot
 from core.project import load_project, save_project
 from designer import icons
+from designer.assumptions_panel import AssumptionsPanel
 from designer.breadcrumb import Breadcrumb
 from designer.canvas.actions import CanvasActions
 from designer.canvas.scene import DesignScene
@@ -39,7 +40,7 @@ from designer.wizard import TemplateWizard
 from designer.workload_panel import WorkloadPanel
 
 MAX_RECENT = 8
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2  # 2: Assumptions dock added (older saved layouts fall back to the default)
 PROJECT_FILTER = "Cluster Designer project (*.json);;All files (*)"
 STATUS_MS = 6000
 
@@ -105,7 +106,8 @@ class MainWindow(QMainWindow):
         self.palette = PaletteWidget(self.catalog)
         self.outline = OutlineWidget(self.catalog)
         self.inspector = InspectorWidget(self.document, self.catalog)
-        self.workload_panel = WorkloadPanel(self.document)
+        self.workload_panel = WorkloadPanel(self.document, self.catalog)
+        self.assumptions_panel = AssumptionsPanel(self.document)
         self.overview_panel = OverviewPanel()
         self.bandwidth_panel = BandwidthPanel()
         self.latency_panel = LatencyPanel()
@@ -129,6 +131,8 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.inspector_dock, self.metric_docks[0], Qt.Orientation.Vertical)
         self.workload_dock = self._dock("Workload", self.workload_panel, right, "workload")
         self.tabifyDockWidget(self.inspector_dock, self.workload_dock)
+        self.assumptions_dock = self._dock("Assumptions", self.assumptions_panel, right, "assumptions")
+        self.tabifyDockWidget(self.workload_dock, self.assumptions_dock)
         for dock in self.metric_docks[1:]:
             self.tabifyDockWidget(self.metric_docks[0], dock)
         self.warnings_dock = self._dock("Warnings", self.warnings_panel, bottom, "warnings")
@@ -137,8 +141,8 @@ class MainWindow(QMainWindow):
         self._size_docks()
 
     def _size_docks(self) -> None:
-        self.resizeDocks([self.palette_dock, self.inspector_dock], [290, 520], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.inspector_dock, self.metric_docks[0]], [215, 735], Qt.Orientation.Vertical)
+        self.resizeDocks([self.palette_dock, self.inspector_dock], [310, 520], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.inspector_dock, self.metric_docks[0]], [190, 760], Qt.Orientation.Vertical)
         self.resizeDocks([self.palette_dock, self.outline_dock], [520, 380], Qt.Orientation.Vertical)
         self.resizeDocks([self.warnings_dock], [110], Qt.Orientation.Vertical)
 
@@ -275,7 +279,8 @@ class MainWindow(QMainWindow):
         self.warnings_panel.reveal.connect(self.reveal_paths)
         self.breadcrumb.navigate.connect(self.navigate)
         self.view.file_dropped.connect(self.open_file)
-        for source in (self.view, self.canvas_actions, self.inspector, self.workload_panel):
+        for source in (self.view, self.canvas_actions, self.inspector, self.workload_panel,
+                       self.assumptions_panel):
             source.error.connect(self.show_error)
 
     # --- model events --------------------------------------------------------------------
@@ -287,6 +292,10 @@ class MainWindow(QMainWindow):
         self.inspector.refresh()
         if change.kind == "workload":
             self.workload_panel.load_from_design()
+        if change.kind == "assumptions":
+            self.assumptions_panel.refresh()
+        if change.kind != "geometry":
+            self.workload_panel.design_changed(change)
         if change.kind != "geometry":  # positions never change a metric
             self.evaluator.request(self.document.design)
 
@@ -294,13 +303,16 @@ class MainWindow(QMainWindow):
         self.scene.set_design(self.document.design)
         self.outline.rebuild(self.document.design)
         self.workload_panel.load_from_design()
+        self.workload_panel.design_changed(None)
+        self.assumptions_panel.refresh()
         self._on_selection()
         self.evaluator.request(self.document.design)
-        QTimer.singleShot(0, self.view.fit)
+        self.view.fit()  # and again on every resize until the user zooms or pans (DesignView.auto_fit)
 
     def _on_block_changed(self, path: str) -> None:
         self.breadcrumb.show_path(self.document.design, path)
         self._on_selection()
+        self.view.fit()  # every step in or out (canvas, breadcrumb, outline, undo) shows the whole block
 
     def _on_selection(self) -> None:
         self.inspector.show_selection(self.scene.block_path, self.scene.selected_ids(),
@@ -373,6 +385,7 @@ class MainWindow(QMainWindow):
             if not self.view.viewport().rect().contains(self.view.mapFromScene(rect).boundingRect()):
                 self.view.fit()
             self.view.centerOn(rect.center())
+            self.view.auto_fit = False  # keep the revealed items centred
 
     # --- files ---------------------------------------------------------------------------
     def _update_title(self) -> None:
@@ -543,6 +556,7 @@ class MainWindow(QMainWindow):
         for dock in self.findChildren(QDockWidget):
             if not dock.isFloating():
                 dock.show()
+        QTimer.singleShot(0, self.hide_stray_tab_bars)
 
     def offer_recovery(self) -> None:
         """After a crash: offer each draft left by a session that is gone."""
@@ -570,6 +584,22 @@ class MainWindow(QMainWindow):
             self._shown_once = True
             if not self.interactive or self.settings.value("window/state") is None:
                 self._size_docks()
+            self.hide_stray_tab_bars()
+            QTimer.singleShot(0, self.hide_stray_tab_bars)
+
+    def hide_stray_tab_bars(self) -> None:
+        """Qt leaves a stray dock tab bar ("Overview | Bandwidth") floating over the palette when
+        docks are tabified before the window is first laid out; hide any tab bar that does not
+        sit over a dock showing one of its tabs."""
+        self.layout().activate()
+        docks = {d.windowTitle(): d for d in self.findChildren(QDockWidget) if d.isVisible() and not d.isFloating()}
+        for bar in self.findChildren(QTabBar):
+            if bar.parent() is not self or not bar.isVisible():
+                continue
+            titles = [bar.tabText(i) for i in range(bar.count())]
+            owned = any(t in docks and abs(docks[t].geometry().x() - bar.geometry().x()) <= 2 for t in titles)
+            if not owned:
+                bar.hide()
 
     def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasUrls():
@@ -592,6 +622,7 @@ class MainWindow(QMainWindow):
         self.recovery.timer.stop()
         self.recovery.discard()
         self.evaluator.shutdown()
+        self.workload_panel.shutdown()
         self.scene.blockSignals(True)  # the scene's teardown must not drive half-destroyed panels
         event.accept()
 

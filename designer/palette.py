@@ -44,6 +44,10 @@ class PaletteWidget(QWidget):
         layout.addWidget(self.search)
         self.tree = _CatalogTree()
         self.tree.setHeaderHidden(True)
+        # Catalog names are long ("8x A100 SXM4 80GB node with 8 x 200 GbE RoCE (…; MosaicML
+        # A100)"); eliding in the middle keeps both the model and the distinguishing tail.
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.tree.setIndentation(14)
         self.tree.setDragEnabled(True)
         self.tree.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
         self.tree.setRootIsDecorated(True)

@@ -5,11 +5,34 @@ from __future__ import annotations
 import os
 import sys
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QtMsgType, qFormatLogMessage, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
 ORGANIZATION = "ClusterDesigner"
 APPLICATION = "Cluster Designer"
+# Printed by the offscreen platform plugin each time a window is shown (screenshots, headless
+# exports); it is noise, not a problem of the project. Only this exact message is dropped.
+DROPPED_MESSAGES = frozenset({"This plugin does not support propagateSizeHints()"})
+_handler_installed = False
+
+
+def message_handler(mode: QtMsgType, context, message: str) -> None:
+    """Qt's log output, minus DROPPED_MESSAGES, formatted as Qt's default handler does."""
+    if message in DROPPED_MESSAGES:
+        return
+    try:
+        text = qFormatLogMessage(mode, context, message)
+    except Exception:  # noqa: BLE001 - a context Qt cannot format must not lose the message
+        text = message
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def install_message_handler() -> None:
+    global _handler_installed
+    if not _handler_installed:
+        qInstallMessageHandler(message_handler)
+        _handler_installed = True
 
 
 def _needs_offscreen() -> bool:
@@ -28,6 +51,7 @@ def ensure_app(headless: bool = False) -> QApplication:
         return app  # type: ignore[return-value]
     if headless or _needs_offscreen():
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    install_message_handler()
     QCoreApplication.setOrganizationName(ORGANIZATION)
     QCoreApplication.setApplicationName(APPLICATION)
     app = QApplication(sys.argv[:1])

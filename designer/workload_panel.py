@@ -1,23 +1,34 @@
 """Workload panel: pick a preset or edit the model and its parallelism; apply as one undo step.
 
 It checks the plan against the design as the user types: TP×PP×DP×CP against the design's
-GPUs and TP against the scale-up domain (both from the latest evaluation).
+GPUs and TP against the scale-up domain (both from the latest evaluation). "Auto (search)" runs
+core's parallelism search on a worker thread and lists the best configuration and the
+runners-up; "Use" applies one of them as one undo step.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-    QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget,
+    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
+    QLabel, QLineEdit, QPushButton, QScrollArea, QSpinBox, QTableWidget, QTableWidgetItem, QToolButton,
+    QVBoxLayout, QWidget,
 )
 
+from core.catalog import Catalog, default_catalog
 from core.errors import DesignError
 from core.model import SetWorkload
-from core.workload import ACTIVATIONS, PRECISIONS, RECOMPUTE, Workload, list_presets, load_preset, workload_from_dict, workload_to_dict
+from core.workload import (
+    ACTIVATIONS, PRECISIONS, RECOMPUTE, Workload, list_presets, load_preset, with_parallelism, workload_from_dict,
+    workload_to_dict,
+)
 from designer.document import DesignDocument
+from designer.format import num, pct, seconds
+from designer.search import Candidate, SearchOutcome, SearchRunner
 
 MODEL_INTS = [("layers", "Layers"), ("hidden", "Hidden size"), ("ffn_hidden", "FFN hidden"),
               ("heads", "Attention heads"), ("kv_heads", "KV heads (0 = heads)"), ("vocab", "Vocabulary"),
@@ -27,14 +38,96 @@ PAR_INTS = [("tp", "TP"), ("pp", "PP"), ("dp", "DP"), ("cp", "CP"), ("ep", "EP")
             ("micro_batch", "Micro-batch"), ("global_batch", "Global batch"),
             ("virtual_stages", "Virtual stages")]
 NONE, CUSTOM = "(no workload)", "(custom)"
+# Search table: (header, tooltip) per column; column 0 holds the "Use" button.
+SEARCH_COLUMNS = [
+    ("", "Use this configuration (one undo step)"), ("TP", "Tensor parallel"), ("PP", "Pipeline parallel"),
+    ("DP", "Data parallel"), ("CP", "Context parallel"), ("EP", "Expert parallel"),
+    ("µB", "Micro-batch (sequences)"), ("VS", "Virtual pipeline stages per GPU"), ("ZeRO", "ZeRO stage"),
+    ("Recomp.", "Activation recomputation"), ("Step", "Step time"), ("MFU", "Model FLOPs utilisation"),
+    ("Mem", "Memory per GPU (GB)"),
+]
+BEST_FILL = QColor("#e8f5e9")
+
+
+class SearchTable(QTableWidget):
+    """Search results: a row of numbers per configuration, then a full-width word-wrapped note
+    (why it loses) spanning every column. Its height follows its rows (no inner scrolling)."""
+
+    def __init__(self, parent=None):
+        super().__init__(0, len(SEARCH_COLUMNS), parent)
+        self.setHorizontalHeaderLabels([h for h, _ in SEARCH_COLUMNS])
+        for col, (_, tip) in enumerate(SEARCH_COLUMNS):
+            self.horizontalHeaderItem(col).setToolTip(tip)
+        self.verticalHeader().hide()
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setShowGrid(False)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.5, small.pointSizeF() - 0.5))
+        self.setFont(small)
+        header = self.horizontalHeader()
+        header.setFont(small)
+        header.setMinimumSectionSize(20)
+        header.setHighlightSections(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
+        probe = QToolButton()
+        probe.setText("Use")
+        self.setColumnWidth(0, probe.sizeHint().width() + 6)
+
+    def set_note(self, row: int, text: str, color: str, italic: bool) -> None:
+        note = QLabel(text)
+        note.setWordWrap(True)
+        note.setToolTip(text)
+        note.setFont(self.font())
+        note.setStyleSheet(f"color: {color}; padding: 0 4px 3px 4px;{' font-style: italic;' if italic else ''}")
+        self.setSpan(row, 0, 1, self.columnCount())
+        self.setCellWidget(row, 0, note)
+
+    def note(self, row: int) -> str:
+        widget = self.cellWidget(row, 0)
+        return widget.text() if isinstance(widget, QLabel) else ""
+
+    def fit(self) -> None:
+        """Row heights for the wrapped notes, then the table's own height."""
+        width = sum(self.columnWidth(c) for c in range(self.columnCount()))  # the note's span
+        for row in range(self.rowCount()):
+            widget = self.cellWidget(row, 0)
+            if isinstance(widget, QLabel):
+                self.setRowHeight(row, widget.heightForWidth(width) + 2)
+            else:
+                self.resizeRowToContents(row)
+        height = self.horizontalHeader().height() + sum(self.rowHeight(r) for r in range(self.rowCount()))
+        bar = self.horizontalScrollBar()
+        extra = bar.sizeHint().height() if bar.maximum() > 0 else 0
+        self.setFixedHeight(height + 2 * self.frameWidth() + extra + 2)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self.fit()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.fit()
 
 
 class WorkloadPanel(QScrollArea):
     error = Signal(str)
+    search_finished = Signal(object)  # SearchOutcome (tests wait on it)
 
-    def __init__(self, document: DesignDocument, parent=None):
+    def __init__(self, document: DesignDocument, catalog: Catalog | None = None, parent=None):
         super().__init__(parent)
         self.document = document
+        self.catalog = catalog or default_catalog()
+        self.search_runner = SearchRunner(self.catalog, self)
+        self.search_runner.finished.connect(self._search_done)
+        self.search_runner.failed.connect(self._search_failed)
+        self.outcome: SearchOutcome | None = None
+        self._applying = False
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._design_gpus: int | None = None
@@ -73,7 +166,9 @@ class WorkloadPanel(QScrollArea):
 
         par_box = QGroupBox("Parallelism")
         par_form = QFormLayout(par_box)
-        self.auto = QCheckBox("Search automatically")
+        self.auto = QCheckBox("Search at every evaluation")
+        self.auto.setToolTip('Save the workload with parallelism "auto": every evaluation searches '
+                             "the best configuration for the design as it is")
         self.auto.toggled.connect(self._auto_toggled)
         par_form.addRow("", self.auto)
         for key, label in PAR_INTS:
@@ -87,8 +182,17 @@ class WorkloadPanel(QScrollArea):
         self.fill = QPushButton("Fill the design with DP")
         self.fill.setToolTip("Set DP so that TP×PP×DP×CP uses every GPU of the design")
         self.fill.clicked.connect(self._fill_dp)
-        par_form.addRow("", self.fill)
+        self.search_button = QPushButton("Auto (search)")
+        self.search_button.setToolTip("Search the best TP/PP/DP/CP/EP, micro-batch, virtual stages, ZeRO and "
+                                      "recompute for this design and model; pick one to apply it")
+        self.search_button.clicked.connect(self.start_search)
+        fill_row = QHBoxLayout()
+        fill_row.addWidget(self.fill)
+        fill_row.addWidget(self.search_button)
+        fill_row.addStretch(1)
+        par_form.addRow("", fill_row)
         layout.addWidget(par_box)
+        layout.addWidget(self._build_search())
 
         train_box = QGroupBox("Training")
         train_form = QFormLayout(train_box)
@@ -120,6 +224,154 @@ class WorkloadPanel(QScrollArea):
         self.setWidget(body)
         self.load_from_design()
 
+    def _build_search(self) -> QGroupBox:
+        box = QGroupBox("Parallelism search")
+        column = QVBoxLayout(box)
+        column.setSpacing(4)
+        self.search_status = QLabel()
+        self.search_status.setWordWrap(True)
+        self.search_status.setTextFormat(Qt.TextFormat.RichText)
+        column.addWidget(self.search_status)
+        table = SearchTable()
+        table.cellDoubleClicked.connect(lambda row, _col: self.apply_candidate(row // 2))
+        self.search_table = table
+        column.addWidget(table)
+        self.search_notes = QLabel()
+        self.search_notes.setWordWrap(True)
+        self.search_notes.setStyleSheet("color: #607d8b;")
+        column.addWidget(self.search_notes)
+        self.search_box = box
+        box.hide()
+        return box
+
+    # --- parallelism search ----------------------------------------------------------------
+    def start_search(self) -> bool:
+        """Search the form's workload on the design (worker thread); False if nothing to search."""
+        if self.document.design.workload is None and self.preset.currentText() == NONE:
+            self._set_search_status("<i>Choose a workload first.</i>")
+            return False
+        try:
+            workload = workload_from_dict(self.form_dict(), "workload")
+        except DesignError as exc:
+            self._set_search_status(f"<span style='color:#c62828'>{exc}</span>")
+            self.error.emit(str(exc))
+            return False
+        self.search_runner.start(self.document.design, workload)
+        self.search_button.setEnabled(False)
+        self.search_button.setText("Searching…")
+        self._set_search_status(f"Searching parallel configurations of <b>{workload.name}</b> on this design…")
+        return True
+
+    def _set_search_status(self, html: str) -> None:
+        self.search_box.show()
+        self.search_status.setText(html)
+
+    def _search_finished_ui(self) -> None:
+        self.search_button.setEnabled(True)
+        self.search_button.setText("Auto (search)")
+
+    def _search_failed(self, message: str) -> None:
+        self._search_finished_ui()
+        self._set_search_status(f"<span style='color:#c62828'>Search failed: {message}</span>")
+        self.error.emit(message)
+
+    def _search_done(self, outcome: SearchOutcome) -> None:
+        self._search_finished_ui()
+        self.outcome = outcome
+        best = outcome.candidates[0]
+        p = best.parallelism
+        fits = "fits in memory" if best.fits_memory else "<span style='color:#c62828'>does not fit in memory</span>"
+        evaluated = f" of {outcome.evaluated:,} evaluated" if outcome.evaluated else ""
+        self._set_search_status(
+            f"Best{evaluated}: <b>TP {p.tp} · PP {p.pp} · DP {p.dp} · CP {p.cp} · EP {p.ep}</b>, micro-batch "
+            f"{p.micro_batch}, {p.virtual_stages} virtual stage{'s' if p.virtual_stages > 1 else ''}, ZeRO "
+            f"{p.zero_stage}, recompute {p.recompute} — step {seconds(best.step_time_s)}, MFU <b>{pct(best.mfu)}</b>, "
+            f"{num(best.memory_gb, 1, 'GB')} per GPU ({fits}). Click <b>Use</b> to apply a row.")
+        self._fill_table(outcome.candidates)
+        notes = [n for n in outcome.notes if not n.startswith("auto parallelism chose")]
+        if any(not c.reason_from_core for c in outcome.candidates[1:]):
+            notes.append("Why each loses: the step-time part that grows most against the best.")
+        self.search_notes.setText(" ".join(notes))
+        self.search_notes.setVisible(bool(notes))
+        # Bring the results into view (the dock is often short): status line at the top.
+        QTimer.singleShot(0, self, self._scroll_to_results)
+        self.search_finished.emit(outcome)
+
+    def _scroll_to_results(self) -> None:
+        self.verticalScrollBar().setValue(self.search_box.y())
+
+    def _fill_table(self, candidates: tuple[Candidate, ...]) -> None:
+        table = self.search_table
+        table.clearSpans()
+        table.clearContents()
+        table.setRowCount(2 * len(candidates))
+        for n, cand in enumerate(candidates):
+            p = cand.parallelism
+            row = 2 * n
+            use = QToolButton()
+            use.setText("Use")
+            use.setToolTip("Apply this configuration to the workload (one undo step)")
+            use.clicked.connect(lambda _=False, k=n: self.apply_candidate(k))
+            table.setCellWidget(row, 0, use)
+            values = [p.tp, p.pp, p.dp, p.cp, p.ep, p.micro_batch, p.virtual_stages, p.zero_stage, p.recompute,
+                      seconds(cand.step_time_s), pct(cand.mfu), num(cand.memory_gb, 1)]
+            for col, value in enumerate(values, start=1):
+                item = QTableWidgetItem(f"{value:,}" if isinstance(value, int) else str(value))
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if n == 0:
+                    item.setBackground(BEST_FILL)
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                if col == len(values) and not cand.fits_memory:
+                    item.setForeground(QColor("#c62828"))
+                    item.setToolTip("does not fit in the GPU's memory")
+                table.setItem(row, col, item)
+            if n == 0:
+                reason = "★ best — " + (cand.reason or "the shortest time per token of all configurations tried")
+            else:
+                reason = f"loses: {cand.reason}" if cand.reason else "loses: slower per token"
+            table.set_note(row + 1, reason, "#2e7d32" if n == 0 else "#607d8b", italic=n > 0)
+        table.fit()
+        QTimer.singleShot(0, table, table.fit)  # again once the layout has given the table its width
+
+    def apply_candidate(self, index: int) -> bool:
+        """Apply the ``index``-th searched configuration (0 = best) as one undo step."""
+        if self.outcome is None or not 0 <= index < len(self.outcome.candidates):
+            return False
+        cand = self.outcome.candidates[index]
+        workload = with_parallelism(self.outcome.workload, **dataclasses.asdict(cand.parallelism))
+        if workload == self.document.design.workload:
+            return False
+        p = cand.parallelism
+        self._applying = True
+        try:
+            self.document.push(SetWorkload(workload), f"Use parallelism TP {p.tp} PP {p.pp} DP {p.dp}")
+        finally:
+            self._applying = False
+        self.load_from_design()
+        for r in range(0, self.search_table.rowCount(), 2):
+            widget = self.search_table.cellWidget(r, 0)
+            if isinstance(widget, QToolButton):
+                widget.setText("✓" if r == 2 * index else "Use")
+                widget.setToolTip("Applied" if r == 2 * index else "Apply this configuration (one undo step)")
+        return True
+
+    def design_changed(self, change) -> None:
+        """The design changed (None: another design was opened): older search results go stale."""
+        if change is None:
+            self.outcome = None
+            self.search_table.setRowCount(0)
+            self.search_box.hide()
+            return
+        if self._applying or self.outcome is None:
+            return
+        self.search_notes.setText("The design changed since this search: run it again for current results.")
+        self.search_notes.show()
+
+    def shutdown(self) -> None:
+        self.search_runner.shutdown()
+
     def _spin(self, key: str, minimum: int) -> QSpinBox:
         spin = QSpinBox()
         spin.setRange(minimum, 100_000_000)
@@ -137,6 +389,7 @@ class WorkloadPanel(QScrollArea):
         for widget in [*self.spins.values(), self.activation, self.zero, self.recompute, self.precision,
                        self.tokens, self.name, self.auto, self.fill]:
             widget.setEnabled(enabled)
+        self.search_button.setEnabled(enabled and not self.search_runner.running)
         if workload is None:
             self.preset.setCurrentText(NONE)
             self._update_check()

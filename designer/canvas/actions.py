@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 
 from PySide6.QtCore import QMimeData, QObject, Signal
@@ -15,6 +16,29 @@ from designer import edits, mime
 from designer.canvas.items import BlockItem, LinkItem
 from designer.canvas.view import DesignView
 from designer.document import DesignDocument
+
+
+_clipboard_hook = False
+
+
+def _clear_our_clipboard() -> None:
+    """PySide6 crashes at interpreter exit (SIGSEGV) when the clipboard still holds a
+    QMimeData made in Python: drop ours while the application still exists."""
+    app = QGuiApplication.instance()
+    if app is None:
+        return
+    clipboard = QGuiApplication.clipboard()
+    data = clipboard.mimeData()
+    if data is not None and data.hasFormat(mime.ITEMS):
+        clipboard.clear()
+
+
+def _set_clipboard(data: QMimeData) -> None:
+    global _clipboard_hook
+    QGuiApplication.clipboard().setMimeData(data)
+    if not _clipboard_hook:
+        atexit.register(_clear_our_clipboard)
+        _clipboard_hook = True
 
 
 class CanvasActions(QObject):
@@ -109,7 +133,7 @@ class CanvasActions(QObject):
         data = QMimeData()
         data.setData(mime.ITEMS, text.encode("utf-8"))
         data.setText(text)
-        QGuiApplication.clipboard().setMimeData(data)
+        _set_clipboard(data)
 
     def cut_selection(self) -> None:
         self.copy_selection()

@@ -6,9 +6,10 @@ the resulting model change.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-from PySide6.QtCore import QLineF, QPointF, Qt, Signal
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QCursor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsView, QMenu
 
@@ -16,13 +17,16 @@ from core.catalog import Catalog
 from core.errors import DesignError
 from core.model import MoveItems
 from designer import edits, mime, style
-from designer.canvas.items import BlockItem, LinkItem, _Card
+from designer.canvas.items import CARD_H, CARD_W, BlockItem, LinkItem, _Card
 from designer.canvas.scene import DesignScene
 from designer.connect import components_inside, default_link, preferred_endpoint
 from designer.document import DesignDocument
 
 ZOOM_MIN, ZOOM_MAX = 0.03, 4.0
 ZOOM_STEP = 1.18
+FIT_MAX_ZOOM = 1.25   # a lone card should not fill the screen
+PLACE_GAP = 20.0      # free space kept around a newly placed card
+PLACE_RINGS = 30      # how far (in cells) a new card may move to find a free cell
 
 
 class DesignView(QGraphicsView):
@@ -48,13 +52,23 @@ class DesignView(QGraphicsView):
         self._link_line: QGraphicsLineItem | None = None
         self._link_target: _Card | None = None
         self._pan_origin: QPointF | None = None
+        # After fit() the view keeps fitting when it is resized (window shown, docks resized)
+        # until the user zooms or pans: a design opened before the window has its final size
+        # must not end up as a small diagram in a big empty canvas.
+        self.auto_fit = False
+        for bar in (self.horizontalScrollBar(), self.verticalScrollBar()):
+            bar.actionTriggered.connect(self._user_scrolled)
 
     @property
     def design_scene(self) -> DesignScene:
         return self.scene()  # type: ignore[return-value]
 
     # --- zoom and pan --------------------------------------------------------------------
+    def _user_scrolled(self, _action: int) -> None:
+        self.auto_fit = False
+
     def zoom(self, factor: float) -> None:
+        self.auto_fit = False
         current = self.transform().m11()
         factor = max(ZOOM_MIN / current, min(ZOOM_MAX / current, factor))
         self.scale(factor, factor)
@@ -67,10 +81,16 @@ class DesignView(QGraphicsView):
         if rect.isNull():
             return
         self.fitInView(rect.adjusted(-40, -40, 40, 40), Qt.AspectRatioMode.KeepAspectRatio)
-        if self.zoom_level() > 1.25:  # a lone card should not fill the screen
+        if self.zoom_level() > FIT_MAX_ZOOM:
             self.resetTransform()
-            self.scale(1.25, 1.25)
+            self.scale(FIT_MAX_ZOOM, FIT_MAX_ZOOM)
             self.centerOn(rect.center())
+        self.auto_fit = True
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.auto_fit:
+            self.fit()
 
     def center_on_item(self, key: str) -> None:
         card = self.design_scene.card(key)
@@ -115,6 +135,7 @@ class DesignView(QGraphicsView):
 
     def mouseMoveEvent(self, event) -> None:
         if self._pan_origin is not None:
+            self.auto_fit = False
             delta = event.position() - self._pan_origin
             self._pan_origin = event.position()
             self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - int(delta.x()))
@@ -280,7 +301,7 @@ class DesignView(QGraphicsView):
         if at is None:
             at = self.mapToScene(self.viewport().rect().center())
         grid = style.GRID
-        x, y = round(at.x() / grid) * grid, round(at.y() / grid) * grid
+        x, y = self.free_spot(round(at.x() / grid) * grid, round(at.y() / grid) * grid)
         try:
             op = edits.add_component(self.document.design, self.catalog, self.design_scene.block_path,
                                      catalog_id, x, y)
@@ -290,6 +311,28 @@ class DesignView(QGraphicsView):
             return None
         self.design_scene.select([op.item.id])
         return op.item.id
+
+    def free_spot(self, x: float, y: float) -> tuple[float, float]:
+        """The grid cell nearest to (x, y) where a new component card overlaps no other card
+        (placing several components at the view centre must not stack them)."""
+        taken = [card.card_rect().translated(card.pos()).adjusted(-PLACE_GAP, -PLACE_GAP, PLACE_GAP, PLACE_GAP)
+                 for card in self.design_scene.cards()]
+        if not taken:
+            return x, y
+        grid = style.GRID
+        step_x = math.ceil((CARD_W + PLACE_GAP) / grid) * grid
+        step_y = math.ceil((CARD_H + PLACE_GAP) / grid) * grid
+        for ring in range(PLACE_RINGS + 1):
+            cells = [(i, j) for i in range(-ring, ring + 1) for j in range(-ring, ring + 1)
+                     if max(abs(i), abs(j)) == ring]
+            # Nearest first; on ties prefer right, then below (reading order).
+            cells.sort(key=lambda c: (math.hypot(c[0] * step_x, c[1] * step_y), -c[0], -c[1]))
+            for i, j in cells:
+                cx, cy = x + i * step_x, y + j * step_y
+                rect = QRectF(cx - CARD_W / 2, cy - CARD_H / 2, CARD_W, CARD_H)
+                if not any(rect.intersects(other) for other in taken):
+                    return cx, cy
+        return x, y
 
     # --- keys and menus ------------------------------------------------------------------
     def keyPressEvent(self, event) -> None:

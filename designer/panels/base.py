@@ -17,8 +17,8 @@ class MetricsPanel(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         body = QWidget()
         self._layout = QVBoxLayout(body)
-        self._layout.setContentsMargins(10, 8, 10, 8)
-        self._layout.setSpacing(8)
+        self._layout.setContentsMargins(10, 6, 10, 4)
+        self._layout.setSpacing(6)
         self._message = QLabel()
         self._message.setWordWrap(True)
         self._message.setStyleSheet("color: #607d8b; font-style: italic;")
@@ -27,15 +27,17 @@ class MetricsPanel(QScrollArea):
         self._grid = QGridLayout(self._grid_host)
         self._grid.setContentsMargins(0, 0, 0, 0)
         self._grid.setHorizontalSpacing(14)
-        self._grid.setVerticalSpacing(3)
+        self._grid.setVerticalSpacing(2)
         self._grid.setColumnStretch(1, 1)
         self._layout.addWidget(self._grid_host)
         self._charts = QVBoxLayout()
-        self._charts.setSpacing(10)
+        self._charts.setSpacing(8)
         self._layout.addLayout(self._charts)
         self._layout.addStretch(1)
         self.setWidget(body)
         self._values: dict[str, QLabel] = {}
+        self._names: dict[str, QLabel] = {}
+        self._shape: list[tuple[str, bool]] = []
         self.show_message("Waiting for the first evaluation…")
 
     def add_chart(self, widget: QWidget) -> None:
@@ -46,7 +48,25 @@ class MetricsPanel(QScrollArea):
         self._message.setVisible(bool(text))
 
     def set_rows(self, rows: list[tuple[str, str] | tuple[str, str, str]]) -> None:
-        """Show ``(label, value[, tooltip])`` rows; a row with value ``None`` is a section title."""
+        """Show ``(label, value[, tooltip])`` rows; a row with value ``None`` is a section title.
+
+        When the labels are the same as last time (every edit of a design), only the values
+        change: no widgets are rebuilt, so panels update without a relayout."""
+        shape = [(row[0], row[1] is None) for row in rows]
+        if shape == self._shape and shape:
+            for row in rows:
+                if row[1] is None:
+                    continue
+                shown = self._values[row[0]]
+                if shown.text() != row[1]:
+                    shown.setText(row[1])
+                tip = row[2] if len(row) > 2 else ""
+                if shown.toolTip() != tip:
+                    shown.setToolTip(tip)
+                    self._names[row[0]].setToolTip(tip)
+            return
+        self._shape = shape
+        self._names: dict[str, QLabel] = {}
         while self._grid.count():
             widget = self._grid.takeAt(0).widget()
             if widget is not None:
@@ -73,6 +93,7 @@ class MetricsPanel(QScrollArea):
             self._grid.addWidget(name, r, 0)
             self._grid.addWidget(shown, r, 1)
             self._values[label] = shown
+            self._names[label] = name
 
     def value(self, label: str) -> str:
         """The text shown for ``label`` (tests read panels through this)."""

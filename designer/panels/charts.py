@@ -14,7 +14,7 @@ from designer import style
 
 pg.setConfigOptions(antialias=True, background="w", foreground="#37474f")
 
-CHART_HEIGHT = 190
+CHART_HEIGHT = 166
 _TICK_FONT = QFont()
 _TICK_FONT.setPointSizeF(8)
 
@@ -88,7 +88,7 @@ class StackedBar(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         self.plot = _plot(title, "", unit_label)
-        self.plot.setMinimumHeight(115)
+        self.plot.setMinimumHeight(104)
         self.plot.setMaximumHeight(130)
         self.plot.getAxis("left").setTicks([[]])
         self.plot.showGrid(x=True, y=False, alpha=0.25)

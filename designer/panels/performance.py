@@ -1,8 +1,17 @@
-"""Performance of the workload: MFU, step time and its breakdown, MFU against GPU count."""
+"""Performance of the workload: what limits MFU, MFU, step time and its breakdown, scaling.
+
+The "what limits MFU" paragraph is core's (``Evaluation.bottleneck``: a typed result with a
+text and a what-if); the panel only lays it out. Older cores without it show no paragraph.
+"""
 
 from __future__ import annotations
 
+import html
 import math
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from designer.evaluator import Result
 from designer.format import num, pct, seconds
@@ -16,11 +25,113 @@ PART_NAMES = {
 }
 
 
+_LIMIT_ATTRS = ("text", "headline", "summary", "explanation", "message", "description", "limiter", "reason")
+_WHAT_IF_ATTRS = ("what_if", "whatif", "what_would_help", "best_what_if", "remedy", "suggestion", "advice",
+                  "what_ifs")
+_ITEM_TEXT_ATTRS = ("text", "description", "summary", "message", "action", "change", "label", "name")
+LIMIT_PREFIX = "What limits MFU"
+HELP_PREFIX = "what would help most"
+
+
+def _text_of(value: Any, attrs: tuple[str, ...]) -> str:
+    """A readable line from a str, an object with a text-like attribute, or the first item of a list."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, (list, tuple)):
+        return _text_of(value[0], attrs) if value else ""
+    for name in attrs:
+        inner = getattr(value, name, None)
+        if callable(inner):
+            try:
+                inner = inner()
+            except TypeError:
+                continue
+        if isinstance(inner, str) and inner.strip():
+            return inner.strip()
+    return ""
+
+
+def _structured_html(bottleneck: Any) -> str:
+    """core.analysis.bottleneck.BottleneckResult, kept short: the largest limiters by share of the
+    step and the fitting what-if that helps most (texts and numbers are core's; the details go
+    to the tooltip, see bottleneck_tooltip)."""
+    limiters = [x for x in (getattr(bottleneck, "limiters", ()) or ()) if getattr(x, "name", "")]
+    named = []
+    for x in limiters[:3]:
+        share = getattr(x, "share", None)
+        named.append(html.escape(x.name) + (f" ({pct(share)} of the step)" if isinstance(share, (int, float))
+                                            and not named else f" {pct(share)}" if isinstance(share, (int, float))
+                                            else ""))
+    head = f"<b>{LIMIT_PREFIX}:</b> "
+    head += named[0] if named else html.escape(str(getattr(bottleneck, "primary", "")))
+    if len(named) > 1:
+        head += ", then " + ", ".join(named[1:])
+    best = getattr(bottleneck, "best", None)
+    best_text = _text_of(best, ("text", "description"))
+    if best_text:
+        tail = f"<b>What would help most:</b> {html.escape(best_text)}"
+    elif best is None and getattr(bottleneck, "what_ifs", None) is not None:
+        tail = "<b>What would help most:</b> none of the changes tried raises MFU materially"
+    else:
+        tail = ""
+    return f"{head}.<br>{tail}." if tail else f"{head}."
+
+
+def bottleneck_tooltip(bottleneck: Any) -> str:
+    """Core's own summary and each limiter's explanation (hover the paragraph)."""
+    if bottleneck is None:
+        return ""
+    lines = []
+    summary = _text_of(bottleneck, ("summary",))
+    if summary:
+        lines.append(html.escape(summary))
+    for x in (getattr(bottleneck, "limiters", ()) or ())[:5]:
+        text = _text_of(x, ("text",))
+        if text:
+            lines.append(f"<b>{html.escape(getattr(x, 'name', ''))}</b>: {html.escape(text)}")
+    return "<br>".join(lines)
+
+
+def bottleneck_html(bottleneck: Any) -> str:
+    """The highlighted paragraph for core's bottleneck result ("" when there is nothing to say)."""
+    if bottleneck is None:
+        return ""
+    if getattr(bottleneck, "limiters", None):
+        return _structured_html(bottleneck)
+    limit = _text_of(bottleneck, _LIMIT_ATTRS) or (str(bottleneck) if isinstance(bottleneck, str) else "")
+    what_if = ""
+    for name in _WHAT_IF_ATTRS:
+        candidate = getattr(bottleneck, name, None)
+        what_if = _text_of(candidate, _ITEM_TEXT_ATTRS)
+        if what_if:
+            break
+    if not limit and not what_if:
+        return ""
+    parts = []
+    if limit:
+        body = html.escape(limit)
+        parts.append(body if limit.lower().startswith(LIMIT_PREFIX.lower()) else f"<b>{LIMIT_PREFIX}:</b> {body}")
+    if what_if and what_if not in limit:
+        body = html.escape(what_if)
+        parts.append(body if what_if.lower().startswith(HELP_PREFIX) else f"<b>{HELP_PREFIX}:</b> {body}")
+    return " — ".join(parts)
+
+
 class PerformancePanel(MetricsPanel):
     title = "Performance"
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.bottleneck = QLabel()
+        self.bottleneck.setWordWrap(True)
+        self.bottleneck.setTextFormat(Qt.TextFormat.RichText)
+        self.bottleneck.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.bottleneck.setStyleSheet("background: #fff8e1; color: #3e2723; border-left: 4px solid #ff8f00; "
+                                      "border-radius: 3px; padding: 4px 8px;")
+        self.bottleneck.hide()
+        self._layout.insertWidget(1, self.bottleneck)  # under the message, above the values
         self.breakdown = StackedBar("Step-time breakdown", "seconds per step")
         self.scaling = LineChart("MFU against GPU count (data-parallel scaling)", "MFU (%)", "GPUs",
                                  log_x=True)
@@ -30,6 +141,10 @@ class PerformancePanel(MetricsPanel):
     def update_result(self, result: Result) -> None:
         ev = result.evaluation
         perf = ev.performance
+        text = bottleneck_html(getattr(ev, "bottleneck", None)) if perf is not None else ""
+        self.bottleneck.setText(text)
+        self.bottleneck.setToolTip(bottleneck_tooltip(getattr(ev, "bottleneck", None)) if text else "")
+        self.bottleneck.setVisible(bool(text))
         if perf is None:
             self.set_rows([])
             self.breakdown.set_data([], seconds)

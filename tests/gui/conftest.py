@@ -48,6 +48,7 @@ def window(qtbot):
     yield win
     win.document.undo_stack.setClean()
     win.evaluator.shutdown()
+    win.workload_panel.shutdown()
 
 
 @pytest.fixture

@@ -175,3 +175,100 @@ def test_zoom_and_fit(window, small_design):
     assert window.view.zoom_level() > level
     window.view.zoom(1e-6)
     assert window.view.zoom_level() >= 0.03 - 1e-9
+
+
+def _filled(window) -> float:
+    """Share of the viewport (the larger of width and height) the diagram covers."""
+    shown = window.view.mapFromScene(window.scene.content_rect()).boundingRect()
+    viewport = window.view.viewport().rect()
+    assert viewport.contains(shown)
+    return max(shown.width() / viewport.width(), shown.height() / viewport.height())
+
+
+def _fitted(window) -> bool:
+    """The whole diagram is visible and as large as fit() makes it (it fills the view, or a
+    small diagram reached the zoom cap)."""
+    from designer.canvas.view import FIT_MAX_ZOOM
+
+    return _filled(window) > 0.6 or abs(window.view.zoom_level() - FIT_MAX_ZOOM) < 1e-6
+
+
+def test_design_opened_before_the_window_is_sized_fills_the_canvas(qtbot, big_design):
+    from core.catalog import default_catalog
+    from designer.main_window import MainWindow
+
+    win = MainWindow(default_catalog(), interactive=False)
+    qtbot.addWidget(win)
+    win.resize(700, 500)
+    win.load_design(big_design, None)  # the command line path: load, then show
+    win.show()
+    qtbot.waitUntil(lambda: win.view.auto_fit)
+    small = win.view.zoom_level()
+    win.resize(1800, 1200)
+    qtbot.waitUntil(lambda: win.view.zoom_level() > 2 * small and _fitted(win), timeout=5_000)
+    # Once the user zooms, resizing no longer refits.
+    win.canvas_actions.zoom_in.trigger()
+    level = win.view.zoom_level()
+    win.resize(1600, 1000)
+    QApplication.processEvents()
+    assert win.view.zoom_level() == level
+    win.document.undo_stack.setClean()
+    win.evaluator.shutdown()
+
+
+def test_template_and_stepping_in_and_out_fit_the_view(window, small_design):
+    from designer.wizard import TemplateWizard
+
+    window.apply_template(TemplateWizard(window.catalog).generate())
+    assert _fitted(window)
+    window.load_design(small_design, None)
+    su = next(k for k, v in small_design.root.children.items() if isinstance(v, Block))
+    window.view.zoom(0.2)
+    window.canvas_actions.enter_block(su)
+    assert window.view.auto_fit and _fitted(window)
+    window.view.zoom(0.2)
+    window.canvas_actions.step_outside()
+    assert window.view.auto_fit and _fitted(window)
+    window.view.zoom(0.2)
+    window.breadcrumb.navigate.emit(su)
+    assert _fitted(window)
+
+
+def test_components_placed_at_the_same_spot_land_on_free_grid_cells(window):
+    item = window.palette.item_for("QM9700")
+    for _ in range(5):
+        window.palette.tree.itemDoubleClicked.emit(item, 0)
+    window.view.place("DGX-H100", QPointF(0, 0))
+    window.view.place("DGX-H100", QPointF(10, 10))  # a drop onto an existing card
+    nodes = list(window.document.design.root.children.values())
+    assert len(nodes) == 7
+    assert len({(n.x, n.y) for n in nodes}) == 7
+    rects = [window.scene.card(n.id).sceneBoundingRect() for n in nodes]
+    cards = [window.scene.card(n.id).card_rect().translated(window.scene.card(n.id).pos()) for n in nodes]
+    assert not any(a.intersects(b) for i, a in enumerate(cards) for b in cards[i + 1:])
+    assert all(n.x % 20 == 0 and n.y % 20 == 0 for n in nodes)
+    assert len(rects) == 7
+    # The first one sits exactly where it was asked to.
+    centre = window.view.mapToScene(window.view.viewport().rect().center())
+    first = nodes[0]
+    assert abs(first.x - centre.x()) <= 10 and abs(first.y - centre.y()) <= 10
+    assert window.document.undo_stack.count() == 7
+
+
+def test_palette_elides_long_names_in_the_middle(window):
+    assert window.palette.tree.textElideMode() == Qt.TextElideMode.ElideMiddle
+    item = window.palette.item_for("DGX-H100")
+    assert "source" in item.toolTip(0) and item.text(0) in item.toolTip(0)
+
+
+def test_offscreen_size_hint_warning_is_dropped_and_others_forwarded(capsys):
+    from PySide6.QtCore import QMessageLogContext, QtMsgType
+
+    from designer.qtapp import message_handler
+
+    context = QMessageLogContext()
+    message_handler(QtMsgType.QtWarningMsg, context, "This plugin does not support propagateSizeHints()")
+    message_handler(QtMsgType.QtWarningMsg, context, "QPainter::begin: Paint device returned engine == 0")
+    err = capsys.readouterr().err
+    assert "propagateSizeHints" not in err
+    assert "QPainter::begin: Paint device returned engine == 0" in err
