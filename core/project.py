@@ -252,16 +252,16 @@ def load_project(path: str | Path, catalog: Catalog | None = None) -> Design:
         raise ProjectFileError(f"{path.name}: {exc}") from None
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` via temp file + flush + fsync + rename; the old file survives a failure."""
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via temp file + flush + fsync + rename; the old file survives a failure."""
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise ProjectFileError(f"{path}: folder {directory} does not exist")
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)
@@ -273,6 +273,10 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         if isinstance(exc, OSError):
             raise ProjectFileError(f"{path}: cannot save ({exc.strerror or exc})") from None
         raise
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def save_project(design: Design, path: str | Path) -> None:

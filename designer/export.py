@@ -8,16 +8,15 @@ no partial file.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, QSize, QSizeF, Qt
 from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
 
-from core.errors import DesignError, ProjectFileError
+from core.errors import DesignError
 from core.model import Design
+from core.project import atomic_write_bytes, atomic_write_text
 
 DIAGRAM_FORMATS = (".svg", ".png", ".pdf")
 SUMMARY_FORMATS = {".md": "md", ".html": "html", ".htm": "html", ".csv": "csv", ".json": "json"}
@@ -30,27 +29,6 @@ def _check_diagram_path(path: Path) -> str:
     if ext not in DIAGRAM_FORMATS:
         raise DesignError(f"{path.name}: unknown diagram format {ext or '(none)'!r}; use .svg, .png or .pdf")
     return ext
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise ProjectFileError(f"{path}: folder {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise ProjectFileError(f"{path}: cannot write ({exc.strerror or exc})") from None
-        raise
 
 
 def render_scene(scene, path: Path, width_px: int = 1600, selected_only: bool = False, title: str = "") -> None:
@@ -83,7 +61,7 @@ def render_scene(scene, path: Path, width_px: int = 1600, selected_only: bool = 
             item.show()
         for item in selected:
             item.setSelected(True)
-    _write_atomic(path, data)
+    atomic_write_bytes(path, data)
 
 
 def _render(scene, source: QRectF, ext: str, width_px: int, title: str) -> bytes:
@@ -141,7 +119,6 @@ def export_diagram(design: Design, path: Path, width_px: int = 1600) -> None:
 def export_summary(evaluation, path: Path, fmt: str | None = None) -> None:
     """Write the evaluation summary as md/html/csv/json, or the bill of materials (``fmt="bom"``)."""
     from core.evaluate import evaluation_to_json  # noqa: PLC0415
-    from core.project import atomic_write_text  # noqa: PLC0415
 
     path = Path(path)
     fmt = fmt or SUMMARY_FORMATS.get(path.suffix.lower())
