@@ -941,17 +941,3 @@ def analyze_performance(
         diagnostics=tuple(diags),
         search=found,
     )
-
-
-def evaluate_step_time(
-    fabric: FabricView,
-    model: ModelSpec,
-    par: Parallelism,
-    precision: str = "bf16",
-    assumptions: PerformanceAssumptions = PerformanceAssumptions(),
-) -> tuple[float, MemoryBreakdown]:
-    """Fast path for searches: (step time, memory) with no diagnostics."""
-    peak_tflops, precision = _peak(fabric, precision, None)
-    view = _job_fabric(fabric, par.gpus, None)
-    core = _evaluate(view, model, par, precision, assumptions, peak_tflops, par.gpus)
-    return core.step_time_s, core.memory
