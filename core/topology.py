@@ -28,25 +28,32 @@ TIER_NAMES = ("leaf", "spine", "core")
 NS_PER_M = {"fiber": 5.0, "copper": 4.5}
 
 
+# Bounds of the assumptions below (core/settings.py reads them from the field metadata).
+# An effective rate is more than nothing and at most the line rate; latencies and sizes are
+# not negative.
+_EFFICIENCY = {"min": 0.0, "min_exclusive": True, "max": 1.0, "unit": "fraction"}
+_LATENCY_US = {"min": 0.0, "unit": "µs"}
+
+
 @dataclass(frozen=True)
 class NetworkAssumptions:
     # NCCL-effective / line rate on the scale-up fabric when the catalog has no measured
     # figure: 370 / 450 GB/s on H100 NVLink4 (nccl-tests #212, topologies.md §7).
-    scale_up_efficiency: float = 0.82
+    scale_up_efficiency: float = field(default=0.82, metadata=_EFFICIENCY)
     # Per-NIC NCCL-effective / line rate when the NIC entry has no measured figure:
     # 46-48 of 50 GB/s for NDR 400G (nccl-tests #290, topologies.md §7).
-    nic_efficiency: float = 0.94
+    nic_efficiency: float = field(default=0.94, metadata=_EFFICIENCY)
     # One-way NIC TX+RX latency per side (SimAI NIC 500 ns; kentino 0.3-0.8 us; topologies.md §6).
-    nic_latency_us: float = 0.5
+    nic_latency_us: float = field(default=0.5, metadata=_LATENCY_US)
     # GPU-to-GPU one-way latency inside the scale-up domain (E: chosen so an 8-GPU tree
     # all-reduce of 8 B lands near the 12.5 us measured on 8 Hopper GPUs, topologies.md §7).
-    scale_up_latency_us: float = 1.0
+    scale_up_latency_us: float = field(default=1.0, metadata=_LATENCY_US)
     # NCCL per-step protocol latency, LL protocol (topologies.md §6).
-    protocol_step_us: float = 1.0
+    protocol_step_us: float = field(default=1.0, metadata=_LATENCY_US)
     # Message size for the reported large-message bus bandwidths (nccl-tests sweeps to 8-16 GB).
-    busbw_message_bytes: float = 8e9
+    busbw_message_bytes: float = field(default=8e9, metadata={"min": 0.0, "min_exclusive": True, "unit": "bytes"})
     # Hand-drawn, non-layered graphs up to this many devices get a spectral min-bisection.
-    spectral_bisection_max_units: int = 50_000
+    spectral_bisection_max_units: int = field(default=50_000, metadata={"min": 0, "unit": "devices"})
 
 
 @dataclass(frozen=True)

@@ -2,16 +2,20 @@
 
 Everything is derived from core's dataclasses so new fields show up without GUI changes:
 
-* the label and unit come from the field name (``nic_latency_us`` -> "NIC latency", "µs");
+* the label comes from the field name (``nic_latency_us`` -> "NIC latency");
+* the unit, the allowed range and string choices come from the field's metadata in core
+  (``field(..., metadata={"min": 0.0, "unit": "µs"})``, see core/settings.py);
 * the meaning is the source comment written above (or after) the field in core, read with
   ``inspect`` (a field without its own comment shares the one of the field just above it,
   as ``pue_air`` / ``pue_liquid`` share ``pue``'s);
 * the editor kind comes from the type annotation (float, int, bool, str, ``X | None``,
-  tuples and dicts), and string choices from a ``# "a" | "b"`` comment.
+  tuples and dicts).
 
-Values are parsed from text here, then checked by core's own loader
-(``core.settings.settings_from_dict``: types, no negatives) plus a few range rules below
-(PUE >= 1, fractions within 0-1) that the loader does not know.
+Values are parsed from text here, then checked by core's own validation
+(``core.settings.check_setting``: type, sign and the field's bounds), the same a project file
+gets. A field without metadata in core (PerformanceAssumptions, for now) gets its unit from the
+name suffix, choices from a ``# "a" | "b"`` comment and a range guessed from the name
+(``*_fraction`` within 0-1...), checked by core's ``check_bounds`` so messages read the same.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 
 from core.assumptions import Assumptions
 from core.errors import DesignError
-from core.settings import settings_from_dict, settings_to_dict
+from core.settings import check_bounds, check_setting, describe_range, has_bounds, setting_bounds
 
 SECTION_TITLES = {"network": "Network", "power": "Power", "reliability": "Reliability",
                   "performance": "Performance"}
@@ -61,7 +65,7 @@ UNIT_SUFFIXES: tuple[tuple[str, str], ...] = (
     ("_ms", "ms"),
     ("_s", "s"),
 )
-# Dimensionless fields read as fractions (0-1) by name.
+# Fields without metadata in core: dimensionless names read as fractions (0-1).
 FRACTION_SUFFIXES = ("_fraction", "_overlap", "_efficiency", "_efficiency_scale", "_target")
 WORDS = {
     "nic": "NIC", "gpu": "GPU", "gpus": "GPUs", "pue": "PUE", "hbm": "HBM", "gemm": "GEMM",
@@ -112,10 +116,22 @@ class FieldInfo:
     choices: tuple[str, ...] = ()
     fraction: bool = False
     item_kind: str = "float"  # dict values: "float" or "tuple"
+    # min / max / min_exclusive / max_exclusive (core.settings keys); from core's metadata,
+    # or guessed from the name when ``core_bounds`` is False.
+    bounds: typing.Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False)
+    core_bounds: bool = True
 
     @property
     def key(self) -> str:
         return f"{self.section}.{self.name}"
+
+    @property
+    def allowed(self) -> str:
+        """The allowed range in words ("1.0 to 3.0", "0.0 µs or more"; "" for yes/no and choices)."""
+        text = describe_range({**self.bounds, "unit": self.unit}) if not self.choices else ""
+        if self.optional and text:
+            text += ", or auto"
+        return text
 
 
 def humanise(name: str) -> tuple[str, str]:
@@ -207,11 +223,25 @@ def _comments(cls: type) -> tuple[dict[str, str], dict[str, str], dict[str, tupl
     return meaning, heading, choices
 
 
+def _guessed_bounds(name: str, kind: str, unit: str, fraction: bool) -> dict[str, Any]:
+    """Range of a field core gives no bounds for, from its name (all at least 0)."""
+    if kind not in ("float", "int", "tuple", "dict"):
+        return {}
+    bounds: dict[str, Any] = {"min": 0 if kind == "int" else 0.0}
+    if fraction:
+        bounds["max"] = 1.0
+        if name.endswith(("_efficiency", "_efficiency_scale")):
+            bounds["min_exclusive"] = True
+    if kind == "int" and unit in ("per rack", "GPUs"):
+        bounds["min"] = 1
+    return bounds
+
+
 @lru_cache(maxsize=None)
 def section_fields(section: str) -> tuple[FieldInfo, ...]:
     cls = type(getattr(Assumptions(), section))
     hints = typing.get_type_hints(cls)
-    meaning, heading, choices = _comments(cls)
+    meaning, heading, comment_choices = _comments(cls)
     out = []
     for f in dataclasses.fields(cls):
         annotation = hints[f.name]
@@ -241,10 +271,17 @@ def section_fields(section: str) -> tuple[FieldInfo, ...]:
                 continue
         label, unit = humanise(f.name)
         label = LABELS.get(f.name, label)
-        fraction = kind in ("float", "tuple") and unit == "fraction"
-        out.append(FieldInfo(section, f.name, label, "" if unit == "fraction" else unit, kind,
+        core = setting_bounds(cls, f.name)
+        from_core = has_bounds(cls, f.name)
+        unit = core.get("unit", unit if not from_core else "")
+        fraction = unit == "fraction" and kind in (("float", "tuple", "dict") if from_core else ("float", "tuple"))
+        choices = tuple(core.get("choices", ())) or comment_choices.get(f.name, ())
+        shown_unit = "" if unit == "fraction" else unit
+        bounds = ({k: v for k, v in core.items() if k not in ("unit", "choices")} if from_core
+                  else _guessed_bounds(f.name, kind, shown_unit, fraction))
+        out.append(FieldInfo(section, f.name, label, shown_unit, kind,
                              _is_optional(annotation), meaning.get(f.name, ""), heading.get(f.name, ""),
-                             choices.get(f.name, ()), fraction, item_kind))
+                             choices, fraction, item_kind, bounds, from_core))
     return tuple(out)
 
 
@@ -371,43 +408,17 @@ def parse_value(info: FieldInfo, text: str, current: Any) -> Any:
     return float(number) if info.kind == "float" else number
 
 
-def check_range(info: FieldInfo, value: Any) -> None:
-    """Range rules core's loader does not know (it checks types and signs)."""
-    if value is None:
-        return
-    if info.kind == "tuple":
-        values = list(value)
-    elif info.kind == "dict":
-        values = [x for v in value.values() for x in (v if isinstance(v, tuple) else (v,))]
-    else:
-        values = [value]
-    if info.kind in ("bool", "str"):
-        return
-    for v in values:
-        if isinstance(v, (int, float)) and v < 0:
-            raise DesignError(f"{info.label}: must not be negative")
-    if info.name.startswith("pue") and any(v < 1 for v in values):
-        raise DesignError(f"{info.label}: a PUE is 1 or more (facility power / IT power)")
-    if info.fraction and any(v > 1 for v in values):
-        raise DesignError(f"{info.label}: must be between 0 and 1")
-    if info.fraction and info.name.endswith(("_efficiency", "_efficiency_scale")) and any(v <= 0 for v in values):
-        raise DesignError(f"{info.label}: must be more than 0")
-    if info.kind == "int" and info.unit in ("per rack", "GPUs") and value < 1:  # noqa: SIM102
-        raise DesignError(f"{info.label}: must be at least 1")
-
-
 def with_value(assumptions: Assumptions, info: FieldInfo, value: Any) -> Assumptions:
-    """``assumptions`` with one field replaced, validated by core's project loader."""
-    check_range(info, value)
+    """``assumptions`` with one field replaced, validated as a project file would be
+    (core.settings.check_setting); DesignError "<label>: <problem>" when it is invalid."""
     section = getattr(assumptions, info.section)
+    value = check_setting(type(section), info.name, value, where=info.label)
+    if not info.core_bounds:
+        check_bounds(value, info.bounds, info.label)  # the range guessed from the name
     try:
         changed = dataclasses.replace(section, **{info.name: value})
-        # Round-trip through the project-file loader: the value must load back from a file.
-        settings_from_dict(type(section), settings_to_dict(changed), f"assumptions.{info.section}")
-    except (DesignError, TypeError, ValueError) as exc:
-        message = str(exc)
-        message = message.split(": ", 1)[1] if message.startswith("assumptions.") and ": " in message else message
-        raise DesignError(f"{info.label}: {message}") from None
+    except (TypeError, ValueError) as exc:
+        raise DesignError(f"{info.label}: {exc}") from None
     return dataclasses.replace(assumptions, **{info.section: changed})
 
 

@@ -2,9 +2,10 @@
 
 Each edit is one undo step (core.model.SetAssumptions with a ``dataclasses.replace``'d
 Assumptions); an invalid value shows a one-line message and changes nothing. "Reset" puts one
-section back to core's defaults, also as one undo step. Labels, units, meanings and editor
-kinds are derived from core's dataclasses (designer/assumption_fields.py), so a field added in
-core appears here without GUI changes.
+section back to core's defaults, also as one undo step. Labels, units, allowed ranges, meanings
+and editor kinds are derived from core's dataclasses and their field metadata
+(designer/assumption_fields.py), and values are checked by core's own validation, so a field
+added in core appears here, with its bounds, without GUI changes.
 """
 
 from __future__ import annotations
@@ -182,12 +183,17 @@ class AssumptionsPanel(QWidget):
             self.default_labels[info.key] = default
             row += 1
 
+    @staticmethod
+    def _unit_text(info: FieldInfo) -> str:
+        return f" ({info.unit})" if info.unit else (" (fraction)" if info.fraction else "")
+
     def _tooltip(self, info: FieldInfo) -> str:
-        unit = f" ({html.escape(info.unit)})" if info.unit else (" (fraction, 0–1)" if info.fraction else "")
+        unit = html.escape(self._unit_text(info))
         meaning = html.escape(info.meaning) if info.meaning else "No description in core."
         default = html.escape(format_value(info, getattr(defaults(info.section), info.name)))
+        allowed = f"allowed {html.escape(info.allowed)} · " if info.allowed else ""
         return (f"<b>{html.escape(info.label)}</b>{unit}<br>{meaning}<br>"
-                f"<span style='color:#607d8b'>default {default} · assumptions.{info.key}</span>")
+                f"<span style='color:#607d8b'>{allowed}default {default} · assumptions.{info.key}</span>")
 
     def _editor(self, info: FieldInfo) -> QWidget:
         if info.kind == "bool":
@@ -317,14 +323,15 @@ class AssumptionsPanel(QWidget):
         info = self.infos.get(key)
         if info is None:
             return
-        unit = f" ({info.unit})" if info.unit else (" (fraction, 0–1)" if info.fraction else "")
+        unit = self._unit_text(info)
         default = format_value(info, getattr(defaults(info.section), info.name))
+        allowed = f"Allowed {info.allowed}. " if info.allowed else ""
         meaning = info.meaning or "no description in core."
         if meaning.lower().startswith(info.label.lower() + "."):
             meaning = meaning[len(info.label) + 1:].strip()  # "PUE. None: ..." under the title "PUE"
         self.help.setText(f"<b>{html.escape(info.label)}</b>{html.escape(unit)} — "
                           f"{html.escape(meaning)} "
-                          f"<span style='color:#90a4ae'>Default {html.escape(default)}.</span>")
+                          f"<span style='color:#90a4ae'>{html.escape(allowed)}Default {html.escape(default)}.</span>")
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() in (QEvent.Type.FocusIn, QEvent.Type.MouseButtonPress):  # not hover: no jumping

@@ -7,8 +7,10 @@ gesture is exactly one undo step.
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 from core.catalog import Catalog
+from core.errors import DesignError
 from core.model import (
     AddLink, AddNode, Block, Design, Group, Link, Macro, Node, Operation, RemoveLink,
     RemoveNode, Ungroup, unique_id, unique_link_id,
@@ -104,3 +106,41 @@ def new_link(design: Design, block_path: str, link: Link) -> AddLink:
     block = design.block(block_path)
     link.id = unique_link_id(block)
     return AddLink(block_path, link)
+
+
+def link_end_choices(design: Design, block_path: str) -> list[str]:
+    """Paths, relative to block ``block_path``, of every component a link it owns can end at
+    (``"su/leaf"``: the component ``leaf`` inside the child block ``su``)."""
+    return [path for path, _node in design.block(block_path).iter_nodes()]
+
+
+def move_link_end(design: Design, block_path: str, link_id: str, end: str, path: str) -> Operation | None:
+    """One undo step that reconnects end ``end`` ("a" or "b") of link ``link_id`` (owned by block
+    ``block_path``) to the component at ``path`` (relative to that block): a Macro of RemoveLink and
+    AddLink of a copy with the same id and properties. None when the end is already there.
+
+    Raises DesignError with a one-line message, and changes nothing, when ``path`` is not a
+    component inside the block or is the link's other end.
+    """
+    if end not in ("a", "b"):
+        raise DesignError(f"a link end is 'a' or 'b', not {end!r}")
+    link = design.block(block_path).link(link_id)
+    path = path.strip().strip("/")
+    if path == getattr(link, end):
+        return None
+    where = f"block {block_path!r}" if block_path else "the design root"
+    if not path:
+        raise DesignError(f"link {link_id}: choose a component for this end")
+    if path not in link_end_choices(design, block_path):
+        try:
+            target = design.resolve(f"{block_path}/{path}" if block_path else path)
+        except DesignError:
+            target = None
+        if isinstance(target, Block):
+            raise DesignError(f"link {link_id}: {path!r} is a block; choose a component inside it")
+        raise DesignError(f"link {link_id}: no component {path!r} in {where}")
+    other = link.b if end == "a" else link.a
+    if path == other:
+        raise DesignError(f"link {link_id}: both ends would be {path!r}")
+    moved = dataclasses.replace(link, **{end: path})
+    return Macro(f"Reconnect link {link_id}", [RemoveLink(block_path, link_id), AddLink(block_path, moved)])

@@ -2,6 +2,10 @@
 
 Widgets only propose values; core's SetProperty validates them. A rejected value is shown as a
 one-line error under the form and the widget snaps back to the model's value.
+
+A link's two ends are editable among the components inside the block that owns it (paths
+relative to that block, "su/leaf"); moving an end is one undo step (designer.edits.move_link_end:
+RemoveLink + AddLink with the same id and properties).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from typing import Any, Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit, QScrollArea, QSpinBox,
+    QCheckBox, QComboBox, QCompleter, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit, QScrollArea, QSpinBox,
     QVBoxLayout, QWidget,
 )
 
@@ -19,6 +23,7 @@ from core.catalog import Catalog
 from core.errors import DesignError
 from core.model import LINK_KINDS, MEDIA, Block, Link, Node, SetProperty
 from designer.document import DesignDocument
+from designer.edits import link_end_choices, move_link_end
 
 RATE_KEY = "failure_rate_per_1000_days"
 # The catalog field an item's power override replaces, by kind (as core/analysis/power.py reads).
@@ -44,11 +49,16 @@ class InspectorWidget(QScrollArea):
         self._target: tuple[str, str, str] | None = None  # ("node"|"block"|"link", path, link id)
         self._refreshers: list[Callable[[], None]] = []
         self.fields: dict[str, QWidget] = {}  # by property name (tests drive them)
+        # While a link end moves, the canvas may redraw that link (new end cards) and drop it
+        # from the selection: keep showing the link instead of an empty inspector.
+        self._moving_link = False
         self._build_empty("Select a component, link or block to see and edit its properties.")
 
     # --- selection -----------------------------------------------------------------------
     def show_selection(self, block_path: str, ids: list[str], link_ids: list[str]) -> None:
         design = self.document.design
+        if self._moving_link and not ids and not link_ids:
+            return
         if len(ids) + len(link_ids) > 1:
             self._target = None
             self._build_empty(f"{len(ids) + len(link_ids)} items selected.")
@@ -306,13 +316,70 @@ class InspectorWidget(QScrollArea):
                            f"direct items, {nodes} components, {len(block.links)} link bundles<br>"
                            "Double-click the block on the canvas to step inside.")
 
+    def _link_end(self, form: QFormLayout, label: str, end: str) -> QComboBox:
+        """An editable choice of the component at end ``end`` ("a" or "b") of the selected link."""
+        combo = QComboBox()
+        combo.setEditable(True)
+        combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        combo.setMinimumContentsLength(12)
+        combo.completer().setFilterMode(Qt.MatchFlag.MatchContains)
+        combo.completer().setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        combo.setToolTip("A component inside the block that owns this link (path relative to it); "
+                         "pick one or type its path")
+
+        def read() -> None:
+            value = getattr(self._resolve(), end)
+            choices = link_end_choices(self.document.design, self._target[1])  # type: ignore[index]
+            if [combo.itemText(i) for i in range(combo.count())] != choices:
+                combo.clear()
+                combo.addItems(choices)
+            index = combo.findText(value)
+            if index < 0:
+                combo.addItem(value)
+                index = combo.count() - 1
+            combo.setCurrentIndex(index)
+            combo.setEditText(value)
+
+        combo.activated.connect(lambda i: self._move_end(end, combo.itemText(i)))
+        combo.lineEdit().editingFinished.connect(lambda: self._move_end(end, combo.currentText()))
+        self._register(end, combo, read)
+        form.addRow(label, combo)
+        return combo
+
+    def _move_end(self, end: str, path: str) -> None:
+        if self._target is None or self._target[0] != "link" or self._resolve() is None:
+            return
+        _, block_path, link_id = self._target
+        try:
+            operation = move_link_end(self.document.design, block_path, link_id, end, path)
+            if operation is None:
+                # Unchanged: also the editingFinished that follows a pick, or follows the snap-back
+                # after a rejected text (QComboBox itself emits activated for text matching an
+                # item first), so an error shown just before stays.
+                return
+            self._moving_link = True
+            try:
+                self.document.push(operation, f"Connect link {link_id} to {path.strip()}")
+            finally:
+                self._moving_link = False
+            self._error.hide()
+        except DesignError as exc:
+            message = str(exc).splitlines()[0]
+            self._error.setText(message)
+            self._error.show()
+            self.error.emit(message)
+            self.refresh()  # the field snaps back to the model's end
+
     def _build_link(self, form: QFormLayout, link: Link) -> None:
         self._heading.setText(f"Link {link.id}")
+        self._link_end(form, "From", "a")
+        self._link_end(form, "To", "b")
         self._choice(form, "Kind", "kind", [(k, k) for k in LINK_KINDS])
         speed = self._float(form, "Speed", "speed_gbit_s", " Gb/s", 1.0, 100_000.0, 0)
         speed.setToolTip("Per cable, per direction. Common: " + ", ".join(f"{s}G" for s in SPEEDS))
         self._int(form, "Cables", "count", tip="Cables per instance of the owning block")
         self._float(form, "Cable length", "length_m", " m", 0.0, 100_000.0, 1)
         self._choice(form, "Medium", "medium", [(m, m) for m in MEDIA])
-        self._info.setText(f"<b>From</b> {link.a}<br><b>To</b> {link.b}<br>"
-                           f"<b>Owned by</b> {self._target[1] or 'design root'}")  # type: ignore[index]
+        self._info.setText(f"<b>Owned by</b> {self._target[1] or 'design root'}<br>"  # type: ignore[index]
+                           "Ends are components inside the owning block, as paths relative to it.")

@@ -83,6 +83,13 @@ def _valid(tmp_path, catalog) -> dict:
     (lambda d: d["workload"]["parallelism"].update(tp="eight"), r"\$.workload.parallelism.tp"),
     (lambda d: d.update(assumptions={"power": {"pue": "high"}}), r"\$.assumptions.power.pue"),
     (lambda d: d.update(assumptions={"power": {"nonsense": 1}}), r"\$.assumptions.power.nonsense"),
+    # Bounds declared on the assumption fields (core.settings): path, value and allowed range.
+    (lambda d: d.update(assumptions={"power": {"pue": 0.9}}),
+     r"\$\.assumptions\.power\.pue: 0\.9 is below the minimum 1\.0 \(allowed 1\.0 to 3\.0\)$"),
+    (lambda d: d.update(assumptions={"reliability": {"checkpoint_mode": "fast"}}),
+     r'\$\.assumptions\.reliability\.checkpoint_mode: "fast" is not one of "async", "sync"'),
+    (lambda d: d.update(assumptions={"network": {"nic_efficiency": 1.5}}),
+     r"\$\.assumptions\.network\.nic_efficiency: 1\.5 is above the maximum 1\.0"),
 ])
 def test_invalid_files_name_the_json_path(tmp_path, catalog, mutate, message):
     data = _valid(tmp_path, catalog)

@@ -41,31 +41,39 @@ NETWORK_KINDS = ("switch", "transceiver", "cable")
 SHARED_KINDS = ("switch", "transceiver", "cable", "storage")
 
 
+# Bounds of the assumptions below (core/settings.py reads them from the field metadata). A PUE
+# is facility / IT power, so 1 or more; 3.0 leaves room well past the worst figure of
+# hardware.md §8 (air-cooled colocation up to 1.8; Uptime average 1.56) and catches "14" for 1.4.
+_PUE = {"min": 1.0, "max": 3.0}
+_PER_RACK = {"min": 1, "unit": "per rack"}
+
+
 @dataclass(frozen=True)
 class PowerAssumptions:
     # PUE. None: from the compute nodes' cooling (compute-kW-weighted mix of pue_air and
     # pue_liquid). Engine defaults of hardware.md §8 / reliability-power.md §8.4 (E): air-cooled
     # 1.4, direct liquid cooling 1.15 (hyperscale 1.1; range 1.08-1.6; Uptime average 1.56).
-    pue: float | None = None
-    pue_air: float = 1.4
-    pue_liquid: float = 1.15
+    pue: float | None = field(default=None, metadata=_PUE)
+    pue_air: float = field(default=1.4, metadata=_PUE)
+    pue_liquid: float = field(default=1.15, metadata=_PUE)
     # Expected/nameplate for compute, switches and storage without a typical figure
     # (reliability-power.md §8.2: 0.75-0.85, Latif et al. / Newkirk et al.; §11 default 0.8).
-    typical_fraction: float = 0.8
+    typical_fraction: float = field(
+        default=0.8, metadata={"min": 0.0, "min_exclusive": True, "max": 1.0, "unit": "fraction"})
     # Electricity price, USD per kWh of facility energy. USER INPUT (§9: "price and intensity
     # are user inputs"); 0.08 is an assumed round figure for an industrial tariff, not a source.
-    electricity_usd_per_kwh: float = 0.08
+    electricity_usd_per_kwh: float = field(default=0.08, metadata={"min": 0.0, "unit": "USD / kWh"})
     # Grid carbon intensity, t CO2e per MWh of facility energy. USER INPUT; 0.4 is an assumed
     # round figure near the GPT-3 anchor of §9 (Patterson et al.: 552 t / 1,287 MWh = 0.43);
     # the French-grid BLOOM anchor is 0.057.
-    grid_t_co2_per_mwh: float = 0.4
+    grid_t_co2_per_mwh: float = field(default=0.4, metadata={"min": 0.0, "unit": "t CO₂ / MWh"})
     # Rack packing of network and storage gear, for max_rack_kw (E: estimates; cable density
     # rather than rack units limits network racks to a few 64-port switches each).
-    switches_per_rack: int = 8
-    storage_per_rack: int = 8
+    switches_per_rack: int = field(default=8, metadata=_PER_RACK)
+    storage_per_rack: int = field(default=8, metadata=_PER_RACK)
     # Air-cooled rack density above which a warning is raised (E: SuperPOD H100 RA runs
     # 4 x DGX H100 = 40.8 kW air-cooled racks, hardware.md §3; beyond ~50 kW needs liquid).
-    air_rack_limit_kw: float = 50.0
+    air_rack_limit_kw: float = field(default=50.0, metadata={"min": 0.0, "unit": "kW"})
 
 
 @dataclass(frozen=True)

@@ -66,36 +66,71 @@ DEFAULT_TIER_LEVEL = {"leaf": 1, "spine": 2, "core": 3}
 LOW_ETTR = 0.9  # §4: "keeps ETTR >= 0.9" is the bar the reference discusses
 
 
+# Bounds of the assumptions below (core/settings.py reads them from the field metadata): rates,
+# times and sizes are not negative; shares and probabilities are within 0-1 (a write efficiency
+# above 0; a spare target below 1, which no finite number of spares reaches).
+_PER_DEVICE = {"min": 0.0, "unit": "per 1000 device-days"}
+_PER_NODE = {"min": 0.0, "unit": "per 1000 node-days"}
+_MINUTES = {"min": 0.0, "unit": "min"}
+_SECONDS = {"min": 0.0, "unit": "s"}
+_EFFICIENCY = {"min": 0.0, "min_exclusive": True, "max": 1.0, "unit": "fraction"}
+
+
 @dataclass(frozen=True)
 class ReliabilityAssumptions:
+    # --- failure rates (§2) ---
     # Per-component rates, per 1000 device-days, used when the catalog has none
     # (reliability-power.md §2, H100-class, job-interrupting).
-    gpu_per_1000_days: float = 0.25            # §2 GPU all causes (range 0.14-0.75)
-    nic_per_1000_days: float = 0.03            # §2 NIC (StepFun 0.22/8); also DPUs
-    link_per_1000_days: float = 0.02           # §2 link = cable + optics (HPN 0.019; StepFun 0.036)
-    switch_per_1000_days: float = 0.02         # §2 single-chip switch, critical (HPN 0.017)
-    chassis_multiplier: float = 123.0          # §2 chassis switch ~123x single-chip (HPN, low confidence)
-    scale_up_switch_per_1000_days: float = 0.0 # §2: NVLink faults are inside the GPU rate
-    storage_per_1000_days: float = 0.0         # no public per-appliance figure; FS faults sit in software
-    host_per_1000_node_days: float = 0.45      # §2 host non-GPU, per 8-GPU node
-    software_per_1000_node_days: float = 1.0   # §2 software/unknown/hangs, per 8-GPU node (0.7-15)
-    planned_per_day: float = 0.0               # §2 planned interruptions: operator policy
-    # Recovery (§7 engine defaults, §11).
-    detection_min: float = 2.0                 # 0.5-10
-    restart_min: float = 5.0                   # restart with a warm spare, 1-20
-    # Checkpoints (§6, §7, §11).
-    checkpoint_bytes_per_param: float = 14.0   # bf16 weights + fp32 master + Adam m, v (range 10-16)
-    checkpoint_mode: str = "async"             # "async" | "sync"
-    async_blocking_s: float = 1.0              # §7/§11 async blocking save (ByteCheckpoint 0.34-0.59 s)
-    sync_fallback_blocking_s: float = 300.0    # §7/§11 sync save when no storage bandwidth is known
-    storage_write_efficiency: float = 0.8      # E: share of rated write bandwidth a checkpoint burst reaches
-    # Repair and spares (§2, §5, §11).
-    repair_days_mean: float = 5.5              # StepFun mean (median 0.85 d)
-    spare_fraction: float = 0.05               # §11 spares 5% of nodes (0-10%)
-    spare_target: float = 0.99                 # §5 spares sized for 99%
-    include_spare_wait: bool = False           # add (1 - P_spare) x repair to R (§4 R_eff)
-    # catalog id -> rate per 1000 device-days (per node for servers/super-nodes).
-    rate_overrides: dict[str, float] = field(default_factory=dict)
+    # §2 GPU all causes (range 0.14-0.75).
+    gpu_per_1000_days: float = field(default=0.25, metadata=_PER_DEVICE)
+    # §2 NIC (StepFun 0.22/8); also DPUs.
+    nic_per_1000_days: float = field(default=0.03, metadata=_PER_DEVICE)
+    # §2 link = cable + optics (HPN 0.019; StepFun 0.036).
+    link_per_1000_days: float = field(default=0.02, metadata=_PER_DEVICE)
+    # §2 single-chip switch, critical (HPN 0.017).
+    switch_per_1000_days: float = field(default=0.02, metadata=_PER_DEVICE)
+    # §2 chassis switch ~123x single-chip (HPN, low confidence).
+    chassis_multiplier: float = field(default=123.0, metadata={"min": 0.0, "unit": "×"})
+    # §2: NVLink faults are inside the GPU rate.
+    scale_up_switch_per_1000_days: float = field(default=0.0, metadata=_PER_DEVICE)
+    # No public per-appliance figure; file-system faults sit in software.
+    storage_per_1000_days: float = field(default=0.0, metadata=_PER_DEVICE)
+    # §2 host non-GPU, per 8-GPU node.
+    host_per_1000_node_days: float = field(default=0.45, metadata=_PER_NODE)
+    # §2 software/unknown/hangs, per 8-GPU node (0.7-15).
+    software_per_1000_node_days: float = field(default=1.0, metadata=_PER_NODE)
+    # §2 planned interruptions: operator policy.
+    planned_per_day: float = field(default=0.0, metadata={"min": 0.0, "unit": "per day"})
+    # --- recovery (§7 engine defaults, §11) ---
+    # Detection of a failure, 0.5-10 min.
+    detection_min: float = field(default=2.0, metadata=_MINUTES)
+    # Restart with a warm spare, 1-20 min.
+    restart_min: float = field(default=5.0, metadata=_MINUTES)
+    # --- checkpoints (§6, §7, §11) ---
+    # bf16 weights + fp32 master + Adam m, v (range 10-16).
+    checkpoint_bytes_per_param: float = field(default=14.0, metadata={"min": 0.0, "unit": "bytes / parameter"})
+    # "async": training blocks async_blocking_s and the checkpoint persists in the background;
+    # "sync": training blocks for the whole write (§7).
+    checkpoint_mode: str = field(default="async", metadata={"choices": ("async", "sync")})
+    # §7/§11 async blocking save (ByteCheckpoint 0.34-0.59 s).
+    async_blocking_s: float = field(default=1.0, metadata=_SECONDS)
+    # §7/§11 sync save when no storage bandwidth is known.
+    sync_fallback_blocking_s: float = field(default=300.0, metadata=_SECONDS)
+    # E: share of rated write bandwidth a checkpoint burst reaches.
+    storage_write_efficiency: float = field(default=0.8, metadata=_EFFICIENCY)
+    # --- repair and spares (§2, §5, §11) ---
+    # StepFun mean (median 0.85 d).
+    repair_days_mean: float = field(default=5.5, metadata={"min": 0.0, "unit": "days (mean)"})
+    # §11 spares 5% of nodes (0-10%).
+    spare_fraction: float = field(default=0.05, metadata={"min": 0.0, "max": 1.0, "unit": "fraction"})
+    # §5 spares sized for 99%.
+    spare_target: float = field(
+        default=0.99, metadata={"min": 0.0, "max": 1.0, "max_exclusive": True, "unit": "fraction"})
+    # Add (1 - P_spare) x repair to R (§4 R_eff).
+    include_spare_wait: bool = False
+    # --- per-component overrides ---
+    # Catalog id -> rate per 1000 device-days (per node for servers/super-nodes).
+    rate_overrides: dict[str, float] = field(default_factory=dict, metadata=_PER_DEVICE)
 
 
 @dataclass(frozen=True)

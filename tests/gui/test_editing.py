@@ -1,6 +1,7 @@
 """Inspector edits, evaluation updates, undo/redo of a whole editing session, workload, wizard."""
 
 import copy
+import dataclasses
 
 from PySide6.QtCore import QPointF
 
@@ -48,6 +49,67 @@ def test_inspector_rejects_invalid_values(window, small_design):
     rate.setText("")
     rate.editingFinished.emit()
     assert small_design.node(node_path).overrides == {}
+
+
+def test_inspector_moves_a_link_end_in_one_undo_step(window, small_design):
+    window.load_design(small_design, None)
+    design = window.document.design
+    link = design.root.links[0]
+    original = dataclasses.asdict(link)
+    assert (link.a, link.b) == ("su/leaf", "spine")
+    window.scene.select([], [link.id])
+    inspector = window.inspector
+    ends = inspector.fields["a"], inspector.fields["b"]
+    choices = [path for path, _ in design.root.iter_nodes()]
+    for combo, value in zip(ends, (link.a, link.b)):
+        assert combo.isEditable() and combo.currentText() == value
+        assert [combo.itemText(i) for i in range(combo.count())] == choices  # components reachable in the block
+    stack = window.document.undo_stack
+    steps = stack.count()
+
+    # Pick another component for end a: one undo step, same id and properties.
+    a = ends[0]
+    a.setCurrentIndex(a.findText("su/nodes"))
+    a.activated.emit(a.currentIndex())
+    moved = design.root.link(link.id)
+    assert (moved.a, moved.b) == ("su/nodes", "spine")
+    assert {k: v for k, v in dataclasses.asdict(moved).items() if k != "a"} == \
+           {k: v for k, v in original.items() if k != "a"}
+    assert stack.count() == steps + 1 and "su/nodes" in stack.undoText()
+    assert inspector.fields["a"].currentText() == "su/nodes" and inspector._error.isHidden()
+    a.lineEdit().editingFinished.emit()  # the focus-out after a pick changes nothing more
+    assert stack.count() == steps + 1
+
+    # Moving end b into the same child block: the canvas no longer draws the link at this
+    # level, the inspector still shows it.
+    b = inspector.fields["b"]
+    b.setCurrentIndex(b.findText("su/leaf"))
+    b.activated.emit(b.currentIndex())
+    assert (design.root.link(link.id).a, design.root.link(link.id).b) == ("su/nodes", "su/leaf")
+    assert stack.count() == steps + 2
+    assert inspector.fields["b"].currentText() == "su/leaf"
+
+    # Invalid choices: a one-line message, nothing changed, the field snaps back.
+    for text, fragment in (("su/ghost", "no component 'su/ghost'"), ("su", "is a block"),
+                           ("su/nodes", "both ends")):
+        b = inspector.fields["b"]
+        b.setEditText(text)
+        b.lineEdit().editingFinished.emit()
+        message = inspector._error.text()
+        assert not inspector._error.isHidden() and fragment in message and "\n" not in message
+        assert design.root.link(link.id).b == "su/leaf" and stack.count() == steps + 2
+        assert b.currentText() == "su/leaf"
+        assert fragment in window.statusBar().currentMessage()
+
+    # Each move undoes in one step, back to the original link.
+    stack.undo()
+    assert design.root.link(link.id).b == "spine"
+    stack.undo()
+    assert dataclasses.asdict(design.root.link(link.id)) == original
+    assert stack.count() == steps + 2 and stack.index() == steps
+    window.scene.select([], [link.id])
+    assert inspector.fields["a"].currentText() == "su/leaf"
+    assert window.scene.link_item(link.id) is not None  # drawn again between su and spine
 
 
 def test_evaluation_runs_off_thread_newest_wins(window, qtbot, small_design):

@@ -45,9 +45,11 @@ def test_pue_edit_updates_facility_power_and_undo_restores_it(window, qtbot, sma
 
 @pytest.mark.parametrize("key, text, fragment", [
     ("power.pue", "abc", "not a number"),
-    ("power.pue", "0.8", "1 or more"),
-    ("network.nic_latency_us", "-1", "negative"),
-    ("performance.straggler_fraction", "1.5", "between 0 and 1"),
+    ("power.pue", "0.8", "PUE: 0.8 is below the minimum 1.0 (allowed 1.0 to 3.0"),  # core's bounds
+    ("power.pue", "30", "above the maximum 3.0"),
+    ("network.nic_latency_us", "-1", "below the minimum 0.0"),
+    ("reliability.spare_target", "1", "must be below 1.0"),
+    ("performance.straggler_fraction", "1.5", "above the maximum 1.0"),  # no metadata: guessed by name
     ("power.switches_per_rack", "2.5", "whole number"),
     ("performance.gemm_efficiency", "0.5, 0.9", "needs 4 values"),
 ])
