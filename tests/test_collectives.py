@@ -170,3 +170,19 @@ def test_size_aware_collectives_are_slower_for_mid_sized_messages_only():
         coll.allreduce_time_s(f, big, 8), rel=1e-6)
     # default (network analysis) behaviour is unchanged
     assert coll.allreduce_time_s(f, msg, 8) == plain
+
+
+def test_message_efficiency_reads_the_ring_length_for_partial_nodes():
+    # SimAI's "N Node" columns are rings of 8N GPUs. A DP group at stride TP 4 has 2 members
+    # per node: 64 nodes of 2 are a 128-GPU ring, the "16 Node" column.
+    at_128mb = 2 ** 27
+    assert coll.message_efficiency("reduce_scatter", at_128mb, 64, 2) == pytest.approx(
+        coll.message_efficiency("reduce_scatter", at_128mb, 16, 8))
+    # between the 64-GPU "Multi" ring (one per node) and the 512-GPU "N Node" one
+    assert (coll.message_efficiency("reduce_scatter", at_128mb, 64, 8)
+            < coll.message_efficiency("reduce_scatter", at_128mb, 64, 2)
+            < coll.message_efficiency("reduce_scatter", at_128mb, 64, 1))
+    # full nodes and single-node groups are unchanged
+    assert coll.message_efficiency("allreduce", 2 ** 24, 128, 8) == pytest.approx(
+        0.0087 / 0.919175)
+    assert coll.message_efficiency("allreduce", 2 ** 27, 1, 4) == pytest.approx(0.69 / 0.81)

@@ -6,8 +6,11 @@ import pytest
 
 from core.analysis.memory import (
     activation_bytes_per_token,
+    ends_balanced,
+    inflight_microbatches,
     memory_per_gpu,
     model_state_bytes_per_param,
+    stage_layer_counts,
     stage_layers,
 )
 from core.workload import ModelSpec, Parallelism, load_preset
@@ -147,8 +150,64 @@ def test_expert_parallel_shards_expert_states():
 
 
 def test_uneven_stage_layers():
-    # the first L mod (p v) chunks get one more layer: the slowest stage (ceil) sets the pace
+    # the first L mod (p v) chunks get one more layer: the slowest stage (ceil) sets the pace;
+    # stage i holds chunks i, i + p, ... (the last stage of 126 / (16 x 4): 2 + 2 + 2 + 1)
     assert stage_layers(126, 16, 1) == (8, 7)
-    assert stage_layers(126, 16, 4) == (8, 4)
+    assert stage_layers(126, 16, 4) == (8, 7)
     assert stage_layers(96, 8, 3) == (12, 12)
     assert stage_layers(48, 1, 1) == (48, 48)
+
+
+def test_no_dropout_drops_the_masks():
+    # Korthikanti's 34 s b h holds two 1-byte dropout masks (h each); without dropout: 32 h,
+    # and the attention-dropout part of the score term goes (5 -> 2 a s)
+    model = gpt(96, 12288, 96)
+    h, a, s = 12288, 96, 2048
+    assert activation_bytes_per_token(model, "none", flash_attention=True, dropout=False) == 32 * h
+    assert activation_bytes_per_token(model, "none", flash_attention=False,
+                                      dropout=False) == 32 * h + 2 * a * s
+    assert activation_bytes_per_token(model, "full", dropout=False) == 2 * h
+
+
+def test_balanced_pipeline_ends_llama3():
+    # Llama 3 §3.3.2: 126 layers + embedding + loss = 128 slots on 16 stages -> 7 / 8 / 7
+    assert ends_balanced(126, 16, 1) and ends_balanced(126, 16, 4)
+    assert stage_layer_counts(126, 16, 4, balance_ends=True) == (7, 8, 7)
+    assert stage_layer_counts(126, 16, 4, balance_ends=False) == (8, 8, 7)
+    # even splits and splits that +2 does not fix are unchanged
+    assert not ends_balanced(96, 8, 3)
+    assert stage_layer_counts(96, 8, 3, balance_ends=True) == (12, 12, 12)
+    assert stage_layer_counts(127, 16, 4, balance_ends=True) == (8, 8, 7)
+
+
+def test_inflight_microbatches_per_stage():
+    # 1F1B: stage i holds min(m, p - i); interleaved (Megatron): 2(p - i - 1) + (v - 1) p + 1
+    # chunk forwards of 1/v of the stage, i.e. p (1 + (p - 1)/(p v)) on the first stage
+    assert inflight_microbatches(8, 1, 64, 0) == 8
+    assert inflight_microbatches(8, 1, 64, 7) == 1
+    assert inflight_microbatches(8, 1, 2, 0) == 2
+    assert inflight_microbatches(8, 4, 64, 0) == pytest.approx(8 * (1 + 7 / 32))
+    assert inflight_microbatches(8, 4, 64, 7) == pytest.approx((3 * 8 + 1) / 4)
+    assert inflight_microbatches(1, 1, 64, 0) == 1
+
+
+def test_llama3_stage_split_puts_the_peak_on_a_middle_stage():
+    # with balanced ends the second stage (8 layers, p - 1 + ... in flight) is the fullest
+    model = load_preset("llama3-405b").model
+    par = Parallelism(tp=8, pp=16, dp=128, global_batch=2048, virtual_stages=4,
+                      recompute="none")
+    balanced = memory_per_gpu(model, par, 80.0, dropout=False, balance_ends=True)
+    front = memory_per_gpu(model, par, 80.0, dropout=False, balance_ends=False)
+    assert balanced.stage == "middle"
+    assert balanced.total_gb < front.total_gb
+
+
+def test_gradient_buffer_precision():
+    # fp32 gradient accumulation (Llama 3 §3.3.2; Megatron-LM's bf16 default) doubles the
+    # gradient bytes of the ZeRO table
+    model = load_preset("llama3-70b").model
+    par = Parallelism(tp=8, pp=4, dp=32, global_batch=512, virtual_stages=5)
+    bf16 = memory_per_gpu(model, par, 80.0)
+    fp32 = memory_per_gpu(model, par, 80.0, grad_bytes=4.0)
+    assert fp32.gradients_gb == pytest.approx(2 * bf16.gradients_gb)
+    assert fp32.weights_gb == pytest.approx(bf16.weights_gb)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from core.analysis.memory import ends_balanced
 from core.analysis.model_stats import model_flops_per_token
 from core.analysis.performance import (
     PerformanceAssumptions,
@@ -151,7 +152,8 @@ def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
                  dict(core.breakdown), core.bubble_fraction, core.microbatches)
 
 
-def _valid(model: ModelSpec, par: Parallelism, scale_up: int) -> bool:
+def _valid(model: ModelSpec, par: Parallelism, scale_up: int,
+           balance_ends: bool = True) -> bool:
     if min(par.tp, par.pp, par.dp, par.cp, par.ep, par.micro_batch, par.virtual_stages) < 1:
         return False
     if model.heads % par.tp or model.kv_heads_effective % par.tp:
@@ -164,8 +166,9 @@ def _valid(model: ModelSpec, par: Parallelism, scale_up: int) -> bool:
         return False
     if model.layers < par.pp * par.virtual_stages:
         return False
-    if par.virtual_stages > 1 and (model.layers % (par.pp * par.virtual_stages)
-                                   or par.microbatches % par.pp):
+    uneven = model.layers % (par.pp * par.virtual_stages) and not (
+        balance_ends and ends_balanced(model.layers, par.pp, par.virtual_stages))
+    if par.virtual_stages > 1 and (uneven or par.microbatches % par.pp):
         return False
     if par.tp > max(1, scale_up):
         return False
@@ -179,7 +182,7 @@ def _layout_variants(model: ModelSpec, par: Parallelism, a: PerformanceAssumptio
 
     def add(key: str, text: str, **changes) -> None:
         cand = replace(par, **changes)
-        if cand != par and _valid(model, cand, scale_up):
+        if cand != par and _valid(model, cand, scale_up, a.balance_pipeline_ends):
             out.append((key, text, cand))
 
     if par.pp > 1:
@@ -411,10 +414,12 @@ def explain_bottleneck(
             note = f"{ev.memory_gb:.0f} GB per GPU"
         record(key, description, "layout", ev, _changes(par, cand), note)
 
-    if a.tp_overlap < 0.8 and par.tp > 1 and base.breakdown.get("tp_comm", 0.0) > 0.02 * base.step:
-        ev = _run(fabric, model, par, precision, replace(a, tp_overlap=0.8), peak_tflops)
-        record("tp_overlap", "overlapping 80% of TP communication with GEMMs (Transformer "
-               "Engine comm-GEMM overlap)", "software", ev, {"tp_overlap": 0.8})
+    if a.tp_overlap < 1.0 and par.tp > 1 and base.breakdown.get("tp_comm", 0.0) > 0.02 * base.step:
+        # what NVIDIA's NeMo H100 recipes run (ub_tp_comm_overlap; the default stack)
+        ev = _run(fabric, model, par, precision, replace(a, tp_overlap=1.0), peak_tflops)
+        record("tp_overlap", "overlapping TP communication with the GEMMs (Transformer "
+               "Engine comm-GEMM overlap, as in NVIDIA's NeMo recipes)", "software", ev,
+               {"tp_overlap": 1.0})
     if not a.dp_overlap and base.breakdown.get("dp_comm", 0.0) > 0.01 * base.step:
         ev = _run(fabric, model, par, precision, replace(a, dp_overlap=True), peak_tflops)
         record("dp_overlap", "overlapping the gradient reduction with the backward pass",
@@ -425,7 +430,7 @@ def explain_bottleneck(
                {"pp_overlap": 1.0})
     if par.pp > 1 and base.bubble_fraction > 0.05:
         cand = replace(par, global_batch=par.global_batch * 2)
-        if _valid(model, cand, fabric.scale_up_domain_gpus):
+        if _valid(model, cand, fabric.scale_up_domain_gpus, a.balance_pipeline_ends):
             ev = _run(fabric, model, cand, precision, a, peak_tflops)
             record("batch_x2", f"a global batch of {cand.global_batch} sequences instead of "
                    f"{par.global_batch}", "batch", ev, {"global_batch": cand.global_batch},

@@ -12,8 +12,24 @@ Sources (../shared/reference/performance.md §6):
   The 34 is re-derived below per part so GQA, gated MLPs and MoE count correctly; selective
   recompute (and FlashAttention) drop the 5 a s / h score term; full recompute keeps only the
   layer input (2 s b h / t) plus one layer's working set during its recomputation.
-* **In flight**: under 1F1B the first stage holds ``pp`` micro-batches of its layers (i.e. L
-  layers' worth); interleaving multiplies that by (1 + (p - 1)/(p v)).
+* **In flight**: under 1F1B pipeline stage i holds min(m, p - i) micro-batches of its layers
+  (the first stage L layers' worth). Megatron's interleaved schedule runs 2(p - i - 1) + (v - 1)p
+  + 1 chunk forwards ahead on stage i (``get_num_warmup_microbatches`` in
+  megatron/core/pipeline_parallel/schedules.py, code read), i.e. the first stage holds
+  p (1 + (p - 1)/(p v)) micro-batches of its layers (Korthikanti et al. §4.2.3) and the last
+  ((v - 1)p + 1)/v. The fullest of the first, second and last stages is reported.
+* **Uneven splits** (``balance_ends``): when the layers do not divide into p v chunks but
+  layers + 2 do, the embedding and the output layer + loss count as one layer each, so the first
+  and last stages get one transformer layer fewer (Llama 3, Dubey et al. 2024 §3.3.2, P: "we
+  reduce one Transformer layer each from the first and the last stages"; Megatron-Core
+  ``--account-for-embedding-in-pipeline-split`` / ``--account-for-loss-in-pipeline-split``).
+  Otherwise the first L mod (p v) chunks get one layer more.
+* **Dropout** (``dropout``): the 1-byte dropout masks of Korthikanti's count (attention output
+  and MLP output, h each per token) exist only when the run uses dropout (GPT-3/Megatron
+  2021-22 recipes, 0.1); Llama-style pre-training recipes use none (NeMo llama3_1_*.yaml:
+  hidden_dropout 0.0, attention_dropout 0.0, P).
+* **Gradients** are held in the DP reduction precision (``grad_bytes``: 2 for bf16 buffers,
+  4 when gradients are accumulated and reduce-scattered in fp32 as in Llama 3 §3.3.2, P).
 * **Logits**: s b V / t elements on the last stage (fp32 by default).
 * **Workspace** (communication buffers, cuBLAS/NCCL workspace) and **framework** (CUDA context,
   allocator fragmentation) are each ~1-3 GB (E).
@@ -23,7 +39,6 @@ All sizes are GB = 1e9 bytes.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from core.analysis.model_stats import parameter_count
@@ -55,13 +70,59 @@ def stage_layers(layers: int, pp: int, virtual_stages: int = 1) -> tuple[int, in
     Uneven splits are allowed: the first ``layers mod (pp v)`` model chunks get one layer more
     (the slowest stage, ceil, sets the pace); the last stage gets the floor.
     """
-    if pp <= 1:
-        return layers, layers
+    first, _, last = stage_layer_counts(layers, pp, virtual_stages, balance_ends=False)
+    return first, last
+
+
+def ends_balanced(layers: int, pp: int, virtual_stages: int = 1) -> bool:
+    """True when the split counts the embedding and the loss as one layer each (Llama 3).
+
+    That is when the layers do not divide into pp x v chunks but layers + 2 do.
+    """
     chunks = pp * max(1, virtual_stages)
+    return pp > 1 and layers % chunks != 0 and (layers + 2) % chunks == 0
+
+
+def stage_layer_counts(layers: int, pp: int, virtual_stages: int = 1,
+                       balance_ends: bool = False) -> tuple[int, int, int]:
+    """Transformer layers on the first, the second (the fullest middle) and the last stage.
+
+    Even splits give every stage L/p. Uneven: with ``balance_ends`` and ``ends_balanced`` the
+    embedding and the output layer count as one layer each, so the first and last stages get
+    one transformer layer fewer than the middle ones (Llama 3 §3.3.2); otherwise the first
+    ``layers mod (pp v)`` model chunks get one layer more (stage i holds chunks i, i + p, ...).
+    With pp = 2 the "second" stage is the last one.
+    """
+    if pp <= 1:
+        return layers, layers, layers
     v = max(1, virtual_stages)
-    hi = math.ceil(layers / chunks)
-    lo = layers // chunks if layers % chunks else hi
-    return hi * v, max(1, lo) * v
+    chunks = pp * v
+    if balance_ends and ends_balanced(layers, pp, v):
+        per_stage = (layers + 2) // pp
+        return per_stage - 1, per_stage if pp > 2 else per_stage - 1, per_stage - 1
+    lo, extra = divmod(layers, chunks)
+
+    def stage(i: int) -> int:
+        return sum(lo + (1 if i + k * pp < extra else 0) for k in range(v))
+
+    return max(1, stage(0)), max(1, stage(1)), max(1, stage(pp - 1))
+
+
+def inflight_microbatches(pp: int, virtual_stages: int, microbatches: int, stage: int) -> float:
+    """Micro-batches of its layers whose activations pipeline stage ``stage`` holds at peak.
+
+    1F1B: min(m, p - i). Interleaved (Megatron): (2(p - i - 1) + (v - 1) p + 1) chunk forwards
+    of 1/v of the stage each, at most m per chunk.
+    """
+    if pp <= 1:
+        return 1.0
+    i = min(max(0, stage), pp - 1)
+    m = max(1, microbatches)
+    v = max(1, virtual_stages)
+    if v == 1:
+        return float(min(m, pp - i))
+    chunk_forwards = 2 * (pp - i - 1) + (v - 1) * pp + 1
+    return min(float(m), chunk_forwards / v)
 
 
 def moe_layers_in(model: ModelSpec, first: bool, count: int) -> int:
@@ -79,6 +140,7 @@ def activation_bytes_per_token(
     recompute: str = "none",
     flash_attention: bool = True,
     moe_layer: bool = False,
+    dropout: bool = True,
 ) -> float:
     """Stored activation bytes per token for one layer (before the / t of SP).
 
@@ -86,7 +148,9 @@ def activation_bytes_per_token(
     LayerNorm inputs 4h; attention: QKV input 2h, Q 2h_q, K and V 4h_kv, core output 2h_q,
     dropout mask h (= 11h for MHA); MLP: fc1 input 2h, fc1 output 2(g-1)f, activation output
     2f, dropout mask h (= 19h for a 4h GeLU MLP). Scores (no FlashAttention and no selective
-    recompute): 5 a s per token (softmax output 2, dropout mask 1, dropout output 2).
+    recompute): 5 a s per token (softmax output 2, dropout mask 1, dropout output 2; the
+    attention-dropout part only with ``dropout``). Without ``dropout`` the two h masks go:
+    8h + 4h_q + 4h_kv + 2(g - 1)f + 2f (= 32h for MHA + 4h GeLU).
     """
     h = model.hidden
     h_q = model.heads * model.head_dim
@@ -94,21 +158,22 @@ def activation_bytes_per_token(
     g = 3 if model.gated else 2
     if recompute == "full":
         return 2.0 * h  # the layer input only
+    mask = 1.0 * h if dropout else 0.0
     ln = 4.0 * h
-    attention = 3.0 * h + 4.0 * h_q + 4.0 * h_kv
+    attention = 2.0 * h + mask + 4.0 * h_q + 4.0 * h_kv
     if moe_layer and model.moe.enabled:
         moe = model.moe
         f_e = moe.expert_ffn_hidden or model.ffn_hidden
         per_copy = 2.0 * h + 2.0 * (g - 1) * f_e + 2.0 * f_e  # permuted input, fc1 out, act out
-        mlp = 3.0 * h + moe.top_k * per_copy + moe.shared_experts * (
+        mlp = 2.0 * h + mask + moe.top_k * per_copy + moe.shared_experts * (
             2.0 * (g - 1) * f_e + 2.0 * f_e
         )
     else:
         f = model.ffn_hidden
-        mlp = 3.0 * h + 2.0 * (g - 1) * f + 2.0 * f
+        mlp = 2.0 * h + mask + 2.0 * (g - 1) * f + 2.0 * f
     scores = 0.0
     if recompute == "none" and not flash_attention:
-        scores = 5.0 * model.heads * model.seq_len
+        scores = (5.0 if dropout else 2.0) * model.heads * model.seq_len
     return ln + attention + mlp + scores
 
 
@@ -128,7 +193,7 @@ class MemoryBreakdown:
     fits: bool
     params_per_gpu: float          # parameters held by this GPU's model-parallel shard
     inflight_microbatches: float   # micro-batches whose activations the stage holds at peak
-    stage: str                     # "first" or "last": which stage is fullest
+    stage: str                     # "first", "middle" (the second stage) or "last": the fullest
 
     @property
     def model_states_gb(self) -> float:
@@ -168,13 +233,17 @@ def memory_per_gpu(
     framework_gb: float = 2.0,
     tied_embeddings: bool = False,
     microbatches: int | None = None,
+    dropout: bool = True,
+    balance_ends: bool = False,
+    grad_bytes: float = GRAD_BYTES,
 ) -> MemoryBreakdown:
     """Peak memory of one GPU for ``model`` trained with ``par`` (performance.md §6)."""
     tp, pp, cp, ep = par.tp, par.pp, par.cp, par.ep
     v = max(1, par.virtual_stages) if pp > 1 else 1
     m = microbatches if microbatches is not None else par.microbatches
     counts = parameter_count(model, tied_embeddings)
-    first_layers, last_layers = stage_layers(model.layers, pp, v)
+    first_layers, middle_layers, last_layers = stage_layer_counts(model.layers, pp, v,
+                                                                  balance_ends)
 
     # --- model states -------------------------------------------------------------------
     n_d = par.dp * cp
@@ -188,36 +257,41 @@ def memory_per_gpu(
         expert_params_layer = moe.experts * expert
         shared_params_layer = counts.moe_mlp_total - expert_params_layer  # shared + router
 
-    def stage_params(first: bool, layers: int) -> tuple[float, float]:
+    def stage_params(first: bool, layers: int, embedding: bool) -> tuple[float, float]:
         moe_layers = moe_layers_in(model, first, layers)
         dense_layers = layers - moe_layers
         dense = layers * counts.attention + dense_layers * counts.dense_mlp
         dense += moe_layers * shared_params_layer
         if pp == 1:
             dense += counts.embedding * (1 if tied_embeddings else 2)
-        else:
+        elif embedding:
             dense += counts.embedding  # input embedding (first) or output layer (last)
         experts = moe_layers * expert_params_layer
         return dense / tp, experts / (tp * max(1, ep))
 
     w_d, g_d, o_d = model_state_bytes_per_param(par.zero_stage, n_d)
     w_e, g_e, o_e = model_state_bytes_per_param(par.zero_stage, n_e)
+    # gradients in the buffer's precision (the ZeRO table assumes 2 bytes)
+    g_d *= grad_bytes / GRAD_BYTES
+    g_e *= grad_bytes / GRAD_BYTES
 
     # --- activations --------------------------------------------------------------------
     tokens = par.micro_batch * model.seq_len / cp  # tokens per GPU (CP splits the sequence)
     recompute = par.recompute
-    per_token_dense = activation_bytes_per_token(model, recompute, flash_attention, False)
-    per_token_moe = activation_bytes_per_token(model, recompute, flash_attention, True)
+    per_token_dense = activation_bytes_per_token(model, recompute, flash_attention, False,
+                                                 dropout)
+    per_token_moe = activation_bytes_per_token(model, recompute, flash_attention, True, dropout)
     # Without SP the LayerNorm/dropout regions are replicated across TP ranks: Korthikanti's
     # "TP only" form s b h (10 + 24/t + 5 a s/(h t)); full recompute keeps 2 s b h unsharded.
     sp = sequence_parallel or tp == 1
-    replicated = 0.0 if sp else (2.0 * model.hidden if recompute == "full" else 10.0 * model.hidden)
+    replicated_none = (10.0 if dropout else 8.0) * model.hidden
+    replicated = 0.0 if sp else (2.0 * model.hidden if recompute == "full" else replicated_none)
 
     def stored(per_token: float) -> float:
         return (per_token - replicated) / tp + replicated
 
-    working_dense = activation_bytes_per_token(model, "none", flash_attention, False)
-    working_moe = activation_bytes_per_token(model, "none", flash_attention, True)
+    working_dense = activation_bytes_per_token(model, "none", flash_attention, False, dropout)
+    working_moe = activation_bytes_per_token(model, "none", flash_attention, True, dropout)
 
     def stage_activations(first: bool, layers: int, inflight: float) -> float:
         moe_layers = moe_layers_in(model, first, layers)
@@ -229,22 +303,17 @@ def memory_per_gpu(
             total += tokens * (working_moe if moe_layers else working_dense) / tp
         return total
 
-    if pp > 1:
-        inflight_first = float(min(m, pp))
-        if v > 1:
-            inflight_first *= 1.0 + (pp - 1) / (pp * v)
-    else:
-        inflight_first = 1.0
     logits = tokens * model.vocab / tp * logits_bytes_per_element
 
     candidates = []
-    for stage, first, layers, inflight, has_logits in (
-        ("first", True, first_layers, inflight_first, pp == 1),
-        ("last", False, last_layers, 1.0, True),
-    ):
-        if stage == "last" and pp == 1:
-            continue
-        dense, experts = stage_params(first, layers)
+    stages = [("first", True, first_layers, 0, pp == 1, True)]
+    if pp > 2:
+        stages.append(("middle", False, middle_layers, 1, False, False))
+    if pp > 1:
+        stages.append(("last", False, last_layers, pp - 1, True, True))
+    for stage, first, layers, index, has_logits, embedding in stages:
+        inflight = inflight_microbatches(pp, v, m, index)
+        dense, experts = stage_params(first, layers, embedding)
         weights = dense * w_d + experts * w_e
         grads = dense * g_d + experts * g_e
         optim = dense * o_d + experts * o_e

@@ -39,12 +39,13 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from core.analysis.memory import memory_per_gpu
+from core.analysis.memory import ends_balanced
 from core.analysis.performance import (
     PerformanceAssumptions,
     _evaluate,
     _job_fabric,
     _peak,
+    memory_for,
 )
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
@@ -180,7 +181,9 @@ def _enumerate(fabric: FabricView, model: ModelSpec, a: PerformanceAssumptions,
                         if gbs > 1.5 * target_sequences and (dp > 1 or mbs > 1):
                             continue  # batch would grow well beyond the target
                         for v in VIRTUAL_STAGES if pp > 1 else (1,):
-                            if v > 1 and (model.layers % (pp * v) or m % pp):
+                            uneven = model.layers % (pp * v) and not (
+                                a.balance_pipeline_ends and ends_balanced(model.layers, pp, v))
+                            if v > 1 and (uneven or m % pp):
                                 continue
                             specs.append((tp, cp, pp, dp, ep, mbs, v, gbs))
     return specs
@@ -219,12 +222,7 @@ def _evaluate_specs(ctx: _Context, specs: list[tuple], keep: int | None) -> tupl
                 par = Parallelism(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, micro_batch=mbs,
                                   global_batch=gbs, virtual_stages=v, zero_stage=zero,
                                   recompute=recompute)
-                mem = memory_per_gpu(
-                    model, par, ctx.hbm_gb, sequence_parallel=a.sequence_parallel,
-                    flash_attention=a.flash_attention,
-                    logits_bytes_per_element=a.logits_bytes_per_element,
-                    workspace_gb=a.workspace_gb, framework_gb=a.framework_overhead_gb,
-                )
+                mem = memory_for(model, par, ctx.hbm_gb, a)
                 if mem.fits:
                     core = _evaluate(view, model, par, ctx.precision, a, ctx.peak_tflops, job)
                     evaluated += 1

@@ -7,13 +7,21 @@
   the Korthikanti et al. Table 5 SP + selective-recompute rows (performance.md §9 rows 5-8,
   the ``MEGATRON_2022`` stack) and the MosaicML MPT-70B A100 row (§9 row 15, Composer FSDP
   "PURE"; its step time derived from the published MFU).
-* ``gemm_efficiency_scale_by_accelerator["H100-SXM5-80GB"]`` (and H200, same die): least
-  squares in MFU points over the MosaicML H100 rows (§9 rows 14 and 16).
+* ``gemm_efficiency_scale_by_accelerator["H100-SXM5-80GB"]`` (and H200, same die), the
+  engine's default (current Megatron-Core / NeMo + Transformer Engine) stack: least squares in
+  log step time over NVIDIA's NeMo 24.09 BF16 runs at the smallest scale of each recipe
+  (``cases.NEMO_CALIBRATION_ROWS``: Llama 3.1 8B / 70B / 405B, GPT-3 175B; DGX Cloud
+  Benchmarking, P).
+* ``cases.COMPOSER_2023_H100_FACTOR`` (the MosaicML Composer 2023 stack's own H100 factor):
+  least squares in MFU points over the MosaicML H100 rows (§9 rows 14 and 16).
+* ``fp8_gemm_efficiency_scale``: least squares in log step time over the same NeMo runs in
+  FP8 (``cases.NEMO_FP8_CALIBRATION_ROWS``), with the fitted H100 factor.
 * ``gemm_efficiency_scale`` (accelerators without their own factor): the A100 factor
   re-expressed on Calculon's prior (whose top is 0.95 instead of the measured curve's 1.0).
 
 Prints the fitted values and the residuals; it does not edit the code (the constants live in
-``core/analysis/performance.py`` next to the comment naming this data).
+``core/analysis/performance.py`` and ``tests/validation/cases.py`` next to the comment naming
+this data).
 """
 
 from __future__ import annotations
@@ -28,17 +36,28 @@ from . import cases as C
 from . import suite
 
 A100_ROWS = ("5", "6", "7", "8", "15")
-H100_ROWS = ("14", "16")
+COMPOSER_H100_ROWS = ("14", "16")
+H100_ROWS = C.NEMO_CALIBRATION_ROWS
+FP8_ROWS = C.NEMO_FP8_CALIBRATION_ROWS
+H100_IDS = ("H100-SXM5-80GB", "H200-SXM")
 
 
-def _predict(ids, scales: dict, folder: Path):
-    extra = {"gemm_efficiency_scale_by_accelerator": scales}
+def _predict(ids, folder: Path, overrides) -> list:
+    """Predictions of the rows ``ids``; ``overrides(case)`` gives each row's extra assumptions."""
     out = []
-    for case in C.PERF_CASES:
+    for case in C.ALL_PERF_CASES:
         if case.id in ids:
             out.append((case, suite.predict(case, folder, use_subprocess=False,
-                                            extra_assumptions=extra)))
+                                            extra_assumptions=overrides(case))))
     return out
+
+
+def _scales(case: C.PerfCase, **changes: float) -> dict:
+    """The row's own GEMM-factor table (its stack's, else the defaults) with ``changes``."""
+    table = dict(case.stack.get("gemm_efficiency_scale_by_accelerator",
+                                PerformanceAssumptions().gemm_efficiency_scale_by_accelerator))
+    table.update(changes)
+    return {"gemm_efficiency_scale_by_accelerator": table}
 
 
 def _golden(fn, lo: float, hi: float, tol: float = 1e-4) -> float:
@@ -58,30 +77,56 @@ def _golden(fn, lo: float, hi: float, tol: float = 1e-4) -> float:
     return (a + b) / 2
 
 
+def _log_step_loss(rows) -> float:
+    return sum(math.log(p.step_s / suite.published_step(c)[0]) ** 2 for c, p in rows)
+
+
+def _residuals(rows) -> dict:
+    out = {}
+    for case, pred in rows:
+        step = suite.published_step(case)[0]
+        util = suite.published_util(case)[0]
+        out[case.id] = (f"{100 * (pred.step_s / step - 1):+.1f}% step, "
+                        f"{100 * (pred.util - util):+.1f} pt")
+    return out
+
+
 def fit() -> dict:
-    base = dict(PerformanceAssumptions().gemm_efficiency_scale_by_accelerator)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
 
-        def a100_loss(x: float) -> float:
-            rows = _predict(A100_ROWS, {**base, "A100-SXM4-80GB": x}, folder)
-            return sum(math.log(p.step_s / suite.published_step(c)[0]) ** 2 for c, p in rows)
+        a100 = _golden(lambda x: _log_step_loss(_predict(
+            A100_ROWS, folder, lambda c: _scales(c, **{"A100-SXM4-80GB": x}))), 0.5, 1.0)
 
-        def h100_loss(x: float) -> float:
-            rows = _predict(H100_ROWS, {**base, "H100-SXM5-80GB": x}, folder)
+        def h100_scales(c, x):
+            return _scales(c, **{"A100-SXM4-80GB": a100}, **{k: x for k in H100_IDS})
+
+        h100 = _golden(lambda x: _log_step_loss(_predict(
+            H100_ROWS, folder, lambda c: h100_scales(c, x))), 0.4, 1.0)
+
+        def composer_loss(x: float) -> float:
+            rows = _predict(COMPOSER_H100_ROWS, folder, lambda c: h100_scales(c, x))
             return sum((p.util - c.published_util) ** 2 for c, p in rows)
 
-        a100 = _golden(a100_loss, 0.5, 1.0)
-        h100 = _golden(h100_loss, 0.4, 1.0)
-        scales = {**base, "A100-SXM4-80GB": a100, "H100-SXM5-80GB": h100, "H200-SXM": h100}
+        composer = _golden(composer_loss, 0.4, 1.0)
+
+        def fp8_overrides(c, y):
+            return {**h100_scales(c, h100), "fp8_gemm_efficiency_scale": y}
+
+        fp8 = _golden(lambda y: _log_step_loss(_predict(
+            FP8_ROWS, folder, lambda c: fp8_overrides(c, y))), 0.4, 1.2)
+
         residuals = {}
-        for case, pred in _predict(A100_ROWS + H100_ROWS, scales, folder):
-            step = suite.published_step(case)[0]
-            util = suite.published_util(case)[0]
-            residuals[case.id] = (f"{100 * (pred.step_s / step - 1):+.1f}% step, "
-                                  f"{100 * (pred.util - util):+.1f} pt")
+        residuals.update(_residuals(_predict(
+            A100_ROWS, folder, lambda c: _scales(c, **{"A100-SXM4-80GB": a100}))))
+        residuals.update(_residuals(_predict(
+            COMPOSER_H100_ROWS, folder, lambda c: h100_scales(c, composer))))
+        residuals.update(_residuals(_predict(H100_ROWS, folder, lambda c: h100_scales(c, h100))))
+        residuals.update(_residuals(_predict(FP8_ROWS, folder, lambda c: fp8_overrides(c, fp8))))
     prior_top = PerformanceAssumptions().gemm_efficiency[-1]
-    return {"A100-SXM4-80GB": a100, "H100-SXM5-80GB": h100,
+    return {"A100-SXM4-80GB": a100, "H100-SXM5-80GB (current stack)": h100,
+            "H100 Composer 2023 (cases.COMPOSER_2023_H100_FACTOR)": composer,
+            "fp8_gemm_efficiency_scale": fp8,
             "default (Calculon prior)": a100 / prior_top, "residuals": residuals}
 
 

@@ -21,8 +21,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.analysis.performance import PerformanceAssumptions
+
 # --------------------------------------------------------------------------------------
 # software stacks (performance assumptions that describe how the run's code behaved)
+
+# The engine's defaults describe a current Megatron-Core / NeMo + Transformer Engine stack
+# (core/analysis/performance.py, PerformanceAssumptions). Each older stack below overrides
+# what that stack did differently: TP communication not overlapped with the GEMMs
+# (``tp_overlap=0``: TE userbuffers did not exist), dropout 0.1 (GPT-3-era recipes), pipeline
+# layers split evenly (``balance_pipeline_ends=False``).
+_PRE_TE = {"tp_overlap": 0.0, "dropout": True, "balance_pipeline_ends": False}
 
 # Megatron-LM as used for SC'21 Table 1 (2021): no sequence parallelism (added 2022), fused
 # softmax instead of FlashAttention, blocking p2p (batch_isend_irecv + wait), the local DDP
@@ -34,6 +43,7 @@ MEGATRON_2021 = {
     "pp_overlap": 0.0,
     "dp_overlap": False,
     "dp_bucket_mb": 0.0,
+    **_PRE_TE,
 }
 # Megatron-LM of Korthikanti et al. (2022): sequence parallelism + selective recompute.
 MEGATRON_2022 = {**MEGATRON_2021, "sequence_parallel": True}
@@ -49,16 +59,51 @@ DEEPSPEED_2021 = {
     "pp_p2p_batched": False,
     "dp_bucket_mb": 1000.0,
 }
-# MosaicML Composer FSDP (2023), amp_bf16 with mixed_precision "DEFAULT": fp32 unsharded
-# parameters (all-gathered in fp32), bf16 gradient reduce-scatter; Triton FlashAttention.
-COMPOSER_DEFAULT = {"fsdp_param_gather_bytes": 4.0, "grad_reduce_bytes": 2.0}
+# MosaicML Composer FSDP (2023): PyTorch FSDP, Triton / FlashAttention-2 attention, no
+# Transformer Engine. Its H100 realises less than the current NVIDIA stack: its own GEMM factor
+# (least squares in MFU points over rows 14 and 16, ``python -m tests.validation.calibrate``,
+# residuals -2.2 / +1.9 points) and the measured FlashAttention-2 efficiency on Hopper (0.47 /
+# 0.48, Azure/AI-benchmarking-guide; see flash_attention_efficiency_by_accelerator).
+COMPOSER_2023_H100_FACTOR = 0.572
+_COMPOSER_2023 = {
+    "tp_overlap": 0.0,
+    "gemm_efficiency_scale_by_accelerator": {
+        **PerformanceAssumptions().gemm_efficiency_scale_by_accelerator,
+        "H100-SXM5-80GB": COMPOSER_2023_H100_FACTOR, "H200-SXM": COMPOSER_2023_H100_FACTOR},
+    "flash_attention_efficiency_by_accelerator": {
+        **PerformanceAssumptions().flash_attention_efficiency_by_accelerator,
+        "H100-SXM5-80GB": 0.47, "H200-SXM": 0.48},
+}
+# amp_bf16 with mixed_precision "DEFAULT": fp32 unsharded parameters (all-gathered in fp32),
+# bf16 gradient reduce-scatter.
+COMPOSER_DEFAULT = {**_COMPOSER_2023, "fsdp_param_gather_bytes": 4.0, "grad_reduce_bytes": 2.0}
 # Composer FSDP "PURE" bf16: parameters gathered and gradients reduced in bf16.
-COMPOSER_PURE = {"fsdp_param_gather_bytes": 2.0, "grad_reduce_bytes": 2.0}
+COMPOSER_PURE = {**_COMPOSER_2023, "fsdp_param_gather_bytes": 2.0, "grad_reduce_bytes": 2.0}
 # metaseq (OPT, 2021-22): FairScale FSDP + Megatron TP, fp16, no FlashAttention (R).
-METASEQ_2022 = {"flash_attention": False, "sequence_parallel": False, "pp_overlap": 0.0}
+METASEQ_2022 = {"flash_attention": False, "sequence_parallel": False, "pp_overlap": 0.0,
+                **_PRE_TE}
+# NVIDIA NeMo 24.09 (DGX Cloud Benchmarking recipes, GSW 25.01): Megatron-Core + Transformer
+# Engine, i.e. the engine's defaults, plus what the recipe configs set (P: NeMo-Framework-
+# Launcher conf/training/llama/llama3_1_{70b,405b}.yaml, dgxc-benchmarking
+# nemo_megatron/gpt3_175b_hydra.yaml; the DGXC README tables name TP/PP/CP/VP/MBS/GA):
+# no activation recompute, sequence parallelism, ub_tp_comm_overlap, overlap_p2p_comm,
+# distributed_fused_adam with overlap_grad_sync and overlap_param_sync; cuDNN fused attention
+# (NVTE_FUSED_ATTN=1). Gradient buckets: bucket_cap_mb 125 (Llama 3.1), 220 (GPT-3), read as
+# MiB of bf16 gradients (E). Llama 3.1: no dropout; GPT-3: hidden and attention dropout 0.1.
+NEMO_2409_LLAMA = {"dp_bucket_mb": 131.0}
+NEMO_2409_GPT3 = {"dp_bucket_mb": 231.0, "dropout": True}
+# Meta's Llama 3 stack (Dubey et al. 2024 §3.3.2, P): FSDP that shards optimizer states and
+# gradients but keeps the parameters after the forward (ZeRO-1-like in memory), FP32 gradient
+# accumulation and FP32 reduce-scatter, asynchronous p2p, interleaved schedule, first and last
+# stages one layer short, no activation checkpointing at 8K. Kernels and TP overlap are not
+# published: the engine defaults stand in (E).
+META_LLAMA3 = {"grad_reduce_bytes": 4.0}
 
 STACK_NAMES = {
     id(MEGATRON_2021): "Megatron-LM 2021",
+    id(NEMO_2409_LLAMA): "NeMo 24.09 (Megatron-Core + TE) = engine defaults",
+    id(NEMO_2409_GPT3): "NeMo 24.09 (Megatron-Core + TE) = engine defaults",
+    id(META_LLAMA3): "Meta Llama 3 (engine defaults where unpublished)",
     id(MEGATRON_2022): "Megatron-LM 2022 (SP)",
     id(MEGATRON_2022_BASELINE): "Megatron-LM 2022, no SP",
     id(DEEPSPEED_2021): "Megatron-DeepSpeed 2021",
@@ -302,25 +347,141 @@ PERF_CASES: tuple[PerfCase, ...] = (
 # Outside §9: the largest published H100 run with a full parallel layout (report-only).
 _LLAMA3 = {"layers": 126, "hidden": 16384, "ffn_hidden": 53248, "heads": 128, "kv_heads": 8,
            "vocab": 128256, "seq_len": 8192, "activation": "swiglu", "causal": True}
+_L3_REASON = (
+    "outside performance.md §9. Published: Table 4 (TP 8, CP 1, PP 16, DP 64 / 128, 16M tokens "
+    "per batch, 430 / 400 TFLOP/s, 43 / 41% BF16 MFU) and §3.3.2 (FSDP sharding optimizer "
+    "states and gradients, FP32 gradient accumulation and reduce-scatter, interleaved "
+    "schedule, first and last stages one layer short, no activation checkpointing at 8K). "
+    "§3.3.2 implies one-layer chunks (v 8: the first chunk holds only the embedding, the "
+    "last only the output and loss, D), which the workload format cannot express (it needs "
+    "layers >= pp x v, 126 < 128): v 4 with the same 7 / 8 / 7 stage split (E). Meta's "
+    "kernels, TP overlap, network (RoCE, E-ECMP) and its flexible-N schedule are not "
+    "published: engine defaults (E). Report-only because of these E inputs")
 EXTRA_CASES: tuple[PerfCase, ...] = tuple(
     PerfCase(f"L3-{gpus // 1024}k", "Llama 3 405B (outside §9)", f"Llama 3 405B, {gpus:,} H100",
              _LLAMA3,
              dict(tp=8, cp=1, pp=16, dp=dp, micro_batch=1, global_batch=2048, virtual_stages=4,
-                  zero_stage=1, recompute="full"),
+                  zero_stage=1, recompute="none"),
              {"template": "fat-tree", "gpus": gpus, "server": "DGX-H100", "switch": "QM9700"},
              f"{gpus:,} H100-80GB (Meta's RoCE/IB clusters; drawn as DGX H100 on NDR 400G, E)",
-             {}, "Dubey et al. 2024, 'The Llama 3 Herd of Models', Table 4 "
-             "(resources/workloads/SOURCES.md)", tag, precision="bf16", published_util=mfu,
-             causal_counting=True, util_definition="BF16 MFU as Meta reports it (causal, R)",
-             policy="report-only",
-             reason="outside performance.md §9; Meta's recompute policy, virtual stages and "
-                    "schedule are not published (full recompute and v 4 as in the "
-                    "llama3-405b preset, E: the only layout that fits 80 GB in our memory "
-                    "model); current engine defaults, whose H100 factor comes from the 2023 "
-                    "Composer rows")
-    for gpus, dp, mfu, tag in ((8192, 64, 0.43, "P (Table 4; layout R)"),
-                               (16384, 128, 0.41, "P (Table 4; layout R)"))
+             META_LLAMA3, "Dubey et al. 2024, 'The Llama 3 Herd of Models' (arXiv 2407.21783), "
+             "Table 4 and §3.3.2 (resources/workloads/SOURCES.md)", tag, precision="bf16",
+             published_util=mfu, causal_counting=True,
+             util_definition="BF16 MFU as Meta reports it (causal, R)",
+             policy="report-only", reason=_L3_REASON)
+    for gpus, dp, mfu, tag in ((8192, 64, 0.43, "P (Table 4, §3.3.2; v E)"),
+                               (16384, 128, 0.41, "P (Table 4, §3.3.2; v E)"))
 )
+
+# NVIDIA's published NeMo 24.09 runs on DGX H100 (DGX Cloud Benchmarking recipes, GSW 25.01):
+# step times per GPU count, BF16, with the full layout (P). The smallest scale of each recipe
+# calibrates the H100 factor of the current stack (``python -m tests.validation.calibrate``);
+# the largest scale is a prediction (DP communication and stragglers at 16-36x the GPUs).
+_NEMO_MFU = ("MFU as NVIDIA's recipe counts it (non-causal: 12Lh^2(1 + g/a + s/h) + 18Lfh + "
+             "6Vh per token), dense BF16 peak 989 TF/s")
+_NEMO_MFU_FP8 = ("MFU as NVIDIA's recipe counts it (non-causal, as for BF16), dense FP8 peak "
+                 "1,979 TF/s")
+_DGXC = "NVIDIA/dgxc-benchmarking (GSW 25.01, NeMo 24.09 container)"
+_L31_8B = {"layers": 32, "hidden": 4096, "ffn_hidden": 14336, "heads": 32, "kv_heads": 8,
+           "vocab": 128256, "seq_len": 8192, "activation": "swiglu", "causal": True}
+_L31_70B = {"layers": 80, "hidden": 8192, "ffn_hidden": 28672, "heads": 64, "kv_heads": 8,
+            "vocab": 128256, "seq_len": 8192, "activation": "swiglu", "causal": True}
+# NeMo's llama3_1_405b.yaml has num_query_groups 16 (P; Meta's model has 8) and the recipe runs
+# mock data with the GPT2BPE tokenizer (README_405b.md, P): 50,257 padded to a multiple of
+# 128 x TP 8 = 51,200 (D).
+_L31_405B = {**_LLAMA3, "kv_heads": 16, "vocab": 51200}
+# GPT2BPE vocabulary padded to a multiple of 128 x TP 4 (D); dropout 0.1 (P, hydra yaml).
+_GPT3_175B = gpt(96, 12288, 96, vocab=50688)
+
+
+def _dgx_h100(gpus: int) -> dict:
+    # the DGXC recipes are "tested against the NVIDIA Reference Architecture": DGX H100 on the
+    # SuperPOD's NDR 400G QM9700 fat tree (S/E)
+    if gpus <= 8:
+        return {"template": "supernode", "system": "DGX-H100", "count": 1}
+    return {"template": "fat-tree", "gpus": gpus, "server": "DGX-H100", "switch": "QM9700"}
+
+
+def _nemo(row: str, title: str, model: dict, layout: dict, gpus: int, step: float,
+          stack: dict, source: str, precision: str = "bf16",
+          subprocess: bool = False) -> PerfCase:
+    fp8 = precision == "fp8"
+    return PerfCase(
+        row + ("-fp8" if fp8 else ""),
+        f"NVIDIA NeMo 24.09 on DGX H100 ({precision.upper()})", f"{title} on {gpus:,} H100",
+        model, dict(layout, micro_batch=1, zero_stage=1, recompute="none"), _dgx_h100(gpus),
+        f"{gpus:,} H100-80GB, DGX H100 (SuperPOD RA: NDR 400G per GPU, QM9700; S/E)", stack,
+        f"{_DGXC} {source}", "P (step time and layout; network S/E)", precision=precision,
+        published_step_s=step, util_definition=_NEMO_MFU_FP8 if fp8 else _NEMO_MFU,
+        subprocess=subprocess)
+
+
+# (row, title, model, layout, GPUs, BF16 step s, FP8 step s, stack, source)
+_NEMO_RUNS = (
+    ("N-8B-8", "Llama 3.1 8B", _L31_8B, dict(tp=1, pp=1, cp=2, dp=4, global_batch=128), 8,
+     12.91, 9.67, NEMO_2409_LLAMA, "llama3.1/README_8b.md (TP 1, PP 1, CP 2, MBS 1, GA 32)"),
+    ("N-8B-128", "Llama 3.1 8B", _L31_8B, dict(tp=1, pp=1, cp=2, dp=64, global_batch=2048), 128,
+     13.10, 9.82, NEMO_2409_LLAMA, "llama3.1/README_8b.md (TP 1, PP 1, CP 2, MBS 1, GA 32)"),
+    ("N-70B-64", "Llama 3.1 70B", _L31_70B,
+     dict(tp=4, pp=4, cp=2, dp=2, virtual_stages=5, global_batch=128), 64, 14.72, 11.01,
+     NEMO_2409_LLAMA, "llama3.1/README_70b.md (TP 4, PP 4, CP 2, VP 5, MBS 1, GA 64)"),
+    ("N-70B-2048", "Llama 3.1 70B", _L31_70B,
+     dict(tp=4, pp=4, cp=2, dp=64, virtual_stages=5, global_batch=4096), 2048, 14.98, 11.39,
+     NEMO_2409_LLAMA, "llama3.1/README_70b.md (TP 4, PP 4, CP 2, VP 5, MBS 1, GA 64)"),
+    ("N-405B-576", "Llama 3.1 405B", _L31_405B,
+     dict(tp=8, pp=9, cp=2, dp=4, virtual_stages=7, global_batch=252), 576, 17.20, 11.24,
+     NEMO_2409_LLAMA, "llama3.1/README_405b.md (TP 8, PP 9, CP 2, VP 7, MBS 1, GA 63)"),
+    ("N-405B-2304", "Llama 3.1 405B", _L31_405B,
+     dict(tp=8, pp=9, cp=2, dp=16, virtual_stages=7, global_batch=1008), 2304, 17.62, 12.35,
+     NEMO_2409_LLAMA, "llama3.1/README_405b.md (TP 8, PP 9, CP 2, VP 7, MBS 1, GA 63)"),
+    ("N-175B-128", "GPT-3 175B", _GPT3_175B,
+     dict(tp=4, pp=8, dp=4, virtual_stages=12, global_batch=256), 128, 8.309, 5.626,
+     NEMO_2409_GPT3, "nemo_megatron/README_175b.md (TP 4, PP 8, VP 12, MBS 1, seq 2048)"),
+    ("N-175B-2048", "GPT-3 175B", _GPT3_175B,
+     dict(tp=4, pp=8, dp=64, virtual_stages=12, global_batch=4096), 2048, 8.49, 5.96,
+     NEMO_2409_GPT3, "nemo_megatron/README_175b.md (TP 4, PP 8, VP 12, MBS 1, seq 2048)"),
+)
+NEMO_CASES: tuple[PerfCase, ...] = tuple(
+    _nemo(row, title, model, layout, gpus, step_fp8 if precision == "fp8" else step_bf16,
+          stack, source, precision, subprocess=(row == "N-8B-8" and precision == "bf16"))
+    for precision in ("bf16", "fp8")
+    for row, title, model, layout, gpus, step_bf16, step_fp8, stack, source in _NEMO_RUNS
+)
+# The smallest scale of each recipe: BF16 calibrates the current-stack H100 factor, FP8 the
+# FP8 GEMM factor (``python -m tests.validation.calibrate``); the rest are predictions.
+NEMO_CALIBRATION_ROWS = ("N-8B-8", "N-70B-64", "N-405B-576", "N-175B-128")
+NEMO_FP8_CALIBRATION_ROWS = tuple(f"{r}-fp8" for r in NEMO_CALIBRATION_ROWS)
+
+# A later release of the same stack (report-only cross-check, not calibration data):
+# Megatron-Bridge performance summary, 25.11 NeMo container, "System: DGX-H100" table (P:
+# NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md): tokens/s/GPU with the full layout;
+# step time = GBS x seq / (tokens/s/GPU x GPUs) (D). FP8 with current scaling (FP8-CS), not the
+# delayed scaling of the NeMo 24.09 rows the FP8 factor was fitted on.
+_BRIDGE = ("NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md, 25.11 NeMo container, "
+           "DGX-H100 table")
+_BRIDGE_REASON = ("a later release (Megatron-Bridge 25.11, FP8 current scaling) than the NeMo "
+                  "24.09 rows that calibrate the stack; published as tokens/s/GPU (step D); "
+                  "model config of the recipe not read (Meta's Llama 3.1 shapes assumed, E)")
+BRIDGE_CASES: tuple[PerfCase, ...] = tuple(
+    PerfCase(row, "Megatron-Bridge 25.11 on DGX H100 (FP8-CS)", f"{title} on {gpus:,} H100",
+             model, dict(layout, micro_batch=1, zero_stage=1, recompute="none"),
+             _dgx_h100(gpus),
+             f"{gpus:,} H100-80GB, DGX H100 (SuperPOD RA: NDR 400G per GPU, QM9700; S/E)",
+             NEMO_2409_LLAMA, f"{_BRIDGE} ({source})", "P (tokens/s/GPU and layout; step D)",
+             precision="fp8", published_step_s=step, util_definition=_NEMO_MFU_FP8,
+             policy="report-only", reason=_BRIDGE_REASON)
+    for row, title, model, layout, gpus, step, source in (
+        ("B-70B-64-fp8", "Llama 3 70B", _L31_70B,
+         dict(tp=4, pp=8, cp=1, dp=2, virtual_stages=5, global_batch=128), 64,
+         128 * 8192 / (1602 * 64), "1,602 tokens/s/GPU; TP 4, PP 8, VP 5, GBS 128, GA 64"),
+        ("B-405B-1024-fp8", "Llama 3.1 405B", _LLAMA3,
+         dict(tp=8, pp=8, cp=2, dp=8, virtual_stages=8, global_batch=512), 1024,
+         512 * 8192 / (292 * 1024), "292 tokens/s/GPU; TP 8, PP 8, CP 2, VP 8, GBS 512, GA 64"),
+    )
+)
+
+# Every performance row, in report order.
+ALL_PERF_CASES: tuple[PerfCase, ...] = PERF_CASES + NEMO_CASES + BRIDGE_CASES + EXTRA_CASES
 
 # Rows of §9 whose hardware is not in the catalog.
 NOT_MODELLED = (

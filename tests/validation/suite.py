@@ -235,7 +235,7 @@ def perf_row(case: C.PerfCase, pred: PerfPrediction) -> RowResult:
 
 def run_performance(folder: Path, only: set[str] | None = None) -> list[RowResult]:
     out = []
-    for case in C.PERF_CASES + C.EXTRA_CASES:
+    for case in C.ALL_PERF_CASES:
         if only and case.id not in only:
             continue
         out.append(perf_row(case, predict(case, folder)))
