@@ -34,3 +34,11 @@ def test_default_example_is_the_4su_superpod_with_storage(catalog):
     assert ev.counts.switches_by_tier["leaf"] == 32 and ev.counts.switches_by_tier["spine"] == 16
     assert ev.counts.storage_nodes == 4
     assert ev.bandwidth.storage_read_gbyte_s > 0
+
+
+def test_uncalibrated_accelerators_are_flagged(catalog):
+    # GB200 has no fitted published run yet (docs/validation.md); H100 has NVIDIA's NeMo rows.
+    gb200 = evaluate(load_project(EXAMPLES / "gb200-nvl72-su.json", catalog), catalog)
+    h100 = evaluate(load_project(EXAMPLES / "dgx-h100-superpod-4su.json", catalog), catalog)
+    assert "UNCALIBRATED_ACCELERATOR" in {w.code for w in gb200.warnings}
+    assert "UNCALIBRATED_ACCELERATOR" not in {w.code for w in h100.warnings}

@@ -947,6 +947,16 @@ def analyze_performance(
     peak_tflops, precision = _peak(fabric, workload.precision, diags)
     job_gpus = par.gpus
     view = _job_fabric(fabric, job_gpus, diags)
+    accelerator_id = fabric.accelerator.id
+    if accelerator_id not in assumptions.gemm_efficiency_scale_by_accelerator:
+        diags.append(
+            Diagnostic(
+                "UNCALIBRATED_ACCELERATOR",
+                f"no published training run of {accelerator_id} is fitted yet: its compute "
+                f"efficiency uses the default factor {assumptions.gemm_efficiency_scale:g} "
+                f"(A100-derived), so treat MFU and step time as estimates",
+            )
+        )
 
     if par.tp * par.cp > fabric.scale_up_domain_gpus:
         diags.append(
