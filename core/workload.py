@@ -221,7 +221,10 @@ def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
             )
         if parallelism.virtual_stages > 1 and parallelism.pp == 1:
             raise WorkloadError(f"{path}.parallelism.virtual_stages: interleaving needs pp > 1")
-        if model.layers < parallelism.pp * parallelism.virtual_stages:
+        # Llama 3 405B runs 126 layers as 16 stages x 8 one-layer chunks, the first and last
+        # stage one layer short (arXiv 2407.21783 §3.3.2): allow up to two empty chunks.
+        spare_chunks = 2 if parallelism.pp > 1 else 0
+        if model.layers + spare_chunks < parallelism.pp * parallelism.virtual_stages:
             raise WorkloadError(
                 f"{path}.parallelism.pp: {model.layers} layers cannot fill "
                 f"pp x virtual_stages = {parallelism.pp * parallelism.virtual_stages} stages"

@@ -170,3 +170,13 @@ def test_interleaving_needs_a_pipeline():
     raw["parallelism"]["pp"] = 1
     with pytest.raises(WorkloadError, match="interleaving needs pp > 1"):
         workload_from_dict(raw)
+
+
+def test_llama3_405b_one_layer_chunks_are_allowed():
+    # arXiv 2407.21783 §3.3.2: 126 layers on 16 stages x 8 chunks, first and last stage one short.
+    raw = workload_to_dict(load_preset("llama3-405b"))
+    raw["parallelism"].update(pp=16, virtual_stages=8)
+    assert workload_from_dict(raw).parallelism.virtual_stages == 8
+    raw["parallelism"].update(virtual_stages=9)
+    with pytest.raises(WorkloadError, match="cannot fill"):
+        workload_from_dict(raw)
