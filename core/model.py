@@ -309,12 +309,14 @@ class RemoveNode(Operation):
 class AddLink(Operation):
     block_path: str
     link: Link
+    index: int | None = None  # position in the block's link list (undo restores the order)
     change_kind = "links"
     text = "Connect"
 
     def apply(self, design: Design) -> Operation:
         _validate_link(design, self.block_path, self.link)
-        design.block(self.block_path).links.append(self.link)
+        links = design.block(self.block_path).links
+        links.insert(len(links) if self.index is None else self.index, self.link)
         return RemoveLink(self.block_path, self.link.id)
 
 
@@ -328,8 +330,9 @@ class RemoveLink(Operation):
     def apply(self, design: Design) -> Operation:
         block = design.block(self.block_path)
         link = block.link(self.link_id)
+        index = block.links.index(link)
         block.links.remove(link)
-        return AddLink(self.block_path, link)
+        return AddLink(self.block_path, link, index)
 
 
 _NODE_FIELDS = {"count": int, "name": str, "x": float, "y": float, "tier": str,

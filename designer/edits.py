@@ -143,4 +143,6 @@ def move_link_end(design: Design, block_path: str, link_id: str, end: str, path:
     if path == other:
         raise DesignError(f"link {link_id}: both ends would be {path!r}")
     moved = dataclasses.replace(link, **{end: path})
-    return Macro(f"Reconnect link {link_id}", [RemoveLink(block_path, link_id), AddLink(block_path, moved)])
+    index = design.block(block_path).links.index(link)
+    return Macro(f"Reconnect link {link_id}",
+                 [RemoveLink(block_path, link_id), AddLink(block_path, moved, index)])

@@ -132,3 +132,12 @@ def test_100k_gpu_design_is_a_few_nodes_not_100k_objects(catalog):
     nodes = list(design.root.iter_nodes())
     assert len(nodes) < 20
     assert flatten(design, catalog).gpus == 100_000
+
+
+def test_undoing_a_link_removal_restores_its_position():
+    design = small_design()
+    design.apply(AddNode("", Node("storage", "AI400X2")))
+    design.apply(AddLink("", Link("l2", "storage", "leaf", "storage", 200, 8)))
+    before = copy.deepcopy(design.root)
+    design.apply(design.apply(RemoveLink("", "l1")))
+    assert design.root == before
