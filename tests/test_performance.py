@@ -654,3 +654,31 @@ def test_tp_overlap_only_inside_the_scale_up_domain():
     inside = Parallelism(tp=8, pp=2, dp=4, global_batch=64, recompute="full")
     assert run(model, inside, dgx_h100(64)).breakdown_s["tp_comm"] < 0.2 * run(
         model, inside, dgx_h100(64), PerformanceAssumptions(tp_overlap=0.0)).breakdown_s["tp_comm"]
+
+
+def test_blackwell_is_calibrated_and_amd_is_not():
+    # GB200 fitted on NVIDIA's NeMo 25.04 NVL72 BF16 runs, B200 on Megatron-Bridge 25.11 FP8
+    # runs (docs/validation.md rows G-*, BB-*); both on the measured GB200 GEMM curve. The
+    # fitted GB200 factor is below H100's: Blackwell realises a smaller share of its nominal
+    # peak (GB200 405B at 46% BF16 MFU vs H100 55% in the same release).
+    a = PerformanceAssumptions()
+    for acc in ("GB200", "B200"):
+        assert acc in a.gemm_efficiency_scale_by_accelerator
+        assert acc in a.gemm_curve_efficiency_by_accelerator
+    assert (a.gemm_efficiency_scale_by_accelerator["GB200"]
+            < a.gemm_efficiency_scale_by_accelerator["H100-SXM5-80GB"])
+    assert "MI300X" not in a.gemm_efficiency_scale_by_accelerator
+    catalog = default_catalog()
+    model = load_preset("llama3-70b")
+
+    def warnings(acc_id: str) -> set[str]:
+        acc = catalog.get(acc_id)
+        fabric = FabricView(1024, acc, 8, (
+            NetworkLevel("scale-up", 8, 900.0, 738.0, 1.0, 1),
+            NetworkLevel("leaf", 1024, 50.0, 47.0, 2.0, 1),
+        ))
+        return {d.code for d in analyze_performance(fabric, model).diagnostics}
+
+    assert "UNCALIBRATED_ACCELERATOR" not in warnings("GB200")
+    assert "UNCALIBRATED_ACCELERATOR" not in warnings("B200")
+    assert "UNCALIBRATED_ACCELERATOR" in warnings("MI300X")

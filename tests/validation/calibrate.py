@@ -16,6 +16,14 @@
   least squares in MFU points over the MosaicML H100 rows (§9 rows 14 and 16).
 * ``fp8_gemm_efficiency_scale``: least squares in log step time over the same NeMo runs in
   FP8 (``cases.NEMO_FP8_CALIBRATION_ROWS``), with the fitted H100 factor.
+* ``gemm_efficiency_scale_by_accelerator["GB200"]`` (current stack): least squares in log
+  step time over NVIDIA's NeMo 25.04 BF16 runs on GB200 NVL72 at the smallest scale of each
+  recipe (``cases.GB200_CALIBRATION_ROWS``: Llama 3.1 405B and Nemotron-4 340B on 128 GPUs;
+  DGX Cloud Benchmarking GSW 25.04, P).
+* ``gemm_efficiency_scale_by_accelerator["B200"]``: no BF16 B200 run with a layout is
+  published, so least squares in log step time over the Megatron-Bridge 25.11 FP8 (current
+  scaling) runs on DGX B200 (``cases.B200_CALIBRATION_ROWS``: Llama 3 8B on 8, Llama 3.1 405B
+  on 128; P), with the FP8 factor fitted above.
 * ``gemm_efficiency_scale`` (accelerators without their own factor): the A100 factor
   re-expressed on Calculon's prior (whose top is 0.95 instead of the measured curve's 1.0).
 
@@ -40,6 +48,8 @@ COMPOSER_H100_ROWS = ("14", "16")
 H100_ROWS = C.NEMO_CALIBRATION_ROWS
 FP8_ROWS = C.NEMO_FP8_CALIBRATION_ROWS
 H100_IDS = ("H100-SXM5-80GB", "H200-SXM")
+GB200_ROWS = C.GB200_CALIBRATION_ROWS
+B200_ROWS = C.B200_CALIBRATION_ROWS
 
 
 def _predict(ids, folder: Path, overrides) -> list:
@@ -116,6 +126,20 @@ def fit() -> dict:
         fp8 = _golden(lambda y: _log_step_loss(_predict(
             FP8_ROWS, folder, lambda c: fp8_overrides(c, y))), 0.4, 1.2)
 
+        def gb200_scales(c, x):
+            return _scales(c, **{"A100-SXM4-80GB": a100}, **{k: h100 for k in H100_IDS},
+                           GB200=x)
+
+        gb200 = _golden(lambda x: _log_step_loss(_predict(
+            GB200_ROWS, folder, lambda c: gb200_scales(c, x))), 0.3, 1.0)
+
+        def b200_overrides(c, y):
+            return {**_scales(c, **{"A100-SXM4-80GB": a100}, **{k: h100 for k in H100_IDS},
+                              GB200=gb200, B200=y), "fp8_gemm_efficiency_scale": fp8}
+
+        b200 = _golden(lambda y: _log_step_loss(_predict(
+            B200_ROWS, folder, lambda c: b200_overrides(c, y))), 0.3, 1.0)
+
         residuals = {}
         residuals.update(_residuals(_predict(
             A100_ROWS, folder, lambda c: _scales(c, **{"A100-SXM4-80GB": a100}))))
@@ -123,10 +147,16 @@ def fit() -> dict:
             COMPOSER_H100_ROWS, folder, lambda c: h100_scales(c, composer))))
         residuals.update(_residuals(_predict(H100_ROWS, folder, lambda c: h100_scales(c, h100))))
         residuals.update(_residuals(_predict(FP8_ROWS, folder, lambda c: fp8_overrides(c, fp8))))
+        residuals.update(_residuals(_predict(GB200_ROWS, folder,
+                                             lambda c: gb200_scales(c, gb200))))
+        residuals.update(_residuals(_predict(B200_ROWS, folder,
+                                             lambda c: b200_overrides(c, b200))))
     prior_top = PerformanceAssumptions().gemm_efficiency[-1]
     return {"A100-SXM4-80GB": a100, "H100-SXM5-80GB (current stack)": h100,
             "H100 Composer 2023 (cases.COMPOSER_2023_H100_FACTOR)": composer,
             "fp8_gemm_efficiency_scale": fp8,
+            "GB200 (current stack, NeMo 25.04 BF16)": gb200,
+            "B200 (current stack, Megatron-Bridge 25.11 FP8-CS, via the FP8 factor)": b200,
             "default (Calculon prior)": a100 / prior_top, "residuals": residuals}
 
 

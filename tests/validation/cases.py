@@ -480,8 +480,181 @@ BRIDGE_CASES: tuple[PerfCase, ...] = tuple(
     )
 )
 
+# --------------------------------------------------------------------------------------
+# Blackwell (GB200 NVL72, DGX B200) and the same-release H100 cross-check
+
+# NVIDIA's GSW 25.04 DGX Cloud Benchmarking recipes (NeMo 2.0: nemo:25.04.00 / 25.04.01
+# containers, Megatron-Core + Transformer Engine), published with "GB200 Performance" and "H100
+# Performance" step-time tables and the full layout per GPU count (P):
+# * NVIDIA/dgxc-benchmarking llama3.1/README.md (GSW 25.04 version, Llama 3.1 405B): GB200
+#   TP 4, PP 8, CP 2, VP 8, MBS 1, GBS 64 / 128 / 256 on 128 / 256 / 512 GPUs, BF16 9.347 /
+#   9.484 / 9.508 s, FP8 6.131 / 6.183 / 6.244 s; H100 TP 8, PP 8, CP 2, VP 8, GBS 256 on 512
+#   GPUs, BF16 19.81 s, FP8 13.02 s.
+# * NVIDIA/dgxc-benchmarking nemotron/README.md (GSW 25.04 version, Nemotron-4 15B / 340B):
+#   GB200 340B TP 8, PP 4, VP 12, MBS 1, weak scaling GBS 32 / 64 / 128 (BF16 2.189 / 2.19 /
+#   2.229 s, FP8 1.483 / 1.517 / 1.549 s) and strong scaling GBS 512 (BF16 32.66 / 16.58 /
+#   8.468 s, FP8 21.83 / 11.21 / 5.668 s) on 128 / 256 / 512 GPUs; H100 340B TP 8, PP 8, VP 12,
+#   GBS 64 on 256 GPUs (BF16 4.606 s, FP8 3.107 s), 15B TP 2, MBS 2, GBS 64 on 16 GPUs (BF16
+#   2.746 s, FP8 1.988 s).
+# The recipes are NeMo 2.0 with engine-default buckets (E). The GB200 runs are on NVL72 racks
+# with a 400G-per-GPU InfiniBand compute fabric (the GB200 SuperPOD RA, QM9700; S/E), placed on
+# consecutive GPUs (E: which trays Slurm gave them is not published). The smallest scale of
+# each GB200 recipe in BF16 calibrates the GB200 factor; the rest (larger scale, strong
+# scaling, FP8 with the H100-fitted FP8 factor, the H100 rows) are predictions.
+NEMO_2504 = {}
+STACK_NAMES[id(NEMO_2504)] = "NeMo 25.04 (NeMo 2.0, Megatron-Core + TE)"
+# Megatron-Bridge 25.11 performance recipes: engine defaults (FP8 current scaling, E).
+BRIDGE_2511 = {}
+STACK_NAMES[id(BRIDGE_2511)] = "Megatron-Bridge 25.11 (Megatron-Core + TE)"
+
+# Llama 3.1 405B in NeMo 2.0: Meta's shapes (8 KV heads) and the Hugging Face tokenizer (the
+# README requires Llama 3.1 access; 128,256 entries) (S/E).
+_L31_405B_NEMO2 = dict(_LLAMA3)
+# Nemotron-4 (NVIDIA's model-FLOPs notes in the README, P): squared-ReLU MLP (not gated),
+# 8 query groups, 256k vocabulary, 4k sequence.
+_NEMOTRON4_340B = {"layers": 96, "hidden": 18432, "ffn_hidden": 73728, "heads": 96,
+                   "kv_heads": 8, "vocab": 256000, "seq_len": 4096, "activation": "relu",
+                   "causal": True}
+_NEMOTRON4_15B = {"layers": 32, "hidden": 6144, "ffn_hidden": 24576, "heads": 48,
+                  "kv_heads": 8, "vocab": 256000, "seq_len": 4096, "activation": "relu",
+                  "causal": True}
+_GSW2504 = "NVIDIA/dgxc-benchmarking (GSW 25.04, NeMo 25.04 containers)"
+
+
+def _gb200_nvl72(gpus: int) -> dict:
+    # ceil(gpus / 72) NVL72 racks (72-GPU NVLink5 scale-up domains) joined by the generated
+    # QM9700 fabric, one 400G ConnectX-7 per GPU (GB200 SuperPOD RA, S); a smaller job runs
+    # on the first GPUs
+    return {"template": "supernode", "system": "GB200-NVL72", "count": -(-gpus // 72)}
+
+
+def _dgx_b200(gpus: int) -> dict:
+    # DGX B200 SuperPOD RA: 8 x 400G ConnectX-7 per node on QM9700 (S/E)
+    if gpus <= 8:
+        return {"template": "supernode", "system": "DGX-B200", "count": 1}
+    return {"template": "fat-tree", "gpus": gpus, "server": "DGX-B200", "switch": "QM9700"}
+
+
+def _mfu_text(acc: str, precision: str, peak: str, nvidia_peak: str = "") -> str:
+    note = f"; NVIDIA's README divides by {nvidia_peak}" if nvidia_peak else ""
+    return (f"MFU as NVIDIA's recipe counts it (non-causal), dense {precision.upper()} peak "
+            f"{peak} TF/s of the catalog's {acc}{note}")
+
+
+_GB200_NOTE = ("{n:,} GB200 on {r} NVL72 rack(s) (72-GPU NVLink5 domain; 400G IB per GPU, "
+               "QM9700; S/E)")
+
+
+def _gsw(row: str, system: str, title: str, model: dict, layout: dict, gpus: int,
+         step: float, precision: str, source: str) -> PerfCase:
+    fp8 = precision == "fp8"
+    if system == "GB200":
+        hardware, acc = _gb200_nvl72(gpus), "GB200"
+        note = _GB200_NOTE.format(n=gpus, r=-(-gpus // 72))
+        peak, nvidia = ("5,000", "4,900") if fp8 else ("2,500", "2,450")
+    else:
+        hardware, acc = _dgx_h100(gpus), "H100"
+        note = f"{gpus:,} H100-80GB, DGX H100 (SuperPOD RA: NDR 400G per GPU, QM9700; S/E)"
+        peak, nvidia = ("1,979", "") if fp8 else ("989", "")
+    return PerfCase(
+        row + ("-fp8" if fp8 else ""), f"NVIDIA NeMo 25.04 on {system} ({precision.upper()})",
+        f"{title} on {gpus:,} {system}", model,
+        dict(layout, zero_stage=1, recompute="none"), hardware, note, NEMO_2504,
+        f"{_GSW2504} {source}", "P (step time and layout; network S/E)", precision=precision,
+        published_step_s=step, util_definition=_mfu_text(acc, precision, peak, nvidia))
+
+
+# (row, system, title, model, layout, GPUs, BF16 step s, FP8 step s, source)
+_GSW_RUNS = (
+    *(("G-405B-" + str(n), "GB200", "Llama 3.1 405B", _L31_405B_NEMO2,
+       dict(tp=4, pp=8, cp=2, dp=n // 64, virtual_stages=8, micro_batch=1, global_batch=n // 2),
+       n, b, f, "llama3.1/README.md (GB200: TP 4, PP 8, CP 2, VP 8, MBS 1, GA 32)")
+      for n, b, f in ((128, 9.347, 6.131), (256, 9.484, 6.183), (512, 9.508, 6.244))),
+    *(("G-340B-" + str(n), "GB200", "Nemotron-4 340B", _NEMOTRON4_340B,
+       dict(tp=8, pp=4, dp=n // 32, virtual_stages=12, micro_batch=1, global_batch=n // 4),
+       n, b, f, "nemotron/README.md (GB200 weak scaling: TP 8, PP 4, VP 12, MBS 1, GA 8)")
+      for n, b, f in ((128, 2.189, 1.483), (256, 2.19, 1.517), (512, 2.229, 1.549))),
+    *(("G-340B-" + str(n) + "s", "GB200", "Nemotron-4 340B, GBS 512", _NEMOTRON4_340B,
+       dict(tp=8, pp=4, dp=n // 32, virtual_stages=12, micro_batch=1, global_batch=512),
+       n, b, f, "nemotron/README.md (GB200 strong scaling: TP 8, PP 4, VP 12, MBS 1, GBS 512)")
+      for n, b, f in ((128, 32.66, 21.83), (256, 16.58, 11.21), (512, 8.468, 5.668))),
+    ("H25-405B-512", "H100", "Llama 3.1 405B", _L31_405B_NEMO2,
+     dict(tp=8, pp=8, cp=2, dp=4, virtual_stages=8, micro_batch=1, global_batch=256), 512,
+     19.81, 13.02, "llama3.1/README.md (H100: TP 8, PP 8, CP 2, VP 8, MBS 1, GBS 256)"),
+    ("H25-340B-256", "H100", "Nemotron-4 340B", _NEMOTRON4_340B,
+     dict(tp=8, pp=8, dp=4, virtual_stages=12, micro_batch=1, global_batch=64), 256,
+     4.606, 3.107, "nemotron/README.md (H100: TP 8, PP 8, VP 12, MBS 1, GBS 64)"),
+    ("H25-15B-16", "H100", "Nemotron-4 15B", _NEMOTRON4_15B,
+     dict(tp=2, pp=1, dp=8, micro_batch=2, global_batch=64), 16,
+     2.746, 1.988, "nemotron/README.md (H100: TP 2, MBS 2, GBS 64)"),
+)
+GSW2504_CASES: tuple[PerfCase, ...] = tuple(
+    _gsw(row, system, title, model, layout, gpus, step_fp8 if precision == "fp8" else step_bf16,
+         precision, source)
+    for precision in ("bf16", "fp8")
+    for row, system, title, model, layout, gpus, step_bf16, step_fp8, source in _GSW_RUNS
+)
+# The smallest scale of each GB200 recipe, BF16: calibrates the GB200 factor.
+GB200_CALIBRATION_ROWS = ("G-405B-128", "G-340B-128")
+
+# DGX B200: no BF16 run with a published layout was found. NVIDIA publishes FP8 (current
+# scaling) runs of the Megatron-Bridge 25.11 recipes (P: NVIDIA-NeMo/Megatron-Bridge
+# docs/performance-summary.md, 25.11 NeMo container, "System: DGX-B200" table, tokens/s/GPU
+# with the full layout; step = GBS x seq / (tokens/s/GPU x GPUs), D). Both calibrate the B200
+# factor through the FP8 path, with the FP8 factor fitted on H100 and checked on the GB200 FP8
+# rows above. The same table's GB200 rows are shown report-only (a later release than the
+# GB200 calibration rows).
+_BRIDGE_BW = ("NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md, 25.11 NeMo container, "
+              "DGX-{sys} table")
+_BRIDGE_GB200_REASON = (
+    "Megatron-Bridge 25.11 (FP8 current scaling), a later release than the NeMo 25.04 rows "
+    "that calibrate GB200, published as tokens/s/GPU (step D): NVIDIA's GB200 software got "
+    "faster between them (the 25.04 calibration predicts 13% longer steps for the 8B and 30% "
+    "for the 405B on 256, a layout our memory model puts at 212 GB per GPU, over the 186 "
+    "GB, so the recipe uses memory savings or recompute the table does not list). Not fitted: the GB200 factor "
+    "stays on the BF16 runs with a complete configuration")
+
+
+def _bridge_bw(row: str, system: str, title: str, model: dict, layout: dict, gpus: int,
+               tokens: float, source: str, policy: str = "gated", reason: str = "") -> PerfCase:
+    step = layout["global_batch"] * model["seq_len"] / (tokens * gpus)
+    if system == "GB200":
+        hardware, note = _gb200_nvl72(gpus), _GB200_NOTE.format(n=gpus, r=-(-gpus // 72))
+        util = _mfu_text("GB200", "fp8", "5,000")
+    else:
+        hardware = _dgx_b200(gpus)
+        note = (f"{gpus:,} B200, DGX B200" + (" (NVLink only)" if gpus <= 8 else
+                " (SuperPOD RA: NDR 400G per GPU, QM9700; S/E)"))
+        util = _mfu_text("B200", "fp8", "4,500")
+    return PerfCase(
+        row, f"Megatron-Bridge 25.11 on {system} (FP8-CS)", f"{title} on {gpus:,} {system}",
+        model, dict(layout, zero_stage=1, recompute="none"), hardware, note, BRIDGE_2511,
+        f"{_BRIDGE_BW.format(sys=system)} ({source})", "P (tokens/s/GPU and layout; step D)",
+        precision="fp8", published_step_s=step, util_definition=util, policy=policy,
+        reason=reason)
+
+
+BLACKWELL_BRIDGE_CASES: tuple[PerfCase, ...] = (
+    _bridge_bw("BB-8B-8-fp8", "B200", "Llama 3 8B", _L31_8B,
+               dict(tp=1, pp=1, dp=8, micro_batch=2, global_batch=128), 8, 30624,
+               "30,624 tokens/s/GPU; TP 1, PP 1, CP 1, MBS 2, GBS 128, GA 8"),
+    _bridge_bw("BB-405B-128-fp8", "B200", "Llama 3.1 405B", _L31_405B_NEMO2,
+               dict(tp=4, pp=8, cp=2, dp=2, virtual_stages=8, micro_batch=1, global_batch=64),
+               128, 661, "661 tokens/s/GPU; TP 4, PP 8, CP 2, VP 8, MBS 1, GBS 64, GA 32"),
+    _bridge_bw("BG-8B-8-fp8", "GB200", "Llama 3 8B", _L31_8B,
+               dict(tp=1, pp=1, dp=8, micro_batch=2, global_batch=128), 8, 31508,
+               "31,508 tokens/s/GPU; TP 1, PP 1, CP 1, MBS 2, GBS 128, GA 8",
+               "report-only", _BRIDGE_GB200_REASON),
+    _bridge_bw("BG-405B-256-fp8", "GB200", "Llama 3.1 405B", _L31_405B_NEMO2,
+               dict(tp=4, pp=16, dp=4, virtual_stages=4, micro_batch=1, global_batch=1536),
+               256, 813, "813 tokens/s/GPU; TP 4, PP 16, CP 1, VP 4, MBS 1, GBS 1536, GA 384",
+               "report-only", _BRIDGE_GB200_REASON),
+)
+B200_CALIBRATION_ROWS = ("BB-8B-8-fp8", "BB-405B-128-fp8")
+
 # Every performance row, in report order.
-ALL_PERF_CASES: tuple[PerfCase, ...] = PERF_CASES + NEMO_CASES + BRIDGE_CASES + EXTRA_CASES
+ALL_PERF_CASES: tuple[PerfCase, ...] = (PERF_CASES + NEMO_CASES + BRIDGE_CASES + GSW2504_CASES
+                                        + BLACKWELL_BRIDGE_CASES + EXTRA_CASES)
 
 # Rows of §9 whose hardware is not in the catalog.
 NOT_MODELLED = (

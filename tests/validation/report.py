@@ -109,7 +109,7 @@ def render(rows: list[suite.RowResult]) -> str:
         f"* Failing gated rows: {len(failing)}"
         + (" (" + ", ".join(f.id for f in failing) + ")" if failing else "") + ".",
         f"* Mean absolute utilisation error over the gated dense rows compared by MFU/HFU "
-        f"(SC'21 1-4, MosaicML 14-16, NeMo N-*): **{summary['gated_mean_pt']:.2f} points** "
+        f"(SC'21 1-4, MosaicML 14-16, NeMo N-* / H25-* / G-*, Megatron-Bridge BB-*): **{summary['gated_mean_pt']:.2f} points** "
         f"({summary['gated_rows']} rows; target < 2). Including the MT-NLG known misses: "
         f"{summary['all_mean_pt']:.2f} points ({summary['all_rows']} rows).",
         "* Targets: step time within ±10% for the DP = 1 Korthikanti rows (5-8, both recompute "
@@ -135,11 +135,25 @@ def render(rows: list[suite.RowResult]) -> str:
         f"* H100 factor of the MosaicML Composer 2023 stack **{C.COMPOSER_2023_H100_FACTOR}** "
         "(a stack assumption of rows 14-16, not a default): least squares in MFU points over "
         "rows 14 and 16 (P).",
+        "* GB200 (NVL72) factor of the default stack "
+        f"**{a.gemm_efficiency_scale_by_accelerator['GB200']}**: "
+        "least squares in log step time over the smallest-scale NeMo 25.04 BF16 runs on GB200 ("
+        + ", ".join(C.GB200_CALIBRATION_ROWS) + "; NVIDIA DGX Cloud Benchmarking GSW 25.04, P), "
+        "on the measured GB200 GEMM curve. Larger scales (256-512 GPUs), strong scaling and "
+        "the GB200 FP8 rows (with the H100-fitted FP8 factor) are predictions; the same "
+        "release's H100 runs (H25-*) are predictions with the H100 factor and land within "
+        "-6..+4%, so the GB200 factor measures the accelerator, not a newer stack.",
+        f"* B200 factor **{a.gemm_efficiency_scale_by_accelerator['B200']}**: no BF16 B200 run "
+        "with a layout is published; least squares in log step time over the Megatron-Bridge "
+        "25.11 FP8 (current scaling) runs on DGX B200 (" + ", ".join(C.B200_CALIBRATION_ROWS)
+        + ", P) through the FP8 factor above.",
         f"* Default for other accelerators **{a.gemm_efficiency_scale}** (the A100 factor on "
-        "Calculon's prior).",
+        "Calculon's prior). MI300X, MI325X, Ascend 910C and Gaudi 3 use it (no public training "
+        "run with a full layout was found); their evaluations carry UNCALIBRATED_ACCELERATOR.",
         "* Not fitted (measured or published, cited next to each constant in "
         "`core/analysis/performance.py` / `collectives.py`): GEMM efficiency by size (Azure "
-        "cuBLASLt sweeps), FlashAttention-2 efficiency by GPU (same source; Hopper default "
+        "cuBLASLt sweeps, A100 / H100 / H200 / GB200; B200 takes the GB200 shape), "
+        "FlashAttention-2 efficiency by GPU (same source; Hopper default "
         "1.5x that, the low end of FlashAttention-3's published 1.5-2.0x), TP communication "
         "hidden by Transformer Engine comm-GEMM overlap (`tp_overlap` 1.0, what NVIDIA's "
         "recipes enable; the four calibration rows, TP 1 / 4 / 4 / 8, agree on one factor "
@@ -149,7 +163,8 @@ def render(rows: list[suite.RowResult]) -> str:
     ]
 
     perf = by_section.get("performance", [])
-    out += ["## Training runs (performance.md §9; NVIDIA NeMo 2024 and Llama 3 outside it)", ""]
+    out += ["## Training runs (performance.md §9; NVIDIA NeMo / Megatron-Bridge 2024-25 on H100, "
+            "GB200 and B200, and Llama 3, outside it)", ""]
     table = []
     for r in perf:
         case = r.extra.get("case")
@@ -242,6 +257,31 @@ def render(rows: list[suite.RowResult]) -> str:
         "scaling predicts within -4..+5% with the 24.09 calibration; our memory model puts "
         "NVIDIA's 70B layout (TP 4, PP 8, VP 5, no recompute) at 80.3 GB, just over the 80 GB "
         "NVIDIA ran it in (FP8 parameter storage, if the recipe uses it, is not modelled).",
+        "* **GB200 (G-*)**: one factor leaves the two recipes ±4% apart in step time (Llama 3.1 "
+        "405B runs faster and Nemotron-4 340B slower than predicted, in BF16 and more so in "
+        "FP8: 405B FP8 predicted +8..+9% step, -2.5..-2.9 points, at the edge of the "
+        "tolerance). The same pair on "
+        "H100 of the same release is 3.5% apart in the same direction; the model does not "
+        "attribute it (TP 4 + CP 2 vs TP 8, 8k vs 4k sequence, 128k vs 256k vocabulary). "
+        "Placement on NVL72 racks is consecutive (E): which trays Slurm allocated is not "
+        "published. The GB200 scale-up bandwidth is the catalog's NVLink5 line rate x 0.82; "
+        "Azure measures 680 GB/s ring all-reduce bus bandwidth at 8 GB on one ND GB200 v6 VM "
+        "(4 GPUs), 8% below it; TP traffic is hidden by comm-GEMM overlap in every Blackwell row, so it does "
+        "not move them. No published run uses TP beyond 8 inside the 72-GPU domain, so that "
+        "regime is unvalidated.",
+        "* **Blackwell software vintage**: the GB200 factor rests on NeMo 25.04 (April 2025) "
+        "BF16 runs, the B200 factor on Megatron-Bridge 25.11 FP8 runs, the only B200 data with "
+        "layouts. For NVIDIA's 25.11 GB200 rows (BG-*, report-only) the 25.04 calibration "
+        "predicts 13-30% longer steps than published, so GB200 predictions are conservative for late-2025 "
+        "software; B200 comes out faster per GPU than GB200 (B200 0.570 x 2,250 vs GB200 "
+        "0.466 x 2,500 TF/s), in the direction of the one same-release, same-layout comparison "
+        "published (Megatron-Bridge 25.09, Llama 3.1 405B on 128 GPUs, FP8-MX: B200 622, "
+        "GB200 578 tokens/s/GPU).",
+        "* **B200 BF16**: not published with a layout; the B200 factor is fitted through the "
+        "FP8 path (the two B200 rows agree within ±0.3% on one factor; the FP8 factor, fitted "
+        "on H100, predicts the GB200 FP8 rows within -7..+9%).",
+        "* **MI300X / MI325X**: no public training run with a full layout and a step time was "
+        "found; uncalibrated (default factor, UNCALIBRATED_ACCELERATOR).",
     ]
     return "\n".join(out) + "\n"
 
