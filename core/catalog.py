@@ -7,7 +7,6 @@ names. A bad entry raises ``CatalogError`` naming the file, the id and the field
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from core.errors import CatalogError
+from core.jsonfile import read_json
 
 BUILTIN_CATALOG_DIR = Path(__file__).resolve().parent.parent / "resources" / "catalog"
 USER_CATALOG_ENV = "CLUSTER_DESIGNER_USER_CATALOG"
@@ -380,18 +380,7 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
 def load_catalog_file(path: Path) -> list[ComponentSpec]:
     """Parse one catalog file: ``{"components": [...]}`` or a bare list of entries."""
     origin = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CatalogError(f"{origin}: cannot read catalog file ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise CatalogError(
-            f"{origin}: cannot read catalog file (not UTF-8 text at byte {exc.start})"
-        ) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CatalogError(f"{origin}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    data = read_json(path, CatalogError, "catalog")
     entries = data.get("components") if isinstance(data, dict) else data
     if not isinstance(entries, list):
         raise CatalogError(f"{origin}: expected a list of entries under 'components'")

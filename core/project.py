@@ -17,6 +17,7 @@ from typing import Any
 from core.assumptions import Assumptions, assumptions_from_dict, assumptions_to_dict
 from core.catalog import Catalog
 from core.errors import DesignError, ProjectFileError, WorkloadError
+from core.jsonfile import read_json
 from core.model import LINK_KINDS, MEDIA, Block, Design, Link, Node, check_id
 from core.workload import workload_from_dict, workload_to_dict
 
@@ -232,20 +233,7 @@ def design_to_dict(design: Design) -> dict[str, Any]:
 
 def load_project(path: str | Path, catalog: Catalog | None = None) -> Design:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProjectFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ProjectFileError(f"{path}: is a folder, not a project file") from None
-    except UnicodeDecodeError:
-        raise ProjectFileError(f"{path}: not a text (UTF-8) file") from None
-    except OSError as exc:
-        raise ProjectFileError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ProjectFileError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    raw = read_json(path, ProjectFileError, "project")
     try:
         return design_from_dict(raw, catalog)
     except ProjectFileError as exc:

@@ -6,12 +6,12 @@ defaults below; unknown keys are an error naming the JSON path.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from core.errors import WorkloadError
+from core.jsonfile import read_json
 
 ACTIVATIONS = ("gelu", "swiglu", "relu", "geglu")
 GATED_ACTIVATIONS = ("swiglu", "geglu")
@@ -249,14 +249,7 @@ def workload_to_dict(workload: Workload) -> dict[str, Any]:
 
 
 def load_workload(path: Path) -> Workload:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise WorkloadError(f"{path}: cannot read workload file ({exc.strerror})") from None
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise WorkloadError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    raw = read_json(path, WorkloadError, "workload")
     return workload_from_dict(raw, path=f"{Path(path).name}")
 
 
