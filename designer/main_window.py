@@ -23,6 +23,7 @@ from designer.canvas.scene import DesignScene
 from designer.canvas.view import DesignView
 from designer.document import DesignDocument, empty_design
 from designer.evaluator import Evaluator, Result
+from designer.qaction import make_action
 from designer.export import DIAGRAM_FORMATS, export_summary, render_scene
 from designer.format import num
 from designer.inspector import InspectorWidget
@@ -147,12 +148,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.warnings_dock], [110], Qt.Orientation.Vertical)
 
     def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.setStatusTip(tip)
-        action.triggered.connect(slot)
-        return action
+        return make_action(self, text, slot, shortcut, tip)
 
     def _build_actions(self) -> None:
         Std = QKeySequence.StandardKey

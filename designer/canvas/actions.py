@@ -16,6 +16,7 @@ from designer import edits, mime
 from designer.canvas.items import BlockItem, LinkItem
 from designer.canvas.view import DesignView
 from designer.document import DesignDocument
+from designer.qaction import make_action
 
 
 _clipboard_hook = False
@@ -55,12 +56,7 @@ class CanvasActions(QObject):
         scene.block_changed.connect(lambda _path: self.update_enabled())
 
         def make(text, slot, shortcut=None, tip="") -> QAction:
-            action = QAction(text, self)
-            if shortcut is not None:
-                action.setShortcut(QKeySequence(shortcut))
-            action.setStatusTip(tip)
-            action.triggered.connect(slot)
-            return action
+            return make_action(self, text, slot, shortcut, tip)
 
         Std = QKeySequence.StandardKey
         self.delete = make("&Delete", self.delete_selection, Std.Delete, "Delete the selection")
