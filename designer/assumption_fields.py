@@ -13,9 +13,8 @@ Everything is derived from core's dataclasses so new fields show up without GUI 
 
 Values are parsed from text here, then checked by core's own validation
 (``core.settings.check_setting``: type, sign and the field's bounds), the same a project file
-gets. A field without metadata in core (PerformanceAssumptions, for now) gets its unit from the
-name suffix, choices from a ``# "a" | "b"`` comment and a range guessed from the name
-(``*_fraction`` within 0-1...), checked by core's ``check_bounds`` so messages read the same.
+gets. Units and ranges come from the fields' metadata in core; a field without a unit there
+gets one from its name suffix, and choices may also come from a ``# "a" | "b"`` comment.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from typing import Any
 
 from core.assumptions import Assumptions
 from core.errors import DesignError
-from core.settings import check_bounds, check_setting, describe_range, has_bounds, setting_bounds
+from core.settings import check_setting, describe_range, setting_bounds
 
 SECTION_TITLES = {"network": "Network", "power": "Power", "reliability": "Reliability",
                   "performance": "Performance"}
@@ -65,7 +64,7 @@ UNIT_SUFFIXES: tuple[tuple[str, str], ...] = (
     ("_ms", "ms"),
     ("_s", "s"),
 )
-# Fields without metadata in core: dimensionless names read as fractions (0-1).
+# Dimensionless names read as fractions (0-1) when core's metadata names no unit.
 FRACTION_SUFFIXES = ("_fraction", "_overlap", "_efficiency", "_efficiency_scale", "_target")
 WORDS = {
     "nic": "NIC", "gpu": "GPU", "gpus": "GPUs", "pue": "PUE", "hbm": "HBM", "gemm": "GEMM",
@@ -116,10 +115,8 @@ class FieldInfo:
     choices: tuple[str, ...] = ()
     fraction: bool = False
     item_kind: str = "float"  # dict values: "float" or "tuple"
-    # min / max / min_exclusive / max_exclusive (core.settings keys); from core's metadata,
-    # or guessed from the name when ``core_bounds`` is False.
+    # min / max / min_exclusive / max_exclusive (core.settings keys), from core's metadata.
     bounds: typing.Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False)
-    core_bounds: bool = True
 
     @property
     def key(self) -> str:
@@ -223,20 +220,6 @@ def _comments(cls: type) -> tuple[dict[str, str], dict[str, str], dict[str, tupl
     return meaning, heading, choices
 
 
-def _guessed_bounds(name: str, kind: str, unit: str, fraction: bool) -> dict[str, Any]:
-    """Range of a field core gives no bounds for, from its name (all at least 0)."""
-    if kind not in ("float", "int", "tuple", "dict"):
-        return {}
-    bounds: dict[str, Any] = {"min": 0 if kind == "int" else 0.0}
-    if fraction:
-        bounds["max"] = 1.0
-        if name.endswith(("_efficiency", "_efficiency_scale")):
-            bounds["min_exclusive"] = True
-    if kind == "int" and unit in ("per rack", "GPUs"):
-        bounds["min"] = 1
-    return bounds
-
-
 @lru_cache(maxsize=None)
 def section_fields(section: str) -> tuple[FieldInfo, ...]:
     cls = type(getattr(Assumptions(), section))
@@ -272,16 +255,14 @@ def section_fields(section: str) -> tuple[FieldInfo, ...]:
         label, unit = humanise(f.name)
         label = LABELS.get(f.name, label)
         core = setting_bounds(cls, f.name)
-        from_core = has_bounds(cls, f.name)
-        unit = core.get("unit", unit if not from_core else "")
-        fraction = unit == "fraction" and kind in (("float", "tuple", "dict") if from_core else ("float", "tuple"))
+        unit = core.get("unit") or unit
+        fraction = unit == "fraction" and kind in ("float", "tuple", "dict")
         choices = tuple(core.get("choices", ())) or comment_choices.get(f.name, ())
         shown_unit = "" if unit == "fraction" else unit
-        bounds = ({k: v for k, v in core.items() if k not in ("unit", "choices")} if from_core
-                  else _guessed_bounds(f.name, kind, shown_unit, fraction))
+        bounds = {k: v for k, v in core.items() if k not in ("unit", "choices")}
         out.append(FieldInfo(section, f.name, label, shown_unit, kind,
                              _is_optional(annotation), meaning.get(f.name, ""), heading.get(f.name, ""),
-                             choices, fraction, item_kind, bounds, from_core))
+                             choices, fraction, item_kind, bounds))
     return tuple(out)
 
 
@@ -413,8 +394,6 @@ def with_value(assumptions: Assumptions, info: FieldInfo, value: Any) -> Assumpt
     (core.settings.check_setting); DesignError "<label>: <problem>" when it is invalid."""
     section = getattr(assumptions, info.section)
     value = check_setting(type(section), info.name, value, where=info.label)
-    if not info.core_bounds:
-        check_bounds(value, info.bounds, info.label)  # the range guessed from the name
     try:
         changed = dataclasses.replace(section, **{info.name: value})
     except (TypeError, ValueError) as exc:

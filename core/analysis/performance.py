@@ -106,6 +106,14 @@ BREAKDOWN_PARTS = (
 )
 
 
+# Ranges the project loader and the GUI enforce (core/settings.py).
+_EFFICIENCY = {"min": 0.0, "min_exclusive": True, "max": 1.0}
+_SHARE = {"min": 0.0, "max": 1.0}
+_COST = {"min": 0.0, "max": 1.0, "max_exclusive": True}
+_POSITIVE_GFLOP = {"min": 0.0, "min_exclusive": True, "unit": "GFLOP"}
+_ELEMENT_BYTES = {"min": 1.0, "max": 4.0, "unit": "bytes"}
+
+
 @dataclass(frozen=True)
 class PerformanceAssumptions:
     """Editable assumptions of the performance model; each default names its source.
@@ -130,8 +138,8 @@ class PerformanceAssumptions:
     # GEMM efficiency prior by GEMM size (GFLOP -> fraction of peak): Calculon's H100/A100
     # system files, >=128 GFLOP 0.95, >=16 0.90, >=1 0.60, else 0.10 (P, performance.md §2).
     # We interpolate linearly in log(size) between the points instead of stepping.
-    gemm_efficiency_gflop: tuple[float, ...] = (0.01, 1.0, 16.0, 128.0)
-    gemm_efficiency: tuple[float, ...] = (0.10, 0.60, 0.90, 0.95)
+    gemm_efficiency_gflop: tuple[float, ...] = field(default=(0.01, 1.0, 16.0, 128.0), metadata=_POSITIVE_GFLOP)
+    gemm_efficiency: tuple[float, ...] = field(default=(0.10, 0.60, 0.90, 0.95), metadata=_EFFICIENCY)
     # Measured cuBLASLt square-GEMM sweeps (m = n = k = 1024 ... 16384/32768), as a fraction of
     # the sweep's best, for accelerators where one is public (P: Azure/AI-benchmarking-guide,
     # Azure_Results/ND_A100_v4_results.md FP16: 119.4 / 221.8 / 228.0 / 253.7 / 256.5 TF/s;
@@ -148,7 +156,7 @@ class PerformanceAssumptions:
     # these keep rising from ~0.1 to ~1-10 TFLOP per GEMM (A100 +11%, H100 +13%), which is why
     # small models reach a lower fraction of peak than large ones on the same GPU. The
     # calibration factor below multiplies the curve (whose top is 1.0).
-    gemm_curve_gflop_by_accelerator: dict[str, list[float]] = field(
+    gemm_curve_gflop_by_accelerator: dict[str, list[float]] = field(metadata=_POSITIVE_GFLOP, 
         default_factory=lambda: {
             "A100-SXM4-80GB": [2.147, 17.18, 137.4, 1099.5, 8796.1],
             "H100-SXM5-80GB": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
@@ -157,7 +165,7 @@ class PerformanceAssumptions:
             "B200": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
         }
     )
-    gemm_curve_efficiency_by_accelerator: dict[str, list[float]] = field(
+    gemm_curve_efficiency_by_accelerator: dict[str, list[float]] = field(metadata=_EFFICIENCY, 
         default_factory=lambda: {
             "A100-SXM4-80GB": [0.4655, 0.8647, 0.8889, 0.9891, 1.0],
             "H100-SXM5-80GB": [0.1983, 0.7317, 0.8804, 0.9334, 0.9965, 1.0],
@@ -170,7 +178,7 @@ class PerformanceAssumptions:
     # (launch gaps, synchronisation, SM contention, clocks under load, kernels not modelled).
     # Per accelerator below; this default serves accelerators without an entry and is the A100
     # factor re-expressed on Calculon's prior (0.7588 / 0.95), i.e. "behaves like an A100".
-    gemm_efficiency_scale: float = 0.799
+    gemm_efficiency_scale: float = field(default=0.799, metadata=_EFFICIENCY)
     # Per-accelerator calibration (catalog id -> scale), each fitted (D) by
     # ``python -m tests.validation.calibrate`` on named published runs:
     # * A100: least squares in log step time over the A100 rows with primary measurements:
@@ -216,7 +224,7 @@ class PerformanceAssumptions:
     # Every other row of docs/validation.md is a prediction with these numbers. MI300X,
     # MI325X, Ascend 910C and Gaudi 3 have no public training run with a full layout that we
     # could fit: they use the default below and carry UNCALIBRATED_ACCELERATOR.
-    gemm_efficiency_scale_by_accelerator: dict[str, float] = field(
+    gemm_efficiency_scale_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY, 
         default_factory=lambda: {"A100-SXM4-80GB": 0.759, "H100-SXM5-80GB": 0.644,
                                  "H200-SXM": 0.644, "GB200": 0.466, "B200": 0.570}
     )
@@ -227,7 +235,7 @@ class PerformanceAssumptions:
     # Fused attention kernel efficiency relative to a GEMM of the same size: FlashAttention-2
     # reaches ~50-73% of A100 peak forward+backward vs ~80-90% for large cuBLAS GEMMs (Dao,
     # 2023, Fig. 5-6; S) -> ~0.75.
-    flash_attention_efficiency: float = 0.75
+    flash_attention_efficiency: float = field(default=0.75, metadata=_EFFICIENCY)
     # Per accelerator, relative to the GEMM curve's top. A100: FlashAttention-2, measured (P:
     # Azure/AI-benchmarking-guide FA2 fwd+bwd, batch 2, seq 8192: 179.5 TF/s at head dim 64 =
     # 0.575 of peak vs its best cuBLAS GEMM 0.822 -> 0.70). Hopper: FA2 measures 327.9 TF/s
@@ -240,29 +248,29 @@ class PerformanceAssumptions:
     # FA2 is not Blackwell-native (373.9 TF/s on GB200 at head dim 128, Azure ND GB200 v6, P)
     # and no measurement of the cuDNN / TE fused attention that current stacks run on it was
     # found; the GB200 / B200 factors are fitted with this value.
-    flash_attention_efficiency_by_accelerator: dict[str, float] = field(
+    flash_attention_efficiency_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY, 
         default_factory=lambda: {"A100-SXM4-80GB": 0.70, "H100-SXM5-80GB": 0.705,
                                  "H200-SXM": 0.72}
     )
     # Achieved fraction of HBM bandwidth for streaming kernels: Calculon mem1 efficiency for
     # >=100 MB transfers (P).
-    hbm_efficiency: float = 0.90
+    hbm_efficiency: float = field(default=0.90, metadata=_EFFICIENCY)
     # FP8 GEMMs: fraction of the 2x FP8 peak realised relative to BF16 GEMM efficiency (the
     # attention core stays BF16). Fitted (D, ``python -m tests.validation.calibrate``) on the
     # FP8 versions of the same NeMo 24.09 runs (P: dgxc-benchmarking READMEs: Llama 3.1 8B on
     # 8 H100 9.67 s, 70B on 64 11.01 s, 405B on 576 11.24 s, GPT-3 175B on 128 5.626 s; rows
     # N-*-fp8): 0.76 (residuals -0.7 / -5.9 / +6.5 / -0.1% step; TE FP8 with delayed scaling,
     # FP8 weights). Before that data it was an estimate of 0.75 from TE's ~1.3-1.5x.
-    fp8_gemm_efficiency_scale: float = 0.76
+    fp8_gemm_efficiency_scale: float = field(default=0.76, metadata=_EFFICIENCY)
     # Optimizer step, bytes moved per parameter on this GPU's optimizer shard: Adam reads fp32
     # grad, master, m, v (16 B), writes master, m, v and the bf16 copy (14 B), plus grad-norm
     # and zeroing (~6 B) (D).
-    optimizer_bytes_per_param: float = 36.0
+    optimizer_bytes_per_param: float = field(default=36.0, metadata={"min": 0.0, "unit": "bytes"})
 
     # --- communication -----------------------------------------------------------------
     # Multiplier on each level's NCCL-effective bandwidth (FabricView.effective_gbyte_s is
     # already NCCL-effective, so 1.0).
-    collective_efficiency: float = 1.0
+    collective_efficiency: float = field(default=1.0, metadata=_EFFICIENCY)
     # Message-size efficiency of every collective by buffer size and nodes spanned: SimAI's
     # measured ratio tables (P: aliyun/SimAI inputs/ratio/*.csv; topologies.md §8), see
     # core/analysis/collectives.py. A 50 MB TP all-reduce on NVLink runs at ~74% of the
@@ -283,9 +291,9 @@ class PerformanceAssumptions:
     # full in steady state (fill/drain hops stay exposed; Megatron-Core overlap_p2p_comm);
     # EP about none. Megatron-LM 2021/22 and DeepSpeed's pipeline engine used blocking p2p
     # (batch_isend_irecv + wait, p2p.py send/recv): pp_overlap 0 for those stacks.
-    tp_overlap: float = 1.0
-    pp_overlap: float = 1.0
-    ep_overlap: float = 0.0
+    tp_overlap: float = field(default=1.0, metadata=_SHARE)
+    pp_overlap: float = field(default=1.0, metadata=_SHARE)
+    ep_overlap: float = field(default=0.0, metadata=_SHARE)
     # Pipeline p2p "scatter/gather" (Narayanan et al. SC'21 §4.1, P): each TP rank sends 1/t of
     # the boundary activation over its own NIC and the receiver all-gathers it over NVLink
     # (native with sequence parallelism). False: every TP rank sends the full tensor
@@ -297,7 +305,7 @@ class PerformanceAssumptions:
     pp_p2p_batched: bool = True
     # CP K/V ring exchange hides behind this fraction of the attention-core compute (R: "mostly
     # hidden").
-    cp_overlap: float = 1.0
+    cp_overlap: float = field(default=1.0, metadata=_SHARE)
     # DP gradient reduction overlaps with the backward of the last micro-batch (and the ZeRO
     # parameter all-gather with the first forward), except for one bucket (performance.md §5);
     # with an interleaved pipeline, per model chunk: a chunk's reduce-scatter starts after its
@@ -308,27 +316,27 @@ class PerformanceAssumptions:
     # Each bucket is one collective (its size sets its efficiency, and each pays the latency);
     # 0 means one collective over all gradients (Megatron-LM 2021 local DDP's contiguous
     # buffer). DeepSpeed's default reduce_bucket_size is 5e8 elements (1,000 MB in bf16).
-    dp_bucket_mb: float = 80.0
+    dp_bucket_mb: float = field(default=80.0, metadata={"min": 0.0, "unit": "MB"})
     # Bytes per gradient element in the DP reduction and in the gradient buffer that feeds it
     # (memory.py): bf16 (performance.md §3 worked example; NeMo grad_sync_dtype bf16); 4 for
     # fp32 accumulation and reduction (Llama 3 §3.3.2; Megatron-LM's bf16 default).
-    grad_reduce_bytes: float = 2.0
+    grad_reduce_bytes: float = field(default=2.0, metadata=_ELEMENT_BYTES)
     # Bytes per parameter element FSDP / ZeRO-3 all-gathers: 2 (bf16 params, "PURE"); 4 when
     # the unsharded parameters stay fp32 and autocast casts them (Composer FSDP
     # mixed_precision "DEFAULT" of 2023: param_dtype fp32, reduce_dtype bf16; code read, S).
-    fsdp_param_gather_bytes: float = 2.0
+    fsdp_param_gather_bytes: float = field(default=2.0, metadata=_ELEMENT_BYTES)
     # Compute slowed by hidden communication, as a fraction of the hidden time: Calculon
     # ``processor_usage`` 0.15 for NVLink and 0.02 for InfiniBand (P, performance.md §5).
-    scale_up_comm_compute_cost: float = 0.15
-    scale_out_comm_compute_cost: float = 0.02
+    scale_up_comm_compute_cost: float = field(default=0.15, metadata=_COST)
+    scale_out_comm_compute_cost: float = field(default=0.02, metadata=_COST)
 
     # --- MoE ---------------------------------------------------------------------------
     # Routing skew: the busiest expert rank sets the pace (E; 1.0-1.3, performance.md §7).
-    ep_imbalance: float = 1.1
+    ep_imbalance: float = field(default=1.1, metadata={"min": 1.0})
 
     # --- memory ------------------------------------------------------------------------
     # Logits kept in fp32 for the loss (performance.md §6).
-    logits_bytes_per_element: float = 4.0
+    logits_bytes_per_element: float = field(default=4.0, metadata=_ELEMENT_BYTES)
     # Dropout in the transformer layers (1-byte masks stored for the backward). Current
     # pre-training recipes use none (Llama 3, NeMo llama3_1_*.yaml hidden_dropout 0.0 and
     # attention_dropout 0.0, P); GPT-3-era Megatron recipes used 0.1 (SC'21, MLSys'23, NeMo
@@ -342,24 +350,24 @@ class PerformanceAssumptions:
     balance_pipeline_ends: bool = True
     # Communication buffers and library workspace, and framework overhead (CUDA context,
     # allocator fragmentation): each ~1-3 GB (E, performance.md §6).
-    workspace_gb: float = 1.5
-    framework_overhead_gb: float = 2.0
+    workspace_gb: float = field(default=1.5, metadata={"min": 0.0, "unit": "GB"})
+    framework_overhead_gb: float = field(default=2.0, metadata={"min": 0.0, "unit": "GB"})
 
     # --- step-level --------------------------------------------------------------------
     # Stragglers at scale: "add a few %" (performance.md §5, reliability-power.md §1 ByteDance
     # OSDI'25: 10.4% of GPU-hours lost over all jobs). Full value at ``straggler_full_gpus``,
     # growing with log2(job servers) from one scale-up domain (E).
-    straggler_fraction: float = 0.03
-    straggler_full_gpus: int = 8192
+    straggler_fraction: float = field(default=0.03, metadata=_COST)
+    straggler_full_gpus: int = field(default=8192, metadata={"min": 1, "unit": "GPUs"})
     # Fixed per-step overhead (data loading, logging, host synchronisation) (E).
-    step_overhead_s: float = 0.0
+    step_overhead_s: float = field(default=0.0, metadata={"min": 0.0, "unit": "s"})
     # Global batch (tokens) used when the workload asks for "auto" parallelism (E: Llama 3 used
     # 4M-16M tokens, GPT-3 3.2M).
-    auto_global_batch_tokens: float = 4194304.0
+    auto_global_batch_tokens: float = field(default=4194304.0, metadata={"min": 0.0, "min_exclusive": True, "unit": "tokens"})
     # ... or this many tokens per GPU of the design when that is more (E: Llama 3 405B used
     # 16M tokens on 16,384 H100, ~1,000 per GPU, Dubey et al. Table 4; a 4M-token batch on
     # 16k GPUs leaves one sequence per replica and a pipeline that is mostly bubble).
-    auto_tokens_per_gpu: float = 1024.0
+    auto_tokens_per_gpu: float = field(default=1024.0, metadata={"min": 0.0, "min_exclusive": True, "unit": "tokens"})
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ def test_pue_edit_updates_facility_power_and_undo_restores_it(window, qtbot, sma
     ("power.pue", "30", "above the maximum 3.0"),
     ("network.nic_latency_us", "-1", "below the minimum 0.0"),
     ("reliability.spare_target", "1", "must be below 1.0"),
-    ("performance.straggler_fraction", "1.5", "above the maximum 1.0"),  # no metadata: guessed by name
+    ("performance.tp_overlap", "1.5", "above the maximum 1.0"),
     ("power.switches_per_rack", "2.5", "whole number"),
     ("performance.gemm_efficiency", "0.5, 0.9", "needs 4 values"),
 ])
