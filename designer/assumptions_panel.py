@@ -292,17 +292,9 @@ class AssumptionsPanel(QWidget):
     def set_text(self, key: str, text: str) -> bool:
         """Type ``text`` into the field ``key`` ("power.pue") and confirm it, as a user would."""
         editor = self.editors[key]
-        info = self.infos[key]
         if isinstance(editor, QLineEdit):
             editor.setText(text)
-            return self.commit_text(info, text)
-        current = getattr(getattr(self.assumptions(), info.section), info.name)
-        try:
-            value = parse_value(info, text, current)
-        except DesignError as exc:
-            self._fail(str(exc), info)
-            return False
-        return self.commit(info, value)
+        return self.commit_text(self.infos[key], text)
 
     def reset_section(self, name: str) -> None:
         current = self.assumptions()
