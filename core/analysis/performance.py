@@ -156,7 +156,7 @@ class PerformanceAssumptions:
     # these keep rising from ~0.1 to ~1-10 TFLOP per GEMM (A100 +11%, H100 +13%), which is why
     # small models reach a lower fraction of peak than large ones on the same GPU. The
     # calibration factor below multiplies the curve (whose top is 1.0).
-    gemm_curve_gflop_by_accelerator: dict[str, list[float]] = field(metadata=_POSITIVE_GFLOP, 
+    gemm_curve_gflop_by_accelerator: dict[str, list[float]] = field(metadata=_POSITIVE_GFLOP,
         default_factory=lambda: {
             "A100-SXM4-80GB": [2.147, 17.18, 137.4, 1099.5, 8796.1],
             "H100-SXM5-80GB": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
@@ -165,7 +165,7 @@ class PerformanceAssumptions:
             "B200": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
         }
     )
-    gemm_curve_efficiency_by_accelerator: dict[str, list[float]] = field(metadata=_EFFICIENCY, 
+    gemm_curve_efficiency_by_accelerator: dict[str, list[float]] = field(metadata=_EFFICIENCY,
         default_factory=lambda: {
             "A100-SXM4-80GB": [0.4655, 0.8647, 0.8889, 0.9891, 1.0],
             "H100-SXM5-80GB": [0.1983, 0.7317, 0.8804, 0.9334, 0.9965, 1.0],
@@ -224,7 +224,7 @@ class PerformanceAssumptions:
     # Every other row of docs/validation.md is a prediction with these numbers. MI300X,
     # MI325X, Ascend 910C and Gaudi 3 have no public training run with a full layout that we
     # could fit: they use the default below and carry UNCALIBRATED_ACCELERATOR.
-    gemm_efficiency_scale_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY, 
+    gemm_efficiency_scale_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY,
         default_factory=lambda: {"A100-SXM4-80GB": 0.759, "H100-SXM5-80GB": 0.644,
                                  "H200-SXM": 0.644, "GB200": 0.466, "B200": 0.570}
     )
@@ -248,7 +248,7 @@ class PerformanceAssumptions:
     # FA2 is not Blackwell-native (373.9 TF/s on GB200 at head dim 128, Azure ND GB200 v6, P)
     # and no measurement of the cuDNN / TE fused attention that current stacks run on it was
     # found; the GB200 / B200 factors are fitted with this value.
-    flash_attention_efficiency_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY, 
+    flash_attention_efficiency_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY,
         default_factory=lambda: {"A100-SXM4-80GB": 0.70, "H100-SXM5-80GB": 0.705,
                                  "H200-SXM": 0.72}
     )
