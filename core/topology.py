@@ -240,6 +240,13 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
             "NON_LAYERED_FABRIC",
             "some scale-out links skip a tier or join switches of the same tier; bisection uses a "
             "spectral cut of the device graph", ()))
+    bare = [g.path for g in flat.groups if g.spec.kind == "accelerator"]
+    if bare:
+        diagnostics.append(Diagnostic(
+            "ACCELERATOR_OUTSIDE_SERVER",
+            f"accelerators drawn on their own ({', '.join(bare)}) are counted but not modelled: "
+            f"bandwidth and performance need them inside a server or super-node (e.g. DGX-H100)",
+            tuple(bare)))
     diagnostics.extend(_port_diagnostics(flat, tiers))
     return Topology(flat, tiers, tier_order, tuple(up[:max_rank]), oversubscription, fabric,
                     layered, tuple(domains), connected or gpus, graph, tuple(diagnostics))

@@ -171,3 +171,10 @@ def test_cloudmatrix384_counts(catalog):
     assert ev.counts.gpus == 384
     assert ev.bandwidth.scale_up_domain_gpus == 384
     assert ev.counts.scale_up_switches == 336 + 112
+
+
+def test_bare_accelerators_are_explained(catalog):
+    root = Block("root")
+    root.children["gpus"] = Node("gpus", "H100-SXM5-80GB", 8)
+    warnings = {w.code: w for w in evaluate(Design("bare", root), catalog).warnings}
+    assert warnings["ACCELERATOR_OUTSIDE_SERVER"].components == ("gpus",)
