@@ -39,6 +39,7 @@ MAX_COUNT = 10_000_000
 
 class InspectorWidget(QScrollArea):
     error = Signal(str)
+    link_reconnected = Signal(str)  # link id, after one of its ends moved (the canvas reselects it)
 
     def __init__(self, document: DesignDocument, catalog: Catalog, parent=None):
         super().__init__(parent)
@@ -364,6 +365,7 @@ class InspectorWidget(QScrollArea):
             finally:
                 self._moving_link = False
             self._error.hide()
+            self.link_reconnected.emit(link_id)
         except DesignError as exc:
             message = str(exc).splitlines()[0]
             self._error.setText(message)

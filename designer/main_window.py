@@ -107,6 +107,7 @@ class MainWindow(QMainWindow):
         self.palette = PaletteWidget(self.catalog)
         self.outline = OutlineWidget(self.catalog)
         self.inspector = InspectorWidget(self.document, self.catalog)
+        self.inspector.link_reconnected.connect(self._reselect_link)
         self.workload_panel = WorkloadPanel(self.document, self.catalog)
         self.assumptions_panel = AssumptionsPanel(self.document)
         self.overview_panel = OverviewPanel()
@@ -309,6 +310,16 @@ class MainWindow(QMainWindow):
         self.breadcrumb.show_path(self.document.design, path)
         self._on_selection()
         self.view.fit()  # every step in or out (canvas, breadcrumb, outline, undo) shows the whole block
+
+    def _reselect_link(self, link_id: str) -> None:
+        # The inspector already shows this link: highlight it again without a selection signal,
+        # which would rebuild the inspector while its combo box is still emitting. A link that
+        # moved out of this level stays in the inspector, unhighlighted.
+        item = self.scene.link_item(link_id)
+        if item is not None:
+            self.scene.blockSignals(True)
+            item.setSelected(True)
+            self.scene.blockSignals(False)
 
     def _on_selection(self) -> None:
         self.inspector.show_selection(self.scene.block_path, self.scene.selected_ids(),

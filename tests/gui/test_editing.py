@@ -77,6 +77,7 @@ def test_inspector_moves_a_link_end_in_one_undo_step(window, small_design):
            {k: v for k, v in original.items() if k != "a"}
     assert stack.count() == steps + 1 and "su/nodes" in stack.undoText()
     assert inspector.fields["a"].currentText() == "su/nodes" and inspector._error.isHidden()
+    assert window.scene.selected_link_ids() == [link.id]  # the canvas keeps it highlighted
     a.lineEdit().editingFinished.emit()  # the focus-out after a pick changes nothing more
     assert stack.count() == steps + 1
 
