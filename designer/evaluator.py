@@ -12,13 +12,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from core.catalog import Catalog
 from core.errors import DesignError
 from core.evaluate import Evaluation, evaluate
 from core.model import Design
 from core.series import ettr_series, mfu_scaling_series
+from designer.worker import WorkerJob
 
 DEBOUNCE_MS = 150
 
@@ -40,26 +41,6 @@ def run_evaluation(snapshot: Design, catalog: Catalog) -> Result:
     scaling = mfu_scaling_series(ev)
     intervals, values = ettr_series(ev)
     return Result(ev, scaling, intervals, values, time.perf_counter() - start)
-
-
-class _Job(QRunnable):
-    def __init__(self, owner: "Evaluator", generation: int, snapshot: Design):
-        super().__init__()
-        self.owner = owner
-        self.generation = generation
-        self.snapshot = snapshot
-        self.setAutoDelete(True)
-
-    def run(self) -> None:
-        try:
-            result = run_evaluation(self.snapshot, self.owner.catalog)
-        except DesignError as exc:
-            self.owner._job_failed.emit(self.generation, str(exc))
-            return
-        except Exception as exc:  # noqa: BLE001 - an analysis bug must not kill the GUI
-            self.owner._job_failed.emit(self.generation, f"evaluation failed: {type(exc).__name__}: {exc}")
-            return
-        self.owner._job_done.emit(self.generation, result)
 
 
 class Evaluator(QObject):
@@ -109,7 +90,8 @@ class Evaluator(QObject):
 
     def _start(self, generation: int, snapshot: Design) -> None:
         self._running = True
-        self._pool.start(_Job(self, generation, snapshot))
+        self._pool.start(WorkerJob(lambda: run_evaluation(snapshot, self.catalog), generation,
+                                   self._job_done, self._job_failed, "evaluation"))
 
     def _next(self) -> None:
         self._running = False

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from core.analysis.parallelism_search import search_parallelism
 from core.analysis.performance import analyze_performance
@@ -29,6 +29,7 @@ from core.model import Design
 from core.topology import analyze_topology
 from core.workload import Parallelism, Workload, with_parallelism
 from designer.format import seconds
+from designer.worker import WorkerJob
 
 MAX_RUNNERS_UP = 5
 PART_NAMES = {
@@ -191,26 +192,6 @@ def run_search(snapshot: Design, workload: Workload, catalog: Catalog) -> Search
     return SearchOutcome(workload, tuple(out), evaluated, notes, time.perf_counter() - start)
 
 
-class _Job(QRunnable):
-    def __init__(self, relay: "SearchRunner", generation: int, snapshot: Design, workload: Workload,
-                 catalog: Catalog):
-        super().__init__()
-        self.relay, self.generation = relay, generation
-        self.snapshot, self.workload, self.catalog = snapshot, workload, catalog
-        self.setAutoDelete(True)
-
-    def run(self) -> None:
-        try:
-            outcome = run_search(self.snapshot, self.workload, self.catalog)
-        except DesignError as exc:
-            self.relay._failed.emit(self.generation, str(exc))
-            return
-        except Exception as exc:  # noqa: BLE001 - a search bug must not kill the GUI
-            self.relay._failed.emit(self.generation, f"search failed: {type(exc).__name__}: {exc}")
-            return
-        self.relay._done.emit(self.generation, outcome)
-
-
 class SearchRunner(QObject):
     """One search at a time on its own thread; a newer request makes older results stale."""
 
@@ -232,7 +213,9 @@ class SearchRunner(QObject):
     def start(self, design: Design, workload: Workload) -> None:
         self._generation += 1
         self.running = True
-        self._pool.start(_Job(self, self._generation, design.snapshot(), workload, self.catalog))
+        snapshot = design.snapshot()
+        self._pool.start(WorkerJob(lambda: run_search(snapshot, workload, self.catalog),
+                                   self._generation, self._done, self._failed, "search"))
 
     def _on_done(self, generation: int, outcome: SearchOutcome) -> None:
         if generation == self._generation:
