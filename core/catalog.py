@@ -70,6 +70,10 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         "accelerators": ((int,), True, None),
         "scale_up_domain": ((int,), False, None),
         "scale_up_switches": ((list,), False, []),
+        # Scale-up ports that leave the node for drawn scale-up switches (a GB200 compute
+        # tray's NVLink ports to the switch trays); 0 when the scale-up fabric is all inside.
+        "scale_up_ports": ((int,), False, 0),
+        "scale_up_port_gbit_s": (_NUMBER, False, None),
         "nic": ((str,), False, None),
         "nics": ((int,), False, 0),
         "dpu": ((str,), False, None),
@@ -350,6 +354,10 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
                 or item["count"] <= 0
             ):
                 fail(f"scale_up_switches[{i}]", 'expected {"id": str, "count": positive int}')
+        if values["scale_up_ports"] < 0:
+            fail("scale_up_ports", "must not be negative")
+        if values["scale_up_ports"] and not (values["scale_up_port_gbit_s"] or 0) > 0:
+            fail("scale_up_port_gbit_s", "must be positive when scale_up_ports > 0")
         if values["nics"] and not values["nic"]:
             fail("nic", "required when nics > 0")
         if values["dpus"] and not values["dpu"]:

@@ -1,6 +1,8 @@
 """The network as the analyses see it: a stack of nested GPU domains.
 
-Level 0 is the scale-up domain (NVLink, UB...). Each outer level is a larger domain reached
+The first ``scale_up_levels`` levels are the scale-up domain (NVLink, UB...): the server's or
+super-node's own, then, when the drawing joins several of them through scale-up switches (e.g.
+GB200 compute trays cabled to NVLink switch trays), the drawn scale-up domain. Each outer level is a larger domain reached
 through one more switch tier (leaf, spine, core, or an island's upper tier). Ranks are numbered
 so that consecutive GPUs share the innermost domains (Megatron's tp-cp-ep-dp-pp order places
 groups on this numbering), which is how real schedulers place jobs on rail-optimised fabrics.
@@ -38,14 +40,21 @@ class FabricView:
     accelerator: ComponentSpec
     gpus_per_server: int
     levels: tuple[NetworkLevel, ...]
+    scale_up_levels: int = 1
 
     @property
     def scale_up_domain_gpus(self) -> int:
-        return self.levels[0].domain_gpus
+        return self.scale_up.domain_gpus
 
     @property
     def scale_up(self) -> NetworkLevel:
-        return self.levels[0]
+        """The outermost scale-up level: the whole domain and the bandwidth across it."""
+        return self.levels[min(self.scale_up_levels, len(self.levels)) - 1]
+
+    @property
+    def first_scale_out(self) -> int:
+        """Index of the innermost level outside the scale-up domain (== len(levels) if none)."""
+        return min(self.scale_up_levels, len(self.levels))
 
     def level_for_span(self, span_gpus: int) -> int:
         """Index of the innermost level whose domain holds ``span_gpus`` consecutive GPUs."""
@@ -62,4 +71,5 @@ class FabricView:
             levels.append(replace(level, domain_gpus=min(level.domain_gpus, job_gpus)))
             if level.domain_gpus >= job_gpus:
                 break
-        return replace(self, gpus=job_gpus, levels=tuple(levels))
+        return replace(self, gpus=job_gpus, levels=tuple(levels),
+                       scale_up_levels=min(self.scale_up_levels, len(levels)))

@@ -209,10 +209,11 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
         domains.append(median)
         connected = largest
 
-    fabric = _fabric_view(flat, tiers, rank_of, tier_order, up, domains, assumptions) if gpus else None
+    drawn = _drawn_scale_up(flat, graph, gpu_weight, tiers) if gpus else None
+    fabric = (_fabric_view(flat, tiers, rank_of, tier_order, up, domains, drawn, assumptions)
+              if gpus else None)
 
-    compute_units = sum(flat.groups[i].multiplicity for i in compute)
-    if compute_units > 1 or (fabric and fabric.scale_up_domain_gpus < gpus):
+    if fabric is not None and fabric.scale_up_domain_gpus < gpus:
         if max_rank == 0:
             diagnostics.append(Diagnostic(
                 "NO_SCALE_OUT", "compute nodes are not connected by a scale-out fabric",
@@ -252,7 +253,62 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
                     layered, tuple(domains), connected or gpus, graph, tuple(diagnostics))
 
 
-def _fabric_view(flat, tiers, rank_of, tier_order, up, domains, a: NetworkAssumptions) -> FabricView:
+@dataclass(frozen=True)
+class DrawnScaleUp:
+    """A scale-up domain drawn across compute nodes (scale-up links through scale-up switches)."""
+
+    domain_gpus: int           # GPU-weighted median connected component
+    per_gpu_gbit_s: float      # scale-up cable capacity leaving the nodes, per GPU
+    switch_ns: float           # mean latency of the drawn scale-up switches
+    cable_ns: float            # longest scale-up cable
+    in_network_reduction: bool
+
+
+def _drawn_scale_up(flat: FlatDesign, graph: UnitGraph, gpu_weight: np.ndarray,
+                    tiers: dict[int, str]) -> DrawnScaleUp | None:
+    """The scale-up domain the drawing builds out of several compute nodes, if any.
+
+    Connected components of compute units and scale-up switch units over the scale-up cables
+    (numpy/scipy, as for the scale-out domains). The per-GPU bandwidth is the scale-up cable
+    capacity at the compute ends divided by the GPUs of the compute groups those cables serve,
+    so an under-cabled tray shows as a slower domain.
+    """
+    compute = set(flat.compute_groups)
+    switches = {i for i, t in tiers.items() if t == "scale-up"}
+    kinds = [k for k, b in enumerate(flat.bundles) if b.kind == "scale-up"
+             and {b.a, b.b} <= compute | switches and {b.a, b.b} & compute]
+    if not kinds:
+        return None
+    members = np.zeros(graph.units, dtype=bool)
+    for i in compute | switches:
+        members[graph.offsets[i]:graph.offsets[i + 1]] = True
+    labels = _components(graph, members, np.isin(graph.edge_bundle, kinds))
+    median, _ = _weighted_median_domain(labels, gpu_weight)
+    capacity = 0.0
+    served: set[int] = set()
+    for k in kinds:
+        bundle = flat.bundles[k]
+        for end in (bundle.a, bundle.b):
+            if end in compute:
+                capacity += bundle.capacity_gbit_s
+                served.add(end)
+    served_gpus = sum(flat.groups[i].multiplicity * flat.gpus_per_unit(i) for i in served)
+    used = {flat.bundles[k].a for k in kinds} | {flat.bundles[k].b for k in kinds}
+    drawn_switches = [i for i in switches if i in used]
+    latencies = [float(flat.groups[i].spec["latency_ns"]) for i in drawn_switches]
+    cable_ns = max(flat.bundles[k].length_m * NS_PER_M.get(flat.bundles[k].medium, 5.0)
+                   for k in kinds)
+    return DrawnScaleUp(
+        median,
+        capacity / served_gpus if served_gpus else 0.0,
+        sum(latencies) / len(latencies) if latencies else 0.0,
+        cable_ns,
+        any(bool(flat.groups[i].spec.get("in_network_reduction")) for i in drawn_switches),
+    )
+
+
+def _fabric_view(flat, tiers, rank_of, tier_order, up, domains, drawn: DrawnScaleUp | None,
+                 a: NetworkAssumptions) -> FabricView:
     compute = flat.compute_groups
     main = max(compute, key=lambda i: flat.groups[i].multiplicity * flat.gpus_per_unit(i))
     server = flat.groups[main].spec
@@ -271,6 +327,18 @@ def _fabric_view(flat, tiers, rank_of, tier_order, up, domains, a: NetworkAssump
     )
     levels = [NetworkLevel("scale-up", scale_up_domain, line, effective, a.scale_up_latency_us, 0,
                            reduction)]
+    if drawn is not None and drawn.domain_gpus > scale_up_domain:
+        # The drawn domain: the GPU's own scale-up rate, or less when the drawing gives each GPU
+        # fewer scale-up cables than it has links.
+        accel_line = float(accelerator["scale_up_gbyte_s_per_dir"])
+        drawn_line = min(accel_line, drawn.per_gpu_gbit_s / 8.0)
+        ratio = float(accelerator.get("scale_up_effective_gbyte_s") or
+                      accel_line * a.scale_up_efficiency) / accel_line
+        level = NetworkLevel("scale-up (drawn)", drawn.domain_gpus, drawn_line, drawn_line * ratio,
+                             a.scale_up_latency_us + (drawn.switch_ns + 2 * drawn.cable_ns) / 1000.0,
+                             1, drawn.in_network_reduction)
+        levels = [level] if scale_up_domain <= 1 else levels + [level]
+    scale_up_levels = len(levels)
     nic_ratio = a.nic_efficiency
     if server.get("nic") and server.get("nic") in catalog:
         nic = catalog.get(server["nic"])
@@ -303,7 +371,7 @@ def _fabric_view(flat, tiers, rank_of, tier_order, up, domains, a: NetworkAssump
         # show as impossible instead of silently using a faster level.
         levels.append(NetworkLevel("unconnected", gpus, 0.0, 0.0, levels[-1].latency_us, 0))
     gpus_per_server = int(server["accelerators"])
-    return FabricView(gpus, accelerator, gpus_per_server, tuple(levels))
+    return FabricView(gpus, accelerator, gpus_per_server, tuple(levels), scale_up_levels)
 
 
 def _node_ports(spec: ComponentSpec, catalog, link_class: str) -> tuple[int, float]:
@@ -314,6 +382,8 @@ def _node_ports(spec: ComponentSpec, catalog, link_class: str) -> tuple[int, flo
     list (DGX H100: two dual-port ConnectX-7 for storage and in-band), so they are not checked.
     """
     if spec.kind in COMPUTE_KINDS:
+        if link_class == "scale-up":
+            return int(spec.get("scale_up_ports") or 0), float(spec.get("scale_up_port_gbit_s") or 0)
         field_id, field_n = ("nic", "nics") if link_class == "scale-out" else ("dpu", "dpus")
         device_id = spec.get(field_id)
         if device_id not in catalog or not spec.get(field_n):
@@ -325,13 +395,11 @@ def _node_ports(spec: ComponentSpec, catalog, link_class: str) -> tuple[int, flo
 
 def _port_diagnostics(flat: FlatDesign, tiers: dict[int, str]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    # group -> link class ("scale-out" or "other") -> speed -> cables per unit
+    # group -> link class ("scale-out", "scale-up" or "other") -> speed -> cables per unit
     usage: dict[int, dict[str, dict[float, float]]] = {}
     speeds: set[float] = set()
     for bundle in flat.bundles:
-        if bundle.kind == "scale-up":
-            continue
-        link_class = "scale-out" if bundle.kind == "scale-out" else "other"
+        link_class = bundle.kind if bundle.kind in ("scale-out", "scale-up") else "other"
         for end in (bundle.a, bundle.b):
             per_unit = bundle.cables / flat.groups[end].multiplicity
             by_speed = usage.setdefault(end, {}).setdefault(link_class, {})
@@ -367,6 +435,12 @@ def _port_diagnostics(flat: FlatDesign, tiers: dict[int, str]) -> list[Diagnosti
             continue
         for link_class, by_speed in by_class.items():
             ports, port_speed = _node_ports(spec, catalog, link_class)
+            if not ports and link_class == "scale-up" and spec.kind in COMPUTE_KINDS:
+                out.append(Diagnostic(
+                    "NO_SCALE_UP_PORTS",
+                    f"{group.path} ({spec.id}) lists no scale-up ports that leave the node; its "
+                    f"drawn scale-up links are modelled as drawn", (group.path,)))
+                continue
             if not ports:
                 continue
             cables = sum(by_speed.values())

@@ -7,6 +7,7 @@ from core.evaluate import evaluate
 from core.flatten import flatten, unit_graph
 from core.generators import FatTreeOptions, SupernodeOptions, generate_fat_tree, generate_supernode
 from core.model import Block, Design, Link, Node
+from core.workload import load_preset, with_parallelism
 from core.topology import analyze_topology, single_points_of_failure
 
 
@@ -178,3 +179,62 @@ def test_bare_accelerators_are_explained(catalog):
     root.children["gpus"] = Node("gpus", "H100-SXM5-80GB", 8)
     warnings = {w.code: w for w in evaluate(Design("bare", root), catalog).warnings}
     assert warnings["ACCELERATOR_OUTSIDE_SERVER"].components == ("gpus",)
+
+
+def _drawn_nvl72(links_per_chip: int = 4) -> Design:
+    """An NVL72 drawn by hand: 18 compute trays cabled to 18 NVLink5 switch chips, one link per
+    GPU to each chip when ``links_per_chip`` is 4 (hardware.md §3: 18 links per GPU)."""
+    root = Block("root", children={
+        "trays": Node("trays", "GB200-Compute-Tray", 18),
+        "nvlink": Node("nvlink", "NVLink5-Switch-Chip", 18)})
+    root.links.append(Link("nvl", "trays", "nvlink", "scale-up", 400, 18 * 18 * links_per_chip,
+                           1.0, "copper"))
+    return Design("drawn NVL72", root)
+
+
+def test_drawn_nvl72_evaluates_like_the_catalog_rack(catalog):
+    drawn = evaluate(_drawn_nvl72(), catalog)
+    rack = evaluate(generate_supernode(SupernodeOptions("GB200-NVL72", 1), catalog), catalog)
+    assert drawn.bandwidth.scale_up_domain_gpus == rack.bandwidth.scale_up_domain_gpus == 72
+    assert drawn.bandwidth.per_gpu_scale_up_gbyte_s == 900
+    assert drawn.bandwidth.allreduce_busbw_gbyte_s == pytest.approx(
+        rack.bandwidth.allreduce_busbw_gbyte_s, rel=1e-3)
+    assert drawn.bandwidth.bisection_tbit_s == pytest.approx(rack.bandwidth.bisection_tbit_s)
+    # 18 trays at 6.4 kW + 18 chips at 270 W against the rack's nominal 120 kW (hardware.md §3)
+    assert drawn.power.it_kw == pytest.approx(rack.power.it_kw, rel=0.01)
+    codes = {w.code for w in drawn.warnings}
+    assert not codes & {"NO_SCALE_OUT", "SWITCH_PORTS_EXCEEDED", "NODE_PORTS_EXCEEDED",
+                        "NO_SCALE_UP_PORTS"}
+
+
+def test_drawn_scale_up_runs_a_workload_like_the_catalog_rack(catalog):
+    workload = with_parallelism(load_preset("llama3-70b"), tp=8, pp=1, dp=9, cp=1,
+                                global_batch=144)
+    drawn_design, rack_design = _drawn_nvl72(), generate_supernode(
+        SupernodeOptions("GB200-NVL72", 1), catalog)
+    drawn_design.workload = rack_design.workload = workload
+    drawn, rack = evaluate(drawn_design, catalog), evaluate(rack_design, catalog)
+    assert drawn.performance.step_time_s == pytest.approx(rack.performance.step_time_s, rel=0.01)
+
+
+def test_under_cabled_scale_up_is_slower(catalog):
+    # Half the NVLink cables: 9 links per GPU -> 450 GB/s per direction and half the busbw.
+    full = evaluate(_drawn_nvl72(4), catalog).bandwidth
+    half = evaluate(_drawn_nvl72(2), catalog).bandwidth
+    assert half.per_gpu_scale_up_gbyte_s == 450
+    assert half.allreduce_busbw_gbyte_s == pytest.approx(full.allreduce_busbw_gbyte_s / 2, rel=0.01)
+
+
+def test_servers_joined_by_drawn_scale_up_switches_extend_the_domain(catalog):
+    # Two DGX H100 joined through NVSwitch chips: a 16-GPU domain on top of each 8-GPU one,
+    # at the cabled rate; the DGX H100 lists no external NVLink ports, which is said.
+    root = Block("root", children={
+        "dgx": Node("dgx", "DGX-H100", 2),
+        "nvs": Node("nvs", "NVSwitch-Gen3", 4)})
+    root.links.append(Link("nvl", "dgx", "nvs", "scale-up", 200, 2 * 4 * 32, 2.0, "copper"))
+    t = topo(Design("2 x DGX", root), catalog)
+    assert [lv.domain_gpus for lv in t.fabric.levels] == [8, 16]
+    assert t.fabric.scale_up_domain_gpus == 16
+    assert t.fabric.levels[1].per_gpu_gbyte_s == pytest.approx(4 * 32 * 200 / 8 / 8)
+    codes = {d.code for d in t.diagnostics}
+    assert "NO_SCALE_UP_PORTS" in codes and "NO_SCALE_OUT" not in codes

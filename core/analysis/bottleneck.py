@@ -238,15 +238,16 @@ def _layout_variants(model: ModelSpec, par: Parallelism, a: PerformanceAssumptio
 
 def _nonblocking(fabric: FabricView) -> tuple[FabricView, list[str]]:
     """The fabric with every network tier 1:1 (per-GPU bandwidth of the first tier)."""
-    if len(fabric.levels) < 2:
+    k = fabric.first_scale_out
+    if k >= len(fabric.levels):
         return fabric, []
-    first = fabric.levels[1]
+    first = fabric.levels[k]
     if first.per_gpu_gbyte_s <= 0:
         return fabric, []
     ratio = first.effective_gbyte_s / first.per_gpu_gbyte_s
     levels = list(fabric.levels)
     names = []
-    for i in range(2, len(levels)):
+    for i in range(k + 1, len(levels)):
         lv = levels[i]
         if lv.per_gpu_gbyte_s < 0.99 * first.per_gpu_gbyte_s and lv.name != "unconnected":
             names.append(lv.name)
@@ -256,19 +257,21 @@ def _nonblocking(fabric: FabricView) -> tuple[FabricView, list[str]]:
 
 
 def _faster_network(fabric: FabricView, factor: float = 2.0) -> FabricView:
-    levels = [fabric.levels[0]] + [
+    k = fabric.first_scale_out
+    levels = list(fabric.levels[:k]) + [
         replace(lv, per_gpu_gbyte_s=lv.per_gpu_gbyte_s * factor,
                 effective_gbyte_s=lv.effective_gbyte_s * factor)
-        for lv in fabric.levels[1:]
+        for lv in fabric.levels[k:]
     ]
     return replace(fabric, levels=tuple(levels))
 
 
 def _oversubscribed_levels(fabric: FabricView) -> list[tuple[str, float]]:
-    if len(fabric.levels) < 2 or fabric.levels[1].per_gpu_gbyte_s <= 0:
+    k = fabric.first_scale_out
+    if k >= len(fabric.levels) or fabric.levels[k].per_gpu_gbyte_s <= 0:
         return []
-    b = fabric.levels[1].per_gpu_gbyte_s
-    return [(lv.name, b / lv.per_gpu_gbyte_s) for lv in fabric.levels[2:]
+    b = fabric.levels[k].per_gpu_gbyte_s
+    return [(lv.name, b / lv.per_gpu_gbyte_s) for lv in fabric.levels[k + 1:]
             if 0 < lv.per_gpu_gbyte_s < 0.99 * b]
 
 
@@ -399,10 +402,12 @@ def explain_bottleneck(
     network_comm = sum(base.breakdown.get(k, 0.0) for k in ("dp_comm", "pp_comm", "ep_comm"))
     if par.tp * par.cp > fabric.scale_up_domain_gpus:
         network_comm += base.breakdown.get("tp_comm", 0.0) + base.breakdown.get("cp_comm", 0.0)
-    if len(fabric.levels) > 1 and network_comm > 0.01 * base.step:
+    if len(fabric.levels) > fabric.first_scale_out and network_comm > 0.01 * base.step:
         ev = _run(_faster_network(fabric), model, par, precision, a, peak_tflops)
-        record("network_x2", "twice the per-GPU scale-out bandwidth (e.g. 800G instead of "
-               f"{fabric.levels[1].per_gpu_gbit_s:g}G per GPU)", "fabric", ev,
+        first = fabric.levels[fabric.first_scale_out]
+        record("network_x2", "twice the per-GPU scale-out bandwidth (e.g. "
+               f"{2 * first.per_gpu_gbit_s:g}G instead of {first.per_gpu_gbit_s:g}G per GPU)",
+               "fabric", ev,
                {"fabric": "scale-out bandwidth x2"})
 
     for key, description, cand in _layout_variants(model, par, a, fabric.scale_up_domain_gpus):
