@@ -47,8 +47,10 @@ def units(design: Design, block_path: str, rel: str) -> int:
     return total
 
 
-def _offered_speed(spec: ComponentSpec, catalog: Catalog) -> float | None:
+def _offered_speed(spec: ComponentSpec, catalog: Catalog, kind: str) -> float | None:
     """Port speed of a fixed-speed end (NIC-attached node, storage, NIC); None for switches."""
+    if spec.kind in COMPUTE_KINDS and kind == "scale-up":
+        return float(spec.get("scale_up_port_gbit_s") or 0) or None
     if spec.kind in COMPUTE_KINDS and spec.get("nic") and spec.get("nic") in catalog:
         return float(catalog.get(spec["nic"])["port_gbit_s"])
     if spec.kind in ("storage", "nic", "dpu"):
@@ -56,7 +58,9 @@ def _offered_speed(spec: ComponentSpec, catalog: Catalog) -> float | None:
     return None
 
 
-def _ports(spec: ComponentSpec, catalog: Catalog) -> int | None:
+def _ports(spec: ComponentSpec, catalog: Catalog, kind: str) -> int | None:
+    if spec.kind in COMPUTE_KINDS and kind == "scale-up":
+        return int(spec.get("scale_up_ports") or 0) or None
     if spec.kind in COMPUTE_KINDS and spec.get("nic") and spec.get("nics"):
         return int(spec["nics"]) * int(catalog.get(spec["nic"])["ports"])
     if spec.kind == "storage":
@@ -72,7 +76,7 @@ def default_link(design: Design, catalog: Catalog, block_path: str, a: str, b: s
         kind = "storage"
     elif any(s.kind == "switch" and s.get("role") == "scale-up" for s in specs):
         kind = "scale-up"
-    fixed = [s for s in (_offered_speed(x, catalog) for x in specs) if s]
+    fixed = [s for s in (_offered_speed(x, catalog, kind) for x in specs) if s]
     if fixed:
         speed = min(fixed)
     else:
@@ -81,10 +85,11 @@ def default_link(design: Design, catalog: Catalog, block_path: str, a: str, b: s
     unit_counts = [units(design, block_path, a), units(design, block_path, b)]
     cables = max(unit_counts)
     for spec, n in zip(specs, unit_counts):
-        ports = _ports(spec, catalog)
+        ports = _ports(spec, catalog, kind)
         if ports:
             cables = n * ports
             break
     edge = any(s.kind in COMPUTE_KINDS or s.kind == "storage" for s in specs)
-    return Link("link", a, b, kind, float(speed), int(cables), 10.0 if edge else 30.0,
-                "copper" if kind == "scale-up" else "fiber")
+    if kind == "scale-up":  # copper inside the rack (NVL72 spine cartridges, ~1-2 m)
+        return Link("link", a, b, kind, float(speed), int(cables), 2.0, "copper")
+    return Link("link", a, b, kind, float(speed), int(cables), 10.0 if edge else 30.0, "fiber")

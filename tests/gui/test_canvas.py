@@ -4,7 +4,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
-from core.model import Block, Node
+from core.model import Block, Node, SetProperty
 
 
 def _drop(win, catalog_id, pos: QPoint):
@@ -272,3 +272,21 @@ def test_offscreen_size_hint_warning_is_dropped_and_others_forwarded(capsys):
     err = capsys.readouterr().err
     assert "propagateSizeHints" not in err
     assert "QPainter::begin: Paint device returned engine == 0" in err
+
+
+def test_drawing_an_nvl72_from_trays_and_switch_chips(window, qtbot):
+    # A user drags a GB200 compute tray and an NVLink5 switch chip, sets 18 of each and connects
+    # them: the link proposal is a copper scale-up bundle using all 72 NVLink ports of each tray,
+    # and the panels show one 72-GPU scale-up domain.
+    tray = window.view.place("GB200-Compute-Tray", QPointF(0, 200))
+    chip = window.view.place("NVLink5-Switch-Chip", QPointF(0, -100))
+    design = window.document.design
+    for node_id in (tray, chip):
+        window.document.push(SetProperty(node_id, "count", 18))
+    with qtbot.waitSignal(window.evaluator.finished, timeout=20_000) as blocker:
+        link_id = window.view.connect_items(tray, chip)
+    link = design.root.link(link_id)
+    assert (link.kind, link.speed_gbit_s, link.count, link.medium) == (
+        "scale-up", 400, 18 * 72, "copper")
+    assert blocker.args[0].evaluation.bandwidth.scale_up_domain_gpus == 72
+    assert window.bandwidth_panel.value("Scale-up domain") == "72 GPUs"
