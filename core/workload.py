@@ -266,6 +266,8 @@ def load_preset(name: str) -> Workload:
 
 
 def with_parallelism(workload: Workload, **changes: Any) -> Workload:
-    """A copy of ``workload`` with some parallelism fields changed."""
+    """A copy of ``workload`` with some parallelism fields changed, checked like a loaded one
+    (so nothing can save a workload that loading would refuse)."""
     base = workload.parallelism if isinstance(workload.parallelism, Parallelism) else Parallelism()
-    return replace(workload, parallelism=replace(base, **changes))
+    changed = replace(workload, parallelism=replace(base, **changes))
+    return workload_from_dict(workload_to_dict(changed))

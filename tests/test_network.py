@@ -208,7 +208,7 @@ def test_drawn_nvl72_evaluates_like_the_catalog_rack(catalog):
 
 
 def test_drawn_scale_up_runs_a_workload_like_the_catalog_rack(catalog):
-    workload = with_parallelism(load_preset("llama3-70b"), tp=8, pp=1, dp=9, cp=1,
+    workload = with_parallelism(load_preset("llama3-70b"), tp=8, pp=1, dp=9, cp=1, virtual_stages=1,
                                 global_batch=144)
     drawn_design, rack_design = _drawn_nvl72(), generate_supernode(
         SupernodeOptions("GB200-NVL72", 1), catalog)
