@@ -643,6 +643,23 @@ def test_interleaving_hides_the_dp_reduction_per_model_chunk():
     assert serial.breakdown_s["dp_comm"] > chunked.breakdown_s["dp_comm"]
 
 
+def test_zero2_reduce_scatters_every_micro_batch():
+    # ZeRO-2 keeps only a gradient shard, so it cannot accumulate m micro-batches before the
+    # reduction: m reduce-scatters per step against one for ZeRO-1 (same all-gather), in
+    # exchange for the gradient memory (ZeRO table, performance.md §6).
+    w = load_preset("llama3-70b")
+    fabric = dgx_h100(1024)
+    serial = PerformanceAssumptions(dp_overlap=False)
+    z1 = analyze_performance(fabric, with_parallelism(w, zero_stage=1), serial)
+    z2 = analyze_performance(fabric, with_parallelism(w, zero_stage=2), serial)
+    m = z1.microbatches
+    assert m > 1
+    # DP traffic: ZeRO-1 = rs + ag with rs == ag in time (same bytes), ZeRO-2 = m rs + ag
+    assert z2.breakdown_s["dp_comm"] == pytest.approx(z1.breakdown_s["dp_comm"] * (m + 1) / 2,
+                                                      rel=0.05)
+    assert z2.memory.gradients_gb < z1.memory.gradients_gb / 10
+
+
 def test_tp_overlap_only_inside_the_scale_up_domain():
     # TE comm-GEMM overlap needs the TP group on one NVLink domain (TransformerEngine #1071):
     # TP 16 on 8-GPU servers stays exposed with the default (overlapping) stack

@@ -870,24 +870,30 @@ def _evaluate(
         # latency); the reduction overlaps the backward except for the last bucket.
         bucket_bytes = min(grad_bytes, a.dp_bucket_mb * 1e6) if a.dp_bucket_mb > 0 else grad_bytes
         buckets = grad_bytes / bucket_bytes
+        # (time of one reduction, compute it can hide behind, last bucket, times per step)
         if par.zero_stage >= 1:
             rs = buckets * coll.reduce_scatter_time_s(fabric, bucket_bytes, n, stride, eff,
                                                       size_aware=sized)
             ag = buckets * coll.allgather_time_s(fabric, bucket_bytes / a.grad_reduce_bytes * 2.0,
                                                  n, stride, eff, size_aware=sized)
-            phases = ((rs, window_bwd, rs / buckets), (ag, window_fwd, ag / buckets))
+            # ZeRO-2 keeps only this rank's gradient shard (memory.py), so each micro-batch's
+            # gradients are reduce-scattered during its own backward rather than once per step
+            # (DeepSpeed ZeRO-2 reduce during backward; FSDP SHARD_GRAD_OP cannot skip the sync).
+            rs_times = m if par.zero_stage == 2 else 1
+            phases = ((rs, window_bwd, rs / buckets, rs_times), (ag, window_fwd, ag / buckets, 1))
         else:
             ar = buckets * coll.allreduce_time_s(fabric, bucket_bytes, n, stride, eff,
                                                  size_aware=sized)
-            phases = ((ar, window_bwd, ar / buckets),)
-        for t_c, window, one_bucket in phases:
+            phases = ((ar, window_bwd, ar / buckets, 1),)
+        for t_c, window, one_bucket, times in phases:
             if a.dp_overlap:
-                exposed = max(one_bucket, t_c - chunk_windows * window, (t_c - window) / v)
+                windows = chunk_windows if times == 1 else 1.0
+                exposed = max(one_bucket, t_c - windows * window, (t_c - window) / v)
             else:
                 exposed = t_c
-            dp_comm += exposed
+            dp_comm += times * exposed
             if math.isfinite(t_c):
-                dp_penalty += (t_c - exposed) * cost
+                dp_penalty += times * (t_c - exposed) * cost
 
     # --- optimizer step ------------------------------------------------------------------
     if par.zero_stage >= 1:
