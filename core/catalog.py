@@ -30,6 +30,7 @@ KINDS = (
     "transceiver",
     "cable",
     "storage",
+    "appliance",
 )
 
 # Kinds that hold accelerators and therefore count as compute nodes in a design.
@@ -127,6 +128,16 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         "typical_power_w": (_NUMBER, False, None),
         "rack_units": ((int,), False, None),
     },
+}
+# Management appliances on a fabric (e.g. InfiniBand subnet managers): they take switch ports
+# and draw power but carry no training traffic.
+FIELDS["appliance"] = {
+    "role": ((str,), False, "fabric-manager"),
+    "ports": ((int,), True, None),
+    "port_gbit_s": (_NUMBER, True, None),
+    "max_power_w": (_NUMBER, True, None),
+    "typical_power_w": (_NUMBER, False, None),
+    "rack_units": ((int,), False, None),
 }
 FIELDS["supernode"] = {
     **FIELDS["server"],

@@ -65,6 +65,8 @@ def _build_parser() -> argparse.ArgumentParser:
     ft.add_argument("--island-oversubscription", type=_ratio, default=1.0)
     ft.add_argument("--storage")
     ft.add_argument("--storage-nodes", type=_positive_int, default=0)
+    ft.add_argument("--ufm", type=_positive_int, default=0, metavar="N",
+                    help="UFM fabric-manager appliances on free leaf ports (SuperPOD RA: 4)")
     ft.add_argument("--workload", help="workload preset name or JSON file to embed")
     ft.add_argument("--name")
     ft.add_argument("-o", "--output", required=True)
@@ -138,7 +140,7 @@ def _cmd_generate(args) -> int:
             gpus=args.gpus, server=args.server, switch=args.switch, tiers=args.tiers,
             oversubscription=args.oversubscription, island_gpus=args.island_gpus,
             island_oversubscription=args.island_oversubscription, storage=args.storage,
-            storage_nodes=args.storage_nodes, name=args.name)
+            storage_nodes=args.storage_nodes, ufm_appliances=args.ufm, name=args.name)
         design = generate_fat_tree(options, catalog)
     elif args.template == "supernode":
         design = generate_supernode(

@@ -24,6 +24,7 @@ ROLES = (
     "transceiver",
     "cable",
     "switch",       # a switch whose tier could not be determined
+    "appliance",    # fabric managers and other management appliances
 )
 
 

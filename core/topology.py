@@ -404,7 +404,9 @@ def _port_diagnostics(flat: FlatDesign, tiers: dict[int, str]) -> list[Diagnosti
             per_unit = bundle.cables / flat.groups[end].multiplicity
             by_speed = usage.setdefault(end, {}).setdefault(link_class, {})
             by_speed[bundle.speed_gbit_s] = by_speed.get(bundle.speed_gbit_s, 0.0) + per_unit
-        if bundle.kind == "scale-out":
+        if bundle.kind == "scale-out" and all(
+                flat.groups[end].spec.kind in (*COMPUTE_KINDS, "switch") for end in (bundle.a, bundle.b)):
+            # appliances (a UFM on NDR 200G) may run slower without mixing the data fabric
             speeds.add(bundle.speed_gbit_s)
     catalog = flat.catalog
     for i, by_class in usage.items():
@@ -431,7 +433,7 @@ def _port_diagnostics(flat: FlatDesign, tiers: dict[int, str]) -> list[Diagnosti
                     f"{group.path} ({spec.id}): {used} links per switch use {fraction:.0%} of its ports",
                     (group.path,)))
             continue
-        if spec.kind not in COMPUTE_KINDS and spec.kind not in ("storage", "nic", "dpu"):
+        if spec.kind not in COMPUTE_KINDS and spec.kind not in ("storage", "nic", "dpu", "appliance"):
             continue
         for link_class, by_speed in by_class.items():
             ports, port_speed = _node_ports(spec, catalog, link_class)

@@ -11,7 +11,7 @@ from designer import icons, mime
 KIND_TITLES = {
     "accelerator": "Accelerators", "server": "Servers", "supernode": "Super-nodes",
     "switch": "Switches", "nic": "NICs", "dpu": "DPUs", "transceiver": "Transceivers",
-    "cable": "Cables", "storage": "Storage",
+    "cable": "Cables", "storage": "Storage", "appliance": "Appliances",
 }
 ID_ROLE = Qt.ItemDataRole.UserRole
 

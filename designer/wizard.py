@@ -149,6 +149,11 @@ class TemplateWizard(QDialog):
         fields["storage_nodes"] = self._int(8, 1, 100_000)
         form.addRow("Storage", storage)
         form.addRow("Storage nodes", fields["storage_nodes"])
+        fields["ufm_appliances"] = self._int(0, 0, 64)
+        fields["ufm_appliances"].setToolTip(
+            "InfiniBand fabric managers on free leaf ports (the DGX SuperPOD uses 4 and one "
+            "DGX fewer per scalable unit to free the ports)")
+        form.addRow("UFM appliances", fields["ufm_appliances"])
         self._fields["islands" if islands else "fat-tree"] = fields
         return page
 
@@ -190,7 +195,8 @@ class TemplateWizard(QDialog):
             tiers=f["tiers"].currentText(), oversubscription=f["oversubscription"].value(),
             island_gpus=f["island_gpus"].value() if key == "islands" else None,
             island_oversubscription=f["island_oversubscription"].value() if key == "islands" else 1.0,
-            storage=storage, storage_nodes=f["storage_nodes"].value() if storage else 0, name=name)
+            storage=storage, storage_nodes=f["storage_nodes"].value() if storage else 0,
+            ufm_appliances=f["ufm_appliances"].value(), name=name)
         return generate_fat_tree(options, self.catalog)
 
     def _schedule(self, *_args) -> None:

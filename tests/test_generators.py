@@ -5,6 +5,7 @@ import pytest
 from core.errors import DesignError, GeneratorError
 from core.generators import FatTreeOptions, SupernodeOptions, generate_fat_tree, generate_supernode
 from core.generators.clos import plan_clos
+from core.evaluate import evaluate
 from core.flatten import flatten
 
 
@@ -103,19 +104,41 @@ def test_supernode_count_must_be_positive(catalog):
         generate_supernode(SupernodeOptions("GB200-NVL72", 0), catalog)
 
 
-# RA-11333-001 V11 Table 4 (H100 compute fabric): one DGX slot is given to UFM, so 32n - 1 nodes;
-# 3 SU uses 16 spines ("design-for-max"), not the 12 that ports alone need.
-SUPERPOD_TABLE_4 = [(248, 8, 4, 256), (504, 16, 8, 512), (760, 24, 16, 768), (1016, 32, 16, 1024)]
+# RA-11333-001 V11 Table 4 (H100 compute fabric): one DGX slot per SU is given to the 4 UFM
+# appliances, so 32n - 1 nodes; compute + UFM cables = GPUs + 4; 3 SU uses 16 spines
+# ("design-for-max"), not the 12 that ports alone need.
+SUPERPOD_TABLE_4 = [(248, 8, 4, 252, 256), (504, 16, 8, 508, 512), (760, 24, 16, 764, 768),
+                    (1016, 32, 16, 1020, 1024)]
 
 
-@pytest.mark.parametrize("gpus,leaves,spines,leaf_spine_cables", SUPERPOD_TABLE_4)
-def test_superpod_table_4(catalog, gpus, leaves, spines, leaf_spine_cables):
-    design = generate_fat_tree(FatTreeOptions(gpus, "DGX-H100", "QM9700"), catalog)
+@pytest.mark.parametrize("gpus,leaves,spines,compute_ufm_cables,leaf_spine_cables",
+                         SUPERPOD_TABLE_4)
+def test_superpod_table_4(catalog, gpus, leaves, spines, compute_ufm_cables, leaf_spine_cables):
+    design = generate_fat_tree(FatTreeOptions(gpus, "DGX-H100", "QM9700", ufm_appliances=4),
+                               catalog)
     assert design.metadata["switches_by_tier"] == {"leaf": leaves, "spine": spines}
     flat = flatten(design, catalog)
-    node_leaf = sum(b.cables for b in flat.bundles if b.owner_path.startswith("su"))
-    assert node_leaf == gpus  # Table 4 lists node + 4 UFM cables; UFM appliances are not modelled
-    assert sum(b.cables for b in flat.bundles) - node_leaf == leaf_spine_cables
+    kinds = [(flat.groups[b.a].spec.kind, flat.groups[b.b].spec.kind) for b in flat.bundles]
+    node_leaf = sum(b.cables for b, k in zip(flat.bundles, kinds) if k.count("switch") == 1)
+    leaf_spine = sum(b.cables for b, k in zip(flat.bundles, kinds) if k.count("switch") == 2)
+    assert (node_leaf, leaf_spine) == (compute_ufm_cables, leaf_spine_cables)
+    ev = evaluate(design, catalog)
+    codes = {w.code for w in ev.warnings}
+    assert not codes & {"SWITCH_PORTS_EXCEEDED", "MIXED_LINK_SPEEDS", "PORT_SPEED_UNSUPPORTED"}
+    assert ev.power.by_kind_kw["appliance"] == pytest.approx(4 * 0.75)
+    assert ev.bandwidth.per_gpu_scale_out_gbit_s == pytest.approx(400)  # UFM adds no GPU bandwidth
+
+
+def test_ufm_needs_free_leaf_ports(catalog):
+    # Full 32-node SUs leave no leaf port: say so (the RA drops one DGX per SU instead).
+    with pytest.raises(GeneratorError, match="no free leaf ports.*31 instead of 32"):
+        generate_fat_tree(FatTreeOptions(1024, "DGX-H100", "QM9700", ufm_appliances=4), catalog)
+    # A partial last SU has room: the appliances land on its leaves.
+    design = generate_fat_tree(FatTreeOptions(1000, "DGX-H100", "QM9700", ufm_appliances=4),
+                               catalog)
+    link = design.root.link("ufm")
+    assert link.b.endswith("/leaf") and link.b != "su/leaf" and link.count == 4
+    assert "SWITCH_PORTS_EXCEEDED" not in {w.code for w in evaluate(design, catalog).warnings}
 
 
 def test_b300_design_for_max_spines():

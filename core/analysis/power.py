@@ -34,11 +34,12 @@ from core.inventory import Inventory, InventoryItem
 # Stable order of the by_kind_kw keys (only kinds with powered items appear).
 KIND_ORDER = (
     "compute", "accelerator", "switch", "nic", "dpu", "transceiver", "cable", "storage",
+    "appliance",
 )
 # by_kind keys that make up the network (switches, optics, active cables).
 NETWORK_KINDS = ("switch", "transceiver", "cable")
 # Kinds shared by every job (charged in full to a job on part of the cluster).
-SHARED_KINDS = ("switch", "transceiver", "cable", "storage")
+SHARED_KINDS = ("switch", "transceiver", "cable", "storage", "appliance")
 
 
 # Bounds of the assumptions below (core/settings.py reads them from the field metadata). A PUE
@@ -112,7 +113,7 @@ def _item_power_w(item: InventoryItem) -> tuple[float, float | None]:
             float(item.value("max_power_kw", 0.0)) * 1000.0,
             None if typical is None else float(typical) * 1000.0,
         )
-    if kind in ("switch", "storage"):
+    if kind in ("switch", "storage", "appliance"):
         typical = item.value("typical_power_w")
         return float(item.value("max_power_w", 0.0)), None if typical is None else float(typical)
     if kind == "accelerator":

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from core.catalog import COMPUTE_KINDS, Catalog, ComponentSpec
 from core.errors import GeneratorError
 from core.generators.clos import build_clos_blocks, plan_clos
+from core.generators.management import add_fabric_managers
 from core.generators.storage import add_storage
 from core.model import Block, Design
 
@@ -22,6 +23,7 @@ class FatTreeOptions:
     island_oversubscription: float = 1.0
     storage: str | None = None
     storage_nodes: int = 0
+    ufm_appliances: int = 0
     name: str | None = None
 
 
@@ -71,6 +73,7 @@ def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
     name = options.name or f"{options.gpus:,} x {server.id} on {switch.id} ({plan.tiers}-tier)"
     root = Block("root", name)
     build_clos_blocks(plan, server.id, switch.id, speed, root)
+    add_fabric_managers(root, catalog, plan, switch, options.ufm_appliances)
     if options.storage or options.storage_nodes:
         add_storage(root, catalog, options.storage, options.storage_nodes, switch, nodes, plan)
     metadata = {

@@ -204,6 +204,22 @@ def test_wizard_shows_counts_live_and_rejects_impossible_input(qtbot, window):
     assert window.document.undo_stack.undoText() == "New from template"
 
 
+def test_wizard_places_ufm_appliances_on_free_leaf_ports(qtbot, window):
+    # SuperPOD RA Table 4: 31 DGX per SU leave a leaf port each for the 4 UFM appliances.
+    wizard = TemplateWizard(window.catalog)
+    qtbot.addWidget(wizard)
+    fields = wizard.fields("fat-tree")
+    fields["gpus"].setValue(1016)
+    fields["ufm_appliances"].setValue(4)
+    wizard.update_preview()
+    assert wizard.design is not None and wizard.design.root.children["ufm"].count == 4
+    # RA Tables 7-8 (4 SU): 2,040 NDR 400G + 4 NDR 200G compute-fabric cables
+    assert "2,044</b> cables" in wizard.preview.text()
+    fields["gpus"].setValue(1024)  # full SUs: no port left, and the wizard says why
+    wizard.update_preview()
+    assert wizard.design is None and "no free leaf ports" in wizard.preview.text()
+
+
 def test_warning_click_selects_components(window, qtbot):
     design = window.document.design
     a = window.view.place("DGX-H100", QPointF(0, 0))

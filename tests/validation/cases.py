@@ -353,14 +353,13 @@ _L3_REASON = (
     "states and gradients, FP32 gradient accumulation and reduce-scatter, interleaved "
     "schedule, first and last stages one layer short, no activation checkpointing at 8K). "
     "§3.3.2 implies one-layer chunks (v 8: the first chunk holds only the embedding, the "
-    "last only the output and loss, D), which the workload format cannot express (it needs "
-    "layers >= pp x v, 126 < 128): v 4 with the same 7 / 8 / 7 stage split (E). Meta's "
+    "last only the output and loss, D; 126 + 2 = 16 x 8). Meta's "
     "kernels, TP overlap, network (RoCE, E-ECMP) and its flexible-N schedule are not "
     "published: engine defaults (E). Report-only because of these E inputs")
 EXTRA_CASES: tuple[PerfCase, ...] = tuple(
     PerfCase(f"L3-{gpus // 1024}k", "Llama 3 405B (outside §9)", f"Llama 3 405B, {gpus:,} H100",
              _LLAMA3,
-             dict(tp=8, cp=1, pp=16, dp=dp, micro_batch=1, global_batch=2048, virtual_stages=4,
+             dict(tp=8, cp=1, pp=16, dp=dp, micro_batch=1, global_batch=2048, virtual_stages=8,
                   zero_stage=1, recompute="none"),
              {"template": "fat-tree", "gpus": gpus, "server": "DGX-H100", "switch": "QM9700"},
              f"{gpus:,} H100-80GB (Meta's RoCE/IB clusters; drawn as DGX H100 on NDR 400G, E)",
@@ -369,8 +368,8 @@ EXTRA_CASES: tuple[PerfCase, ...] = tuple(
              published_util=mfu, causal_counting=True,
              util_definition="BF16 MFU as Meta reports it (causal, R)",
              policy="report-only", reason=_L3_REASON)
-    for gpus, dp, mfu, tag in ((8192, 64, 0.43, "P (Table 4, §3.3.2; v E)"),
-                               (16384, 128, 0.41, "P (Table 4, §3.3.2; v E)"))
+    for gpus, dp, mfu, tag in ((8192, 64, 0.43, "P (Table 4, §3.3.2; v D)"),
+                               (16384, 128, 0.41, "P (Table 4, §3.3.2; v D)"))
 )
 
 # NVIDIA's published NeMo 24.09 runs on DGX H100 (DGX Cloud Benchmarking recipes, GSW 25.01):
@@ -684,10 +683,6 @@ class TopologyCase:
 
 
 _RA = "NVIDIA DGX SuperPOD RA-11333-001 V11 (topologies.md §2), P"
-_UFM = ("known gap: the generator cannot reserve leaf ports for UFM appliances (topologies.md "
-        "§1.3 item 3), so the drawn fabric has {0:,} node-leaf cables, not {0:,} + 4 UFM; "
-        "switch and leaf-spine counts match (the RA's one DGX fewer per SU is expressed by "
-        "generating 31 DGX per SU)")
 _B300 = "DGX SuperPOD B300-XDR RA Table 3 (topologies.md §2), P"
 
 TOPOLOGY_CASES: tuple[TopologyCase, ...] = (
@@ -706,17 +701,17 @@ TOPOLOGY_CASES: tuple[TopologyCase, ...] = (
         )
     ),
     *(
+        # the RA's one DGX fewer per SU is the --gpus value; its 4 UFM appliances are --ufm 4
         TopologyCase(f"T4-{su}", "SuperPOD RA Table 4 (H100 compute fabric, UFM ports)",
-                     f"{su} SU: {nodes} DGX, {nodes * 8} GPUs", "fat-tree",
-                     {"gpus": nodes * 8, "server": "DGX-H100", "switch": "QM9700"},
+                     f"{su} SU: {nodes} DGX, {nodes * 8} GPUs, 4 UFM", "fat-tree",
+                     {"gpus": nodes * 8, "server": "DGX-H100", "switch": "QM9700", "ufm": 4},
                      {"leaf": leaf, "spine": spine, "node_leaf_cables": cables_ufm,
-                      "leaf_spine_cables": cables_ls}, _RA,
-                     policy="known-miss", reason=reason)
-        for su, nodes, leaf, spine, cables_ufm, cables_ls, reason in (
-            (1, 31, 8, 4, 252, 256, _UFM.format(248)),
-            (2, 63, 16, 8, 508, 512, _UFM.format(504)),
-            (3, 95, 24, 16, 764, 768, _UFM.format(760)),
-            (4, 127, 32, 16, 1020, 1024, _UFM.format(1016)),
+                      "leaf_spine_cables": cables_ls}, _RA)
+        for su, nodes, leaf, spine, cables_ufm, cables_ls in (
+            (1, 31, 8, 4, 252, 256),
+            (2, 63, 16, 8, 508, 512),
+            (3, 95, 24, 16, 764, 768),
+            (4, 127, 32, 16, 1020, 1024),
         )
     ),
     *(

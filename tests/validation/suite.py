@@ -260,8 +260,9 @@ def _topology_counts(case: C.TopologyCase, folder: Path) -> dict:
         return dict(plan.switches_by_tier)
     if case.kind == "fat-tree":
         path = folder / f"topo-{case.id}.json"
+        ufm = ["--ufm", str(case.params["ufm"])] if case.params.get("ufm") else []
         run_cli(["generate", "fat-tree", "--gpus", str(case.params["gpus"]), "--server",
-                 case.params["server"], "--switch", case.params["switch"], "-o", str(path)],
+                 case.params["server"], "--switch", case.params["switch"], *ufm, "-o", str(path)],
                 case.subprocess)
         ev = evaluate_project(path, case.subprocess)
         counts = dict(ev["counts"]["switches_by_tier"])
