@@ -262,6 +262,8 @@ class DesignView(QGraphicsView):
             if rel == preferred:
                 default = action
         menu.setDefaultAction(default)
+        # highlighted on opening, so Return takes the likely end and arrows move from there
+        menu.aboutToShow.connect(lambda: menu.setActiveAction(default))
         chosen = menu.exec(QCursor.pos(), default)
         return chosen.data() if chosen is not None else None
 

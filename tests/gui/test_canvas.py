@@ -1,9 +1,11 @@
 """Canvas gestures: palette drop, drag to connect, move, copy/paste, group, navigation."""
 
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from core.generators import FatTreeOptions, generate_fat_tree
 from core.model import Block, Node, SetProperty
 
 
@@ -290,3 +292,44 @@ def test_drawing_an_nvl72_from_trays_and_switch_chips(window, qtbot):
         "scale-up", 400, 18 * 72, "copper")
     assert blocker.args[0].evaluation.bandwidth.scale_up_domain_gpus == 72
     assert window.bandwidth_panel.value("Scale-up domain") == "72 GPUs"
+
+
+def _answer_chooser(window, keys, seen):
+    """Answer the 'Connect to which component' popup with key presses once it is shown."""
+    def answer():
+        menu = QApplication.activePopupWidget()
+        seen.append([a.text() for a in menu.actions() if not a.isSeparator()])
+        for key in keys:
+            QTest.keyClick(menu, key)
+
+    def give_up():  # a popup still open here means the keys did nothing: fail, don't hang
+        menu = QApplication.activePopupWidget()
+        if menu is not None:
+            seen.append("still open")
+            menu.close()
+    QTimer.singleShot(0, window, answer)
+    QTimer.singleShot(3000, window, give_up)  # dies with the window
+
+
+def test_linking_to_a_block_asks_which_component(window):
+    # Connecting a spine to an SU block offers the SU's components, its leaf first (the
+    # likely end); Return takes it, Down + Return the other one, Escape cancels.
+    doc = window.document
+    window.load_design(generate_fat_tree(FatTreeOptions(256, "DGX-H100", "QM9700", tiers=2),
+                                         window.catalog), None)
+    root = doc.design.root
+    assert "su" in root.children and "spine" in root.children
+    before = len(root.links)
+    seen: list = []
+    _answer_chooser(window, [Qt.Key.Key_Return], seen)
+    link_id = window.view.connect_items("spine", "su")
+    assert seen[0] == ["su/leaf", "su/nodes"]
+    assert (root.link(link_id).a, root.link(link_id).b) == ("spine", "su/leaf")
+    _answer_chooser(window, [Qt.Key.Key_Down, Qt.Key.Key_Return], seen)
+    link_id = window.view.connect_items("spine", "su")
+    assert root.link(link_id).b == "su/nodes"
+    steps = doc.undo_stack.count()
+    _answer_chooser(window, [Qt.Key.Key_Escape], seen)
+    assert window.view.connect_items("spine", "su") is None
+    assert len(root.links) == before + 2 and doc.undo_stack.count() == steps
+    assert "still open" not in seen
