@@ -275,29 +275,29 @@ def _drawn_scale_up(flat: FlatDesign, graph: UnitGraph, gpu_weight: np.ndarray,
     """
     compute = set(flat.compute_groups)
     switches = {i for i, t in tiers.items() if t == "scale-up"}
-    kinds = [k for k, b in enumerate(flat.bundles) if b.kind == "scale-up"
+    bundle_ids = [k for k, b in enumerate(flat.bundles) if b.kind == "scale-up"
              and {b.a, b.b} <= compute | switches and {b.a, b.b} & compute]
-    if not kinds:
+    if not bundle_ids:
         return None
     members = np.zeros(graph.units, dtype=bool)
     for i in compute | switches:
         members[graph.offsets[i]:graph.offsets[i + 1]] = True
-    labels = _components(graph, members, np.isin(graph.edge_bundle, kinds))
+    labels = _components(graph, members, np.isin(graph.edge_bundle, bundle_ids))
     median, _ = _weighted_median_domain(labels, gpu_weight)
     capacity = 0.0
     served: set[int] = set()
-    for k in kinds:
+    for k in bundle_ids:
         bundle = flat.bundles[k]
         for end in (bundle.a, bundle.b):
             if end in compute:
                 capacity += bundle.capacity_gbit_s
                 served.add(end)
     served_gpus = sum(flat.groups[i].multiplicity * flat.gpus_per_unit(i) for i in served)
-    used = {flat.bundles[k].a for k in kinds} | {flat.bundles[k].b for k in kinds}
+    used = {flat.bundles[k].a for k in bundle_ids} | {flat.bundles[k].b for k in bundle_ids}
     drawn_switches = [i for i in switches if i in used]
     latencies = [float(flat.groups[i].spec["latency_ns"]) for i in drawn_switches]
     cable_ns = max(flat.bundles[k].length_m * NS_PER_M.get(flat.bundles[k].medium, 5.0)
-                   for k in kinds)
+                   for k in bundle_ids)
     return DrawnScaleUp(
         median,
         capacity / served_gpus if served_gpus else 0.0,
