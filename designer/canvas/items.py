@@ -7,8 +7,10 @@ position the user is dragging (committed as one MoveItems on release).
 from __future__ import annotations
 
 import math
+from collections import Counter
+from typing import NamedTuple, Sequence
 
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem
 
@@ -17,8 +19,20 @@ from designer.format import count as fmt_count, speed as fmt_speed
 
 CARD_W, CARD_H = 200.0, 64.0
 BLOCK_W, BLOCK_H = 220.0, 84.0
-ROW_H = 18.0
-MAX_ROWS = 10
+
+# An expanded block card draws a scaled-down picture of its contents (the "preview").
+PREVIEW_MAX_CHILDREN = 40            # the rest is counted in a "… N more" note
+TILE_W, TILE_H = 136.0, 40.0         # a child's card in the preview, at full detail
+TILE_GAP_X, TILE_GAP_Y = 30.0, 40.0  # wanted room between tiles; the vertical room fits a count label
+PREVIEW_MAX_SCALE = 1.0              # never spread children wider apart than the canvas does
+PREVIEW_MARGIN = 14.0                # inside the diagram frame: room for the badges that overhang tiles
+PREVIEW_MAX_W, PREVIEW_MAX_H = 640.0, 440.0
+PREVIEW_MIN_H = 96.0
+EXPANDED_MIN_W = 300.0
+BLOCK_HEAD_H = 50.0                  # header band and role line above the diagram
+CARD_PAD = 10.0                      # between the card's border and the diagram frame
+NOTE_H = 18.0
+PARALLEL_WIRE_GAP = 6.0
 
 _TITLE = QFont()
 _TITLE.setPointSizeF(9.5)
@@ -28,22 +42,45 @@ _SUB.setPointSizeF(8.0)
 _BADGE = QFont()
 _BADGE.setPointSizeF(8.5)
 _BADGE.setBold(True)
+_TILE_BADGE = QFont()
+_TILE_BADGE.setPointSizeF(7.0)
+_TILE_BADGE.setBold(True)
+_WIRE_LABEL = QFont()
+_WIRE_LABEL.setPointSizeF(7.0)
 
 
 def _elide(text: str, font: QFont, width: float) -> str:
     return QFontMetricsF(font).elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
-def _draw_badge(painter: QPainter, right: float, top: float, text: str, fill: QColor) -> None:
-    metrics = QFontMetricsF(_BADGE)
-    w = metrics.horizontalAdvance(text) + 12
-    rect = QRectF(right - w, top - 9, w, 18)
-    painter.setPen(QPen(QColor("#ffffff"), 1.5))
+def _draw_badge(painter: QPainter, right: float, top: float, text: str, fill: QColor,
+                font: QFont = _BADGE, height: float = 18.0) -> None:
+    metrics = QFontMetricsF(font)
+    w = metrics.horizontalAdvance(text) + height * 2 / 3
+    rect = QRectF(right - w, top - height / 2, w, height)
+    painter.setPen(QPen(QColor("#ffffff"), height / 12))
     painter.setBrush(fill)
-    painter.drawRoundedRect(rect, 9, 9)
+    painter.drawRoundedRect(rect, height / 2, height / 2)
     painter.setPen(QColor("#ffffff"))
-    painter.setFont(_BADGE)
+    painter.setFont(font)
     painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+
+def _rect_exit(rect: QRectF, origin: QPointF, toward: QPointF) -> QPointF:
+    """Where the ray from ``origin`` (inside ``rect``) through ``toward`` leaves ``rect``."""
+    dx, dy = toward.x() - origin.x(), toward.y() - origin.y()
+    if dx == 0 and dy == 0:
+        return origin
+    scale = math.inf
+    if dx > 0:
+        scale = (rect.right() - origin.x()) / dx
+    elif dx < 0:
+        scale = (rect.left() - origin.x()) / dx
+    if dy > 0:
+        scale = min(scale, (rect.bottom() - origin.y()) / dy)
+    elif dy < 0:
+        scale = min(scale, (rect.top() - origin.y()) / dy)
+    return QPointF(origin.x() + dx * scale, origin.y() + dy * scale)
 
 
 class _Card(QGraphicsItem):
@@ -145,8 +182,144 @@ class ComponentItem(_Card):
         _draw_badge(painter, rect.right() + 4, rect.top(), fmt_count(self.count), accent)
 
 
+class PreviewChild(NamedTuple):
+    """One child of a block as its expanded card shows it (given by the scene)."""
+
+    kind: str    # catalog kind, "block" for a nested block
+    label: str
+    count: int
+    x: float     # position on the block's own canvas
+    y: float
+
+
+class PreviewLink(NamedTuple):
+    """A link bundle of the block between two of its children (indexes into the children)."""
+
+    a: int
+    b: int
+    kind: str
+    count: int
+
+
+class PreviewTile(NamedTuple):
+    """A child's small card in the preview."""
+
+    kind: str
+    label: str
+    count: int
+    rect: QRectF  # relative to the centre of the diagram
+
+
+class PreviewWire(NamedTuple):
+    """A link's line in the preview, between the tiles of children ``a`` and ``b``."""
+
+    a: int
+    b: int
+    kind: str
+    count: int
+    line: QLineF               # from tile border to tile border, relative to the diagram's centre
+    label_rect: QRectF | None  # None where the count label would cover a tile or another label
+
+
+class Preview(NamedTuple):
+    """The laid-out picture an expanded block card draws."""
+
+    tiles: tuple[PreviewTile, ...]
+    wires: tuple[PreviewWire, ...]
+    hidden: int   # children left out beyond PREVIEW_MAX_CHILDREN
+    size: QSizeF  # the diagram's natural size
+
+
+_NO_PREVIEW = Preview((), (), 0, QSizeF())
+
+
+def _spacing_scale(children: Sequence[PreviewChild]) -> float:
+    """The smallest scale of the children's positions at which their tiles keep the wanted gaps.
+
+    Two tiles are apart once they are apart along either axis, so a pair needs the smaller of
+    its per-axis scales and the layout the largest over the pairs. Coincident children cannot be
+    separated by any scale and are left out. 0 when nothing needs separating.
+    """
+    needed = 0.0
+    for i, a in enumerate(children):
+        for b in children[i + 1:]:
+            dx, dy = abs(a.x - b.x), abs(a.y - b.y)
+            if dx == 0 and dy == 0:
+                continue
+            by_x = (TILE_W + TILE_GAP_X) / dx if dx else math.inf
+            by_y = (TILE_H + TILE_GAP_Y) / dy if dy else math.inf
+            needed = max(needed, min(by_x, by_y))
+    return min(needed, PREVIEW_MAX_SCALE)
+
+
+def _layout_preview(children: Sequence[PreviewChild], links: Sequence[PreviewLink]) -> Preview:
+    """Place one tile per child (up to PREVIEW_MAX_CHILDREN) at its scaled position, and the wires."""
+    shown = children[:PREVIEW_MAX_CHILDREN]
+    hidden = len(children) - len(shown)
+    if not shown:
+        return Preview((), (), hidden, QSizeF(0, PREVIEW_MIN_H))
+    xs, ys = [c.x for c in shown], [c.y for c in shown]
+    span_w, span_h = max(xs) - min(xs), max(ys) - min(ys)
+    spacing = _spacing_scale(shown) or PREVIEW_MAX_SCALE
+    # Past the largest diagram, tiles shrink together with the spacing so they still do not
+    # overlap: the content is then (span + tile / spacing) * scale along each axis.
+    room_w, room_h = PREVIEW_MAX_W - 2 * PREVIEW_MARGIN, PREVIEW_MAX_H - 2 * PREVIEW_MARGIN
+    scale = min(spacing, room_w / (span_w + TILE_W / spacing), room_h / (span_h + TILE_H / spacing))
+    tile_w, tile_h = TILE_W * scale / spacing, TILE_H * scale / spacing
+    mid_x, mid_y = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
+    tiles = tuple(
+        PreviewTile(c.kind, c.label, c.count, QRectF((c.x - mid_x) * scale - tile_w / 2,
+                                                     (c.y - mid_y) * scale - tile_h / 2, tile_w, tile_h))
+        for c in shown)
+    size = QSizeF(span_w * scale + tile_w + 2 * PREVIEW_MARGIN,
+                  max(PREVIEW_MIN_H, span_h * scale + tile_h + 2 * PREVIEW_MARGIN))
+    return Preview(tiles, _layout_wires(tiles, links), hidden, size)
+
+
+def _layout_wires(tiles: tuple[PreviewTile, ...], links: Sequence[PreviewLink]) -> tuple[PreviewWire, ...]:
+    """One straight wire per link between shown tiles, in link order; parallel bundles of one
+    pair sit side by side."""
+    drawn = [link for link in links if link.a < len(tiles) and link.b < len(tiles)]
+    bundle_sizes = Counter(frozenset((link.a, link.b)) for link in drawn)
+    placed: Counter[frozenset[int]] = Counter()
+    # Count labels must not hide tiles, the badges overhanging their top-right corners, or
+    # each other.
+    taken = [tile.rect.adjusted(-2, -9, 5, 2) for tile in tiles]
+    wires = []
+    for link in drawn:
+        pair = frozenset((link.a, link.b))
+        # The sign keeps the spread on one side whichever way round each bundle was drawn.
+        sign = 1.0 if link.a < link.b else -1.0
+        offset = (placed[pair] - (bundle_sizes[pair] - 1) / 2) * PARALLEL_WIRE_GAP * sign
+        placed[pair] += 1
+        wires.append(_layout_wire(tiles, link, offset, taken))
+    return tuple(wires)
+
+
+def _layout_wire(tiles: tuple[PreviewTile, ...], link: PreviewLink, offset: float,
+                 taken: list[QRectF]) -> PreviewWire:
+    rect_a, rect_b = tiles[link.a].rect, tiles[link.b].rect
+    centres = QLineF(rect_a.center(), rect_b.center())
+    shift = QPointF()
+    if centres.length() > 0:
+        normal = centres.normalVector().unitVector()
+        shift = QPointF(normal.dx(), normal.dy()) * offset
+    start, end = rect_a.center() + shift, rect_b.center() + shift
+    line = QLineF(_rect_exit(rect_a, start, end), _rect_exit(rect_b, end, start))
+    text = fmt_count(link.count)
+    width = QFontMetricsF(_WIRE_LABEL).horizontalAdvance(text) + 10
+    centre = line.center()
+    label_rect: QRectF | None = QRectF(centre.x() - width / 2, centre.y() - 7, width, 14)
+    if any(label_rect.intersects(rect) for rect in taken):
+        label_rect = None
+    else:
+        taken.append(label_rect)
+    return PreviewWire(link.a, link.b, link.kind, link.count, line, label_rect)
+
+
 class BlockItem(_Card):
-    """A repeated block, drawn as a stack of cards; expanded, it lists its contents."""
+    """A repeated block, drawn as a stack of cards; expanded, it draws a small picture of its
+    children and of the links between them (read-only: double-click steps inside to edit)."""
 
     def __init__(self, key: str, path: str):
         super().__init__(key, path)
@@ -154,24 +327,40 @@ class BlockItem(_Card):
         self.role = ""
         self.count = 1
         self.collapsed = True
-        self.rows: list[tuple[str, str, int]] = []  # (kind, label, count) of children
         self.summary = ""
+        self._preview = _NO_PREVIEW
 
-    def set_data(self, title: str, role: str, count: int, collapsed: bool,
-                 rows: list[tuple[str, str, int]], summary: str) -> None:
+    def set_data(self, title: str, role: str, count: int, collapsed: bool, summary: str,
+                 children: Sequence[PreviewChild], links: Sequence[PreviewLink]) -> None:
         self.prepareGeometryChange()
         self.title, self.role, self.count, self.collapsed = title, role, count, collapsed
-        self.rows, self.summary = rows, summary
+        self.summary = summary
+        # Laid out here rather than in paint(): paint runs far more often than the model changes.
+        self._preview = _NO_PREVIEW if collapsed else _layout_preview(children, links)
         self.setToolTip(f"{title} ({role or 'block'}) ×{count:,}\n{summary}\nDouble-click to step inside")
         for link in self.links:
             link.update_path()
         self.update()
 
+    def preview_items(self) -> Preview:
+        """What the expanded card draws (nothing when collapsed); geometry is relative to the
+        centre of ``diagram_rect()``."""
+        return self._preview
+
     def card_rect(self) -> QRectF:
-        height = BLOCK_H
-        if not self.collapsed:
-            height += min(len(self.rows), MAX_ROWS + 1) * ROW_H + 8
-        return QRectF(-BLOCK_W / 2, -BLOCK_H / 2, BLOCK_W, height)
+        if self.collapsed:
+            return QRectF(-BLOCK_W / 2, -BLOCK_H / 2, BLOCK_W, BLOCK_H)
+        # The header stays where the collapsed card's header is; the card grows down and sideways.
+        size = self._preview.size
+        width = max(EXPANDED_MIN_W, size.width() + 2 * CARD_PAD)
+        height = BLOCK_HEAD_H + size.height() + CARD_PAD + (NOTE_H if self._preview.hidden else 0)
+        return QRectF(-width / 2, -BLOCK_H / 2, width, height)
+
+    def diagram_rect(self) -> QRectF:
+        """The frame of the preview inside an expanded card."""
+        rect = self.card_rect()
+        return QRectF(rect.left() + CARD_PAD, rect.top() + BLOCK_HEAD_H, rect.width() - 2 * CARD_PAD,
+                      self._preview.size.height())
 
     def boundingRect(self) -> QRectF:
         return self.card_rect().adjusted(-4, -14, 14, 14)
@@ -214,52 +403,95 @@ class BlockItem(_Card):
         painter.drawText(QRectF(rect.left() + 10, rect.top() + 30, rect.width() - 20, 14),
                          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                          f"{role} · repeated ×{self.count:,}" if self.count > 1 else role)
-        painter.setPen(style.TEXT)
-        painter.drawText(QRectF(rect.left() + 10, rect.top() + 46, rect.width() - 20, 34),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
-                         self.summary)
-        if not self.collapsed:
-            self._paint_rows(painter, rect)
+        if self.collapsed:
+            painter.setPen(style.TEXT)
+            painter.drawText(QRectF(rect.left() + 10, rect.top() + 46, rect.width() - 20, 34),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
+                             self.summary)
+        else:
+            self._paint_preview(painter)
         _draw_badge(painter, rect.right() + 4, rect.top(), fmt_count(self.count), accent)
 
-    def _paint_rows(self, painter: QPainter, rect: QRectF) -> None:
-        y = rect.top() + BLOCK_H
+    def _paint_preview(self, painter: QPainter) -> None:
+        diagram = self.diagram_rect()
         painter.setPen(QPen(QColor("#e0e6ea"), 1))
-        painter.drawLine(QPointF(rect.left() + 8, y - 4), QPointF(rect.right() - 8, y - 4))
-        painter.setFont(_SUB)
-        rows = self.rows[:MAX_ROWS]
-        for kind, label, n in rows:
-            icons.renderer(kind).render(painter, QRectF(rect.left() + 12, y + 1, 14, 14))
-            painter.setPen(style.TEXT)
-            painter.drawText(QRectF(rect.left() + 32, y, rect.width() - 100, ROW_H),
-                             Qt.AlignmentFlag.AlignVCenter, _elide(label, _SUB, rect.width() - 100))
+        painter.setBrush(style.CANVAS_BACKGROUND)
+        painter.drawRoundedRect(diagram, 6, 6)
+        preview = self._preview
+        if preview.hidden:
             painter.setPen(style.SUBTEXT)
-            painter.drawText(QRectF(rect.right() - 70, y, 60, ROW_H),
-                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, fmt_count(n))
-            y += ROW_H
-        if len(self.rows) > MAX_ROWS:
-            painter.drawText(QRectF(rect.left() + 32, y, rect.width() - 40, ROW_H),
-                             Qt.AlignmentFlag.AlignVCenter, f"… {len(self.rows) - MAX_ROWS} more")
+            painter.setFont(_SUB)
+            note = QRectF(diagram.left() + 2, diagram.bottom() + 2, diagram.width() - 4, NOTE_H - 2)
+            painter.drawText(note, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             f"… {preview.hidden:,} more (double-click to see all)")
+        if not preview.tiles:
+            painter.setPen(style.SUBTEXT)
+            painter.setFont(_SUB)
+            painter.drawText(diagram, Qt.AlignmentFlag.AlignCenter, "empty")
+            return
+        painter.save()
+        painter.setClipRect(diagram)  # a crowded preview must not spill over the card
+        painter.translate(diagram.center())
+        for wire in preview.wires:
+            _paint_wire(painter, wire)
+        for tile in preview.tiles:
+            _paint_tile(painter, tile)
+        painter.restore()
+
+
+def _paint_wire(painter: QPainter, wire: PreviewWire) -> None:
+    colour, width, dash = style.LINK_STYLE.get(wire.kind, style.LINK_STYLE["scale-out"])
+    painter.setPen(QPen(QColor(colour), max(1.2, width * 0.6), dash, Qt.PenCapStyle.RoundCap))
+    painter.drawLine(wire.line)
+    if wire.label_rect is None:
+        return
+    painter.setPen(QPen(QColor(colour), 1.0))
+    painter.setBrush(QColor("#ffffff"))
+    painter.drawRoundedRect(wire.label_rect, 7, 7)
+    painter.setFont(_WIRE_LABEL)
+    painter.setPen(QColor(colour).darker(120))
+    painter.drawText(wire.label_rect, Qt.AlignmentFlag.AlignCenter, fmt_count(wire.count))
+
+
+def _paint_tile(painter: QPainter, tile: PreviewTile) -> None:
+    """A small card: icon, label and count badge; a tile too small for its label (a crowded
+    preview) shows the count inside instead."""
+    rect = tile.rect
+    accent = style.color(tile.kind)
+    is_block = tile.kind == "block"
+    radius = min(6.0, rect.height() / 4)
+    if is_block and tile.count > 1:  # repeated blocks keep their stack, as on the canvas
+        painter.setPen(QPen(style.CARD_BORDER, 0.8))
+        painter.setBrush(QColor("#eceff1"))
+        painter.drawRoundedRect(rect.translated(3, 3), radius, radius)
+    painter.setPen(QPen(accent.lighter(150) if is_block else style.CARD_BORDER, 1.0))
+    painter.setBrush(QColor("#f3f6f8") if is_block else style.CARD_FILL)
+    painter.drawRoundedRect(rect, radius, radius)
+    icon = max(0.0, min(20.0, rect.height() - 8))
+    if icon >= 6:
+        icons.renderer(tile.kind).render(painter, QRectF(rect.left() + 6, rect.center().y() - icon / 2,
+                                                         icon, icon))
+    text_rect = QRectF(rect.left() + icon + 12, rect.top(), rect.width() - icon - 18, rect.height())
+    count = fmt_count(tile.count)
+    if rect.height() >= 24 and text_rect.width() >= 30:
+        painter.setPen(style.TEXT)
+        painter.setFont(_SUB)
+        painter.drawText(text_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         _elide(tile.label, _SUB, text_rect.width()))
+        _draw_badge(painter, rect.right() + 3, rect.top(), count, accent, _TILE_BADGE, 14.0)
+    elif text_rect.width() >= QFontMetricsF(_TILE_BADGE).horizontalAdvance(count):
+        painter.setPen(accent.darker(110))
+        painter.setFont(_TILE_BADGE)
+        painter.drawText(text_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, count)
 
 
 def _border_point(card: _Card, toward: QPointF) -> QPointF:
-    """Where the segment from the card's centre to ``toward`` leaves the card's rectangle."""
-    rect = card.card_rect().translated(card.pos())
-    centre = card.pos()
-    dx, dy = toward.x() - centre.x(), toward.y() - centre.y()
-    if dx == 0 and dy == 0:
-        return centre
-    # Card rects are centred horizontally on pos but blocks grow downwards when expanded.
-    half_w = rect.width() / 2
-    top, bottom = rect.top() - centre.y(), rect.bottom() - centre.y()
-    scale = math.inf
-    if dx:
-        scale = min(scale, half_w / abs(dx))
-    if dy > 0:
-        scale = min(scale, bottom / dy)
-    elif dy < 0:
-        scale = min(scale, top / dy)
-    return QPointF(centre.x() + dx * scale, centre.y() + dy * scale)
+    """Where the segment from the card's position to ``toward`` leaves the card's rectangle.
+
+    The position is the centre of a card, but not of an expanded block, which grows downwards
+    and sideways; the exit is computed on the real rectangle either way.
+    """
+    return _rect_exit(card.card_rect().translated(card.pos()), card.pos(), toward)
 
 
 class LinkItem(QGraphicsItem):
@@ -313,6 +545,10 @@ class LinkItem(QGraphicsItem):
         centre = path.pointAtPercent(0.5)
         self._label_rect = QRectF(centre.x() - w / 2, centre.y() - 9, w, 18)
         self.update()
+
+    def path(self) -> QPainterPath:
+        """The drawn line, from the source card's border to the target card's border."""
+        return QPainterPath(self._path)
 
     def boundingRect(self) -> QRectF:
         return self._path.boundingRect().adjusted(-8, -8, 8, 8).united(self._label_rect.adjusted(-2, -2, 2, 2))

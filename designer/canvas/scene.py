@@ -2,7 +2,8 @@
 
 One card per child (component or block) and one line per link bundle owned by the current
 block, whatever the multiplicities: a 100,000-GPU fabric is a handful of items. A link whose
-end lies inside a child block is drawn to that child's card.
+end lies inside a child block is drawn to that child's card. An expanded block card also draws
+its own children and links, from data the scene hands it (``_update_card``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from core.catalog import Catalog
 from core.errors import DesignError
 from core.model import Block, Change, Design, Node
 from designer import style
-from designer.canvas.items import BlockItem, ComponentItem, ExternalLinkItem, LinkItem, _Card
+from designer.canvas.items import (BlockItem, ComponentItem, ExternalLinkItem, LinkItem, PreviewChild,
+                                   PreviewLink, _Card)
 
 PARALLEL_SPACING = 46.0
 SUMMARY_ITEMS = 3
@@ -59,6 +61,8 @@ class DesignScene(QGraphicsScene):
 
     # --- model → items ---------------------------------------------------------------------
     def on_change(self, change: Change) -> None:
+        # Whatever block the change is in, every card is refreshed: an edit inside a child
+        # block (change.block_path "su") must redraw that block's expanded card up here.
         self.sync()
 
     def sync(self) -> None:
@@ -115,12 +119,10 @@ class DesignScene(QGraphicsScene):
     def _update_card(self, card: _Card, child: Node | Block) -> None:
         if isinstance(child, Block):
             assert isinstance(card, BlockItem)
-            rows = [(self._kind_of(c), c.label, c.count) for c in child.children.values()]
-            parts = [f"{label} ×{n:,}" for _, label, n in rows[:SUMMARY_ITEMS]]
-            if len(rows) > SUMMARY_ITEMS:
-                parts.append(f"+{len(rows) - SUMMARY_ITEMS} more")
-            summary = " · ".join(parts) or "empty"
-            card.set_data(child.label, child.role, child.count, child.collapsed, rows, summary)
+            children = [PreviewChild(self._kind_of(c), c.label, c.count, c.x, c.y)
+                        for c in child.children.values()]
+            card.set_data(child.label, child.role, child.count, child.collapsed, self._summary(children),
+                          children, self._preview_links(child))
         else:
             assert isinstance(card, ComponentItem)
             spec = self.catalog.get(child.catalog_id) if child.catalog_id in self.catalog else None
@@ -128,6 +130,26 @@ class DesignScene(QGraphicsScene):
             card.set_data(child.label, subtitle, spec.kind if spec else "block", child.count, child.tier)
         if card.pos() != QPointF(child.x, child.y):
             card.setPos(child.x, child.y)
+
+    @staticmethod
+    def _summary(children: list[PreviewChild]) -> str:
+        parts = [f"{c.label} ×{c.count:,}" for c in children[:SUMMARY_ITEMS]]
+        if len(children) > SUMMARY_ITEMS:
+            parts.append(f"+{len(children) - SUMMARY_ITEMS} more")
+        return " · ".join(parts) or "empty"
+
+    @staticmethod
+    def _preview_links(block: Block) -> list[PreviewLink]:
+        """The block's links as pairs of child indexes for its expanded card. An end inside a
+        nested block ("su/leaf") lands on that block; a link with both ends inside one nested
+        block has nothing to join at this level."""
+        index = {key: i for i, key in enumerate(block.children)}
+        links = []
+        for link in block.links:
+            a, b = index.get(link.a.split("/", 1)[0]), index.get(link.b.split("/", 1)[0])
+            if a is not None and b is not None and a != b:
+                links.append(PreviewLink(a, b, link.kind, link.count))
+        return links
 
     def _kind_of(self, item: Node | Block) -> str:
         if isinstance(item, Block):
