@@ -127,6 +127,10 @@ def test_superpod_table_4(catalog, gpus, leaves, spines, compute_ufm_cables, lea
     assert not codes & {"SWITCH_PORTS_EXCEEDED", "MIXED_LINK_SPEEDS", "PORT_SPEED_UNSUPPORTED"}
     assert ev.power.by_kind_kw["appliance"] == pytest.approx(4 * 0.75)
     assert ev.bandwidth.per_gpu_scale_out_gbit_s == pytest.approx(400)  # UFM adds no GPU bandwidth
+    if gpus == 1016:
+        # RA Tables 7-8 (4 SU): 2,040 NDR 400G + 4 NDR 200G cables; OSFP transceivers 1,536
+        # switch-side + 508 system-side + 4 for UFM
+        assert (ev.counts.links, ev.counts.transceivers) == (2044, 2048)
 
 
 def test_ufm_needs_free_leaf_ports(catalog):
