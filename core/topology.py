@@ -11,6 +11,7 @@ oversubscription r_i (topologies.md §1.2, §5).
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -209,7 +210,7 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
         domains.append(median)
         connected = largest
 
-    drawn = _drawn_scale_up(flat, graph, gpu_weight, tiers) if gpus else None
+    drawn = _drawn_scale_up(flat, graph, gpu_weight, tiers) if gpus else ()
     fabric = (_fabric_view(flat, tiers, rank_of, tier_order, up, domains, drawn, assumptions)
               if gpus else None)
 
@@ -255,59 +256,95 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
 
 @dataclass(frozen=True)
 class DrawnScaleUp:
-    """A scale-up domain drawn across compute nodes (scale-up links through scale-up switches)."""
+    """One tier of a scale-up fabric drawn across compute nodes (scale-up links through
+    scale-up switches): tier 1 joins nodes through the switches they are cabled to, tier 2
+    through the switches above those (an NVL576-style second NVLink tier), and so on."""
 
-    domain_gpus: int           # GPU-weighted median connected component
-    per_gpu_gbit_s: float      # scale-up cable capacity leaving the nodes, per GPU
-    switch_ns: float           # mean latency of the drawn scale-up switches
-    cable_ns: float            # longest scale-up cable
+    domain_gpus: int           # GPU-weighted median connected component up to this tier
+    per_gpu_gbit_s: float      # narrowest scale-up capacity below this tier, per GPU
+    latency_ns: float          # switches and cables of a path that turns at this tier
     in_network_reduction: bool
 
 
+def _scale_up_depths(flat: FlatDesign, compute: set[int], switches: set[int],
+                     bundle_ids: list[int]) -> dict[int, int]:
+    """Scale-up hops of each scale-up switch group from the compute nodes (BFS on groups)."""
+    neighbours: dict[int, set[int]] = {}
+    for k in bundle_ids:
+        b = flat.bundles[k]
+        neighbours.setdefault(b.a, set()).add(b.b)
+        neighbours.setdefault(b.b, set()).add(b.a)
+    depth = dict.fromkeys(compute, 0)
+    frontier = list(compute)
+    while frontier:
+        nxt = []
+        for i in frontier:
+            for j in neighbours.get(i, ()):
+                if j in switches and j not in depth:
+                    depth[j] = depth[i] + 1
+                    nxt.append(j)
+        frontier = nxt
+    return depth
+
+
 def _drawn_scale_up(flat: FlatDesign, graph: UnitGraph, gpu_weight: np.ndarray,
-                    tiers: dict[int, str]) -> DrawnScaleUp | None:
-    """The scale-up domain the drawing builds out of several compute nodes, if any.
+                    tiers: dict[int, str]) -> tuple[DrawnScaleUp, ...]:
+    """The scale-up tiers the drawing builds out of several compute nodes (empty if none).
 
     Connected components of compute units and scale-up switch units over the scale-up cables
-    (numpy/scipy, as for the scale-out domains). The per-GPU bandwidth is the scale-up cable
-    capacity at the compute ends divided by the GPUs of the compute groups those cables serve,
-    so an under-cabled tray shows as a slower domain.
+    (numpy/scipy, as for the scale-out domains). The per-GPU bandwidth of a tier is the
+    narrowest aggregate capacity between the compute nodes and it, divided by the GPUs those
+    cables serve, so an under-cabled tray or a tapered upper tier shows as a slower domain.
     """
     compute = set(flat.compute_groups)
     switches = {i for i, t in tiers.items() if t == "scale-up"}
-    bundle_ids = [k for k, b in enumerate(flat.bundles) if b.kind == "scale-up"
-             and {b.a, b.b} <= compute | switches and {b.a, b.b} & compute]
-    if not bundle_ids:
-        return None
-    members = np.zeros(graph.units, dtype=bool)
-    for i in compute | switches:
-        members[graph.offsets[i]:graph.offsets[i + 1]] = True
-    labels = _components(graph, members, np.isin(graph.edge_bundle, bundle_ids))
-    median, _ = _weighted_median_domain(labels, gpu_weight)
-    capacity = 0.0
+    bundle_ids = [k for k, b in enumerate(flat.bundles)
+                  if b.kind == "scale-up" and {b.a, b.b} <= compute | switches]
+    depth = _scale_up_depths(flat, compute, switches, bundle_ids)
+    # capacity between depth d and d + 1, and the compute groups the first hop serves
+    capacity: dict[int, float] = {}
     served: set[int] = set()
     for k in bundle_ids:
-        bundle = flat.bundles[k]
-        for end in (bundle.a, bundle.b):
-            if end in compute:
-                capacity += bundle.capacity_gbit_s
-                served.add(end)
+        b = flat.bundles[k]
+        da, db = depth.get(b.a), depth.get(b.b)
+        if da is None or db is None or abs(da - db) > 1 or (da == db and da > 0):
+            continue
+        # a node-to-node cable (no switch) is a scale-up link at both of its ends
+        share = 2.0 if da == db == 0 else 1.0
+        capacity[min(da, db)] = capacity.get(min(da, db), 0.0) + share * b.capacity_gbit_s
+        served.update(end for end in (b.a, b.b) if end in compute)
     served_gpus = sum(flat.groups[i].multiplicity * flat.gpus_per_unit(i) for i in served)
-    used = {flat.bundles[k].a for k in bundle_ids} | {flat.bundles[k].b for k in bundle_ids}
-    drawn_switches = [i for i in switches if i in used]
-    latencies = [float(flat.groups[i].spec["latency_ns"]) for i in drawn_switches]
-    cable_ns = max(flat.bundles[k].length_m * NS_PER_M.get(flat.bundles[k].medium, 5.0)
-                   for k in bundle_ids)
-    return DrawnScaleUp(
-        median,
-        capacity / served_gpus if served_gpus else 0.0,
-        sum(latencies) / len(latencies) if latencies else 0.0,
-        cable_ns,
-        any(bool(flat.groups[i].spec.get("in_network_reduction")) for i in drawn_switches),
-    )
+    if not served_gpus:
+        return ()
+    edge_mask = np.isin(graph.edge_bundle, bundle_ids)
+    out: list[DrawnScaleUp] = []
+    below_ns = cables_ns = 0.0
+    narrowest = math.inf
+    for tier in range(1, max(1, *depth.values()) + 1):
+        if tier - 1 not in capacity:
+            break
+        narrowest = min(narrowest, capacity[tier - 1])
+        groups = [i for i, d in depth.items() if d <= tier]
+        members = np.zeros(graph.units, dtype=bool)
+        for i in groups:
+            members[graph.offsets[i]:graph.offsets[i + 1]] = True
+        median, _ = _weighted_median_domain(_components(graph, members, edge_mask), gpu_weight)
+        at_tier = [i for i, d in depth.items() if d == tier]
+        switch_ns = (sum(float(flat.groups[i].spec["latency_ns"]) for i in at_tier) / len(at_tier)
+                     if at_tier else 0.0)
+        cables_ns += max(
+            (flat.bundles[k].length_m * NS_PER_M.get(flat.bundles[k].medium, 5.0)
+             for k in bundle_ids
+             if {depth.get(flat.bundles[k].a), depth.get(flat.bundles[k].b)} <= {tier - 1, tier}),
+            default=0.0)
+        out.append(DrawnScaleUp(
+            median, narrowest / served_gpus, 2 * below_ns + switch_ns + 2 * cables_ns,
+            any(bool(flat.groups[i].spec.get("in_network_reduction")) for i in at_tier)))
+        below_ns += switch_ns
+    return tuple(out)
 
 
-def _fabric_view(flat, tiers, rank_of, tier_order, up, domains, drawn: DrawnScaleUp | None,
+def _fabric_view(flat, tiers, rank_of, tier_order, up, domains, drawn: tuple[DrawnScaleUp, ...],
                  a: NetworkAssumptions) -> FabricView:
     compute = flat.compute_groups
     main = max(compute, key=lambda i: flat.groups[i].multiplicity * flat.gpus_per_unit(i))
@@ -327,17 +364,20 @@ def _fabric_view(flat, tiers, rank_of, tier_order, up, domains, drawn: DrawnScal
     )
     levels = [NetworkLevel("scale-up", scale_up_domain, line, effective, a.scale_up_latency_us, 0,
                            reduction)]
-    if drawn is not None and drawn.domain_gpus > scale_up_domain:
-        # The drawn domain: the GPU's own scale-up rate, or less when the drawing gives each GPU
-        # fewer scale-up cables than it has links.
-        accel_line = float(accelerator["scale_up_gbyte_s_per_dir"])
-        drawn_line = min(accel_line, drawn.per_gpu_gbit_s / 8.0)
-        ratio = float(accelerator.get("scale_up_effective_gbyte_s") or
-                      accel_line * a.scale_up_efficiency) / accel_line
-        level = NetworkLevel("scale-up (drawn)", drawn.domain_gpus, drawn_line, drawn_line * ratio,
-                             a.scale_up_latency_us + (drawn.switch_ns + 2 * drawn.cable_ns) / 1000.0,
-                             1, drawn.in_network_reduction)
-        levels = [level] if scale_up_domain <= 1 else levels + [level]
+    # Drawn tiers: the GPU's own scale-up rate, or less when the drawing gives each GPU fewer
+    # scale-up cables than it has links; a tier that joins no more GPUs adds no level.
+    accel_line = float(accelerator["scale_up_gbyte_s_per_dir"])
+    ratio = float(accelerator.get("scale_up_effective_gbyte_s") or
+                  accel_line * a.scale_up_efficiency) / accel_line
+    for n, tier in enumerate(drawn, start=1):
+        if tier.domain_gpus <= levels[-1].domain_gpus:
+            continue
+        drawn_line = min(accel_line, tier.per_gpu_gbit_s / 8.0)
+        name = "scale-up (drawn)" if len(drawn) == 1 else f"scale-up (drawn, tier {n})"
+        level = NetworkLevel(name, tier.domain_gpus, drawn_line, drawn_line * ratio,
+                             a.scale_up_latency_us + tier.latency_ns / 1000.0, 2 * n - 1,
+                             tier.in_network_reduction)
+        levels = [level] if levels[-1].domain_gpus <= 1 else levels + [level]
     scale_up_levels = len(levels)
     nic_ratio = a.nic_efficiency
     if server.get("nic") and server.get("nic") in catalog:

@@ -238,3 +238,34 @@ def test_servers_joined_by_drawn_scale_up_switches_extend_the_domain(catalog):
     assert t.fabric.levels[1].per_gpu_gbyte_s == pytest.approx(4 * 32 * 200 / 8 / 8)
     codes = {d.code for d in t.diagnostics}
     assert "NO_SCALE_UP_PORTS" in codes and "NO_SCALE_OUT" not in codes
+
+
+def _two_tier_nvlink(l1_l2_cables_per_rack: int) -> Design:
+    """Two racks of 2 GB200 trays on 2 NVLink5 chips each (36 links per tray and chip pair
+    half-populated), the racks' chips joined by 2 upper-tier chips: an NVL576-style second
+    NVLink tier in miniature."""
+    rack = Block("rack", count=2, children={
+        "trays": Node("trays", "GB200-Compute-Tray", 2),
+        "l1": Node("l1", "NVLink5-Switch-Chip", 2)},
+        links=[Link("up", "trays", "l1", "scale-up", 400, 2 * 36, 1.0, "copper")])
+    root = Block("root", children={"rack": rack, "l2": Node("l2", "NVLink5-Switch-Chip", 2)})
+    root.links.append(Link("spine", "rack/l1", "l2", "scale-up", 400, 2 * l1_l2_cables_per_rack,
+                           3.0, "copper"))
+    return Design("2-tier NVLink", root)
+
+
+def test_drawn_second_scale_up_tier_joins_racks_at_its_tapered_rate(catalog):
+    full = topo(_two_tier_nvlink(72), catalog).fabric
+    # tier 1: one rack (8 GPUs) at 36 x 400G per tray of 4 GPUs = 450 GB/s; tier 2: both racks
+    assert [(lv.domain_gpus, lv.per_gpu_gbyte_s) for lv in full.levels] == [(8, 450), (16, 450)]
+    assert full.scale_up_domain_gpus == 16 and full.levels[1].latency_us > full.levels[0].latency_us
+    tapered = topo(_two_tier_nvlink(36), catalog).fabric  # half the uplinks: 2:1 above the racks
+    assert [(lv.domain_gpus, lv.per_gpu_gbyte_s) for lv in tapered.levels] == [(8, 450), (16, 225)]
+
+
+def test_node_to_node_scale_up_links_form_a_domain(catalog):
+    # Two trays cabled directly (no switch): each cable is a link at both ends.
+    root = Block("root", children={"trays": Node("trays", "GB200-Compute-Tray", 2)})
+    root.links.append(Link("direct", "trays", "trays", "scale-up", 400, 36, 1.0, "copper"))
+    fabric = topo(Design("direct", root), catalog).fabric
+    assert [(lv.domain_gpus, lv.per_gpu_gbyte_s) for lv in fabric.levels] == [(8, 450)]
