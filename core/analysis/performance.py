@@ -163,6 +163,8 @@ class PerformanceAssumptions:
             "H200-SXM": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
             "GB200": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
             "B200": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
+            "MI300X": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
+            "MI325X": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
         }
     )
     gemm_curve_efficiency_by_accelerator: dict[str, list[float]] = field(metadata=_EFFICIENCY,
@@ -172,6 +174,8 @@ class PerformanceAssumptions:
             "H200-SXM": [0.2128, 0.7417, 0.9142, 0.9519, 1.0, 0.9877],
             "GB200": [0.1683, 0.7718, 0.9751, 0.9896, 1.0, 0.9720],
             "B200": [0.1683, 0.7718, 0.9751, 0.9896, 1.0, 0.9720],
+            "MI300X": [0.0458, 0.3690, 0.8240, 1.0, 0.8757, 0.8878],
+            "MI325X": [0.0458, 0.3690, 0.8240, 1.0, 0.8757, 0.8878],
         }
     )
     # Fraction of the kernel-level efficiency above that a full training step realises
@@ -223,11 +227,25 @@ class PerformanceAssumptions:
     #   per GPU on B200 than on GB200 (25.09 table, FP8-MX: 622 vs 578 tokens/s/GPU).
     # Every other row of docs/validation.md is a prediction with these numbers. MI300X,
     # MI325X, Ascend 910C and Gaudi 3 have no public training run with a full layout that we
-    # could fit: they use the default below and carry UNCALIBRATED_ACCELERATOR.
+    # could fit: they carry UNCALIBRATED_ACCELERATOR and take the factor below.
     gemm_efficiency_scale_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY,
         default_factory=lambda: {"A100-SXM4-80GB": 0.759, "H100-SXM5-80GB": 0.644,
                                  "H200-SXM": 0.644, "GB200": 0.466, "B200": 0.570}
     )
+    # Accelerators with a measured GEMM sweep but no training run to fit: the sweep's best as a
+    # fraction of the dense peak. MI300X: 1,159.2 of 2,614.9 TF/s FP8 (P: Azure/AI-benchmarking
+    # -guide, Azure_Results/ND_MI300X_v5_results.md, hipBLASLt, m = n = k = 1024 ... 32768:
+    # 53.1 / 427.7 / 955.2 / 1,159.2 / 1,015.1 / 1,029.1 TF/s, the curve above); MI325X has
+    # the same compute die (E). Only an FP8 sweep is published, so BF16 is assumed to reach the
+    # same fraction of its peak (E), as the Hopper curve takes its FP8 sweep's shape.
+    measured_gemm_ceiling_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY,
+        default_factory=lambda: {"MI300X": 0.443, "MI325X": 0.443}
+    )
+    # Share of its measured GEMM ceiling a calibrated accelerator realises in a full step: H100
+    # 0.644 / (1,382.2 / 1,978.9) = 0.92 (D, from the fitted factor and the Azure H100 sweep).
+    # An accelerator with a measured ceiling but no fitted run gets ceiling x this (E: "runs its
+    # own kernels as well as an H100 runs its"); one with neither gets the default below.
+    step_realisation: float = field(default=0.92, metadata=_EFFICIENCY)
     # FlashAttention-style fused attention (no s^2 memory traffic or storage). True for current
     # stacks (Megatron-Core, TorchTitan); Megatron 2021/22 (SC'21, MLSys'23) used the fused
     # softmax kernel instead, set False to reproduce those runs.
@@ -248,9 +266,12 @@ class PerformanceAssumptions:
     # FA2 is not Blackwell-native (373.9 TF/s on GB200 at head dim 128, Azure ND GB200 v6, P)
     # and no measurement of the cuDNN / TE fused attention that current stacks run on it was
     # found; the GB200 / B200 factors are fitted with this value.
+    # MI300X: FA2 328.6 TF/s fwd+bwd at head dim 64, batch 2, seq 8192 (P: Azure ND MI300X v5,
+    # same guide) against its GEMM ceiling in BF16 terms (0.443 x 1,307.4 = 579 TF/s) -> 0.57;
+    # MI325X the same die (E).
     flash_attention_efficiency_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY,
         default_factory=lambda: {"A100-SXM4-80GB": 0.70, "H100-SXM5-80GB": 0.705,
-                                 "H200-SXM": 0.72}
+                                 "H200-SXM": 0.72, "MI300X": 0.57, "MI325X": 0.57}
     )
     # Achieved fraction of HBM bandwidth for streaming kernels: Calculon mem1 efficiency for
     # >=100 MB transfers (P).
@@ -472,8 +493,15 @@ def gemm_efficiency_prior(gflop: float, a: PerformanceAssumptions, accelerator_i
 
 
 def efficiency_scale(a: PerformanceAssumptions, accelerator_id: str) -> float:
-    """The calibration factor for ``accelerator_id`` (its own entry, else the default)."""
-    return a.gemm_efficiency_scale_by_accelerator.get(accelerator_id, a.gemm_efficiency_scale)
+    """The calibration factor for ``accelerator_id``: its fitted entry, else its measured GEMM
+    ceiling x the step realisation of a calibrated accelerator, else the default."""
+    fitted = a.gemm_efficiency_scale_by_accelerator.get(accelerator_id)
+    if fitted is not None:
+        return fitted
+    ceiling = a.measured_gemm_ceiling_by_accelerator.get(accelerator_id)
+    if ceiling is not None:
+        return ceiling * a.step_realisation
+    return a.gemm_efficiency_scale
 
 
 def gemm_efficiency(gflop: float, a: PerformanceAssumptions, accelerator_id: str = "") -> float:
@@ -1004,12 +1032,15 @@ def analyze_performance(
     view = _job_fabric(fabric, job_gpus, diags)
     accelerator_id = fabric.accelerator.id
     if accelerator_id not in assumptions.gemm_efficiency_scale_by_accelerator:
+        ceiling = assumptions.measured_gemm_ceiling_by_accelerator.get(accelerator_id)
+        basis = (f"its measured GEMM ceiling ({ceiling:g} of peak) x an H100's step realisation "
+                 f"({assumptions.step_realisation:g})" if ceiling is not None else
+                 f"the default factor {assumptions.gemm_efficiency_scale:g} (A100-derived)")
         diags.append(
             Diagnostic(
                 "UNCALIBRATED_ACCELERATOR",
                 f"no published training run of {accelerator_id} is fitted yet: its compute "
-                f"efficiency uses the default factor {assumptions.gemm_efficiency_scale:g} "
-                f"(A100-derived), so treat MFU and step time as estimates",
+                f"efficiency uses {basis}, so treat MFU and step time as estimates",
             )
         )
 
