@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu
 
 from core.errors import DesignError
-from core.model import Block, Design, SetProperty
+from core.model import Block, Design, MoveItems, SetProperty
 from core.project import design_from_dict, design_to_dict
 from designer import edits, mime
 from designer.canvas.items import BlockItem, LinkItem
@@ -194,10 +194,24 @@ class CanvasActions(QObject):
 
     def toggle_collapsed(self) -> None:
         blocks = self._selected_blocks()
-        if len(blocks) == 1:
-            block = self.scene.current_block().children[blocks[0]]
-            text = "Expand" if block.collapsed else "Collapse"
-            self._push(SetProperty(self.scene.child_path(blocks[0]), "collapsed", not block.collapsed), text)
+        if len(blocks) != 1:
+            return
+        key = blocks[0]
+        path = self.scene.child_path(key)
+        if not self.scene.current_block().children[key].collapsed:
+            self._push(SetProperty(path, "collapsed", True), "Collapse")
+            return
+        # An expanded card draws its contents and grows: neighbours move aside in the same undo
+        # step, so nothing ends up hidden under it.
+        stack = self.document.undo_stack
+        stack.beginMacro("Expand")
+        try:
+            if self._push(SetProperty(path, "collapsed", False)):
+                moves = self.scene.room_for(key)
+                if moves:
+                    self._push(MoveItems(self.scene.block_path, moves))
+        finally:
+            stack.endMacro()
 
     # --- navigation ----------------------------------------------------------------------
     def enter_block(self, key: str) -> None:

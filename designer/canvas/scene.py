@@ -221,6 +221,30 @@ class DesignScene(QGraphicsScene):
     def card(self, key: str) -> _Card | None:
         return self._cards.get(key)
 
+    def room_for(self, key: str, gap: float = 40.0) -> dict[str, tuple[float, float]]:
+        """New positions that move the other cards sideways off the card ``key`` (after it grew
+        on expanding): every card to its right moves right by the same amount, every card to
+        its left moves left, so the rest of the layout keeps its shape. Empty if nothing
+        overlaps."""
+        grown = self._cards[key]
+        area = grown.card_rect().translated(grown.pos()).adjusted(-gap, -gap, gap, gap)
+        right = left = 0.0
+        others = [card for k, card in self._cards.items() if k != key]
+        for card in others:
+            rect = card.card_rect().translated(card.pos())
+            if not rect.intersects(area):
+                continue
+            if card.pos().x() >= grown.pos().x():
+                right = max(right, area.right() - rect.left())
+            else:
+                left = max(left, rect.right() - area.left())
+        moves = {}
+        for card in others:
+            dx = right if card.pos().x() >= grown.pos().x() else -left
+            if dx:
+                moves[card.key] = (card.pos().x() + dx, card.pos().y())
+        return moves
+
     def link_item(self, key: str) -> LinkItem | None:
         return self._links.get(key)
 

@@ -144,3 +144,24 @@ def test_double_click_on_the_preview_steps_inside(window, qtbot):
     point = window.view.mapFromScene(card.mapToScene(tile.center()))
     qtbot.mouseDClick(window.view.viewport(), Qt.MouseButton.LeftButton, pos=point)
     qtbot.waitUntil(lambda: window.scene.block_path == "su")
+
+
+def test_expanding_moves_neighbours_aside_in_the_same_undo_step(window):
+    # In the 100k example the two pod blocks sit 260 apart: expanded, the first would cover
+    # the second. Expanding moves the cards to its right (and only them) clear of it.
+    big = Path(__file__).resolve().parents[2] / "resources" / "examples" / "h100-100k.json"
+    window.load_design(load_project(big), big)
+    root = window.document.design.root
+    before = {key: (child.x, child.y) for key, child in root.children.items()}
+    steps = window.document.undo_stack.count()
+    card = _expand(window, "pod")
+    grown = card.card_rect().translated(card.pos())
+    for key, other in ((k, window.scene.card(k)) for k in root.children if k != "pod"):
+        assert not grown.intersects(other.card_rect().translated(other.pos())), key
+    moved = {k for k, child in root.children.items() if (child.x, child.y) != before[k]}
+    assert moved and all(root.children[k].x > before[k][0] for k in moved)
+    assert root.children["pod"].x == before["pod"][0]
+    assert window.document.undo_stack.count() == steps + 1
+    window.document.undo_stack.undo()
+    assert root.children["pod"].collapsed
+    assert {key: (child.x, child.y) for key, child in root.children.items()} == before
