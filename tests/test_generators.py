@@ -137,6 +137,8 @@ def test_ufm_needs_free_leaf_ports(catalog):
     # Full 32-node SUs leave no leaf port: say so (the RA drops one DGX per SU instead).
     with pytest.raises(GeneratorError, match="no free leaf ports.*31 instead of 32"):
         generate_fat_tree(FatTreeOptions(1024, "DGX-H100", "QM9700", ufm_appliances=4), catalog)
+    with pytest.raises(GeneratorError, match="need 99 free leaf ports.*roomiest has 8"):
+        generate_fat_tree(FatTreeOptions(1016, "DGX-H100", "QM9700", ufm_appliances=99), catalog)
     # A partial last SU has room: the appliances land on its leaves.
     design = generate_fat_tree(FatTreeOptions(1000, "DGX-H100", "QM9700", ufm_appliances=4),
                                catalog)

@@ -50,14 +50,21 @@ def add_fabric_managers(root: Block, catalog: Catalog, plan: ClosPlan, switch: C
     speed = float(appliance["port_gbit_s"])
     if switch.port_count_at(speed) == 0:
         raise GeneratorError(f"switch {switch.id} has no {speed:g} Gb/s ports for {appliance.id}")
+    free = 0
     for path, su, instances in _su_groups(root):
         leaves = su.children["leaf"].count * instances
-        if math.ceil(count / leaves) <= _free_ports_per_leaf(su, plan):
+        per_leaf = _free_ports_per_leaf(su, plan)
+        free = max(free, leaves * per_leaf)
+        if math.ceil(count / leaves) <= per_leaf:
             root.children["ufm"] = Node("ufm", appliance.id, count, "Fabric managers (UFM)",
                                         x=-400.0, y=260.0)
             root.links.append(Link("ufm", "ufm", f"{path}/leaf", "scale-out", speed,
                                    count * int(appliance["ports"]), NODE_LEAF_M, "fiber"))
             return
+    if free:
+        raise GeneratorError(
+            f"{count} {appliance.id} need {count} free leaf ports in one scalable unit; the "
+            f"roomiest has {free}")
     raise GeneratorError(
         f"no free leaf ports for {count} {appliance.id}: every leaf's {plan.leaf_down} down "
         f"ports hold compute nodes (the DGX SuperPOD drops one node per scalable unit for them, "
