@@ -13,6 +13,7 @@ EXPECTED_GPUS = {
     "gb200-nvl72-su": 576,
     "cloudmatrix384": 384,
     "islands-4x2048-h100": 8192,
+    "hand-drawn-nvl72-x4": 288,
     "h100-100k": 100_000,
 }
 
@@ -45,3 +46,12 @@ def test_uncalibrated_accelerators_are_flagged(catalog):
     assert "UNCALIBRATED_ACCELERATOR" in {w.code for w in ascend.warnings}
     assert "UNCALIBRATED_ACCELERATOR" not in {w.code for w in gb200.warnings}
     assert "UNCALIBRATED_ACCELERATOR" not in {w.code for w in h100.warnings}
+
+
+def test_hand_drawn_nvl72_racks_are_72_gpu_nvlink_domains(catalog):
+    # The racks are drawn from trays and NVLink5 chips: the domain and its 900 GB/s per GPU
+    # come from the drawn scale-up links, as for the catalog's GB200-NVL72 (hardware.md §3).
+    ev = evaluate(load_project(EXAMPLES / "hand-drawn-nvl72-x4.json", catalog), catalog)
+    assert ev.bandwidth.scale_up_domain_gpus == 72
+    assert ev.bandwidth.per_gpu_scale_up_gbyte_s == 900
+    assert ev.bandwidth.per_gpu_by_level_gbit_s["leaf"] == 400

@@ -15,8 +15,30 @@ sys.path.insert(0, str(HERE.parent.parent))
 from core.catalog import load_catalog  # noqa: E402
 from core.generators import (FatTreeOptions, SupernodeOptions, generate_fat_tree,  # noqa: E402
                              generate_supernode)
+from core.model import Block, Design, Link, Node  # noqa: E402
 from core.project import save_project  # noqa: E402
 from core.workload import load_preset, with_parallelism  # noqa: E402
+
+
+def hand_drawn_nvl72_racks(racks: int) -> Design:
+    """NVL72 racks drawn from their parts, as a user would on the canvas: 18 GB200 compute
+    trays cabled to 18 NVLink5 switch chips per rack (one link per GPU to each chip,
+    hardware.md §3), the trays' 400G NICs on a 2-tier QM9700 fabric (32 down / 32 up per leaf)."""
+    parts = {
+        "trays": Node("trays", "GB200-Compute-Tray", 18, "Compute trays", x=0.0, y=160.0),
+        "nvlink": Node("nvlink", "NVLink5-Switch-Chip", 18, "NVLink switch chips", x=0.0, y=0.0)}
+    rack = Block("rack", "NVL72 rack", count=racks, x=0.0, y=220.0, role="rack", collapsed=False,
+                 children=parts,
+                 links=[Link("nvl", "trays", "nvlink", "scale-up", 400.0, 18 * 72, 2.0, "copper")])
+    nics = racks * 18 * 4
+    leaves = -(-nics // 32)
+    root = Block("root", f"{racks} hand-drawn GB200 NVL72 racks", children={
+        "rack": rack,
+        "leaf": Node("leaf", "QM9700", leaves, "Leaf", x=0.0, y=0.0, tier="leaf"),
+        "spine": Node("spine", "QM9700", leaves, "Spine", x=0.0, y=-220.0, tier="spine")})
+    root.links += [Link("l1", "rack/trays", "leaf", "scale-out", 400.0, nics, 10.0),
+                   Link("l2", "leaf", "spine", "scale-out", 400.0, leaves * 32, 30.0)]
+    return Design(root.name, root)
 
 
 def main() -> None:
@@ -42,6 +64,10 @@ def main() -> None:
                                              island_oversubscription=4,
                                              name="Computing islands: 4 x 2,048 H100 joined 4:1"), catalog),
             with_parallelism(load_preset("llama3-70b"), tp=8, pp=4, dp=256, global_batch=2048)),
+        # The NVLink domain comes from the drawn scale-up links, not from a catalog rack.
+        "hand-drawn-nvl72-x4": (
+            hand_drawn_nvl72_racks(4),
+            with_parallelism(load_preset("llama3-70b"), tp=8, pp=4, dp=9, global_batch=1152)),
         "h100-100k": (
             generate_fat_tree(FatTreeOptions(100_000, "DGX-H100", "SN5600", storage="AI400X2",
                                              storage_nodes=100,
