@@ -231,3 +231,21 @@ def test_warning_click_selects_components(window, qtbot):
     assert window.scene.block_path == group
     assert window.scene.selected_ids() == [a]
     assert design.resolve(f"{group}/{a}")
+
+
+def test_ufm_appliance_in_palette_inspector_and_power(window, qtbot):
+    # The appliance kind has its own palette group; a generated UFM node is inspectable and its
+    # power shows under its own kind.
+    item = window.palette.item_for("UFM-Appliance")
+    assert item is not None and item.parent().text(0).startswith("Appliances")
+    wizard = TemplateWizard(window.catalog)
+    qtbot.addWidget(wizard)
+    fields = wizard.fields("fat-tree")
+    fields["gpus"].setValue(1016)
+    fields["ufm_appliances"].setValue(4)
+    wizard.update_preview()
+    with qtbot.waitSignal(window.evaluator.finished, timeout=20_000) as blocker:
+        window.apply_template(wizard.design)
+    window.scene.select(["ufm"])
+    assert window.inspector.fields["count"].value() == 4
+    assert blocker.args[0].evaluation.power.by_kind_kw["appliance"] == 3.0
