@@ -269,3 +269,11 @@ def test_node_to_node_scale_up_links_form_a_domain(catalog):
     root.links.append(Link("direct", "trays", "trays", "scale-up", 400, 36, 1.0, "copper"))
     fabric = topo(Design("direct", root), catalog).fabric
     assert [(lv.domain_gpus, lv.per_gpu_gbyte_s) for lv in fabric.levels] == [(8, 450)]
+
+
+def test_drawn_nvlink_switches_sit_in_the_compute_rack(catalog):
+    # A drawn NVL72's switch chips count towards its rack's power (as in the catalog rack's
+    # 120 kW, hardware.md §3), not as a rack of network switches.
+    drawn = evaluate(_drawn_nvl72(), catalog).power
+    rack = evaluate(generate_supernode(SupernodeOptions("GB200-NVL72", 1), catalog), catalog).power
+    assert drawn.max_rack_kw == pytest.approx(rack.max_rack_kw, rel=0.01)

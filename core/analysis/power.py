@@ -151,10 +151,15 @@ def analyze_power(
     switch_w_each = 0.0  # largest switch nameplate
     storage_rack_w = 0.0
     air_paths: list[str] = []
+    # Drawn scale-up switches (NVLink switch trays) sit in the racks of the nodes they join:
+    # their power is spread over the compute nodes rather than counted as network racks.
+    powered = [item for item in inventory.items if item.count > 0 and item.powered]
+    scale_up_w = sum(item.count * _item_power_w(item)[0] for item in powered
+                     if item.kind == "switch" and item.role == "scale-up")
+    compute_units = sum(item.count for item in powered if _by_kind_key(item) == "compute")
+    scale_up_w_per_node = scale_up_w / compute_units if compute_units else 0.0
 
-    for item in inventory.items:
-        if item.count <= 0 or not item.powered:
-            continue
+    for item in powered:
         max_w, typical_w = _item_power_w(item)
         if typical_w is None:
             typical_w = max_w * a.typical_fraction
@@ -169,16 +174,17 @@ def analyze_power(
             compute_w += item.count * max_w
             liquid = str(item.value("cooling", "air")) == "liquid"
             pue_weight += item.count * max_w * (a.pue_liquid if liquid else a.pue_air)
+            node_w = max_w + scale_up_w_per_node
             if item.kind == "supernode":
-                rack_w = max_w / max(1, int(item.value("racks", 1) or 1))
+                rack_w = node_w / max(1, int(item.value("racks", 1) or 1))
             else:
-                rack_w = max_w * max(1, int(item.value("per_rack", 1) or 1))
-            rack_w = min(rack_w, item.count * max_w) if item.kind == "server" else rack_w
+                rack_w = node_w * max(1, int(item.value("per_rack", 1) or 1))
+            rack_w = min(rack_w, item.count * node_w) if item.kind == "server" else rack_w
             max_rack_w = max(max_rack_w, rack_w)
             if not liquid and rack_w > air_rack_w:
                 air_rack_w = rack_w
                 air_paths = list(item.paths)
-        elif item.kind == "switch":
+        elif item.kind == "switch" and item.role != "scale-up":
             switch_count += item.count
             switch_w_each = max(switch_w_each, max_w)
         elif item.kind == "storage":
