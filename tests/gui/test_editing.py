@@ -204,14 +204,21 @@ def test_wizard_shows_counts_live_and_rejects_impossible_input(qtbot, window):
     assert window.document.undo_stack.undoText() == "New from template"
 
 
-def test_wizard_places_ufm_appliances_on_free_leaf_ports(qtbot, window):
-    # SuperPOD RA Table 4: 31 DGX per SU leave a leaf port each for the 4 UFM appliances.
+def _superpod_with_ufm(qtbot, window) -> TemplateWizard:
+    """The template wizard set to the RA's 4-SU compute fabric: 127 DGX H100 and 4 UFM."""
     wizard = TemplateWizard(window.catalog)
     qtbot.addWidget(wizard)
     fields = wizard.fields("fat-tree")
     fields["gpus"].setValue(1016)
     fields["ufm_appliances"].setValue(4)
     wizard.update_preview()
+    return wizard
+
+
+def test_wizard_places_ufm_appliances_on_free_leaf_ports(qtbot, window):
+    # SuperPOD RA Table 4: 31 DGX per SU leave a leaf port each for the 4 UFM appliances.
+    wizard = _superpod_with_ufm(qtbot, window)
+    fields = wizard.fields("fat-tree")
     assert wizard.design is not None and wizard.design.root.children["ufm"].count == 4
     # RA Tables 7-8 (4 SU): 2,040 NDR 400G + 4 NDR 200G compute-fabric cables
     assert "2,044</b> cables" in wizard.preview.text()
@@ -238,12 +245,7 @@ def test_ufm_appliance_in_palette_inspector_and_power(window, qtbot):
     # power shows under its own kind.
     item = window.palette.item_for("UFM-Appliance")
     assert item is not None and item.parent().text(0).startswith("Appliances")
-    wizard = TemplateWizard(window.catalog)
-    qtbot.addWidget(wizard)
-    fields = wizard.fields("fat-tree")
-    fields["gpus"].setValue(1016)
-    fields["ufm_appliances"].setValue(4)
-    wizard.update_preview()
+    wizard = _superpod_with_ufm(qtbot, window)
     with qtbot.waitSignal(window.evaluator.finished, timeout=20_000) as blocker:
         window.apply_template(wizard.design)
     window.scene.select(["ufm"])
