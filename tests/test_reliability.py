@@ -338,7 +338,7 @@ def test_no_storage_sync_is_json_friendly(catalog):
     a = ReliabilityAssumptions(checkpoint_mode="sync")
     result = analyze_reliability(inventory, None, workload(1024), 0.0, ("cluster/storage-switch",), a)
     assert "NO_STORAGE" in {d.code for d in result.diagnostics}
-    assert result.checkpoint_write_s == 0.0
+    assert result.checkpoint_write_s == 0.0 and not result.checkpoint_persisted
     assert result.checkpoint_blocking_s == 300.0  # §7/§11: 5 min sync save
     assert result.single_points_of_failure == 1
     data = json.loads(json.dumps(result.to_json(), allow_nan=False))

@@ -157,6 +157,11 @@ class ReliabilityResult:
     spof_components: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
 
+    @property
+    def checkpoint_persisted(self) -> bool:
+        """False when there is a checkpoint but no storage bandwidth to write it to."""
+        return self.checkpoint_size_gb <= 0 or self.checkpoint_write_s > 0
+
     def to_json(self) -> dict[str, Any]:
         return to_jsonable(self)
 

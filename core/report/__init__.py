@@ -95,7 +95,8 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
             Row("Interruptions per day", _num(r.interruptions_per_day, 2), "reliability.interruptions_per_day"),
             Row("Mean time between interruptions", _num(r.mtbi_hours, 1, "h"), "reliability.mtbi_hours"),
             Row("Checkpoint size", _num(r.checkpoint_size_gb, 0, "GB"), "reliability.checkpoint_size_gb"),
-            Row("Checkpoint write", _num(r.checkpoint_write_s, 1, "s"), "reliability.checkpoint_write_s"),
+            Row("Checkpoint write", _num(r.checkpoint_write_s, 1, "s") if r.checkpoint_persisted
+                else "no storage", "reliability.checkpoint_write_s"),
             Row("Checkpoint interval (Daly)", _num(r.checkpoint_interval_min, 1, "min"),
                 "reliability.checkpoint_interval_min"),
             Row("Effective training time ratio", _pct(r.ettr), "reliability.ettr"),

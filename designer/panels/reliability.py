@@ -26,7 +26,8 @@ class ReliabilityPanel(MetricsPanel):
             ("Interruptions per day", num(r.interruptions_per_day, 2)),
             ("Mean time between interruptions", num(r.mtbi_hours, 1, "h")),
             ("Checkpoint size", num(r.checkpoint_size_gb, 0, "GB")),
-            ("Checkpoint write", num(r.checkpoint_write_s, 1, "s")),
+            ("Checkpoint write", num(r.checkpoint_write_s, 1, "s") if r.checkpoint_persisted
+             else "no storage"),
             ("Checkpoint interval (optimum)", num(r.checkpoint_interval_min, 1, "min")),
             ("Effective training time ratio", pct(r.ettr)),
             ("Restart (detect + restart)", num(r.restart_total_min, 1, "min")),

@@ -2,11 +2,12 @@
 
 import copy
 import dataclasses
+from pathlib import Path
 
 from PySide6.QtCore import QPointF
 
 from core.model import MoveItems, SetProperty
-from core.project import design_to_dict
+from core.project import design_to_dict, load_project
 from core.workload import list_presets
 from designer.wizard import TemplateWizard
 
@@ -251,3 +252,11 @@ def test_ufm_appliance_in_palette_inspector_and_power(window, qtbot):
     window.scene.select(["ufm"])
     assert window.inspector.fields["count"].value() == 4
     assert blocker.args[0].evaluation.power.by_kind_kw["appliance"] == 3.0
+
+
+def test_reliability_panel_says_when_checkpoints_have_no_storage(window, qtbot):
+    # The hand-drawn NVL72 example has no storage fabric: the panel must not show a 0 s write.
+    path = Path(__file__).resolve().parents[2] / "resources" / "examples" / "hand-drawn-nvl72-x4.json"
+    with qtbot.waitSignal(window.evaluator.finished, timeout=20_000):
+        window.load_design(load_project(path), path)
+    assert window.reliability_panel.value("Checkpoint write") == "no storage"
