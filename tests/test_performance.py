@@ -27,7 +27,10 @@ from core.analysis.performance import (
 from core.analysis.parallelism_search import search_parallelism
 from core.catalog import default_catalog, parse_entry
 from core.fabric import FabricView, NetworkLevel
+from core.flatten import flatten
+from core.generators import FatTreeOptions, generate_fat_tree
 from core.settings import settings_from_dict, settings_to_dict
+from core.topology import analyze_topology
 from core.workload import ModelSpec, Parallelism, Workload, load_preset, with_parallelism
 from tests.validation.cases import COMPOSER_DEFAULT
 
@@ -725,3 +728,19 @@ def test_mi300x_compute_rests_on_its_measured_gemm_ceiling():
     assert 0.7 < mi300x.tokens_per_s / h100.tokens_per_s < 1.0
     warning = next(d for d in mi300x.diagnostics if d.code == "UNCALIBRATED_ACCELERATOR")
     assert "measured GEMM ceiling" in warning.message
+
+
+def test_auto_search_finds_metas_llama3_405b_layout():
+    # Dubey et al. 2024 (Llama 3), Table 4 and §3.3.2: 405B on 16,384 H100 with TP 8, PP 16,
+    # DP 128, 16M-token batches, no activation recompute and gradients sharded over DP. Given
+    # only the model and the cluster, the search lands on the same layout (ZeRO-2 is what makes
+    # "no recompute" fit in 80 GB).
+    catalog = default_catalog()
+    design = generate_fat_tree(FatTreeOptions(16384, "DGX-H100", "QM9700"), catalog)
+    fabric = analyze_topology(flatten(design, catalog)).fabric
+    found = search_parallelism(fabric, dataclasses.replace(load_preset("llama3-405b"),
+                                                           parallelism="auto"))
+    best = found.best
+    assert (best.tp, best.pp, best.dp, best.cp) == (8, 16, 128, 1)
+    assert best.global_batch * 8192 == 2048 * 8192  # 16M tokens
+    assert (best.recompute, best.zero_stage) == ("none", 2)

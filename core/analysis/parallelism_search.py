@@ -194,6 +194,9 @@ def _memory_options(a: PerformanceAssumptions, dp_cp: int) -> tuple[tuple[tuple[
     recomputes = ["none"] + (["selective"] if not a.flash_attention else []) + ["full"]
     families = [tuple((r, 1) for r in recomputes)]
     if dp_cp > 1:
+        # ZeRO-2 trades a reduce-scatter per micro-batch for the gradient memory, which can
+        # beat recomputing (Llama 3 405B ran without recompute, gradients sharded, §3.3.2)
+        families.append(tuple((r, 2) for r in recomputes))
         families.append(tuple((r, 3) for r in ("none", "full")))
     return tuple(families)
 
