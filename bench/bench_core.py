@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from core.catalog import load_catalog  # noqa: E402
 from core.evaluate import evaluate  # noqa: E402
 from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
-from core.model import Block, Design, Link, Node  # noqa: E402
+from core.generators.supernode import nvl72_rack_from_parts  # noqa: E402
+from core.model import Block, Design  # noqa: E402
 from core.project import load_project, save_project  # noqa: E402
 from core.workload import load_preset  # noqa: E402
 
@@ -50,16 +51,6 @@ def peak_mb(fn) -> float:
     return peak / 1e6
 
 
-def drawn_nvl72_racks(racks: int) -> Design:
-    """``racks`` hand-drawn NVL72s (18 compute trays cabled to 18 NVLink5 chips each): the
-    scale-up domain comes from connected components over 1,296 cables per rack."""
-    rack = Block("rack", count=racks, role="rack", children={
-        "trays": Node("trays", "GB200-Compute-Tray", 18),
-        "nvlink": Node("nvlink", "NVLink5-Switch-Chip", 18)},
-        links=[Link("nvl", "trays", "nvlink", "scale-up", 400, 18 * 72, 2.0, "copper")])
-    return Design(f"{racks} drawn NVL72 racks", Block("root", children={"rack": rack}))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
@@ -75,7 +66,8 @@ def main() -> None:
         t = median_time(lambda: evaluate(design, catalog), repeat)
         mem = peak_mb(lambda: evaluate(design, catalog))
         print(f"{gpus:>10,}  {t * 1000:>13.1f} ms  {mem:>9.1f} MB")
-    drawn = drawn_nvl72_racks(1_389)
+    # hand-drawn NVL72 racks: the scale-up domain comes from connected components over cables
+    drawn = Design("drawn NVL72 racks", Block("root", children={"rack": nvl72_rack_from_parts(1_389)}))
     evaluate(drawn, catalog)
     t = median_time(lambda: evaluate(drawn, catalog), args.repeat)
     mem = peak_mb(lambda: evaluate(drawn, catalog))

@@ -13,7 +13,7 @@ from core.catalog import Catalog
 from core.errors import GeneratorError
 from core.generators.clos import build_clos_blocks, plan_clos
 from core.generators.fat_tree import scale_out_endpoints, switch_radix
-from core.model import Block, Design, Node
+from core.model import Block, Design, Link, Node
 
 DEFAULT_SWITCH = "QM9700"
 
@@ -46,3 +46,16 @@ def generate_supernode(options: SupernodeOptions, catalog: Catalog) -> Design:
     build_clos_blocks(plan, system.id, switch.id, speed, root)
     metadata["switches_by_tier"] = plan.switches_by_tier
     return Design(name, root, metadata=metadata)
+
+
+def nvl72_rack_from_parts(racks: int) -> Block:
+    """``racks`` GB200 NVL72 racks drawn from their parts, as a user would on the canvas: 18
+    compute trays cabled to 18 NVLink5 switch chips, one link per GPU to each chip
+    (hardware.md §3). The NVLink domain then comes from the drawn links (core/topology.py),
+    not from the GB200-NVL72 catalog entry."""
+    parts = {
+        "trays": Node("trays", "GB200-Compute-Tray", 18, "Compute trays", x=0.0, y=160.0),
+        "nvlink": Node("nvlink", "NVLink5-Switch-Chip", 18, "NVLink switch chips", x=0.0, y=0.0)}
+    return Block("rack", "NVL72 rack", count=racks, x=0.0, y=220.0, role="rack",
+                 children=parts,
+                 links=[Link("nvl", "trays", "nvlink", "scale-up", 400.0, 18 * 72, 2.0, "copper")])

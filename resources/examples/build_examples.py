@@ -15,21 +15,17 @@ sys.path.insert(0, str(HERE.parent.parent))
 from core.catalog import load_catalog  # noqa: E402
 from core.generators import (FatTreeOptions, SupernodeOptions, generate_fat_tree,  # noqa: E402
                              generate_supernode)
+from core.generators.supernode import nvl72_rack_from_parts  # noqa: E402
 from core.model import Block, Design, Link, Node  # noqa: E402
 from core.project import save_project  # noqa: E402
 from core.workload import load_preset, with_parallelism  # noqa: E402
 
 
 def hand_drawn_nvl72_racks(racks: int) -> Design:
-    """NVL72 racks drawn from their parts, as a user would on the canvas: 18 GB200 compute
-    trays cabled to 18 NVLink5 switch chips per rack (one link per GPU to each chip,
-    hardware.md §3), the trays' 400G NICs on a 2-tier QM9700 fabric (32 down / 32 up per leaf)."""
-    parts = {
-        "trays": Node("trays", "GB200-Compute-Tray", 18, "Compute trays", x=0.0, y=160.0),
-        "nvlink": Node("nvlink", "NVLink5-Switch-Chip", 18, "NVLink switch chips", x=0.0, y=0.0)}
-    rack = Block("rack", "NVL72 rack", count=racks, x=0.0, y=220.0, role="rack", collapsed=False,
-                 children=parts,
-                 links=[Link("nvl", "trays", "nvlink", "scale-up", 400.0, 18 * 72, 2.0, "copper")])
+    """NVL72 racks drawn from trays and NVLink chips (shown expanded), the trays' 400G NICs on a
+    2-tier QM9700 fabric (32 down / 32 up per leaf)."""
+    rack = nvl72_rack_from_parts(racks)
+    rack.collapsed = False
     nics = racks * 18 * 4
     leaves = -(-nics // 32)
     root = Block("root", f"{racks} hand-drawn GB200 NVL72 racks", children={
