@@ -80,30 +80,33 @@ def _is_scale_out_switch(spec: ComponentSpec) -> bool:
     return spec.kind == "switch" and spec["role"] == "scale-out"
 
 
+def _hops_from_compute(flat: FlatDesign, bundle_ids: list[int], through: set[int]) -> dict[int, int]:
+    """Hops of each group from the compute groups over ``bundle_ids``, passing only through the
+    groups in ``through`` (BFS on groups; compute groups are at 0)."""
+    neighbours: dict[int, set[int]] = {}
+    for k in bundle_ids:
+        b = flat.bundles[k]
+        neighbours.setdefault(b.a, set()).add(b.b)
+        neighbours.setdefault(b.b, set()).add(b.a)
+    depth = dict.fromkeys(flat.compute_groups, 0)
+    queue: deque[int] = deque(depth)
+    while queue:
+        i = queue.popleft()
+        for j in neighbours.get(i, ()):
+            if j in through and j not in depth:
+                depth[j] = depth[i] + 1
+                queue.append(j)
+    return depth
+
+
 def assign_tiers(flat: FlatDesign) -> dict[int, str]:
     """Tier name of every switch group (BFS over scale-out bundles from compute groups)."""
     tiers: dict[int, str] = {}
-    neighbours: dict[int, set[int]] = {i: set() for i in range(len(flat.groups))}
-    storage_touch: set[int] = set()
-    for bundle in flat.bundles:
-        if bundle.kind == "scale-out":
-            neighbours[bundle.a].add(bundle.b)
-            neighbours[bundle.b].add(bundle.a)
-        elif bundle.kind in ("storage", "frontend"):
-            storage_touch.update((bundle.a, bundle.b))
-    depth: dict[int, int] = {}
-    queue: deque[int] = deque()
-    for i in flat.compute_groups:
-        depth[i] = 0
-        queue.append(i)
-    while queue:
-        i = queue.popleft()
-        for j in neighbours[i]:
-            spec = flat.groups[j].spec
-            if j in depth or not _is_scale_out_switch(spec):
-                continue
-            depth[j] = depth[i] + 1
-            queue.append(j)
+    storage_touch = {end for b in flat.bundles if b.kind in ("storage", "frontend")
+                     for end in (b.a, b.b)}
+    depth = _hops_from_compute(
+        flat, [k for k, b in enumerate(flat.bundles) if b.kind == "scale-out"],
+        {i for i, g in enumerate(flat.groups) if _is_scale_out_switch(g.spec)})
     for i, group in enumerate(flat.groups):
         spec = group.spec
         if spec.kind != "switch":
@@ -266,27 +269,6 @@ class DrawnScaleUp:
     in_network_reduction: bool
 
 
-def _scale_up_depths(flat: FlatDesign, compute: set[int], switches: set[int],
-                     bundle_ids: list[int]) -> dict[int, int]:
-    """Scale-up hops of each scale-up switch group from the compute nodes (BFS on groups)."""
-    neighbours: dict[int, set[int]] = {}
-    for k in bundle_ids:
-        b = flat.bundles[k]
-        neighbours.setdefault(b.a, set()).add(b.b)
-        neighbours.setdefault(b.b, set()).add(b.a)
-    depth = dict.fromkeys(compute, 0)
-    frontier = list(compute)
-    while frontier:
-        nxt = []
-        for i in frontier:
-            for j in neighbours.get(i, ()):
-                if j in switches and j not in depth:
-                    depth[j] = depth[i] + 1
-                    nxt.append(j)
-        frontier = nxt
-    return depth
-
-
 def _drawn_scale_up(flat: FlatDesign, graph: UnitGraph, gpu_weight: np.ndarray,
                     tiers: dict[int, str]) -> tuple[DrawnScaleUp, ...]:
     """The scale-up tiers the drawing builds out of several compute nodes (empty if none).
@@ -300,7 +282,7 @@ def _drawn_scale_up(flat: FlatDesign, graph: UnitGraph, gpu_weight: np.ndarray,
     switches = {i for i, t in tiers.items() if t == "scale-up"}
     bundle_ids = [k for k, b in enumerate(flat.bundles)
                   if b.kind == "scale-up" and {b.a, b.b} <= compute | switches]
-    depth = _scale_up_depths(flat, compute, switches, bundle_ids)
+    depth = _hops_from_compute(flat, bundle_ids, switches)
     # capacity between depth d and d + 1, and the compute groups the first hop serves
     capacity: dict[int, float] = {}
     served: set[int] = set()
