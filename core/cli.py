@@ -83,7 +83,7 @@ def _build_parser() -> argparse.ArgumentParser:
                                 help="what to do (each has its own --help)")
 
     ev = _sub(sub, "evaluate", "evaluate a project and print the results",
-              "Evaluate a project: counts, bandwidth, latency, power, reliability, cost and the workload's "
+              "Evaluate a project: counts, bandwidth, latency, power, reliability and the workload's "
               "training performance.",
               "cluster-designer evaluate cluster.json --workload llama3-70b --format md \\\n"
               "    -o report.md")
