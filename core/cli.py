@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 from core.errors import DesignError
@@ -18,6 +19,7 @@ from core.errors import DesignError
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "resources" / "examples"
 DEFAULT_EXAMPLE = EXAMPLES_DIR / "dgx-h100-superpod-4su.json"
 SUBCOMMANDS = ("evaluate", "generate", "export", "catalog")
+HELP_WIDTH = 78
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,50 +45,128 @@ def _ratio(text: str) -> float:
     return value
 
 
+def _with_example(description: str, example: str) -> dict:
+    """Parser keywords for a description (wrapped here: the raw formatter keeps the example's
+    line breaks, and would keep the description's long lines too) ending with an example."""
+    return {"description": textwrap.fill(description, HELP_WIDTH, break_on_hyphens=False),
+            "epilog": "example:\n" + textwrap.indent(example, "  "),
+            "formatter_class": argparse.RawDescriptionHelpFormatter}
+
+
+def _sub(sub, name: str, help_text: str, description: str, example: str) -> argparse.ArgumentParser:
+    """A subcommand whose --help ends with an example invocation."""
+    return sub.add_parser(name, help=help_text, **_with_example(description, example))
+
+
+WORKLOAD_HELP = ("workload preset name ({presets}) or workload JSON file; a preset is fitted to the "
+                 "design (DP and global batch fill its GPUs, TP/PP/CP/EP kept), a file is used as written")
+KEEP_LAYOUT_HELP = ("use a preset's own TP/PP/DP/CP/EP and global batch instead of fitting them to the "
+                    "design's GPUs (a job smaller than the design runs on part of it)")
+
+
+def _add_workload_options(parser: argparse.ArgumentParser, what: str) -> None:
+    from core.workload import list_presets  # noqa: PLC0415
+
+    parser.add_argument("--workload", metavar="NAME|FILE",
+                        help=f"{what}: " + WORKLOAD_HELP.format(presets=", ".join(list_presets())))
+    parser.add_argument("--keep-preset-layout", action="store_true", help=KEEP_LAYOUT_HELP)
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="cluster-designer", description="Design AI GPU clusters.")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    parser = _Parser(prog="cluster-designer", **_with_example(
+        "Design AI GPU clusters. cluster-designer [PROJECT] [--screenshot OUT.png] opens the window "
+        "(cluster-designer PROJECT --help for its options); cluster-designer COMMAND --help shows a "
+        "command's options.",
+        "cluster-designer generate fat-tree --gpus 1024 --server DGX-H100 --switch QM9700 -o pod.json\n"
+        "cluster-designer evaluate pod.json --format md"))
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND",
+                                help="what to do (each has its own --help)")
 
-    ev = sub.add_parser("evaluate", help="evaluate a project and print the results")
-    ev.add_argument("project")
-    ev.add_argument("--workload", help="workload JSON replacing the project's own")
-    ev.add_argument("--format", choices=("json", "md", "csv", "html", "bom"), default="json")
-    ev.add_argument("-o", "--output", help="write to this file instead of stdout")
+    ev = _sub(sub, "evaluate", "evaluate a project and print the results",
+              "Evaluate a project: counts, bandwidth, latency, power, reliability and the workload's "
+              "training performance.",
+              "cluster-designer evaluate cluster.json --workload llama3-70b --format md \\\n"
+              "    -o report.md")
+    ev.add_argument("project", metavar="PROJECT", help="project file (.json) to evaluate")
+    _add_workload_options(ev, "replaces the project's own workload")
+    ev.add_argument("--format", choices=("json", "md", "csv", "html", "bom"), default="json",
+                    help="json: evaluation JSON (cluster-designer.evaluation/1); md, html: readable report; "
+                         "csv: one metric a row; bom: bill of materials as CSV (default: json)")
+    ev.add_argument("-o", "--output", metavar="FILE",
+                    help="write to this file (atomically) instead of stdout")
 
-    gen = sub.add_parser("generate", help="generate a design from a template")
-    gen_sub = gen.add_subparsers(dest="template", parser_class=_Parser)
-    ft = gen_sub.add_parser("fat-tree", help="servers on a 2- or 3-tier folded Clos")
-    ft.add_argument("--gpus", type=_positive_int, required=True)
-    ft.add_argument("--server", required=True)
-    ft.add_argument("--switch", required=True)
-    ft.add_argument("--tiers", choices=("auto", "2", "3"), default="auto")
-    ft.add_argument("--oversubscription", type=_ratio, default=1.0)
-    ft.add_argument("--island-gpus", type=_positive_int)
-    ft.add_argument("--island-oversubscription", type=_ratio, default=1.0)
-    ft.add_argument("--storage")
-    ft.add_argument("--storage-nodes", type=_positive_int, default=0)
+    gen = _sub(sub, "generate", "generate a design from a template",
+               "Generate a design from a template and save it as a project file. Templates: fat-tree, "
+               "supernode (cluster-designer generate TEMPLATE --help for their options).",
+               "cluster-designer generate fat-tree --gpus 16384 --server DGX-H100 --switch QM9700 \\\n"
+               "    --workload llama3-405b -o cluster.json")
+    gen_sub = gen.add_subparsers(dest="template", parser_class=_Parser, metavar="TEMPLATE",
+                                 help="the kind of design to build")
+    ft = _sub(gen_sub, "fat-tree", "servers on a 2- or 3-tier folded Clos",
+              "Servers on a 2- or 3-tier folded Clos (fat-tree). Rail-optimised when the server has one NIC "
+              "per GPU; port speed follows the server's NICs and the switch's breakout modes.",
+              "cluster-designer generate fat-tree --gpus 8192 --server DGX-H100 --switch SN5600 \\\n"
+              "    --island-gpus 2048 --island-oversubscription 4:1 -o islands.json")
+    ft.add_argument("--gpus", type=_positive_int, required=True, metavar="N",
+                    help="GPUs in the design, a multiple of the server's GPUs (e.g. 1024 or 16,384)")
+    ft.add_argument("--server", required=True, metavar="SERVER_ID",
+                    help="catalog id of the server or super-node (e.g. DGX-H100; see: catalog --kind server)")
+    ft.add_argument("--switch", required=True, metavar="SWITCH_ID",
+                    help="catalog id of the scale-out switch (e.g. QM9700; see: catalog --kind switch)")
+    ft.add_argument("--tiers", choices=("auto", "2", "3"), default="auto",
+                    help="switch tiers; auto: the fewest that reach every GPU, 3 with islands (default: auto)")
+    ft.add_argument("--oversubscription", type=_ratio, default=1.0, metavar="RATIO",
+                    help="leaf oversubscription as down:up ports, e.g. 2:1 or 2 (default: 1:1, full bisection)")
+    ft.add_argument("--island-gpus", type=_positive_int, metavar="M",
+                    help="GPUs per computing island: full-bisection pods of M GPUs joined by a third tier")
+    ft.add_argument("--island-oversubscription", type=_ratio, default=1.0, metavar="RATIO",
+                    help="oversubscription of the tier joining the islands, down:up, e.g. 4:1 (default: 1:1)")
+    ft.add_argument("--storage", metavar="STORAGE_ID",
+                    help="catalog id of the storage appliance on its own fabric (e.g. AI400X2)")
+    ft.add_argument("--storage-nodes", type=_positive_int, default=0, metavar="K",
+                    help="storage appliances (needs --storage; default: 0)")
     ft.add_argument("--ufm", type=_positive_int, default=0, metavar="N",
-                    help="UFM fabric-manager appliances on free leaf ports (SuperPOD RA: 4)")
-    ft.add_argument("--workload", help="workload preset name or JSON file to embed")
-    ft.add_argument("--name")
-    ft.add_argument("-o", "--output", required=True)
-    sn = gen_sub.add_parser("supernode", help="super-nodes joined by a scale-out fabric")
-    sn.add_argument("--system", required=True)
-    sn.add_argument("--count", type=_positive_int, required=True)
-    sn.add_argument("--switch")
-    sn.add_argument("--workload", help="workload preset name or JSON file to embed")
-    sn.add_argument("--name")
-    sn.add_argument("-o", "--output", required=True)
+                    help="UFM fabric-manager appliances on free leaf ports (SuperPOD RA: 4; default: 0)")
+    _add_workload_options(ft, "workload to embed")
+    ft.add_argument("--name", help="design name (default: derived from GPUs, server and switch)")
+    ft.add_argument("-o", "--output", required=True, metavar="PROJECT",
+                    help="project file to write (.json, written atomically)")
+    sn = _sub(gen_sub, "supernode", "super-nodes joined by a scale-out fabric",
+              "Super-nodes (e.g. GB200 NVL72 racks) joined by a scale-out fabric.",
+              "cluster-designer generate supernode --system GB200-NVL72 --count 8 -o nvl72.json")
+    sn.add_argument("--system", required=True, metavar="SYSTEM_ID",
+                    help="catalog id of the super-node or server (e.g. GB200-NVL72, CloudMatrix384)")
+    sn.add_argument("--count", type=_positive_int, required=True, metavar="N",
+                    help="number of super-nodes (systems), e.g. 8")
+    sn.add_argument("--switch", metavar="SWITCH_ID",
+                    help="catalog id of the scale-out switch (default: QM9700; one system alone gets none)")
+    _add_workload_options(sn, "workload to embed")
+    sn.add_argument("--name", help="design name (default: COUNT x SYSTEM_ID)")
+    sn.add_argument("-o", "--output", required=True, metavar="PROJECT",
+                    help="project file to write (.json, written atomically)")
 
-    ex = sub.add_parser("export", help="export the diagram (svg, png, pdf)")
-    ex.add_argument("project")
-    ex.add_argument("-o", "--output", required=True)
-    ex.add_argument("--width", type=_positive_int, default=1600, help="PNG width in pixels")
+    ex = _sub(sub, "export", "export the diagram (svg, png, pdf)",
+              "Export the top level of a project's diagram as SVG, PNG or PDF (no display needed).",
+              "cluster-designer export cluster.json -o diagram.svg")
+    ex.add_argument("project", metavar="PROJECT", help="project file (.json) to draw")
+    ex.add_argument("-o", "--output", required=True, metavar="DIAGRAM",
+                    help="diagram file; its extension picks the format: .svg, .png or .pdf")
+    ex.add_argument("--width", type=_positive_int, default=1600, metavar="PIXELS",
+                    help="PNG width in pixels (default: 1600)")
 
-    cat = sub.add_parser("catalog", help="list catalog components")
-    cat.add_argument("--kind")
-    cat.add_argument("--format", choices=("json", "table"), default="table")
+    cat = _sub(sub, "catalog", "list catalog components",
+               "List the component catalog (built-in entries and the user catalog file).",
+               "cluster-designer catalog --kind switch --format table")
+    cat.add_argument("--kind", metavar="KIND", help="only this kind: " + ", ".join(_catalog_kinds()))
+    cat.add_argument("--format", choices=("json", "table"), default="table",
+                     help="table: id, kind, vendor, name; json: every spec with its source (default: table)")
     return parser
+
+
+def _catalog_kinds() -> tuple[str, ...]:
+    from core.catalog import KINDS  # noqa: PLC0415
+
+    return KINDS
 
 
 def _write_output(text: str, output: str | None) -> None:
@@ -100,11 +180,22 @@ def _write_output(text: str, output: str | None) -> None:
             sys.stdout.write("\n")
 
 
-def _load_workload_arg(value: str):
+def _load_workload_arg(value: str, design=None, keep_layout: bool = False):
+    """The workload ``--workload`` names: a preset, fitted to ``design``'s GPUs unless
+    ``keep_layout`` (the note goes to stderr), or a workload file, used as written."""
     from core.workload import list_presets, load_preset, load_workload  # noqa: PLC0415
 
     if value in list_presets():
-        return load_preset(value)
+        preset = load_preset(value)
+        if design is None or keep_layout:
+            return preset
+        from core.catalog import default_catalog  # noqa: PLC0415
+        from core.flatten import flatten  # noqa: PLC0415
+        from core.preset_fit import fit_to_design  # noqa: PLC0415
+
+        workload, note = fit_to_design(preset, flatten(design, default_catalog()).gpus, value)
+        sys.stderr.write(f"cluster-designer: {note}\n")
+        return workload
     if not Path(value).exists() and not value.endswith(".json"):
         raise DesignError(
             f"{value!r} is neither a workload file nor a preset (presets: {', '.join(list_presets())})"
@@ -118,7 +209,7 @@ def _cmd_evaluate(args) -> int:
     from core.report import render_report  # noqa: PLC0415
 
     design = load_project(args.project)
-    workload = _load_workload_arg(args.workload) if args.workload else None
+    workload = _load_workload_arg(args.workload, design, args.keep_preset_layout) if args.workload else None
     evaluation = evaluate(design, workload=workload)
     if args.format == "json":
         text = json.dumps(evaluation_to_json(evaluation), indent=2, allow_nan=False)
@@ -148,7 +239,7 @@ def _cmd_generate(args) -> int:
     else:
         raise DesignError("generate needs a template: fat-tree or supernode")
     if args.workload:
-        design.workload = _load_workload_arg(args.workload)
+        design.workload = _load_workload_arg(args.workload, design, args.keep_preset_layout)
     save_project(design, args.output)
     return 0
 
@@ -182,12 +273,21 @@ def _cmd_catalog(args) -> int:
     return 0
 
 
-def _run_gui(argv: list[str]) -> int:
-    gui = _Parser(prog="cluster-designer", description="Open the Cluster Designer window.")
-    gui.add_argument("project", nargs="?", help="project file (default: the bundled example)")
+def _gui_parser() -> argparse.ArgumentParser:
+    gui = _Parser(prog="cluster-designer", **_with_example(
+        "Open the Cluster Designer window. Commands without a window: evaluate, generate, export, "
+        "catalog (cluster-designer COMMAND --help).",
+        "cluster-designer cluster.json --screenshot shot.png"))
+    gui.add_argument("project", nargs="?", metavar="PROJECT",
+                     help="project file to open (default: the bundled 4-SU DGX H100 SuperPOD example)")
     gui.add_argument("--screenshot", metavar="OUT.png",
-                     help="render the main window after the first evaluation and exit")
-    args = gui.parse_args(argv)
+                     help="render the main window (1600 x 1000 pixels) after the first evaluation, save it "
+                          "as PNG and exit; needs no display")
+    return gui
+
+
+def _run_gui(argv: list[str]) -> int:
+    args = _gui_parser().parse_args(argv)
     if args.project and not Path(args.project).exists():
         raise DesignError(f"{args.project}: no such file")
     from designer.app import run  # noqa: PLC0415 - Qt is only needed for the GUI

@@ -89,12 +89,24 @@ class Parallelism:
 
 
 @dataclass(frozen=True)
+class PresetFit:
+    """How a preset chosen by name was fitted to a design (core/preset_fit.py). It travels with
+    the workload (project file, evaluation JSON) so every report can say what was changed."""
+
+    preset: str  # preset name (file stem in resources/workloads)
+    design_gpus: int  # GPUs of the design it was fitted to
+    preset_parallelism: Parallelism  # the layout as the preset writes it
+    note: str  # the sentence shown to the user
+
+
+@dataclass(frozen=True)
 class Workload:
     name: str
     model: ModelSpec
     parallelism: Parallelism | str  # "auto" asks the search to choose
     precision: str = "bf16"
     training_tokens: float = 300e9
+    preset_fit: PresetFit | None = None  # set when a preset was fitted to the design
 
     @property
     def auto(self) -> bool:
@@ -192,11 +204,20 @@ def _parse_parallelism(raw: Any, path: str) -> Parallelism | str:
     return par
 
 
+def _parse_preset_fit(raw: Any, path: str) -> PresetFit:
+    fit = _build(PresetFit, raw, path, {"preset_parallelism": _parse_parallelism})
+    if isinstance(fit.preset_parallelism, str):
+        raise WorkloadError(f"{path}.preset_parallelism: expected an object, got {fit.preset_parallelism!r}")
+    if fit.design_gpus < 1:
+        raise WorkloadError(f"{path}.design_gpus: must be at least 1")
+    return fit
+
+
 def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
     """Validate a workload JSON object. Errors name the JSON path of the problem."""
     if not isinstance(raw, dict):
         raise WorkloadError(f"{path}: expected a JSON object")
-    known = {"name", "model", "parallelism", "precision", "training_tokens"}
+    known = {"name", "model", "parallelism", "precision", "training_tokens", "preset_fit"}
     for key in raw:
         if key not in known:
             raise WorkloadError(f"{path}.{key}: unknown key (expected one of {', '.join(sorted(known))})")
@@ -233,19 +254,23 @@ def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
             raise WorkloadError(
                 f"{path}.parallelism.ep: {parallelism.ep} does not divide {model.moe.experts} experts"
             )
-    return Workload(name, model, parallelism, precision, float(tokens))
+    fit = _parse_preset_fit(raw["preset_fit"], f"{path}.preset_fit") if raw.get("preset_fit") is not None else None
+    return Workload(name, model, parallelism, precision, float(tokens), fit)
 
 
 def workload_to_dict(workload: Workload) -> dict[str, Any]:
     model = asdict(workload.model)
     par = workload.parallelism if isinstance(workload.parallelism, str) else asdict(workload.parallelism)
-    return {
+    out = {
         "name": workload.name,
         "model": model,
         "parallelism": par,
         "precision": workload.precision,
         "training_tokens": workload.training_tokens,
     }
+    if workload.preset_fit is not None:  # only then, so unfitted workloads keep their JSON
+        out["preset_fit"] = asdict(workload.preset_fit)
+    return out
 
 
 def load_workload(path: Path) -> Workload:
@@ -267,7 +292,8 @@ def load_preset(name: str) -> Workload:
 
 def with_parallelism(workload: Workload, **changes: Any) -> Workload:
     """A copy of ``workload`` with some parallelism fields changed, checked like a loaded one
-    (so nothing can save a workload that loading would refuse)."""
+    (so nothing can save a workload that loading would refuse). A new layout is no longer the
+    fitted preset's, so its fit note goes."""
     base = workload.parallelism if isinstance(workload.parallelism, Parallelism) else Parallelism()
-    changed = replace(workload, parallelism=replace(base, **changes))
+    changed = replace(workload, parallelism=replace(base, **changes), preset_fit=None)
     return workload_from_dict(workload_to_dict(changed))

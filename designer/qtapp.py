@@ -8,6 +8,8 @@ import sys
 from PySide6.QtCore import QCoreApplication, QtMsgType, qFormatLogMessage, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
+from designer.qt_platform import PlatformError, platform_problem
+
 ORGANIZATION = "ClusterDesigner"
 APPLICATION = "Cluster Designer"
 # Printed by the offscreen platform plugin each time a window is shown (screenshots, headless
@@ -35,22 +37,17 @@ def install_message_handler() -> None:
         _handler_installed = True
 
 
-def _needs_offscreen() -> bool:
-    """No display server to talk to: headless commands must still render (DESIGN.md CLI)."""
-    if os.environ.get("QT_QPA_PLATFORM"):
-        return False
-    if sys.platform.startswith("linux"):
-        return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-    return False
-
-
 def ensure_app(headless: bool = False) -> QApplication:
-    """Return the running QApplication, creating it (offscreen when there is no display)."""
+    """Return the running QApplication, creating it (offscreen when ``headless``). Raises
+    PlatformError, before Qt could abort the process, when the window cannot open here."""
     app = QApplication.instance()
     if app is not None:
         return app  # type: ignore[return-value]
-    if headless or _needs_offscreen():
+    if headless:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    problem = platform_problem(os.environ)
+    if problem:
+        raise PlatformError(problem)
     install_message_handler()
     QCoreApplication.setOrganizationName(ORGANIZATION)
     QCoreApplication.setApplicationName(APPLICATION)

@@ -1,5 +1,9 @@
 """Workload panel: pick a preset or edit the model and its parallelism; apply as one undo step.
 
+A preset chosen from the list is fitted to the design (core/preset_fit.py: DP and the global
+batch fill its GPUs, TP/PP/CP/EP kept) and the tab says what changed; "Keep the preset's layout"
+takes it exactly as written.
+
 It checks the plan against the design as the user types: TP×PP×DP×CP against the design's
 GPUs and TP against the scale-up domain (both from the latest evaluation). "Auto (search)" runs
 core's parallelism search on a worker thread and lists the best configuration and the
@@ -9,6 +13,7 @@ runners-up; "Use" applies one of them as one undo step.
 from __future__ import annotations
 
 import dataclasses
+from html import escape
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -21,7 +26,9 @@ from PySide6.QtWidgets import (
 
 from core.catalog import Catalog, default_catalog
 from core.errors import DesignError
+from core.flatten import flatten
 from core.model import SetWorkload
+from core.preset_fit import fit_to_design
 from core.workload import (
     ACTIVATIONS, PRECISIONS, RECOMPUTE, Workload, list_presets, load_preset, with_parallelism, workload_from_dict,
     workload_to_dict,
@@ -150,6 +157,21 @@ class WorkloadPanel(QScrollArea):
         self.preset.addItem(CUSTOM)
         self.preset.activated.connect(self._preset_chosen)
         top.addRow("Preset", self.preset)
+        self.keep_layout = QCheckBox("Keep the preset's layout")
+        self.keep_layout.setToolTip("Use the preset's own TP/PP/DP/CP/EP and global batch as published, even "
+                                    "when it uses only part of the design (or more GPUs than it has). "
+                                    "Unticked, choosing a preset fits DP and the global batch to the design.")
+        self.keep_layout.toggled.connect(self._keep_layout_toggled)
+        top.addRow("", self.keep_layout)
+        self.fit_note = QLabel()
+        self.fit_note.setWordWrap(True)
+        self.fit_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.fit_note.setStyleSheet("color: #455a64;")
+        self.fit_note.hide()
+        top.addRow("", self.fit_note)
+        # (workload, note) of the last preset chosen here: notes for presets kept as written
+        # (already filling, or too big) are not stored with the workload, so the tab keeps them.
+        self._chosen: tuple[Workload | None, str] = (None, "")
         self.name = QLineEdit()
         top.addRow("Name", self.name)
         layout.addLayout(top)
@@ -384,7 +406,28 @@ class WorkloadPanel(QScrollArea):
     def load_from_design(self) -> None:
         self._show(self.document.design.workload)
 
+    def _preset_of(self, workload: Workload | None) -> str | None:
+        """The preset ``workload`` is, as written or fitted to a design."""
+        if workload is None:
+            return None
+        if workload.preset_fit is not None and workload.preset_fit.preset in self._presets:
+            return workload.preset_fit.preset
+        return next((name for name, preset in self._presets.items() if preset == workload), None)
+
+    def _show_fit_note(self, workload: Workload | None) -> None:
+        if workload is not None and workload.preset_fit is not None:
+            note = workload.preset_fit.note
+            if self._design_gpus is not None and self._design_gpus != workload.preset_fit.design_gpus:
+                note += (f". The design now has {self._design_gpus:,} GPUs: choose the preset again to fit it "
+                         "anew")
+        else:
+            chosen, note = self._chosen
+            note = note if workload is not None and chosen is workload else ""
+        self.fit_note.setText(note)
+        self.fit_note.setVisible(bool(note))
+
     def _show(self, workload: Workload | None) -> None:
+        self._show_fit_note(workload)
         enabled = workload is not None
         for widget in [*self.spins.values(), self.activation, self.zero, self.recompute, self.precision,
                        self.tokens, self.name, self.auto, self.fill]:
@@ -395,7 +438,7 @@ class WorkloadPanel(QScrollArea):
             self._update_check()
             return
         raw = workload_to_dict(workload)
-        match = next((name for name, preset in self._presets.items() if preset == workload), None)
+        match = self._preset_of(workload)
         index = self.preset.findData(match) if match else self.preset.findText(CUSTOM)
         self.preset.setCurrentIndex(index)
         for spin in self.spins.values():
@@ -440,7 +483,7 @@ class WorkloadPanel(QScrollArea):
                 par[key] = self.spins[key].value()
             par["zero_stage"] = int(self.zero.currentText())
             par["recompute"] = self.recompute.currentText()
-        return {"name": self.name.text().strip() or "workload", "model": model, "parallelism": par,
+        return {**raw, "name": self.name.text().strip() or "workload", "model": model, "parallelism": par,
                 "precision": self.precision.currentText(), "training_tokens": self.tokens.value() * 1e9}
 
     def apply_edits(self) -> None:
@@ -452,7 +495,10 @@ class WorkloadPanel(QScrollArea):
             self._set_check(f"<span style='color:#c62828'>{exc}</span>")
             self.error.emit(str(exc))
             return
-        if workload != self.document.design.workload:
+        base = self.document.design.workload
+        if workload.preset_fit is not None and base is not None and workload.parallelism != base.parallelism:
+            workload = dataclasses.replace(workload, preset_fit=None)  # the layout is the user's now
+        if workload != base:
             self.document.push(SetWorkload(workload), "Change workload")
 
     def choose_preset(self, name: str | None) -> None:
@@ -462,13 +508,37 @@ class WorkloadPanel(QScrollArea):
         self._preset_chosen(index)
 
     def _preset_chosen(self, _index: int) -> None:
+        """Set the chosen preset as one undo step: fitted to the design unless its layout is kept."""
         if self.preset.currentText() == CUSTOM:
             return
         name = self.preset.currentData()
         workload = self._presets.get(name) if name else None
+        note = ""
+        if workload is not None and not self.keep_layout.isChecked():
+            try:
+                workload, note = fit_to_design(workload, self._gpus_now(), name)
+            except DesignError as exc:
+                note = f"Preset kept as written: cannot count the design's GPUs ({exc})"
+        self._chosen = (workload, note)
         if workload != self.document.design.workload:
-            self.document.push(SetWorkload(workload), "Remove workload" if workload is None else f"Workload {name}")
+            if workload is None:
+                text = "Remove workload"
+            elif workload.preset_fit is not None:
+                text = f"Workload {name} fitted to {workload.preset_fit.design_gpus:,} GPUs"
+            else:
+                text = f"Workload {name}"
+            self.document.push(SetWorkload(workload), text)
         self._show(workload)
+
+    def _keep_layout_toggled(self, _on: bool) -> None:
+        """Choose the shown preset again (one undo step) if the design's workload is that preset."""
+        name = self.preset.currentData()
+        if name and self._preset_of(self.document.design.workload) == name:
+            self._preset_chosen(self.preset.currentIndex())
+
+    def _gpus_now(self) -> int:
+        """The design's GPUs as it is now (the last evaluation may be older than the last edit)."""
+        return flatten(self.document.design, self.catalog).gpus
 
     def _auto_toggled(self, on: bool) -> None:
         for key, _ in PAR_INTS:
@@ -476,18 +546,24 @@ class WorkloadPanel(QScrollArea):
         self._update_check()
 
     def _fill_dp(self) -> None:
-        if not self._design_gpus:
+        """DP and the global batch of the form's layout, fitted to the design by the same rule as a
+        preset (EP and the interleaved schedule respected); the form changes, Apply commits."""
+        try:
+            workload = workload_from_dict(self.form_dict(), "workload")
+            fitted, note = fit_to_design(workload, self._gpus_now())
+        except DesignError as exc:
+            self._set_check(f"<span style='color:#c62828'>{escape(str(exc))}</span>")
             return
-        model_parallel = self.spins["tp"].value() * self.spins["pp"].value() * self.spins["cp"].value()
-        dp = max(1, self._design_gpus // model_parallel)
-        micro = self.spins["micro_batch"].value()
-        per_replica = max(1, self.spins["global_batch"].value() // max(1, self.spins["dp"].value() * micro))
-        self.spins["dp"].setValue(dp)
-        self.spins["global_batch"].setValue(dp * micro * per_replica)
+        if fitted is workload:  # nothing to change: say why (already full, or too small a design)
+            self._set_check(escape(note))
+            return
+        self.spins["dp"].setValue(fitted.parallelism.dp)
+        self.spins["global_batch"].setValue(fitted.parallelism.global_batch)
 
     # --- checks against the design -------------------------------------------------------
     def set_design_facts(self, gpus: int, scale_up_domain: int) -> None:
         self._design_gpus, self._scale_up = gpus, scale_up_domain
+        self._show_fit_note(self.document.design.workload)
         self._update_check()
 
     def _set_check(self, html: str) -> None:

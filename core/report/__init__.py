@@ -107,6 +107,8 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
         breakdown = ", ".join(f"{k} {v:.3g} s" for k, v in perf.breakdown_s.items() if v)
         sections.append(("Performance", [
             Row("Workload", ev.workload.name if ev.workload else "", "performance.workload"),
+            *([Row("Preset fitted to the design", ev.workload.preset_fit.note, "performance.preset_fit")]
+              if ev.workload is not None and ev.workload.preset_fit is not None else []),
             Row("MFU", _pct(perf.mfu), "performance.mfu"),
             Row("Achieved TFLOP/s per GPU", _num(perf.tflops_per_gpu, 0), "performance.tflops_per_gpu"),
             Row("Step time", _num(perf.step_time_s, 2, "s"), "performance.step_time_s"),
