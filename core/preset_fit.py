@@ -2,8 +2,9 @@
 
 A preset is a published run: its TP/PP/CP/EP and micro-batch say how the model is split, its DP
 and global batch say how big the cluster was. Chosen for another design, the split is kept and
-data parallelism grows or shrinks to fill the design; the global batch stays as close to the
-preset's as the new DP allows. A workload given as a file is never fitted (the CLI and the
+data parallelism grows or shrinks to fill the design, and the global batch grows or shrinks
+with it so each replica keeps the preset's number of micro-batches per step (the pipeline stays
+as full as in the published run, and every GPU does the same work per step as in it). A workload given as a file is never fitted (the CLI and the
 Workload tab only call this for presets).
 """
 
@@ -22,12 +23,6 @@ def _kept_split(par: Parallelism) -> str:
     return ", ".join(parts)
 
 
-def _nearest_multiple(value: int, step: int) -> int:
-    """The multiple of ``step`` nearest to ``value``, halves rounded up, at least ``step``."""
-    quotient, remainder = divmod(value, step)
-    return max(step, (quotient + (2 * remainder >= step)) * step)
-
-
 def fit_to_design(workload: Workload, gpus: int, preset: str | None = None) -> tuple[Workload, str]:
     """``workload`` (a preset) with DP and the global batch set to fill ``gpus``, and the
     sentence that tells the user what changed.
@@ -35,10 +30,9 @@ def fit_to_design(workload: Workload, gpus: int, preset: str | None = None) -> t
     - TP, PP, CP, EP, micro-batch, virtual stages, ZeRO and recompute are kept.
     - DP is the largest that fits: ``gpus // (TP x PP x CP)``, rounded down to a multiple of
       ``EP / gcd(EP, CP)`` because experts are sharded over DP x CP (``(DP x CP) % EP == 0``).
-    - The global batch is the multiple of ``DP x micro_batch`` nearest to the preset's (halves
-      round up, never below one micro-batch per replica); with interleaved stages Megatron also
-      needs the micro-batches per replica to be a multiple of PP, so the step is
-      ``DP x micro_batch x PP``.
+    - The global batch is ``DP x micro_batch x m``, where ``m`` is the preset's micro-batches per
+      replica (its global batch / (DP x micro_batch), at least 1); with interleaved stages
+      Megatron needs ``m`` to be a multiple of PP, so it is rounded up to one.
     - A design smaller than one replica (or an "auto" layout, which the search already fits)
       keeps the workload as written and the note says why.
 
@@ -59,8 +53,10 @@ def fit_to_design(workload: Workload, gpus: int, preset: str | None = None) -> t
             f"{ep_part}) and the design has {gpus:,}: kept as written, the job does not fit")
     dp = gpus // model_parallel // dp_step * dp_step
     interleaved = par.virtual_stages > 1
-    batch_step = dp * par.micro_batch * (par.pp if interleaved else 1)
-    global_batch = _nearest_multiple(par.global_batch, batch_step)
+    microbatches = max(1, par.global_batch // (par.dp * par.micro_batch))
+    if interleaved:
+        microbatches = -(-microbatches // par.pp) * par.pp
+    global_batch = dp * par.micro_batch * microbatches
     if (dp, global_batch) == (par.dp, par.global_batch):
         return workload, (f"Preset {workload.name} already fills the design's {gpus:,} GPUs "
                           f"as written (DP {dp:,}, {_kept_split(par)})")
@@ -68,15 +64,13 @@ def fit_to_design(workload: Workload, gpus: int, preset: str | None = None) -> t
     if global_batch == par.global_batch:
         batch = f"global batch {global_batch:,} sequences kept"
     else:
-        which = "smallest" if par.global_batch < batch_step else "nearest"
-        step = f"DP x micro-batch{' x PP' if interleaved else ''}"
         batch = (f"global batch {par.global_batch:,} -> {global_batch:,} sequences "
-                 f"(the {which} multiple of {step} = {batch_step:,})")
-    note = f"Preset {workload.name} fitted to {gpus:,} GPUs: DP {par.dp:,} -> {dp:,}, {batch} ({_kept_split(par)} kept)"
+                 f"({microbatches} micro-batch{'es' if microbatches > 1 else ''} of "
+                 f"{par.micro_batch} per replica, as in the preset)")
+    note = f"Preset {workload.name} fitted to {gpus:,} GPUs: DP {par.dp:,} -> {dp:,}, {batch}; {_kept_split(par)} kept"
     idle = gpus - dp * model_parallel
     if idle:
         note += f"; {idle:,} GPUs stay idle"
-    microbatches = global_batch // (dp * par.micro_batch)
     if microbatches < par.pp:
         plural = "es" if microbatches > 1 else ""
         note += (f"; only {microbatches} micro-batch{plural} per replica for {par.pp} pipeline stages: expect a "

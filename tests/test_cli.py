@@ -127,10 +127,10 @@ def _generate(path, *extra):
 
 def test_generate_fits_a_preset_to_the_design_unless_asked_to_keep_it(tmp_path, capsys):
     fitted = _generate(tmp_path / "fit.json", "--workload", "llama3-70b")  # TP 8 PP 4 DP 32 in the preset
-    note = "Preset Llama 3 70B fitted to 2,048 GPUs: DP 32 -> 64, global batch 512 sequences kept (TP 8, PP 4 kept)"
+    note = "Preset Llama 3 70B fitted to 2,048 GPUs: DP 32 -> 64, global batch 512 -> 1,024 sequences (16 micro-batches of 1 per replica, as in the preset); TP 8, PP 4 kept"
     assert capsys.readouterr().err.strip() == f"cluster-designer: {note}"
     assert {k: fitted["parallelism"][k] for k in ("tp", "pp", "dp", "global_batch")} == \
-        {"tp": 8, "pp": 4, "dp": 64, "global_batch": 512}
+        {"tp": 8, "pp": 4, "dp": 64, "global_batch": 1024}
     assert fitted["preset_fit"]["note"] == note and fitted["preset_fit"]["preset_parallelism"]["dp"] == 32
     kept = _generate(tmp_path / "kept.json", "--workload", "llama3-70b", "--keep-preset-layout")
     assert kept["parallelism"]["dp"] == 32 and "preset_fit" not in kept

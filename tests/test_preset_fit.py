@@ -57,7 +57,10 @@ def test_fitted_layout_fits_keeps_the_split_and_is_valid(workload, gpus):
     # Megatron: whole micro-batches per replica; interleaving needs a multiple of PP of them.
     step = new.dp * new.micro_batch * (new.pp if new.virtual_stages > 1 else 1)
     assert new.global_batch % step == 0
-    assert abs(new.global_batch - par.global_batch) <= step / 2 or new.global_batch == step
+    # The batch fills the design: each replica keeps the preset's micro-batches per step
+    # (rounded up to a multiple of PP when interleaved).
+    per_replica = max(1, par.global_batch // (par.dp * par.micro_batch))
+    assert per_replica <= new.global_batch // (new.dp * new.micro_batch) < per_replica + par.pp
     if fitted != workload:
         assert fitted.preset_fit.preset_parallelism == par and fitted.preset_fit.design_gpus == gpus
         assert fitted.preset_fit.note == note and f"DP {par.dp:,} -> {new.dp:,}" in note
@@ -74,24 +77,27 @@ def test_llama3_405b_on_twice_its_cluster():
     preset = load_preset("llama3-405b")  # TP 8, PP 16 x 4 interleaved, DP 128, 2,048 sequences
     fitted, note = fit_to_design(preset, 32_768, "llama3-405b")
     assert fitted.parallelism.dp == 256 and fitted.parallelism.gpus == 32_768
-    # 2,048 sequences would be 8 micro-batches per replica, not a multiple of PP 16.
+    # Twice the replicas, each with the preset's 16 micro-batches: twice the batch.
     assert fitted.parallelism.global_batch == 4096
     assert note == ("Preset Llama 3 405B fitted to 32,768 GPUs: DP 128 -> 256, global batch 2,048 -> 4,096 "
-                    "sequences (the smallest multiple of DP x micro-batch x PP = 4,096) (TP 8, PP 16 kept)")
+                    "sequences (16 micro-batches of 1 per replica, as in the preset); TP 8, PP 16 kept")
     assert fitted.preset_fit.preset == "llama3-405b"
 
 
-def test_batch_rounds_to_the_nearest_multiple_and_says_what_is_idle():
-    preset = load_preset("gpt3-175b")  # TP 8, PP 8, DP 16, 1,536 sequences
+def test_batch_follows_dp_and_the_note_says_what_is_idle():
+    preset = load_preset("gpt3-175b")  # TP 8, PP 8, DP 16, 1,536 sequences: 96 per replica
     fitted, note = fit_to_design(preset, 580, "gpt3-175b")
-    assert fitted.parallelism.dp == 9 and fitted.parallelism.global_batch == 1539  # 171 x 9
-    assert "1,536 -> 1,539 sequences (the nearest multiple of DP x micro-batch = 9)" in note
+    assert fitted.parallelism.dp == 9 and fitted.parallelism.global_batch == 864  # 96 x 9
+    assert "1,536 -> 864 sequences (96 micro-batches of 1 per replica, as in the preset)" in note
     assert "4 GPUs stay idle" in note
+    fitted, _ = fit_to_design(preset, 16_384, "gpt3-175b")
+    assert fitted.parallelism.dp == 256 and fitted.parallelism.global_batch == 24_576
 
 
 def test_too_few_micro_batches_for_the_pipeline_are_called_out():
-    fitted, note = fit_to_design(load_preset("gpt3-175b"), 16_384, "gpt3-175b")
-    assert fitted.parallelism.dp == 256 and fitted.parallelism.global_batch == 1536  # tokens kept
+    preset = with_parallelism(load_preset("gpt3-175b"), global_batch=96)  # 6 per replica, PP 8
+    fitted, note = fit_to_design(preset, 16_384, "gpt3-175b")
+    assert fitted.parallelism.dp == 256 and fitted.parallelism.global_batch == 1536
     assert "only 6 micro-batches per replica for 8 pipeline stages" in note
     assert "a global batch of 2,048 gives one per stage" in note
 

@@ -8,7 +8,7 @@ from core.preset_fit import fit_to_design
 from core.project import load_project, save_project
 from core.workload import load_preset
 
-FITTED_NOTE = "Preset Llama 3 70B fitted to 2,048 GPUs: DP 32 -> 64, global batch 512 sequences kept (TP 8, PP 4 kept)"
+FITTED_NOTE = "Preset Llama 3 70B fitted to 2,048 GPUs: DP 32 -> 64, global batch 512 -> 1,024 sequences (16 micro-batches of 1 per replica, as in the preset); TP 8, PP 4 kept"
 
 
 @pytest.fixture
@@ -95,7 +95,7 @@ def test_fill_with_dp_follows_the_expert_parallel_rule(window, design_2048):
     panel.spins["global_batch"].setValue(1024)
     panel._fill_dp()
     assert panel.spins["dp"].value() == 128 and panel.spins["dp"].value() % 8 == 0
-    assert panel.spins["global_batch"].value() == 1024
+    assert panel.spins["global_batch"].value() == 16_384  # 128 micro-batches per replica kept
     panel.spins["pp"].setValue(6)  # 2,048 / 24 = 85 replicas, rounded down to a multiple of EP 8
     panel.spins["dp"].setValue(8)
     panel._fill_dp()
