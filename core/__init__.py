@@ -1,4 +1,4 @@
-"""Cluster Designer core engine: catalog, design model, generators, analyses, reports, CLI.
+"""Cluster Designer core engine: catalog, design model, generators, analyses, reports.
 
 Nothing in this package may import Qt; ``tests/test_core_has_no_qt.py`` enforces it.
 """

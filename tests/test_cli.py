@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import main
+from designer.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT = {
@@ -28,7 +28,7 @@ CONTRACT = {
 
 
 def run(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "designer.cli", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, **kwargs)
 
 

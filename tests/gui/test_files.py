@@ -174,7 +174,7 @@ def test_screenshot_command_prints_nothing_on_stderr(tmp_path):
         pytest.skip("example project not bundled yet")
     out = tmp_path / "shot.png"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(root))
-    done = subprocess.run([sys.executable, "-m", "core.cli", str(project), "--screenshot", str(out)],
+    done = subprocess.run([sys.executable, "-m", "designer.cli", str(project), "--screenshot", str(out)],
                           capture_output=True, text=True, env=env, cwd=root, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "propagateSizeHints" not in done.stderr and done.stderr.strip() == ""

@@ -2,7 +2,7 @@
 
 Every performance row is a project (the run's real server, NIC and fabric, generated with the
 project's generators; the run's model, parallelism and precision; the run's software stack as
-performance assumptions) evaluated through ``python -m core.cli evaluate P --format json``.
+performance assumptions) evaluated through ``python -m designer.cli evaluate P --format json``.
 Published numbers and tags are those of ../shared/reference/performance.md §9 (P primary, S
 secondary, D derived, R recalled, E estimate). Utilisation is compared in the row's own
 definition (§1.3): HFU rows against our hardware FLOPs, MFU rows against model FLOPs, causal
@@ -150,7 +150,7 @@ class PerfCase:
     tolerance: float = 0.03
     policy: str = "gated"
     reason: str = ""
-    subprocess: bool = False               # evaluate through a real `python -m core.cli`
+    subprocess: bool = False               # evaluate through a real `python -m designer.cli`
     training_tokens: float = 300e9
     published_days: float | None = None    # run-length rows (row 17)
 

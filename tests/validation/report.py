@@ -96,7 +96,7 @@ def render(rows: list[suite.RowResult]) -> str:
         "`resources/catalog/validation.json` with their sources), the run's model, layout and "
         "precision, and the run's software stack written as performance assumptions; it is "
         "saved with `core.project.save_project` and evaluated with "
-        "`python -m core.cli evaluate P --format json` (in-process through `core.cli.main`; "
+        "`python -m designer.cli evaluate P --format json` (in-process through `designer.cli.main`; "
         "rows marked † through a real child process). Utilisation is converted to each row's "
         "own definition (MFU or HFU, causal or not, dense peak of its precision). Sources and "
         "tags (P primary, S secondary, D derived, R recalled, E estimate) are those of "

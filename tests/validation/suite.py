@@ -1,8 +1,8 @@
 """Run every validation row through the public path and compare with the published numbers.
 
 Performance and topology rows are projects written with ``core.project.save_project`` and
-evaluated with ``python -m core.cli evaluate P --format json`` (in-process through
-``core.cli.main``; rows marked ``subprocess`` through a real child process). Power rows read the
+evaluated with ``python -m designer.cli evaluate P --format json`` (in-process through
+``designer.cli.main``; rows marked ``subprocess`` through a real child process). Power rows read the
 evaluation JSON too; reliability rows call the reliability functions directly (they are
 formulas, not designs).
 """
@@ -25,7 +25,7 @@ from core.analysis.performance import PerformanceAssumptions
 from core.analysis.reliability import daly_efficiency, daly_interval, first_order_ettr
 from core.assumptions import Assumptions
 from core.catalog import default_catalog
-from core.cli import main as cli_main
+from designer.cli import main as cli_main
 from core.generators import FatTreeOptions, SupernodeOptions, generate_fat_tree, generate_supernode
 from core.generators.clos import plan_clos
 from core.project import save_project
@@ -78,9 +78,9 @@ def _status(policy: str, within: bool | None) -> str:
 
 
 def run_cli(args: list[str], use_subprocess: bool = False) -> str:
-    """``cluster-designer ARGS`` in-process (core.cli.main) or as ``python -m core.cli``."""
+    """``cluster-designer ARGS`` in-process (designer.cli.main) or as ``python -m designer.cli``."""
     if use_subprocess:
-        done = subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT,
+        done = subprocess.run([sys.executable, "-m", "designer.cli", *args], cwd=ROOT,
                               capture_output=True, text=True, timeout=120)
         if done.returncode != 0:
             raise RuntimeError(f"cluster-designer {' '.join(args)}: {done.stderr.strip()}")

@@ -15,9 +15,9 @@ import textwrap
 from pathlib import Path
 
 from core.errors import DesignError
+from core.resources import default_example
 
-EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "resources" / "examples"
-DEFAULT_EXAMPLE = EXAMPLES_DIR / "dgx-h100-superpod-4su.json"
+DEFAULT_EXAMPLE = default_example()
 SUBCOMMANDS = ("evaluate", "generate", "export", "catalog")
 HELP_WIDTH = 78
 
