@@ -68,7 +68,7 @@ def _run_window(env_changes, prelude=""):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM",
                                                              "XDG_SESSION_TYPE")}
     env.update(env_changes)
-    code = f"{prelude}\nimport sys\nfrom core.cli import main\nsys.exit(main([]))"
+    code = f"{prelude}\nimport sys\nfrom designer.cli import main\nsys.exit(main([]))"
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=120)
 
