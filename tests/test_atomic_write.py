@@ -146,6 +146,7 @@ def test_an_existing_file_keeps_its_owner_when_root_saves_it(tmp_path):
     path = tmp_path / "p.json"
     path.write_text("old")
     os.chown(path, 12345, 54321)
+    path.chmod(0o666)  # still ours to write where root's DAC override is dropped
     atomic_write_text(path, "new")
     assert (path.stat().st_uid, path.stat().st_gid) == (12345, 54321)
 
@@ -225,8 +226,7 @@ def test_unusable_targets_are_one_line_errors(tmp_path, where, reason):
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
-@pytest.mark.skipif(IS_ROOT, reason="root writes into read-only folders")
-def test_a_read_only_folder_is_a_clean_error(tmp_path):
+def test_a_read_only_folder_is_a_clean_error(tmp_path, permissions_enforced):
     folder = tmp_path / "ro"
     folder.mkdir()
     folder.chmod(0o555)
