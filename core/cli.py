@@ -182,6 +182,15 @@ def _cmd_catalog(args) -> int:
     return 0
 
 
+def _warn_about_catalog() -> None:
+    """Every subcommand uses the catalog: load it first so that a user catalog left out (bad
+    JSON, unreadable folder) is reported once, as a warning, before any output."""
+    from core.catalog import default_catalog  # noqa: PLC0415
+
+    for warning in default_catalog().warnings:
+        sys.stderr.write(f"cluster-designer: warning: {warning}\n")
+
+
 def _run_gui(argv: list[str]) -> int:
     gui = _Parser(prog="cluster-designer", description="Open the Cluster Designer window.")
     gui.add_argument("project", nargs="?", help="project file (default: the bundled example)")
@@ -201,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         if not argv or argv[0] not in SUBCOMMANDS + ("-h", "--help"):
             return _run_gui(argv)
         args = _build_parser().parse_args(argv)
+        _warn_about_catalog()
         handler = {"evaluate": _cmd_evaluate, "generate": _cmd_generate,
                    "export": _cmd_export, "catalog": _cmd_catalog}[args.command]
         return handler(args)
