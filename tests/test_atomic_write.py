@@ -196,6 +196,28 @@ def test_the_folder_is_fsynced_after_the_rename(tmp_path, monkeypatch):
     assert events == ["fsync file", "rename", "fsync folder"]
 
 
+@pytest.mark.parametrize("code, outcome", [
+    (errno.EINVAL, None),  # a file system that cannot fsync a folder: the rename is all it offers
+    (errno.EIO, "saved, but the folder could not be flushed to disk"),
+])
+def test_a_folder_fsync_failure_is_quiet_only_where_unsupported(tmp_path, monkeypatch, code, outcome):
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise OSError(code, os.strerror(code))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    path = tmp_path / "p.json"
+    if outcome is None:
+        atomic_write_text(path, "new")
+    else:
+        with pytest.raises(ProjectFileError, match=outcome):
+            atomic_write_text(path, "new")
+    assert path.read_text() == "new"  # the rename happened either way
+
+
 def test_a_pipe_is_written_in_place_not_replaced(tmp_path):
     fifo = tmp_path / "out"
     os.mkfifo(fifo)
@@ -311,3 +333,29 @@ def test_any_valid_file_name_saves_twice_and_leaves_only_the_file(tmp_path_facto
     atomic_write_bytes(path, second)
     assert path.read_bytes() == second
     assert os.listdir(folder) == [name]
+
+
+GENERATE = ["generate", "supernode", "--system", "GB200-NVL72", "--count", "2", "-o"]
+
+
+def test_cli_output_with_the_longest_file_name_is_written(tmp_path, capsys, catalog):
+    """Before, the temp name ran past NAME_MAX and mkstemp's error escaped as a traceback."""
+    from core.cli import main
+
+    out = tmp_path / ("x" * 250 + ".json")
+    assert main([*GENERATE, str(out)]) == 0, capsys.readouterr().err
+    assert load_project(out, catalog).name and os.listdir(tmp_path) == [out.name]
+
+
+@pytest.mark.parametrize("output, reason", [
+    ("x" * 251 + ".json", "file name is too long"),
+    ("afile/out.json", "is not a folder"),
+])
+def test_cli_output_that_cannot_be_created_is_one_line_and_exit_2(tmp_path, capsys, output, reason):
+    from core.cli import main
+
+    (tmp_path / "afile").write_text("a file where a folder should be")
+    code = main([*GENERATE, str(tmp_path / output)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and reason in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
