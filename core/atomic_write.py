@@ -59,12 +59,12 @@ _FOLDER_SYNC_UNSUPPORTED = {errno.EINVAL, errno.EBADF, getattr(errno, "ENOTSUP",
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one, never a mix."""
     path = Path(path)
+    existing = _stat_target(path)
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        _write_in_place(path, data)
+        return
     target = Path(os.path.realpath(path))  # through symbolic links: the link stays, its target changes
     folder = target.parent
-    existing = _stat_target(path, target, folder)
-    if existing is not None and not stat.S_ISREG(existing.st_mode):
-        _write_in_place(path, target, data)
-        return
     name_max = _name_max(folder)
     name_bytes = len(os.fsencode(target.name))
     if name_bytes > name_max:
@@ -160,25 +160,27 @@ def _name_max(folder: Path) -> int:
     return value if value > 0 else DEFAULT_NAME_MAX
 
 
-def _stat_target(path: Path, target: Path, folder: Path) -> os.stat_result | None:
-    """The existing target's status, or None when there is none yet; refuses folders and
-    files the user made read-only."""
+def _stat_target(path: Path) -> os.stat_result | None:
+    """The status of what ``path`` names (through links), or None when nothing is there yet;
+    refuses folders and files the user made read-only."""
     try:
-        existing = os.stat(target)
+        # Through links, but not via realpath: /dev/stdout -> /proc/self/fd/1 -> "pipe:[...]"
+        # only resolves inside the kernel.
+        existing = os.stat(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise _error(path, exc, folder) from None
+        raise _error(path, exc, path.parent) from None
     if stat.S_ISDIR(existing.st_mode):
         raise ProjectFileError(f"{path}: cannot save (it is a folder)")
-    if stat.S_ISREG(existing.st_mode) and not os.access(target, os.W_OK):
+    if stat.S_ISREG(existing.st_mode) and not os.access(path, os.W_OK):
         raise ProjectFileError(f"{path}: cannot save (the file is read-only)")
     return existing
 
 
-def _write_in_place(path: Path, target: Path, data: bytes) -> None:
+def _write_in_place(path: Path, data: bytes) -> None:
     try:
-        with open(target, "wb") as handle:
+        with open(path, "wb") as handle:
             handle.write(data)
     except OSError as exc:
         raise _error(path, exc) from None

@@ -22,6 +22,7 @@ from core.project import load_project, save_project
 ROOT = Path(__file__).resolve().parent.parent
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 LONGEST_NAME = "é" * 125 + ".json"  # 255 bytes: no room left for a temp suffix
+GENERATE = ["generate", "supernode", "--system", "GB200-NVL72", "--count", "2", "-o"]
 
 # A save that hangs between writing its temp and renaming it, like a process killed mid-save.
 KILLED_SAVE = """
@@ -231,6 +232,15 @@ def test_a_pipe_is_written_in_place_not_replaced(tmp_path):
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/stdout"), reason="no /dev/stdout on this platform")
+def test_cli_output_to_dev_stdout_through_a_pipe(tmp_path):
+    """/dev/stdout -> /proc/self/fd/1 -> "pipe:[...]": only the kernel resolves it."""
+    done = subprocess.run([sys.executable, "-m", "core.cli", *GENERATE, "/dev/stdout"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert '"format": "cluster-designer.project"' in done.stdout
+
+
 # --- clean errors ----------------------------------------------------------------------------
 @pytest.mark.parametrize("where, reason", [
     ("missing/p.json", "folder .*missing does not exist"),
@@ -333,9 +343,6 @@ def test_any_valid_file_name_saves_twice_and_leaves_only_the_file(tmp_path_facto
     atomic_write_bytes(path, second)
     assert path.read_bytes() == second
     assert os.listdir(folder) == [name]
-
-
-GENERATE = ["generate", "supernode", "--system", "GB200-NVL72", "--count", "2", "-o"]
 
 
 def test_cli_output_with_the_longest_file_name_is_written(tmp_path, capsys, catalog):
