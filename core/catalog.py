@@ -206,9 +206,13 @@ class ComponentSpec:
 
 
 class Catalog:
-    """All component specs by id. Immutable after construction."""
+    """All component specs by id. Immutable after construction.
 
-    def __init__(self, specs: Iterable[ComponentSpec]):
+    ``warnings`` are problems met while loading that did not stop it (a user catalog that was
+    left out), one line each, for the CLI and the GUI to show."""
+
+    def __init__(self, specs: Iterable[ComponentSpec], warnings: Iterable[str] = ()):
+        self.warnings: tuple[str, ...] = tuple(warnings)
         self._specs: dict[str, ComponentSpec] = {}
         for spec in specs:
             if spec.id in self._specs:
@@ -411,8 +415,17 @@ def default_user_catalog_path() -> Path | None:
     env = os.environ.get(USER_CATALOG_ENV)
     if env:
         return Path(env)
-    candidate = Path.home() / ".config" / "cluster-designer" / "user-catalog.json"
-    return candidate if candidate.exists() else None
+    try:
+        candidate = Path.home() / ".config" / "cluster-designer" / "user-catalog.json"
+    except RuntimeError:  # no home folder (HOME unset, no passwd entry): no per-user catalog
+        return None
+    try:
+        candidate.stat()
+    except (FileNotFoundError, NotADirectoryError):  # nothing there, or a file where a folder should be
+        return None
+    except OSError:
+        pass  # e.g. a folder we may not look into: reading the file will name the reason
+    return candidate
 
 
 def load_catalog(
@@ -421,19 +434,23 @@ def load_catalog(
     """The built-in catalog plus the user catalog and ``extra_files``.
 
     User entries may add ids but not redefine built-in ones: a silent override of a spec with
-    a cited source would make results irreproducible across machines.
+    a cited source would make results irreproducible across machines. A user catalog that cannot
+    be read or is invalid is left out with a warning (``Catalog.warnings``): the bundled catalog
+    still works, so the app starts and says what is wrong instead of refusing to run.
     """
     specs: list[ComponentSpec] = []
     for path in sorted(BUILTIN_CATALOG_DIR.glob("*.json")):
         specs.extend(load_catalog_file(path))
-    files = list(extra_files)
+    extra = [spec for path in extra_files for spec in load_catalog_file(Path(path))]
+    warnings: list[str] = []
     if include_user:
-        user = default_user_catalog_path()
-        if user is not None:
-            files.insert(0, user)
-    for path in files:
-        specs.extend(load_catalog_file(Path(path)))
-    return Catalog(specs)
+        try:
+            user = default_user_catalog_path()
+            if user is not None:
+                return Catalog([*specs, *load_catalog_file(user), *extra])
+        except CatalogError as exc:
+            warnings.append(f"user catalog ignored: {exc}")
+    return Catalog([*specs, *extra], warnings)
 
 
 _DEFAULT: Catalog | None = None

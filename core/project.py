@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from core.assumptions import Assumptions, assumptions_from_dict, assumptions_to_dict
+from core.atomic_write import atomic_write_bytes, atomic_write_text  # noqa: F401 - callers import them from here
 from core.catalog import Catalog
 from core.errors import DesignError, ProjectFileError, WorkloadError
 from core.jsonfile import read_json
@@ -238,33 +237,6 @@ def load_project(path: str | Path, catalog: Catalog | None = None) -> Design:
         return design_from_dict(raw, catalog)
     except ProjectFileError as exc:
         raise ProjectFileError(f"{path.name}: {exc}") from None
-
-
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via temp file + flush + fsync + rename; the old file survives a failure."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise ProjectFileError(f"{path}: folder {directory} does not exist")
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp_name)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise ProjectFileError(f"{path}: cannot save ({exc.strerror or exc})") from None
-        raise
-
-
-def atomic_write_text(path: str | Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def save_project(design: Design, path: str | Path) -> None:

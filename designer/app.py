@@ -7,7 +7,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
 
+from core.atomic_write import atomic_write_bytes
 from core.errors import DesignError
+from designer.export import png_bytes
 
 SCREENSHOT_SIZE = (1600, 1000)
 EVALUATION_TIMEOUT_MS = 120_000
@@ -51,9 +53,10 @@ def _screenshot(app, window, design, project: Path, out: Path) -> int:
     app.processEvents()
     window.view.fit()
     app.processEvents()
-    image = window.grab()
-    if not image.save(str(out), "PNG"):
-        sys.stderr.write(f"cluster-designer: cannot write screenshot {out}\n")
+    try:
+        atomic_write_bytes(out, png_bytes(window.grab()))
+    except DesignError as exc:
+        sys.stderr.write(f"cluster-designer: {exc}\n")
         window.document.undo_stack.setClean()
         window.close()
         return 2

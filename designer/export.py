@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, QSize, QSizeF, Qt
-from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QPixmap
 from PySide6.QtSvg import QSvgGenerator
 
 from core.errors import DesignError
@@ -64,9 +64,16 @@ def render_scene(scene, path: Path, width_px: int = 1600, selected_only: bool = 
     atomic_write_bytes(path, data)
 
 
-def _render(scene, source: QRectF, ext: str, width_px: int, title: str) -> bytes:
+def png_bytes(image: QImage | QPixmap) -> bytes:
+    """``image`` encoded as PNG, ready for an atomic save (a failed write leaves no partial file)."""
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    buffer.close()
+    return bytes(buffer.data())
+
+
+def _render(scene, source: QRectF, ext: str, width_px: int, title: str) -> bytes:
     if ext == ".png":
         height = max(1, round(width_px * source.height() / source.width()))
         image = QImage(width_px, height, QImage.Format.Format_ARGB32)
@@ -75,8 +82,10 @@ def _render(scene, source: QRectF, ext: str, width_px: int, title: str) -> bytes
         painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         scene.render(painter, QRectF(0, 0, width_px, height), source)
         painter.end()
-        image.save(buffer, "PNG")
-    elif ext == ".svg":
+        return png_bytes(image)
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if ext == ".svg":
         generator = QSvgGenerator()
         generator.setOutputDevice(buffer)
         w, h = round(source.width()), round(source.height())

@@ -37,6 +37,7 @@ from designer.panels.power import PowerPanel
 from designer.panels.reliability import ReliabilityPanel
 from designer.panels.warnings import WarningsPanel
 from designer.recovery import RecoveryManager
+from designer.user_settings import recent_paths, settings_problem
 from designer.wizard import TemplateWizard
 from designer.workload_panel import WorkloadPanel
 
@@ -44,6 +45,7 @@ MAX_RECENT = 8
 LAYOUT_VERSION = 2  # 2: Assumptions dock added (older saved layouts fall back to the default)
 PROJECT_FILTER = "Cluster Designer project (*.json);;All files (*)"
 STATUS_MS = 6000
+STARTUP_WARNING_MS = 30_000  # read once at start-up, so it stays longer than a status note
 
 
 class MainWindow(QMainWindow):
@@ -74,6 +76,8 @@ class MainWindow(QMainWindow):
             self.recovery.start()
         self._update_title()
         self._on_replaced()
+        self.recovery.failed.connect(self.show_error)
+        self._show_startup_warnings()
 
     # --- construction --------------------------------------------------------------------
     def _build_canvas(self) -> None:
@@ -347,6 +351,15 @@ class MainWindow(QMainWindow):
     def show_error(self, message: str) -> None:
         self.statusBar().showMessage(f"⚠ {message}", STATUS_MS)
 
+    def _show_startup_warnings(self) -> None:
+        """A user catalog left out or a settings file we cannot use: say so, and carry on."""
+        problems = list(self.catalog.warnings)
+        settings = settings_problem(self.settings) if self.interactive else None
+        if settings:
+            problems.append(settings)
+        if problems:
+            self.statusBar().showMessage("⚠ " + "; ".join(problems), STARTUP_WARNING_MS)
+
     # --- navigation and reveal -----------------------------------------------------------
     def navigate(self, block_path: str) -> None:
         if block_path != self.scene.block_path:
@@ -484,10 +497,7 @@ class MainWindow(QMainWindow):
         return True
 
     def recent_files(self) -> list[str]:
-        value = self.settings.value("recent", [])
-        if isinstance(value, str):
-            value = [value]
-        return [v for v in (value or []) if v]
+        return recent_paths(self.settings.value("recent", []))
 
     def _add_recent(self, path: Path) -> None:
         if not self.interactive:

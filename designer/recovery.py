@@ -14,9 +14,10 @@ from datetime import datetime
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QStandardPaths, QTimer
+from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 
 from core.errors import DesignError
+from core.processes import pid_alive
 from core.project import atomic_write_text, save_project
 from designer.document import DesignDocument
 
@@ -28,16 +29,13 @@ def recovery_dir() -> Path:
     return Path(base) / "recovery"
 
 
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
+def _make_folder(folder: Path) -> None:
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True
-    return True
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise DesignError(f"{folder}: a file is in the way of the drafts folder") from None
+    except OSError as exc:
+        raise DesignError(f"{folder}: cannot create the drafts folder ({exc.strerror or exc})") from None
 
 
 @dataclass(frozen=True)
@@ -50,9 +48,14 @@ class Draft:
 
 
 class RecoveryManager(QObject):
+    # Why drafts cannot be written (an unwritable app-data folder, a full disk): emitted when
+    # autosave starts failing or fails for a new reason, not every minute.
+    failed = Signal(str)
+
     def __init__(self, document: DesignDocument, interval_ms: int = AUTOSAVE_MS, parent=None):
         super().__init__(parent)
         self.document = document
+        self._failure: str | None = None
         self.session = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.timer = QTimer(self)
         self.timer.setInterval(interval_ms)
@@ -75,13 +78,18 @@ class RecoveryManager(QObject):
             return False
         folder = recovery_dir()
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            _make_folder(folder)
             save_project(self.document.design, self.draft_path)
             meta = {"pid": os.getpid(), "original": str(self.document.path) if self.document.path else None,
                     "saved_at": datetime.now().isoformat(timespec="seconds"), "name": self.document.design.name}
             atomic_write_text(self.meta_path, json.dumps(meta))
-        except (OSError, DesignError):
-            return False  # recovery is best effort; never interrupt the user for it
+        except DesignError as exc:
+            # Recovery is best effort: the user keeps working, told once that drafts are off.
+            if str(exc) != self._failure:
+                self._failure = str(exc)
+                self.failed.emit(f"autosave failed: {exc}")
+            return False
+        self._failure = None
         return True
 
     def discard(self) -> None:
@@ -95,19 +103,25 @@ class RecoveryManager(QObject):
     def orphaned_drafts() -> list[Draft]:
         """Drafts of sessions that are no longer running (they crashed or were killed)."""
         out = []
-        folder = recovery_dir()
-        if not folder.is_dir():
-            return out
-        for meta_path in sorted(folder.glob("draft-*.meta.json")):
+        try:
+            metas = sorted(recovery_dir().glob("draft-*.meta.json"))
+        except OSError:
+            return out  # a recovery folder we cannot list holds nothing we can offer
+        for meta_path in metas:
             project = meta_path.with_name(meta_path.name.replace(".meta.json", ".json"))
             try:
                 meta = json.loads(meta_path.read_text(encoding="utf-8"))
+                found = project.is_file()
             except (OSError, ValueError):
                 continue
-            if not project.exists() or _alive(int(meta.get("pid", -1))):
+            # A damaged or foreign meta file is skipped, never trusted.
+            if not (found and isinstance(meta, dict) and isinstance(meta.get("pid"), int)):
                 continue
-            original = Path(meta["original"]) if meta.get("original") else None
-            out.append(Draft(project, meta_path, original, meta.get("saved_at", ""), meta.get("name", "")))
+            if pid_alive(meta["pid"]):
+                continue
+            original = meta.get("original")
+            original = Path(original) if isinstance(original, str) and original else None
+            out.append(Draft(project, meta_path, original, str(meta.get("saved_at", "")), str(meta.get("name", ""))))
         return out
 
     @staticmethod

@@ -20,3 +20,19 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 @pytest.fixture(scope="session")
 def catalog():
     return load_catalog(include_user=False)
+
+
+@pytest.fixture
+def permissions_enforced(tmp_path):
+    """Skip the test unless this process is refused writing into a read-only folder: root (or a
+    process with CAP_DAC_OVERRIDE) writes anywhere, so chmod cannot make a folder unreadable."""
+    probe = tmp_path / "permission-probe"
+    probe.mkdir()
+    probe.chmod(0o555)
+    try:
+        (probe / "x").touch()
+    except PermissionError:
+        return
+    finally:
+        probe.chmod(0o755)
+    pytest.skip("file permissions are not enforced for this process (root)")
