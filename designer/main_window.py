@@ -25,7 +25,7 @@ from designer.document import DesignDocument, empty_design
 from designer.evaluator import Evaluator, Result
 from designer.qaction import make_action
 from designer.export import DIAGRAM_FORMATS, export_summary, render_scene
-from designer.format import num
+from designer.format import num, power
 from designer.inspector import InspectorWidget
 from designer.outline import OutlineWidget
 from designer.palette import PaletteWidget
@@ -334,7 +334,7 @@ class MainWindow(QMainWindow):
         self.warnings_dock.setWindowTitle(f"Warnings ({n})" if n else "Warnings")
         self.workload_panel.set_design_facts(ev.counts.gpus, ev.bandwidth.scale_up_domain_gpus)
         self.counts_label.setText(f"{num(ev.counts.gpus)} GPUs · {num(ev.counts.switches)} switches · "
-                                  f"{num(ev.power.facility_kw / 1000, 1)} MW facility")
+                                  f"{power(ev.power.facility_kw)} facility")
         self.eval_label.setText(f"Evaluated in {result.elapsed_s * 1000:,.0f} ms")
 
     def _on_evaluation_failed(self, message: str) -> None:

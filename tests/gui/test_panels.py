@@ -8,7 +8,7 @@ from core.analysis.performance import analyze_performance
 from core.assumptions import Assumptions
 from core.workload import load_preset, with_parallelism
 from designer.assumption_fields import humanise, parse_value, section_fields, sections
-from designer.format import num
+from designer.format import power as power_text
 from designer.panels.performance import bottleneck_html
 
 
@@ -22,7 +22,7 @@ def _evaluated(window, qtbot, design):
 def test_pue_edit_updates_facility_power_and_undo_restores_it(window, qtbot, small_design):
     first = _evaluated(window, qtbot, small_design).evaluation.power
     before = window.power_panel.value("Facility")
-    assert before == num(first.facility_kw, 0, "kW")
+    assert before == power_text(first.facility_kw)
     panel = window.assumptions_panel
     stack = window.document.undo_stack
     with qtbot.waitSignal(window.evaluator.finished, timeout=30_000) as blocker:
@@ -30,7 +30,7 @@ def test_pue_edit_updates_facility_power_and_undo_restores_it(window, qtbot, sma
     power = blocker.args[0].evaluation.power
     assert power.pue == pytest.approx(1.2)
     assert power.facility_kw == pytest.approx(power.it_kw * 1.2)
-    assert window.power_panel.value("Facility") == num(power.facility_kw, 0, "kW") != before
+    assert window.power_panel.value("Facility") == power_text(power.facility_kw) != before
     assert window.power_panel.value("PUE") == "1.20"
     assert stack.count() == 1 and "PUE" in stack.undoText()
     assert window.document.design.assumptions.power.pue == 1.2
