@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
@@ -44,6 +45,15 @@ MAX_RECENT = 8
 LAYOUT_VERSION = 2  # 2: Assumptions dock added (older saved layouts fall back to the default)
 PROJECT_FILTER = "Cluster Designer project (*.json);;All files (*)"
 STATUS_MS = 6000
+
+
+def redo_shortcuts() -> list[QKeySequence]:
+    """The platform's Redo keys plus Ctrl+Shift+Z and, off macOS, Ctrl+Y: users bring the habit
+    of whichever system they came from (Qt's Redo is only Ctrl+Shift+Z on most Linux desktops)."""
+    keys = [*QKeySequence.keyBindings(QKeySequence.StandardKey.Redo), QKeySequence("Ctrl+Shift+Z")]
+    if sys.platform != "darwin":  # Cmd+Y is not Redo on a Mac
+        keys.append(QKeySequence("Ctrl+Y"))
+    return list({key.toString(): key for key in keys}.values())
 
 
 class MainWindow(QMainWindow):
@@ -163,7 +173,7 @@ class MainWindow(QMainWindow):
         self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
         self.undo_action.setShortcut(QKeySequence(Std.Undo))
         self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcut(QKeySequence(Std.Redo))
+        self.redo_action.setShortcuts(redo_shortcuts())
         self.reset_layout_action = self._action("&Reset Layout", self.reset_layout)
         self.evaluate_action = self._action("&Evaluate Now", self.evaluate_now, "F5",
                                             "Re-run every analysis now")
@@ -636,7 +646,8 @@ class MainWindow(QMainWindow):
     # --- help ----------------------------------------------------------------------------
     def show_shortcuts(self) -> None:
         a = self.canvas_actions
-        rows = [(action.text().replace("&", "").rstrip("…"), action.shortcut().toString())
+        rows = [(action.text().replace("&", "").rstrip("…"),
+                 " or ".join(key.toString(QKeySequence.SequenceFormat.NativeText) for key in action.shortcuts()))
                 for action in [self.undo_action, self.redo_action, *a.all(), self.evaluate_action]
                 if not action.shortcut().isEmpty()]
         rows += [("Connect two components", "Shift+drag"), ("Pan", "Middle-drag / scroll bars"),
