@@ -1,7 +1,7 @@
 """Canvas gestures: palette drop, drag to connect, move, copy/paste, group, navigation."""
 
 from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTextLayout, QTextOption
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
@@ -257,10 +257,56 @@ def test_components_placed_at_the_same_spot_land_on_free_grid_cells(window):
     assert window.document.undo_stack.count() == 7
 
 
-def test_palette_elides_long_names_in_the_middle(window):
-    assert window.palette.tree.textElideMode() == Qt.TextElideMode.ElideMiddle
-    item = window.palette.item_for("DGX-H100")
-    assert "source" in item.toolTip(0) and item.text(0) in item.toolTip(0)
+def _palette_lines(palette, item) -> list[str]:
+    """The lines ``item``'s name wraps into in the width the palette draws it in."""
+    tree = palette.tree
+    rect = tree.visualItemRect(item)
+    width = rect.width() - tree.iconSize().width() - 12  # icon and the style's text margins
+    layout = QTextLayout(item.text(0), tree.font())
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    lines = []
+    while (line := layout.createLine()).isValid():
+        line.setLineWidth(width)
+        lines.append(item.text(0)[line.textStart():line.textStart() + line.textLength()])
+    layout.endLayout()
+    return lines
+
+
+def test_palette_wraps_long_names_at_spaces_and_keeps_model_numbers_whole(window):
+    # Was: eliding in the middle, which cut "Quantum-2 QM970…InfiniBand NDR)".
+    palette = window.palette
+    window.palette_dock.resize(230, window.palette_dock.height())
+    palette.resize(230, palette.height())
+    QApplication.processEvents()
+    short, long = palette.item_for("HLS-3"), palette.item_for("Q3400")
+    one_line = palette.tree.visualItemRect(short).height()
+    assert palette.tree.visualItemRect(long).height() > one_line  # wrapped, not elided
+    assert palette.tree.visualItemRect(palette.item_for("A100-80GB-8x200G-RoCE")).height() < 2.6 * one_line
+    for catalog_id in ("Q3400", "QM9700", "NVSwitch-Gen3", "OSFP-400G-SR4"):
+        item = palette.item_for(catalog_id)
+        lines = _palette_lines(palette, item)
+        assert len(lines) > 1
+        assert all(line.endswith(" ") for line in lines[:-1]), lines  # breaks at spaces only
+        spec = window.catalog.get(catalog_id)
+        assert item.text(0).replace("\u2060", "") == spec.name
+        assert spec.name in item.toolTip(0) and "source" in item.toolTip(0)
+
+
+def test_palette_group_counts_follow_the_search(window):
+    palette = window.palette
+    groups = {palette.tree.topLevelItem(i).text(0).split(" (")[0]: palette.tree.topLevelItem(i)
+              for i in range(palette.tree.topLevelItemCount())}
+    switches = len(window.catalog.by_kind("switch"))
+    assert groups["Switches"].text(0) == f"Switches ({switches})"
+    palette.search.setText("quantum")
+    shown = sum(not groups["Switches"].child(i).isHidden() for i in range(groups["Switches"].childCount()))
+    assert 0 < shown < switches
+    assert groups["Switches"].text(0) == f"Switches ({shown})"
+    palette.search.setText("")
+    assert groups["Switches"].text(0) == f"Switches ({switches})"
 
 
 def test_offscreen_size_hint_warning_is_dropped_and_others_forwarded(capsys):
