@@ -95,6 +95,10 @@ class MetricsPanel(QScrollArea):
             self._values[label] = shown
             self._names[label] = name
 
+    def message(self) -> str:
+        """The note shown above the values ("" when none)."""
+        return self._message.text() if self._message.isVisibleTo(self) else ""
+
     def value(self, label: str) -> str:
         """The text shown for ``label`` (tests read panels through this)."""
         return self._values[label].text()

@@ -205,3 +205,49 @@ def test_bottleneck_text_accepts_plain_strings_and_lists():
     assert "What limits MFU" in bottleneck_html("the pipeline bubble")
     html = bottleneck_html(_Bottleneck("What limits MFU: DP traffic", [_WhatIf("more DP overlap", 0.4)]))
     assert html.count("What limits MFU") == 1 and "more DP overlap" in html
+
+
+# --- MFU scaling chart -----------------------------------------------------------------------
+def _line_gpus(chart) -> list[float]:
+    """GPU counts the chart draws a line point at (crosses for missing sizes have no pen)."""
+    drawn = []
+    for item in chart.plot.getPlotItem().listDataItems():
+        if item.opts["pen"] is not None and item.xData is not None:
+            drawn += [round(10 ** x) for x in item.xData]
+    return drawn
+
+
+def test_mfu_chart_marks_sizes_that_do_not_fit_instead_of_drawing_zero(window, qtbot, small_design):
+    # ZeRO-1 shards the optimizer over DP: 16 and 32 GPUs overflow an H100's memory.
+    small_design.workload = with_parallelism(load_preset("llama3-70b"), tp=8, pp=1, dp=128, zero_stage=1,
+                                             recompute="selective", global_batch=2048, micro_batch=1,
+                                             virtual_stages=1)
+    result = _evaluated(window, qtbot, small_design)
+    chart = window.performance_panel.scaling
+    assert chart.missing == [16, 32]
+    drawn = _line_gpus(chart)
+    assert 16 not in drawn and 32 not in drawn and 1024 in drawn
+    assert all(y is None or y > 0 for y in chart.y)
+    assert chart.marked == (1024, pytest.approx(result.evaluation.performance.mfu * 100))
+
+
+def test_mfu_chart_of_a_job_larger_than_the_design_draws_no_line(window, qtbot):
+    from core.model import Block, Design, Node
+
+    design = Design("one DGX", Block("root", "one DGX", children={"dgx": Node("dgx", "DGX-H100")}))
+    design.workload = load_preset("gpt3-175b")  # 1,024 GPUs of model and data parallelism
+    _evaluated(window, qtbot, design)
+    chart = window.performance_panel.scaling
+    assert chart.missing and all(gpus > 8 for gpus in chart.missing)
+    assert _line_gpus(chart) == [] and chart.marked is None
+
+
+def test_performance_panel_says_when_core_has_no_result_for_the_workload(window, qtbot, small_design):
+    small_design.workload = load_preset("llama3-70b")
+    result = _evaluated(window, qtbot, small_design)
+    panel = window.performance_panel
+    no_result = dataclasses.replace(result, evaluation=dataclasses.replace(result.evaluation, performance=None),
+                                    scaling=())
+    panel.update_result(no_result)
+    assert "cannot run on this design" in panel.message() and "Llama" in panel.message()
+    assert panel.scaling.isHidden() and panel.breakdown.isHidden()
