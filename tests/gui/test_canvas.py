@@ -1,7 +1,9 @@
 """Canvas gestures: palette drop, drag to connect, move, copy/paste, group, navigation."""
 
-from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTextLayout, QTextOption
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import (
+    QDragEnterEvent, QDragLeaveEvent, QDragMoveEvent, QDropEvent, QTextLayout, QTextOption,
+)
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
@@ -29,6 +31,47 @@ def test_palette_drop_adds_component(window):
     assert window.scene.card(nodes[0].id) is not None
     assert window.document.undo_stack.count() == 1
     assert window.isWindowModified()
+
+
+def test_dragging_onto_a_link_previews_a_free_spot_and_drops_there(window):
+    view = window.view
+    a = view.place("QM9700", QPointF(0, -200))
+    b = view.place("DGX-H100", QPointF(0, 200))
+    view.connect_items(a, b)
+    view.resetTransform()
+    view.centerOn(0, 0)
+    link = window.scene.link_item(window.document.design.root.links[0].id)
+    pos = view.mapFromScene(QPointF(0, 0))  # on the line, under its label
+    data = window.palette.mime_for("BlueField-3")
+    actions = Qt.DropAction.CopyAction
+    before = view.viewport().grab().toImage()
+    for event in (QDragEnterEvent(pos, actions, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier),
+                  QDragMoveEvent(pos, actions, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)):
+        QApplication.sendEvent(view.viewport(), event)
+    spot = view.ghost_spot
+    assert spot is not None
+    ghost = QRectF(spot.x() - 100, spot.y() - 32, 200, 64)
+    assert not link.mapToScene(link.shape()).intersects(ghost)  # off the line and its label
+    assert not any(card.mapRectToScene(card.card_rect()).intersects(ghost) for card in window.scene.cards())
+    assert abs(spot.x()) <= 200 and abs(spot.y()) <= 200  # near where the pointer is
+    assert view.viewport().grab().toImage() != before  # the outline is drawn
+    drop = QDropEvent(QPointF(pos), actions, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(view.viewport(), drop)
+    added = [n for n in window.document.design.root.children.values() if n.catalog_id == "BlueField-3"]
+    assert [(n.x, n.y) for n in added] == [(spot.x(), spot.y())]  # lands where the preview showed
+    assert view.ghost_spot is None
+
+
+def test_a_drag_that_leaves_the_canvas_removes_the_preview(window):
+    view = window.view
+    pos = QPoint(120, 90)
+    data = window.palette.mime_for("QM9700")
+    enter = QDragEnterEvent(pos, Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(view.viewport(), enter)
+    assert view.ghost_spot is not None
+    QApplication.sendEvent(view.viewport(), QDragLeaveEvent())
+    assert view.ghost_spot is None and not window.document.design.root.children
 
 
 def test_double_click_in_palette_places_at_centre(window):
