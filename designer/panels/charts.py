@@ -15,6 +15,7 @@ from designer import style
 pg.setConfigOptions(antialias=True, background="w", foreground="#37474f")
 
 CHART_HEIGHT = 166
+STACKED_BAR_HEIGHT = 80
 MISSING_COLOR = "#78909c"  # x values without a value ("does not fit")
 _TICK_FONT = QFont()
 _TICK_FONT.setPointSizeF(8)
@@ -88,9 +89,10 @@ class StackedBar(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        self.plot = _plot(title, "", unit_label)
-        self.plot.setMinimumHeight(104)
-        self.plot.setMaximumHeight(130)
+        # The unit goes in the title: an axis label would cost a line under a one-bar chart.
+        self.plot = _plot(f"{title} ({unit_label})", "", "")
+        self.plot.setMinimumHeight(STACKED_BAR_HEIGHT)
+        self.plot.setMaximumHeight(STACKED_BAR_HEIGHT + 16)
         self.plot.getAxis("left").setTicks([[]])
         self.plot.showGrid(x=True, y=False, alpha=0.25)
         layout.addWidget(self.plot)
