@@ -1,10 +1,12 @@
 """Where a new card lands: the free grid point nearest to where it was asked for.
 
-Pure numpy over what the current block shows: a spot is free when the card, grown by a gap on
-every side, overlaps no obstacle rectangle (other cards, link labels) and crosses no link
-segment. Candidate spots are grid points in order of distance, tested a chunk at a time
-against only the obstacles near that chunk, so a crowded canvas costs a few array operations
-rather than a Python loop per card and candidate.
+A spot is free when the card, grown by a gap on every side, overlaps no obstacle rectangle
+(other cards, link labels) and touches no link segment. Instead of testing every candidate
+against every obstacle, each obstacle marks the grid points it rules out in one occupancy
+grid around the asked spot: a rectangle rules out a block of points, a segment an interval of
+points in each grid column it passes (exact, both from the card's half-size). Difference
+arrays and cumulative sums turn the marks into the grid in O(obstacles x columns + cells),
+then the nearest free point is the first unmarked one in a precomputed distance order.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import functools
 import numpy as np
 
 SEARCH_RADIUS_CELLS = 60  # how far (in grid cells) a card may move to find room
-CHUNK = 256               # candidate spots tested per array operation
+SEGMENT_CHUNK = 4096      # segments marked per array operation (bounds the memory)
+_EPS = 1e-9               # in grid units: a segment that all but touches a spot counts as touching
 
 
 @functools.lru_cache(maxsize=4)
@@ -32,37 +35,62 @@ def grid_offsets(radius: int) -> np.ndarray:
     return offsets
 
 
-def _overlapping(boxes: np.ndarray, rects: np.ndarray) -> np.ndarray:
-    """For each box (K x 4: left, top, right, bottom), whether it overlaps any of ``rects``
-    (touching edges do not count)."""
+def _mark_rects(marks: np.ndarray, rects: np.ndarray, x: float, y: float, half_w: float, half_h: float,
+                grid: float, radius: int) -> None:
+    """Add each rectangle's ruled-out block of grid points to the 2-D difference array
+    ``marks``: a spot (x + i*grid, y + j*grid) is out when the card's box around it overlaps the
+    rectangle (touching edges do not count), i.e. i and j lie in open intervals."""
     if not len(rects):
-        return np.zeros(len(boxes), dtype=bool)
-    b, r = boxes[:, None, :], rects[None, :, :]
-    return ((b[..., 0] < r[..., 2]) & (r[..., 0] < b[..., 2])
-            & (b[..., 1] < r[..., 3]) & (r[..., 1] < b[..., 3])).any(axis=1)
+        return
+    i0 = np.floor((rects[:, 0] - half_w - x) / grid) + 1
+    i1 = np.ceil((rects[:, 2] + half_w - x) / grid) - 1
+    j0 = np.floor((rects[:, 1] - half_h - y) / grid) + 1
+    j1 = np.ceil((rects[:, 3] + half_h - y) / grid) - 1
+    _add_blocks(marks, i0, i1, j0, j1, radius)
 
 
-def _crossed(boxes: np.ndarray, segments: np.ndarray) -> np.ndarray:
-    """For each box, whether any segment (M x 4: x1, y1, x2, y2) touches it: their bounding
-    boxes overlap and the box's corners do not all lie on one side of the segment's line."""
-    if not len(segments):
-        return np.zeros(len(boxes), dtype=bool)
-    x1, y1, x2, y2 = (segments[:, k][None, :] for k in range(4))
-    left, top, right, bottom = (boxes[:, k][:, None] for k in range(4))
-    near = ((np.minimum(x1, x2) <= right) & (np.maximum(x1, x2) >= left)
-            & (np.minimum(y1, y2) <= bottom) & (np.maximum(y1, y2) >= top))
-    dx, dy = x2 - x1, y2 - y1
-    sides = [dx * (cy - y1) - dy * (cx - x1) for cx in (left, right) for cy in (top, bottom)]
-    low = np.minimum.reduce(sides)
-    high = np.maximum.reduce(sides)
-    return (near & (low <= 0) & (high >= 0)).any(axis=1)
+def _add_blocks(marks: np.ndarray, i0, i1, j0, j1, radius: int) -> None:
+    """+1 on the blocks [i0, i1] x [j0, j1] (offsets from the asked spot) of a difference array."""
+    i0, j0 = np.maximum(i0, -radius), np.maximum(j0, -radius)
+    i1, j1 = np.minimum(i1, radius), np.minimum(j1, radius)
+    ok = (i0 <= i1) & (j0 <= j1)
+    i0, i1, j0, j1 = ((v[ok] + radius).astype(np.intp) for v in (i0, i1, j0, j1))
+    side = marks.shape[1]
+    corners = np.concatenate([i0 * side + j0, (i1 + 1) * side + j0, i0 * side + j1 + 1, (i1 + 1) * side + j1 + 1])
+    signs = np.repeat(np.array([1, -1, -1, 1]), len(i0))
+    marks += np.bincount(corners, signs, minlength=marks.size).reshape(marks.shape).astype(marks.dtype)
+
+
+def _mark_segments(marks: np.ndarray, segments: np.ndarray, x: float, y: float, half_w: float,
+                   half_h: float, grid: float, radius: int) -> None:
+    """Add, for each segment and grid column, the interval of rows whose spots the segment
+    touches: the part of the segment within the card's width around the column spans some
+    heights, and every spot within half the card's height of those is out."""
+    columns = np.arange(-radius, radius + 1)
+    for start in range(0, len(segments), SEGMENT_CHUNK):
+        x1, y1, x2, y2 = (segments[start:start + SEGMENT_CHUNK, k][:, None] for k in range(4))
+        left = x + columns[None, :] * grid - half_w
+        right = left + 2 * half_w
+        dx, dy = x2 - x1, y2 - y1
+        vertical = dx == 0
+        safe_dx = np.where(vertical, 1.0, dx)
+        with np.errstate(over="ignore"):  # a nearly vertical segment: t is +-inf, which clips right
+            ta, tb = (left - x1) / safe_dx, (right - x1) / safe_dx
+        inside = (x1 >= left) & (x1 <= right)  # a vertical segment: wholly in the column or not at all
+        t_lo = np.where(vertical, np.where(inside, 0.0, np.inf), np.maximum(np.minimum(ta, tb), 0.0))
+        t_hi = np.where(vertical, np.where(inside, 1.0, -np.inf), np.minimum(np.maximum(ta, tb), 1.0))
+        meets = t_lo <= t_hi + _EPS
+        t_lo, t_hi = np.where(meets, t_lo, 0.0), np.where(meets, np.maximum(t_lo, t_hi), 0.0)
+        ya, yb = y1 + t_lo * dy, y1 + t_hi * dy
+        j0 = np.ceil((np.minimum(ya, yb) - half_h - y) / grid - _EPS)
+        j1 = np.floor((np.maximum(ya, yb) + half_h - y) / grid + _EPS)
+        i = np.broadcast_to(columns[None, :], meets.shape)
+        _add_blocks(marks, i[meets], i[meets], j0[meets], j1[meets], radius)
 
 
 def _near(items: np.ndarray, area: tuple[float, float, float, float]) -> np.ndarray:
     """The rows of ``items`` (rectangles or segments, as x1, y1, x2, y2) whose bounding box
-    meets ``area``."""
-    if not len(items):
-        return items
+    meets ``area``: the rest cannot touch any candidate."""
     left, top, right, bottom = area
     keep = ((np.minimum(items[:, 0], items[:, 2]) <= right) & (np.maximum(items[:, 0], items[:, 2]) >= left)
             & (np.minimum(items[:, 1], items[:, 3]) <= bottom) & (np.maximum(items[:, 1], items[:, 3]) >= top))
@@ -78,15 +106,16 @@ def free_spot(x: float, y: float, width: float, height: float, rects: np.ndarray
     rects = np.asarray(rects, dtype=float).reshape(-1, 4)
     segments = np.asarray(segments, dtype=float).reshape(-1, 4)
     half_w, half_h = width / 2 + gap, height / 2 + gap
+    size = 2 * radius + 1
+    reach_x, reach_y = radius * grid + half_w, radius * grid + half_h  # what any candidate's box can meet
+    window = (x - reach_x, y - reach_y, x + reach_x, y + reach_y)
+    marks = np.zeros((size + 1, size + 1), dtype=np.int64)  # difference array over (column, row)
+    _mark_rects(marks, _near(rects, window), x, y, half_w, half_h, grid, radius)
+    _mark_segments(marks, _near(segments, window), x, y, half_w, half_h, grid, radius)
+    taken = marks.cumsum(axis=0).cumsum(axis=1)[:size, :size] > 0
     offsets = grid_offsets(radius)
-    for start in range(0, len(offsets), CHUNK):
-        chunk = offsets[start:start + CHUNK]
-        cx = x + chunk[:, 0] * grid
-        cy = y + chunk[:, 1] * grid
-        boxes = np.stack([cx - half_w, cy - half_h, cx + half_w, cy + half_h], axis=1)
-        area = (boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max())
-        free = ~(_overlapping(boxes, _near(rects, area)) | _crossed(boxes, _near(segments, area)))
-        hit = np.flatnonzero(free)
-        if hit.size:
-            return float(cx[hit[0]]), float(cy[hit[0]])
-    return x, y
+    free = np.flatnonzero(~taken[offsets[:, 0] + radius, offsets[:, 1] + radius])
+    if not free.size:
+        return x, y
+    i, j = offsets[free[0]]
+    return x + float(i) * grid, y + float(j) * grid

@@ -56,6 +56,7 @@ class DesignView(QGraphicsView):
         # landing spot must keep clear of (gathered when the drag enters).
         self.ghost_spot: QPointF | None = None
         self._ghost_name = ""
+        self._ghost_cell: tuple[int, int] | None = None
         self._drop_obstacles: tuple[np.ndarray, np.ndarray] | None = None
         # After fit() the view keeps fitting when it is resized (window shown, docks resized)
         # until the user zooms or pans: a design opened before the window has its final size
@@ -286,6 +287,7 @@ class DesignView(QGraphicsView):
         if data.hasFormat(mime.CATALOG_ID):
             # Nothing on the canvas moves during a drag: gather what to avoid once.
             self._drop_obstacles = self.design_scene.placement_obstacles()
+            self._ghost_cell = None
             catalog_id = bytes(data.data(mime.CATALOG_ID)).decode("utf-8")
             self._ghost_name = self.catalog.get(catalog_id).name if catalog_id in self.catalog else catalog_id
             self._move_ghost(event.position())
@@ -318,13 +320,19 @@ class DesignView(QGraphicsView):
         event.ignore()
 
     def _move_ghost(self, position: QPointF) -> None:
-        spot = self.landing_spot(self.mapToScene(position.toPoint()), self._drop_obstacles)
+        at = self.mapToScene(position.toPoint())
+        cell = (round(at.x() / style.GRID), round(at.y() / style.GRID))
+        if cell == self._ghost_cell:
+            return  # the pointer moved within one grid cell: same landing spot
+        self._ghost_cell = cell
+        spot = self.landing_spot(at, self._drop_obstacles)
         if spot != self.ghost_spot:
             self.ghost_spot = spot
             self.viewport().update()
 
     def _hide_ghost(self) -> None:
         self._drop_obstacles = None
+        self._ghost_cell = None
         if self.ghost_spot is not None:
             self.ghost_spot = None
             self.viewport().update()
