@@ -87,6 +87,9 @@ class MetricsPanel(QScrollArea):
             shown.setStyleSheet("font-weight: 600; color: #263238;")
             shown.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            # In a narrow dock a long value ("TP 8 · PP 8 · DP 16 · CP 1 · EP 1") wraps rather
+            # than pushing the column past the edge, where it would be cut.
+            shown.setWordWrap(True)
             if tip:
                 name.setToolTip(tip)
                 shown.setToolTip(tip)
