@@ -1,7 +1,8 @@
 """Chart series derived from an evaluation (the GUI plots them; core computes them).
 
 * ``mfu_scaling_series``: MFU of the workload at several data-parallel sizes on the same fabric
-  (weak scaling: the same micro-batches per replica), each a full performance analysis.
+  (weak scaling: the same micro-batches per replica), each a full performance analysis; None
+  at a size where the job cannot run (a chart must not draw that as a number).
 * ``ettr_series``: ETTR against checkpoint interval around the Daly optimum.
 """
 
@@ -9,8 +10,9 @@ from __future__ import annotations
 
 import math
 
-from core.analysis.performance import analyze_performance
+from core.analysis.performance import PerformanceResult, analyze_performance
 from core.analysis.reliability import ettr_curve
+from core.errors import DesignError
 from core.evaluate import Evaluation
 from core.workload import with_parallelism
 
@@ -18,8 +20,19 @@ SCALING_POINTS = 7
 ETTR_POINTS = 120
 
 
-def mfu_scaling_series(ev: Evaluation, points: int = SCALING_POINTS) -> tuple[tuple[int, float], ...]:
-    """(job GPUs, MFU) pairs, smallest job first; empty without a workload."""
+def runnable_mfu(result: PerformanceResult | None, design_gpus: int) -> float | None:
+    """The MFU of ``result``, or None when that job cannot run on the design: no result, more
+    GPUs than the design has, not fitting in memory, or a step that cannot complete."""
+    if result is None or result.job_gpus > design_gpus or not result.fits_memory:
+        return None
+    if not (math.isfinite(result.step_time_s) and math.isfinite(result.mfu) and result.mfu > 0):
+        return None
+    return result.mfu
+
+
+def mfu_scaling_series(ev: Evaluation, points: int = SCALING_POINTS) -> tuple[tuple[int, float | None], ...]:
+    """(job GPUs, MFU or None where the job cannot run) pairs, smallest job first; empty
+    without a workload."""
     perf, workload, fabric = ev.performance, ev.workload, ev.topology.fabric
     if perf is None or workload is None or fabric is None:
         return ()
@@ -30,13 +43,17 @@ def mfu_scaling_series(ev: Evaluation, points: int = SCALING_POINTS) -> tuple[tu
     sizes = sorted({max(step, (max_dp >> k) // step * step) for k in range(12)} | {par.dp})
     out = []
     for dp in [s for s in sizes if s >= 1][-points:]:
-        candidate = with_parallelism(
-            workload, tp=par.tp, pp=par.pp, cp=par.cp, ep=par.ep, dp=dp,
-            micro_batch=par.micro_batch, virtual_stages=par.virtual_stages,
-            zero_stage=par.zero_stage, recompute=par.recompute,
-            global_batch=dp * par.micro_batch * perf.microbatches)
+        try:
+            candidate = with_parallelism(
+                workload, tp=par.tp, pp=par.pp, cp=par.cp, ep=par.ep, dp=dp,
+                micro_batch=par.micro_batch, virtual_stages=par.virtual_stages,
+                zero_stage=par.zero_stage, recompute=par.recompute,
+                global_batch=dp * par.micro_batch * perf.microbatches)
+        except DesignError:  # no valid layout at this size: a gap in the chart, not a failed evaluation
+            out.append((dp * model_parallel, None))
+            continue
         result = analyze_performance(fabric, candidate, ev.assumptions.performance, ev.reliability.ettr)
-        out.append((result.job_gpus, result.mfu))
+        out.append((result.job_gpus, runnable_mfu(result, fabric.gpus)))
     return tuple(out)
 
 

@@ -23,6 +23,35 @@ def pct(value: float | None, digits: int = 1) -> str:
     return f"{value * 100:.{digits}f} %"
 
 
+# Units a power is shown in, largest first, with how many kW one unit is.
+POWER_UNITS = (("MW", 1000.0), ("kW", 1.0), ("W", 0.001))
+POWER_DIGITS = 3  # significant digits: "12.3 kW", "512 kW", "1.93 MW"
+
+
+def _round_significant(value: float, digits: int) -> float:
+    return float(f"{value:.{digits}g}")
+
+
+def power_unit(kw: float) -> tuple[str, float]:
+    """The unit that suits a power of ``kw`` (W below 1 kW, kW below 1 MW, else MW) and how
+    many kW one unit is. Chosen on the rounded value, so 999.96 kW reads "1.00 MW"."""
+    magnitude = abs(_round_significant(kw, POWER_DIGITS))
+    if magnitude == 0:
+        return "kW", 1.0  # an empty design: "0 kW", not "0 W"
+    return next(((unit, scale) for unit, scale in POWER_UNITS if magnitude >= scale), POWER_UNITS[-1])
+
+
+def power(kw: float | None) -> str:
+    """A power given in kW, shown in the unit that suits it with three significant digits:
+    a small design reads "12.3 kW", never "0.0 MW"; a site reads "1.93 MW"."""
+    if kw is None or not math.isfinite(kw):
+        return "—"
+    unit, scale = power_unit(kw)
+    value = _round_significant(kw / scale, POWER_DIGITS)
+    decimals = 0 if value == 0 else max(0, POWER_DIGITS - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{decimals}f} {unit}"
+
+
 def speed(gbit_s: float) -> str:
     """400 -> "400G", 1600 -> "1.6T": the way cables are named on data sheets."""
     if gbit_s >= 1000:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabBar, QTabWidget, QToolBar,
@@ -21,11 +22,14 @@ from designer.breadcrumb import Breadcrumb
 from designer.canvas.actions import CanvasActions
 from designer.canvas.scene import DesignScene
 from designer.canvas.view import DesignView
+from designer.default_layout import (
+    MIN_CANVAS_WIDTH_PX, METRICS_MIN_PX, inspector_form_height_px, side_widths_px,
+)
 from designer.document import DesignDocument, empty_design
 from designer.evaluator import Evaluator, Result
 from designer.qaction import make_action
 from designer.export import DIAGRAM_FORMATS, export_summary, render_scene
-from designer.format import num
+from designer.format import num, power
 from designer.inspector import InspectorWidget
 from designer.outline import OutlineWidget
 from designer.palette import PaletteWidget
@@ -38,6 +42,7 @@ from designer.panels.reliability import ReliabilityPanel
 from designer.panels.warnings import WarningsPanel
 from designer.recovery import RecoveryManager
 from designer.user_settings import recent_paths, settings_problem
+from designer.window_fit import PREFERRED_SIZE, fitted_geometry
 from designer.wizard import TemplateWizard
 from designer.workload_panel import WorkloadPanel
 
@@ -46,6 +51,16 @@ LAYOUT_VERSION = 2  # 2: Assumptions dock added (older saved layouts fall back t
 PROJECT_FILTER = "Cluster Designer project (*.json);;All files (*)"
 STATUS_MS = 6000
 STARTUP_WARNING_MS = 30_000  # read once at start-up, so it stays longer than a status note
+WARNINGS_HEIGHT_PX = 110
+
+
+def redo_shortcuts() -> list[QKeySequence]:
+    """The platform's Redo keys plus Ctrl+Shift+Z and, off macOS, Ctrl+Y: users bring the habit
+    of whichever system they came from (Qt's Redo is only Ctrl+Shift+Z on most Linux desktops)."""
+    keys = [*QKeySequence.keyBindings(QKeySequence.StandardKey.Redo), QKeySequence("Ctrl+Shift+Z")]
+    if sys.platform != "darwin":  # Cmd+Y is not Redo on a Mac
+        keys.append(QKeySequence("Ctrl+Y"))
+    return list({key.toString(): key for key in keys}.values())
 
 
 class MainWindow(QMainWindow):
@@ -69,10 +84,15 @@ class MainWindow(QMainWindow):
         self._wire()
         self.setAcceptDrops(True)
         self._shown_once = False
-        self.resize(1600, 1000)
-        self._default_state = self.saveState(LAYOUT_VERSION)
+        self._form_height_px: int | None = None  # the Inspector's longest form (measured once)
         if interactive:
-            self._restore_layout()
+            self.fit_to_screen()
+        else:
+            self.resize(PREFERRED_SIZE)  # screenshots, tests and benchmarks look the same everywhere
+        self._default_state = self.saveState(LAYOUT_VERSION)
+        self._layout_restored = False
+        if interactive:
+            self._layout_restored = self._restore_layout()
             self.recovery.start()
         self._update_title()
         self._on_replaced()
@@ -91,6 +111,9 @@ class MainWindow(QMainWindow):
         layout.setSpacing(0)
         layout.addWidget(self.breadcrumb)
         layout.addWidget(self.view)
+        # Docks never squeeze the canvas below a usable width (dragging a dock edge, or a
+        # layout saved on a wider screen).
+        central.setMinimumWidth(MIN_CANVAS_WIDTH_PX)
         self.setCentralWidget(central)
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea, name: str) -> QDockWidget:
@@ -144,13 +167,43 @@ class MainWindow(QMainWindow):
         self.warnings_dock = self._dock("Warnings", self.warnings_panel, bottom, "warnings")
         self.inspector_dock.raise_()
         self.metric_docks[-1].raise_()  # Performance first: it has the most to say
-        self._size_docks()
 
     def _size_docks(self) -> None:
-        self.resizeDocks([self.palette_dock, self.inspector_dock], [310, 520], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.inspector_dock, self.metric_docks[0]], [190, 760], Qt.Orientation.Vertical)
-        self.resizeDocks([self.palette_dock, self.outline_dock], [520, 380], Qt.Orientation.Vertical)
-        self.resizeDocks([self.warnings_dock], [110], Qt.Orientation.Vertical)
+        """The default split for the window's current size: the side columns leave the canvas
+        most of the width; the Inspector gets the height of its longest form (every field of a
+        link or a component whole), the metric panels under it the rest."""
+        self.layout().activate()
+        bars = [bar for bar in self.findChildren(QTabBar) if bar.parent() is self and bar.isVisible()]
+        # Wide enough for the metric tabs' titles ("Po…" is no title), if the canvas can spare it.
+        tab_titles_px = max((bar.sizeHint().width() for bar in bars
+                             if self.metric_panels[-1].title in (bar.tabText(i) for i in range(bar.count()))),
+                            default=0)
+        left, right = side_widths_px(self.width(), tab_titles_px)
+        self.resizeDocks([self.palette_dock, self.inspector_dock], [left, right], Qt.Orientation.Horizontal)
+        self.layout().activate()
+        if self._form_height_px is None:
+            self._form_height_px = inspector_form_height_px(self.catalog)
+        # The metric panels are tabbed: Qt parks the ones behind the raised tab outside the window.
+        metrics = next((dock for dock in self.metric_docks if self.rect().intersects(dock.geometry())),
+                       self.metric_docks[-1])
+        column = self.inspector_dock.height() + metrics.height()
+        chrome = self.inspector_dock.height() - self.inspector.viewport().height()  # title bar, frame
+        inspector = max(0, min(self._form_height_px + chrome, column - METRICS_MIN_PX))
+        # resizeDocks shares the column in proportion to the sizes given, tab bars included.
+        tab = max((bar.height() for bar in bars), default=0)
+        self.resizeDocks([self.inspector_dock, metrics], [inspector + tab, column - inspector + tab],
+                         Qt.Orientation.Vertical)
+        palette = self.palette_dock.height() + self.outline_dock.height()
+        self.resizeDocks([self.palette_dock, self.outline_dock], [round(palette * 0.6), round(palette * 0.4)],
+                         Qt.Orientation.Vertical)
+        self.resizeDocks([self.warnings_dock], [WARNINGS_HEIGHT_PX], Qt.Orientation.Vertical)
+
+    def fit_to_screen(self, available: QRect | None = None) -> None:
+        """Size the window to ``available`` (default: the usable area of its screen) with a
+        margin, never larger, and lay the docks out for that size once it is shown."""
+        self.setGeometry(fitted_geometry(available if available is not None else self.screen().availableGeometry()))
+        if self.isVisible():
+            self._size_docks()
 
     def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         return make_action(self, text, slot, shortcut, tip)
@@ -167,7 +220,7 @@ class MainWindow(QMainWindow):
         self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
         self.undo_action.setShortcut(QKeySequence(Std.Undo))
         self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcut(QKeySequence(Std.Redo))
+        self.redo_action.setShortcuts(redo_shortcuts())
         self.reset_layout_action = self._action("&Reset Layout", self.reset_layout)
         self.evaluate_action = self._action("&Evaluate Now", self.evaluate_now, "F5",
                                             "Re-run every analysis now")
@@ -338,7 +391,7 @@ class MainWindow(QMainWindow):
         self.warnings_dock.setWindowTitle(f"Warnings ({n})" if n else "Warnings")
         self.workload_panel.set_design_facts(ev.counts.gpus, ev.bandwidth.scale_up_domain_gpus)
         self.counts_label.setText(f"{num(ev.counts.gpus)} GPUs · {num(ev.counts.switches)} switches · "
-                                  f"{num(ev.power.facility_kw / 1000, 1)} MW facility")
+                                  f"{power(ev.power.facility_kw)} facility")
         self.eval_label.setText(f"Evaluated in {result.elapsed_s * 1000:,.0f} ms")
 
     def _on_evaluation_failed(self, message: str) -> None:
@@ -560,19 +613,23 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Exported {name}", STATUS_MS)
 
     # --- layout, drops, close ------------------------------------------------------------
-    def _restore_layout(self) -> None:
+    def _restore_layout(self) -> bool:
+        """Apply the saved window geometry and dock layout; True when a saved dock layout was
+        applied. Qt's restoreGeometry brings a geometry that no longer fits (a monitor
+        unplugged, a lower resolution) inside the usable area of a screen, and the canvas's
+        minimum width holds whatever dock sizes were saved (both checked by tests)."""
         geometry = self.settings.value("window/geometry")
-        state = self.settings.value("window/state")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
-        if isinstance(state, QByteArray):
-            self.restoreState(state, LAYOUT_VERSION)
+        state = self.settings.value("window/state")
+        return isinstance(state, QByteArray) and self.restoreState(state, LAYOUT_VERSION)
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state, LAYOUT_VERSION)
         for dock in self.findChildren(QDockWidget):
             if not dock.isFloating():
                 dock.show()
+        self._size_docks()
         QTimer.singleShot(0, self.hide_stray_tab_bars)
 
     def offer_recovery(self) -> None:
@@ -599,7 +656,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
-            if not self.interactive or self.settings.value("window/state") is None:
+            if not self._layout_restored:
                 self._size_docks()
             self.hide_stray_tab_bars()
             QTimer.singleShot(0, self.hide_stray_tab_bars)
@@ -646,7 +703,8 @@ class MainWindow(QMainWindow):
     # --- help ----------------------------------------------------------------------------
     def show_shortcuts(self) -> None:
         a = self.canvas_actions
-        rows = [(action.text().replace("&", "").rstrip("…"), action.shortcut().toString())
+        rows = [(action.text().replace("&", "").rstrip("…"),
+                 " or ".join(key.toString(QKeySequence.SequenceFormat.NativeText) for key in action.shortcuts()))
                 for action in [self.undo_action, self.redo_action, *a.all(), self.evaluate_action]
                 if not action.shortcut().isEmpty()]
         rows += [("Connect two components", "Shift+drag"), ("Pan", "Middle-drag / scroll bars"),

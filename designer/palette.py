@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMimeData, Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+import re
+
+from PySide6.QtCore import QMimeData, QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView, QLineEdit, QStyledItemDelegate, QStyleOptionViewItem, QTreeWidget, QTreeWidgetItem,
+    QVBoxLayout, QWidget,
+)
 
 from core.catalog import KINDS, Catalog
 from designer import icons, mime
@@ -14,9 +19,47 @@ KIND_TITLES = {
     "cable": "Cables", "storage": "Storage", "appliance": "Appliances",
 }
 ID_ROLE = Qt.ItemDataRole.UserRole
+KIND_ROLE = Qt.ItemDataRole.UserRole + 1  # on group rows
+NAME_LINES = 2  # a long name wraps onto a second line; the rest is elided (the tooltip has all)
+WORD_JOINER = "\u2060"  # invisible; forbids a line break on either side of the character it hugs
+_JOINED = re.compile(r"(?<=\S)([-/])(?=\S)")
+
+
+def unbroken_model_numbers(name: str) -> str:
+    """``name`` with no line break allowed at a hyphen or slash between letters or digits, so
+    wrapping never splits "Q3400-RA" or "QM9700/QM9790" (breaks fall at spaces only)."""
+    return _JOINED.sub(WORD_JOINER + r"\1" + WORD_JOINER, name)
+
+
+def group_title(kind: str, shown: int) -> str:
+    return f"{KIND_TITLES.get(kind, kind)} ({shown})"
+
+
+class _WrappedNameDelegate(QStyledItemDelegate):
+    """QTreeView asks for a row's height without the column's width, so a word-wrapped name
+    would stay one elided line: give the width the name is drawn in, and stop at NAME_LINES."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        view = self.parent()
+        depth = 0
+        parent = index.parent()
+        while parent.isValid():
+            depth += 1
+            parent = parent.parent()
+        indent = view.indentation() * (depth + (1 if view.rootIsDecorated() else 0))
+        one_line = super().sizeHint(option, index).height()
+        sized = QStyleOptionViewItem(option)
+        sized.rect = QRect(0, 0, max(1, view.columnWidth(0) - indent), one_line)
+        hint = super().sizeHint(sized, index)
+        extra = (NAME_LINES - 1) * option.fontMetrics.lineSpacing()
+        return QSize(hint.width(), min(hint.height(), one_line + extra))
 
 
 class _CatalogTree(QTreeWidget):
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.scheduleDelayedItemsLayout()  # row heights depend on the width the names wrap in
+
     def mimeData(self, items) -> QMimeData:
         data = QMimeData()
         ids = [i.data(0, ID_ROLE) for i in items if i.data(0, ID_ROLE)]
@@ -44,9 +87,13 @@ class PaletteWidget(QWidget):
         layout.addWidget(self.search)
         self.tree = _CatalogTree()
         self.tree.setHeaderHidden(True)
-        # Catalog names are long ("8x A100 SXM4 80GB node with 8 x 200 GbE RoCE (…; MosaicML
-        # A100)"); eliding in the middle keeps both the model and the distinguishing tail.
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        # Catalog names are long ("Quantum-2 QM9700/QM9790 (InfiniBand NDR)", "8x A100 SXM4 80GB
+        # node with 8 x 200 GbE RoCE (…; MosaicML A100)"): wrap them at word breaks so the model
+        # number stays whole and the distinguishing tail stays readable; the tooltip has all.
+        self.tree.setWordWrap(True)
+        self.tree.setUniformRowHeights(False)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.tree.setItemDelegate(_WrappedNameDelegate(self.tree))
         self.tree.setIndentation(14)
         self.tree.setDragEnabled(True)
         self.tree.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
@@ -60,11 +107,12 @@ class PaletteWidget(QWidget):
             specs = sorted(self.catalog.by_kind(kind), key=lambda s: (s.vendor, s.name))
             if not specs:
                 continue
-            group = QTreeWidgetItem([f"{KIND_TITLES.get(kind, kind)} ({len(specs)})"])
+            group = QTreeWidgetItem([group_title(kind, len(specs))])
+            group.setData(0, KIND_ROLE, kind)
             group.setIcon(0, icons.icon(kind))
             group.setFlags(Qt.ItemFlag.ItemIsEnabled)
             for spec in specs:
-                item = QTreeWidgetItem([spec.name])
+                item = QTreeWidgetItem([unbroken_model_numbers(spec.name)])
                 item.setIcon(0, icons.icon(kind))
                 item.setData(0, ID_ROLE, spec.id)
                 item.setToolTip(0, f"<b>{spec.name}</b><br>{spec.vendor} · id <code>{spec.id}</code><br>"
@@ -87,6 +135,7 @@ class PaletteWidget(QWidget):
                 item.setHidden(not hit)
                 shown += hit
             group.setHidden(shown == 0)
+            group.setText(0, group_title(group.data(0, KIND_ROLE), shown))  # "Switches (3)" while filtering
             if needle:
                 group.setExpanded(True)
 

@@ -550,6 +550,10 @@ class LinkItem(QGraphicsItem):
         """The drawn line, from the source card's border to the target card's border."""
         return QPainterPath(self._path)
 
+    def label_rect(self) -> QRectF:
+        """The pill with the bundle's count and speed, halfway along the line."""
+        return QRectF(self._label_rect)
+
     def boundingRect(self) -> QRectF:
         return self._path.boundingRect().adjusted(-8, -8, 8, 8).united(self._label_rect.adjusted(-2, -2, 2, 2))
 

@@ -8,6 +8,7 @@ its own children and links, from data the scene hands it (``_update_card``).
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QGraphicsScene
@@ -244,6 +245,21 @@ class DesignScene(QGraphicsScene):
             if dx:
                 moves[card.key] = (card.pos().x() + dx, card.pos().y())
         return moves
+
+    def placement_obstacles(self) -> tuple[np.ndarray, np.ndarray]:
+        """What a new card must keep clear of, in scene coordinates: rectangles (cards, link
+        labels, stubs of outer links) as (left, top, right, bottom) rows, and the link lines,
+        curves flattened, as (x1, y1, x2, y2) segments. One row per drawn item, so a few."""
+        rects = [card.mapRectToScene(card.card_rect()) for card in self._cards.values()]
+        rects += [link.mapRectToScene(link.label_rect()) for link in self._links.values()]
+        rects += [stub.sceneBoundingRect() for stub in self._external]
+        segments = []
+        for link in self._links.values():
+            for polygon in link.mapToScene(link.path()).toSubpathPolygons():
+                points = [(p.x(), p.y()) for p in polygon]
+                segments += [(*a, *b) for a, b in zip(points, points[1:])]
+        rect_rows = np.array([(r.left(), r.top(), r.right(), r.bottom()) for r in rects], dtype=float)
+        return rect_rows.reshape(-1, 4), np.array(segments, dtype=float).reshape(-1, 4)
 
     def link_item(self, key: str) -> LinkItem | None:
         return self._links.get(key)

@@ -6,11 +6,11 @@ the resulting model change.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QCursor, QPainter, QPen
+from PySide6.QtGui import QColor, QCursor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsView, QMenu
 
 from core.catalog import Catalog
@@ -18,6 +18,7 @@ from core.errors import DesignError
 from core.model import MoveItems
 from designer import edits, mime, style
 from designer.canvas.items import CARD_H, CARD_W, BlockItem, LinkItem, _Card
+from designer.canvas.placement import free_spot
 from designer.canvas.scene import DesignScene
 from designer.connect import components_inside, default_link, preferred_endpoint
 from designer.document import DesignDocument
@@ -26,7 +27,6 @@ ZOOM_MIN, ZOOM_MAX = 0.03, 4.0
 ZOOM_STEP = 1.18
 FIT_MAX_ZOOM = 1.25   # a lone card should not fill the screen
 PLACE_GAP = 20.0      # free space kept around a newly placed card
-PLACE_RINGS = 30      # how far (in cells) a new card may move to find a free cell
 
 
 class DesignView(QGraphicsView):
@@ -52,6 +52,12 @@ class DesignView(QGraphicsView):
         self._link_line: QGraphicsLineItem | None = None
         self._link_target: _Card | None = None
         self._pan_origin: QPointF | None = None
+        # While a palette card is dragged over the canvas: where it would land, and what the
+        # landing spot must keep clear of (gathered when the drag enters).
+        self.ghost_spot: QPointF | None = None
+        self._ghost_name = ""
+        self._ghost_cell: tuple[int, int] | None = None
+        self._drop_obstacles: tuple[np.ndarray, np.ndarray] | None = None
         # After fit() the view keeps fitting when it is resized (window shown, docks resized)
         # until the user zooms or pans: a design opened before the window has its final size
         # must not end up as a small diagram in a big empty canvas.
@@ -273,18 +279,33 @@ class DesignView(QGraphicsView):
         return data.hasFormat(mime.CATALOG_ID) or data.hasUrls()
 
     def dragEnterEvent(self, event) -> None:
-        if self._accepts(event):
-            event.acceptProposedAction()
-        else:
+        if not self._accepts(event):
             event.ignore()
+            return
+        event.acceptProposedAction()
+        data = event.mimeData()
+        if data.hasFormat(mime.CATALOG_ID):
+            # Nothing on the canvas moves during a drag: gather what to avoid once.
+            self._drop_obstacles = self.design_scene.placement_obstacles()
+            self._ghost_cell = None
+            catalog_id = bytes(data.data(mime.CATALOG_ID)).decode("utf-8")
+            self._ghost_name = self.catalog.get(catalog_id).name if catalog_id in self.catalog else catalog_id
+            self._move_ghost(event.position())
 
     def dragMoveEvent(self, event) -> None:
-        if self._accepts(event):
-            event.acceptProposedAction()
-        else:
+        if not self._accepts(event):
             event.ignore()
+            return
+        event.acceptProposedAction()
+        if self._drop_obstacles is not None:
+            self._move_ghost(event.position())
+
+    def dragLeaveEvent(self, event) -> None:
+        self._hide_ghost()
+        event.accept()
 
     def dropEvent(self, event) -> None:
+        self._hide_ghost()
         data = event.mimeData()
         if data.hasFormat(mime.CATALOG_ID):
             catalog_id = bytes(data.data(mime.CATALOG_ID)).decode("utf-8")
@@ -298,15 +319,51 @@ class DesignView(QGraphicsView):
                 return
         event.ignore()
 
+    def _move_ghost(self, position: QPointF) -> None:
+        at = self.mapToScene(position.toPoint())
+        cell = (round(at.x() / style.GRID), round(at.y() / style.GRID))
+        if cell == self._ghost_cell:
+            return  # the pointer moved within one grid cell: same landing spot
+        self._ghost_cell = cell
+        spot = self.landing_spot(at, self._drop_obstacles)
+        if spot != self.ghost_spot:
+            self.ghost_spot = spot
+            self.viewport().update()
+
+    def _hide_ghost(self) -> None:
+        self._drop_obstacles = None
+        self._ghost_cell = None
+        if self.ghost_spot is not None:
+            self.ghost_spot = None
+            self.viewport().update()
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
+        """While a palette card is dragged over the canvas: an outline where it will land."""
+        super().drawForeground(painter, rect)
+        if self.ghost_spot is None:
+            return
+        ghost = QRectF(self.ghost_spot.x() - CARD_W / 2, self.ghost_spot.y() - CARD_H / 2, CARD_W, CARD_H)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(style.SELECTION, 1.8, Qt.PenStyle.DashLine))
+        fill = QColor(style.SELECTION)
+        fill.setAlpha(36)
+        painter.setBrush(fill)
+        painter.drawRoundedRect(ghost, 8, 8)
+        painter.setPen(style.SUBTEXT)
+        text = ghost.adjusted(10, 0, -10, 0)
+        painter.drawText(text, Qt.AlignmentFlag.AlignCenter,
+                         painter.fontMetrics().elidedText(self._ghost_name, Qt.TextElideMode.ElideRight,
+                                                          int(text.width())))
+
     def place(self, catalog_id: str, at: QPointF | None = None) -> str | None:
-        """Add one unit of ``catalog_id`` at ``at`` (scene coordinates; default: view centre)."""
+        """Add one unit of ``catalog_id`` at the free spot nearest to ``at`` (scene coordinates;
+        default: view centre)."""
         if at is None:
             at = self.mapToScene(self.viewport().rect().center())
-        grid = style.GRID
-        x, y = self.free_spot(round(at.x() / grid) * grid, round(at.y() / grid) * grid)
+        spot = self.landing_spot(at)
         try:
             op = edits.add_component(self.document.design, self.catalog, self.design_scene.block_path,
-                                     catalog_id, x, y)
+                                     catalog_id, spot.x(), spot.y())
             self.document.push(op, f"Add {catalog_id}")
         except DesignError as exc:
             self.error.emit(str(exc))
@@ -314,27 +371,15 @@ class DesignView(QGraphicsView):
         self.design_scene.select([op.item.id])
         return op.item.id
 
-    def free_spot(self, x: float, y: float) -> tuple[float, float]:
-        """The grid cell nearest to (x, y) where a new component card overlaps no other card
-        (placing several components at the view centre must not stack them)."""
-        taken = [card.card_rect().translated(card.pos()).adjusted(-PLACE_GAP, -PLACE_GAP, PLACE_GAP, PLACE_GAP)
-                 for card in self.design_scene.cards()]
-        if not taken:
-            return x, y
+    def landing_spot(self, at: QPointF, obstacles: tuple[np.ndarray, np.ndarray] | None = None) -> QPointF:
+        """Where a new card asked for at ``at`` lands: the grid point nearest to it where it
+        overlaps no card or link label and sits on no link line (placing several components at
+        one spot must not stack them, nor hide a link under a card)."""
+        rects, segments = obstacles if obstacles is not None else self.design_scene.placement_obstacles()
         grid = style.GRID
-        step_x = math.ceil((CARD_W + PLACE_GAP) / grid) * grid
-        step_y = math.ceil((CARD_H + PLACE_GAP) / grid) * grid
-        for ring in range(PLACE_RINGS + 1):
-            cells = [(i, j) for i in range(-ring, ring + 1) for j in range(-ring, ring + 1)
-                     if max(abs(i), abs(j)) == ring]
-            # Nearest first; on ties prefer right, then below (reading order).
-            cells.sort(key=lambda c: (math.hypot(c[0] * step_x, c[1] * step_y), -c[0], -c[1]))
-            for i, j in cells:
-                cx, cy = x + i * step_x, y + j * step_y
-                rect = QRectF(cx - CARD_W / 2, cy - CARD_H / 2, CARD_W, CARD_H)
-                if not any(rect.intersects(other) for other in taken):
-                    return cx, cy
-        return x, y
+        x, y = free_spot(round(at.x() / grid) * grid, round(at.y() / grid) * grid, CARD_W, CARD_H,
+                         rects, segments, grid, PLACE_GAP)
+        return QPointF(x, y)
 
     # --- keys and menus ------------------------------------------------------------------
     def keyPressEvent(self, event) -> None:

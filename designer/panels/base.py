@@ -87,6 +87,9 @@ class MetricsPanel(QScrollArea):
             shown.setStyleSheet("font-weight: 600; color: #263238;")
             shown.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            # In a narrow dock a long value ("TP 8 · PP 8 · DP 16 · CP 1 · EP 1") wraps rather
+            # than pushing the column past the edge, where it would be cut.
+            shown.setWordWrap(True)
             if tip:
                 name.setToolTip(tip)
                 shown.setToolTip(tip)
@@ -94,6 +97,10 @@ class MetricsPanel(QScrollArea):
             self._grid.addWidget(shown, r, 1)
             self._values[label] = shown
             self._names[label] = name
+
+    def message(self) -> str:
+        """The note shown above the values ("" when none)."""
+        return self._message.text() if self._message.isVisibleTo(self) else ""
 
     def value(self, label: str) -> str:
         """The text shown for ``label`` (tests read panels through this)."""

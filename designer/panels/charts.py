@@ -15,6 +15,8 @@ from designer import style
 pg.setConfigOptions(antialias=True, background="w", foreground="#37474f")
 
 CHART_HEIGHT = 166
+STACKED_BAR_HEIGHT = 80
+MISSING_COLOR = "#78909c"  # x values without a value ("does not fit")
 _TICK_FONT = QFont()
 _TICK_FONT.setPointSizeF(8)
 
@@ -87,9 +89,10 @@ class StackedBar(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        self.plot = _plot(title, "", unit_label)
-        self.plot.setMinimumHeight(104)
-        self.plot.setMaximumHeight(130)
+        # The unit goes in the title: an axis label would cost a line under a one-bar chart.
+        self.plot = _plot(f"{title} ({unit_label})", "", "")
+        self.plot.setMinimumHeight(STACKED_BAR_HEIGHT)
+        self.plot.setMaximumHeight(STACKED_BAR_HEIGHT + 16)
         self.plot.getAxis("left").setTicks([[]])
         self.plot.showGrid(x=True, y=False, alpha=0.25)
         layout.addWidget(self.plot)
@@ -165,7 +168,8 @@ def _spread(values: list[float], min_gap: float = 0.07) -> list[float]:
 
 
 class LineChart(QWidget):
-    """A line with markers; optional highlighted point with a caption.
+    """A line with markers; optional highlighted point with a caption; x values without a y
+    (None: e.g. a job size that does not fit) break the line and can be marked on the axis.
 
     With ``log_x`` the x values are plotted as log10 with our own tick labels: pyqtgraph's
     log-axis labels ("2·10³") crowd and overlap in a narrow dock.
@@ -180,33 +184,58 @@ class LineChart(QWidget):
         self._log_x = log_x
         layout.addWidget(self.plot)
         self.x: list[float] = []
-        self.y: list[float] = []
+        self.y: list[float | None] = []
         self.marked: tuple[float, float] | None = None
+        self.missing: list[float] = []  # x values drawn as "no value" crosses
 
     def _tx(self, value: float) -> float:
         return math.log10(value) if self._log_x and value > 0 else value
 
-    def set_data(self, x: list[float], y: list[float], symbols: bool = True,
+    def set_data(self, x: list[float], y: list[float | None], symbols: bool = True,
                  mark: tuple[float, float] | None = None, mark_text: str = "",
-                 y_range: tuple[float, float] | None = None, ticks_at_data: bool = False) -> None:
+                 y_range: tuple[float, float] | None = None, ticks_at_data: bool = False,
+                 missing_text: str = "") -> None:
+        """Plot ``y`` against ``x``. A y of None or not finite has no value: the line breaks
+        there, and with ``missing_text`` the x gets a grey cross on the axis and that caption
+        (never a point drawn at 0)."""
         self.x, self.y, self.marked = list(x), list(y), mark
         plot = self.plot
         plot.clear()
-        if not x:
+        points = [(a, b) for a, b in zip(x, y) if math.isfinite(a) and (a > 0 or not self._log_x)]
+        points.sort(key=lambda p: p[0])
+        has_value = [b is not None and math.isfinite(b) for _, b in points]
+        self.missing = [a for (a, _), ok in zip(points, has_value) if not ok] if missing_text else []
+        valued = [(a, b) for (a, b), ok in zip(points, has_value) if ok]
+        if not valued and not self.missing:
             return
-        finite = [(a, b) for a, b in zip(x, y) if math.isfinite(a) and math.isfinite(b)]
-        if not finite:
-            return
-        x, y = [a for a, _ in finite], [b for _, b in finite]
-        px = [self._tx(v) for v in x]
-        plot.plot(px, y, pen=pg.mkPen(style.SERIES[0], width=2.2),
-                  symbol="o" if symbols else None, symbolSize=7,
-                  symbolBrush=pg.mkBrush(style.SERIES[0]), symbolPen=pg.mkPen("#ffffff"))
+        run: list[tuple[float, float]] = []
+        for (a, b), ok in zip([*points, (math.nan, None)], [*has_value, False]):
+            if ok:
+                run.append((self._tx(a), b))
+                continue
+            if run:  # one line per stretch of sizes that have a value
+                plot.plot([p[0] for p in run], [p[1] for p in run], pen=pg.mkPen(style.SERIES[0], width=2.2),
+                          symbol="o" if symbols else None, symbolSize=7,
+                          symbolBrush=pg.mkBrush(style.SERIES[0]), symbolPen=pg.mkPen("#ffffff"))
+            run = []
+        shown_x = [a for a, _ in valued] + self.missing
         if self._log_x:
-            values = _spread(sorted(set(x))) if ticks_at_data else _log_ticks(min(x), max(x))
+            values = _spread(sorted(set(shown_x))) if ticks_at_data else _log_ticks(min(shown_x), max(shown_x))
             plot.getAxis("bottom").setTicks([[(self._tx(v), compact(v)) for v in values], []])
+        px = [self._tx(v) for v in shown_x]
         span = (max(px) - min(px)) or 1.0
         plot.setXRange(min(px) - span * 0.04, max(px) + span * 0.04, padding=0)
+        if self.missing:
+            # On the floor of the plot, where no value could be mistaken for one.
+            floor = y_range[0] if y_range is not None else min((b for _, b in valued), default=0.0)
+            mx = [self._tx(v) for v in self.missing]
+            plot.plot(mx, [floor] * len(mx), pen=None, symbol="x", symbolSize=12,
+                      symbolBrush=pg.mkBrush(MISSING_COLOR), symbolPen=pg.mkPen(MISSING_COLOR))
+            right = (mx[0] - min(px)) / span > 0.6
+            caption = pg.TextItem(missing_text, color=QColor(MISSING_COLOR), anchor=(1.05 if right else -0.05, 1.1))
+            caption.setFont(_TICK_FONT)
+            caption.setPos(mx[0], floor)
+            plot.addItem(caption)
         if mark is not None:
             mx = self._tx(mark[0])
             plot.addItem(pg.InfiniteLine(pos=mx, angle=90,

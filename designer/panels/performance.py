@@ -30,6 +30,7 @@ _WHAT_IF_ATTRS = ("what_if", "whatif", "what_would_help", "best_what_if", "remed
                   "what_ifs")
 _ITEM_TEXT_ATTRS = ("text", "description", "summary", "message", "action", "change", "label", "name")
 LIMIT_PREFIX = "What limits MFU"
+DOES_NOT_FIT = "does not fit"
 HELP_PREFIX = "what would help most"
 
 
@@ -151,8 +152,12 @@ class PerformancePanel(MetricsPanel):
             self.scaling.set_data([], [])
             self.breakdown.hide()
             self.scaling.hide()
-            self.show_message("No workload: choose one in the Workload panel to see MFU, step time "
-                              "and training time.")
+            if ev.workload is None:
+                self.show_message("No workload: choose one in the Workload panel to see MFU, step time "
+                                  "and training time.")
+            else:  # core gives no result for a job that cannot run: say so, show no numbers
+                self.show_message(f"{ev.workload.name} cannot run on this design (see the Warnings): "
+                                  "no MFU, step time or training time.")
             return
         par = perf.parallelism
         self.breakdown.show()
@@ -171,11 +176,14 @@ class PerformancePanel(MetricsPanel):
         ])
         self.breakdown.set_data([(PART_NAMES.get(k, k), v) for k, v in perf.breakdown_s.items()], seconds)
         if result.scaling:
+            # A size where the job cannot run (None) is a gap marked "does not fit", never 0 %.
             xs = [g for g, _ in result.scaling]
-            ys = [m * 100 if math.isfinite(m) else 0.0 for _, m in result.scaling]
-            current = next(((g, m * 100) for g, m in result.scaling if g == perf.job_gpus), None)
+            ys = [m * 100 if m is not None and math.isfinite(m) else None for _, m in result.scaling]
+            current = next(((g, m) for g, m in zip(xs, ys) if g == perf.job_gpus and m is not None), None)
+            top = max((m for m in ys if m is not None), default=0.0)
             self.scaling.set_data(xs, ys, mark=current,
-                                  mark_text=f"this job {perf.mfu * 100:.1f} %" if current else "",
-                                  y_range=(0.0, max(ys) * 1.3 if max(ys) > 0 else 1.0), ticks_at_data=True)
+                                  mark_text=f"this job {current[1]:.1f} %" if current else "",
+                                  y_range=(0.0, top * 1.3 if top > 0 else 100.0), ticks_at_data=True,
+                                  missing_text=DOES_NOT_FIT)
         else:
             self.scaling.set_data([], [])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from designer import style
 from designer.evaluator import Result
-from designer.format import num, pct
+from designer.format import num, pct, power, power_unit
 from designer.panels.base import MetricsPanel
 from designer.panels.charts import BarChart
 
@@ -20,11 +20,11 @@ class PowerPanel(MetricsPanel):
     def update_result(self, result: Result) -> None:
         p = result.evaluation.power
         rows: list = [
-            ("IT (nameplate)", num(p.it_kw, 0, "kW")),
-            ("IT (typical in training)", num(p.typical_kw, 0, "kW")),
+            ("IT (nameplate)", power(p.it_kw)),
+            ("IT (typical in training)", power(p.typical_kw)),
             ("PUE", num(p.pue, 2)),
-            ("Facility", num(p.facility_kw, 0, "kW")),
-            ("Max rack", num(p.max_rack_kw, 1, "kW")),
+            ("Facility", power(p.facility_kw)),
+            ("Max rack", power(p.max_rack_kw)),
             ("Network share of IT", pct(p.network_share)),
             ("All-in per GPU", num(p.it_w_per_gpu, 0, "W")),
         ]
@@ -40,11 +40,8 @@ class PowerPanel(MetricsPanel):
         self.set_rows(rows)
         kinds = [k for k, v in p.by_kind_kw.items() if v > 0]
         values = [p.by_kind_kw[k] for k in kinds]
-        # Big sites read better in MW (and the axis keeps short labels).
-        megawatts = bool(values) and max(values) >= 10_000
-        self.by_kind.set_unit("MW" if megawatts else "kW")
-        if megawatts:
-            values = [v / 1000 for v in values]
-        self.by_kind.set_data(kinds, values, fmt="{:,.1f}" if megawatts else "{:,.0f}",
-                              colors=
-                              [style.KIND_COLOR.get(k, style.SERIES[i]) for i, k in enumerate(kinds)])
+        # One unit for every bar, the one the largest bar reads best in (as the rows above).
+        unit, scale = power_unit(max(values, default=0.0))
+        self.by_kind.set_unit(unit)
+        self.by_kind.set_data(kinds, [v / scale for v in values], fmt="{:,.3g}",
+                              colors=[style.KIND_COLOR.get(k, style.SERIES[i]) for i, k in enumerate(kinds)])

@@ -1,7 +1,9 @@
 """Canvas gestures: palette drop, drag to connect, move, copy/paste, group, navigation."""
 
-from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import (
+    QDragEnterEvent, QDragLeaveEvent, QDragMoveEvent, QDropEvent, QTextLayout, QTextOption,
+)
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
@@ -29,6 +31,47 @@ def test_palette_drop_adds_component(window):
     assert window.scene.card(nodes[0].id) is not None
     assert window.document.undo_stack.count() == 1
     assert window.isWindowModified()
+
+
+def test_dragging_onto_a_link_previews_a_free_spot_and_drops_there(window):
+    view = window.view
+    a = view.place("QM9700", QPointF(0, -200))
+    b = view.place("DGX-H100", QPointF(0, 200))
+    view.connect_items(a, b)
+    view.resetTransform()
+    view.centerOn(0, 0)
+    link = window.scene.link_item(window.document.design.root.links[0].id)
+    pos = view.mapFromScene(QPointF(0, 0))  # on the line, under its label
+    data = window.palette.mime_for("BlueField-3")
+    actions = Qt.DropAction.CopyAction
+    before = view.viewport().grab().toImage()
+    for event in (QDragEnterEvent(pos, actions, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier),
+                  QDragMoveEvent(pos, actions, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)):
+        QApplication.sendEvent(view.viewport(), event)
+    spot = view.ghost_spot
+    assert spot is not None
+    ghost = QRectF(spot.x() - 100, spot.y() - 32, 200, 64)
+    assert not link.mapToScene(link.shape()).intersects(ghost)  # off the line and its label
+    assert not any(card.mapRectToScene(card.card_rect()).intersects(ghost) for card in window.scene.cards())
+    assert abs(spot.x()) <= 200 and abs(spot.y()) <= 200  # near where the pointer is
+    assert view.viewport().grab().toImage() != before  # the outline is drawn
+    drop = QDropEvent(QPointF(pos), actions, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(view.viewport(), drop)
+    added = [n for n in window.document.design.root.children.values() if n.catalog_id == "BlueField-3"]
+    assert [(n.x, n.y) for n in added] == [(spot.x(), spot.y())]  # lands where the preview showed
+    assert view.ghost_spot is None
+
+
+def test_a_drag_that_leaves_the_canvas_removes_the_preview(window):
+    view = window.view
+    pos = QPoint(120, 90)
+    data = window.palette.mime_for("QM9700")
+    enter = QDragEnterEvent(pos, Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(view.viewport(), enter)
+    assert view.ghost_spot is not None
+    QApplication.sendEvent(view.viewport(), QDragLeaveEvent())
+    assert view.ghost_spot is None and not window.document.design.root.children
 
 
 def test_double_click_in_palette_places_at_centre(window):
@@ -257,10 +300,56 @@ def test_components_placed_at_the_same_spot_land_on_free_grid_cells(window):
     assert window.document.undo_stack.count() == 7
 
 
-def test_palette_elides_long_names_in_the_middle(window):
-    assert window.palette.tree.textElideMode() == Qt.TextElideMode.ElideMiddle
-    item = window.palette.item_for("DGX-H100")
-    assert "source" in item.toolTip(0) and item.text(0) in item.toolTip(0)
+def _palette_lines(palette, item) -> list[str]:
+    """The lines ``item``'s name wraps into in the width the palette draws it in."""
+    tree = palette.tree
+    rect = tree.visualItemRect(item)
+    width = rect.width() - tree.iconSize().width() - 12  # icon and the style's text margins
+    layout = QTextLayout(item.text(0), tree.font())
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    lines = []
+    while (line := layout.createLine()).isValid():
+        line.setLineWidth(width)
+        lines.append(item.text(0)[line.textStart():line.textStart() + line.textLength()])
+    layout.endLayout()
+    return lines
+
+
+def test_palette_wraps_long_names_at_spaces_and_keeps_model_numbers_whole(window):
+    # Was: eliding in the middle, which cut "Quantum-2 QM970…InfiniBand NDR)".
+    palette = window.palette
+    window.palette_dock.resize(230, window.palette_dock.height())
+    palette.resize(230, palette.height())
+    QApplication.processEvents()
+    short, long = palette.item_for("HLS-3"), palette.item_for("Q3400")
+    one_line = palette.tree.visualItemRect(short).height()
+    assert palette.tree.visualItemRect(long).height() > one_line  # wrapped, not elided
+    assert palette.tree.visualItemRect(palette.item_for("A100-80GB-8x200G-RoCE")).height() < 2.6 * one_line
+    for catalog_id in ("Q3400", "QM9700", "NVSwitch-Gen3", "OSFP-400G-SR4"):
+        item = palette.item_for(catalog_id)
+        lines = _palette_lines(palette, item)
+        assert len(lines) > 1
+        assert all(line.endswith(" ") for line in lines[:-1]), lines  # breaks at spaces only
+        spec = window.catalog.get(catalog_id)
+        assert item.text(0).replace("\u2060", "") == spec.name
+        assert spec.name in item.toolTip(0) and "source" in item.toolTip(0)
+
+
+def test_palette_group_counts_follow_the_search(window):
+    palette = window.palette
+    groups = {palette.tree.topLevelItem(i).text(0).split(" (")[0]: palette.tree.topLevelItem(i)
+              for i in range(palette.tree.topLevelItemCount())}
+    switches = len(window.catalog.by_kind("switch"))
+    assert groups["Switches"].text(0) == f"Switches ({switches})"
+    palette.search.setText("quantum")
+    shown = sum(not groups["Switches"].child(i).isHidden() for i in range(groups["Switches"].childCount()))
+    assert 0 < shown < switches
+    assert groups["Switches"].text(0) == f"Switches ({shown})"
+    palette.search.setText("")
+    assert groups["Switches"].text(0) == f"Switches ({switches})"
 
 
 def test_offscreen_size_hint_warning_is_dropped_and_others_forwarded(capsys):

@@ -8,7 +8,7 @@ from core.analysis.performance import analyze_performance
 from core.assumptions import Assumptions
 from core.workload import load_preset, with_parallelism
 from designer.assumption_fields import humanise, parse_value, section_fields, sections
-from designer.format import num
+from designer.format import power as power_text
 from designer.panels.performance import bottleneck_html
 
 
@@ -22,7 +22,7 @@ def _evaluated(window, qtbot, design):
 def test_pue_edit_updates_facility_power_and_undo_restores_it(window, qtbot, small_design):
     first = _evaluated(window, qtbot, small_design).evaluation.power
     before = window.power_panel.value("Facility")
-    assert before == num(first.facility_kw, 0, "kW")
+    assert before == power_text(first.facility_kw)
     panel = window.assumptions_panel
     stack = window.document.undo_stack
     with qtbot.waitSignal(window.evaluator.finished, timeout=30_000) as blocker:
@@ -30,7 +30,7 @@ def test_pue_edit_updates_facility_power_and_undo_restores_it(window, qtbot, sma
     power = blocker.args[0].evaluation.power
     assert power.pue == pytest.approx(1.2)
     assert power.facility_kw == pytest.approx(power.it_kw * 1.2)
-    assert window.power_panel.value("Facility") == num(power.facility_kw, 0, "kW") != before
+    assert window.power_panel.value("Facility") == power_text(power.facility_kw) != before
     assert window.power_panel.value("PUE") == "1.20"
     assert stack.count() == 1 and "PUE" in stack.undoText()
     assert window.document.design.assumptions.power.pue == 1.2
@@ -205,3 +205,49 @@ def test_bottleneck_text_accepts_plain_strings_and_lists():
     assert "What limits MFU" in bottleneck_html("the pipeline bubble")
     html = bottleneck_html(_Bottleneck("What limits MFU: DP traffic", [_WhatIf("more DP overlap", 0.4)]))
     assert html.count("What limits MFU") == 1 and "more DP overlap" in html
+
+
+# --- MFU scaling chart -----------------------------------------------------------------------
+def _line_gpus(chart) -> list[float]:
+    """GPU counts the chart draws a line point at (crosses for missing sizes have no pen)."""
+    drawn = []
+    for item in chart.plot.getPlotItem().listDataItems():
+        if item.opts["pen"] is not None and item.xData is not None:
+            drawn += [round(10 ** x) for x in item.xData]
+    return drawn
+
+
+def test_mfu_chart_marks_sizes_that_do_not_fit_instead_of_drawing_zero(window, qtbot, small_design):
+    # ZeRO-1 shards the optimizer over DP: 16 and 32 GPUs overflow an H100's memory.
+    small_design.workload = with_parallelism(load_preset("llama3-70b"), tp=8, pp=1, dp=128, zero_stage=1,
+                                             recompute="selective", global_batch=2048, micro_batch=1,
+                                             virtual_stages=1)
+    result = _evaluated(window, qtbot, small_design)
+    chart = window.performance_panel.scaling
+    assert chart.missing == [16, 32]
+    drawn = _line_gpus(chart)
+    assert 16 not in drawn and 32 not in drawn and 1024 in drawn
+    assert all(y is None or y > 0 for y in chart.y)
+    assert chart.marked == (1024, pytest.approx(result.evaluation.performance.mfu * 100))
+
+
+def test_mfu_chart_of_a_job_larger_than_the_design_draws_no_line(window, qtbot):
+    from core.model import Block, Design, Node
+
+    design = Design("one DGX", Block("root", "one DGX", children={"dgx": Node("dgx", "DGX-H100")}))
+    design.workload = load_preset("gpt3-175b")  # 1,024 GPUs of model and data parallelism
+    _evaluated(window, qtbot, design)
+    chart = window.performance_panel.scaling
+    assert chart.missing and all(gpus > 8 for gpus in chart.missing)
+    assert _line_gpus(chart) == [] and chart.marked is None
+
+
+def test_performance_panel_says_when_core_has_no_result_for_the_workload(window, qtbot, small_design):
+    small_design.workload = load_preset("llama3-70b")
+    result = _evaluated(window, qtbot, small_design)
+    panel = window.performance_panel
+    no_result = dataclasses.replace(result, evaluation=dataclasses.replace(result.evaluation, performance=None),
+                                    scaling=())
+    panel.update_result(no_result)
+    assert "cannot run on this design" in panel.message() and "Llama" in panel.message()
+    assert panel.scaling.isHidden() and panel.breakdown.isHidden()

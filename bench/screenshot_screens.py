@@ -1,0 +1,96 @@
+"""Layout review, not a timing: the main window as it opens on common screens, to PNG.
+
+    python bench/screenshot_screens.py [PROJECT] [-o OUT_DIR] [--screen 1366x768 ...] [--taskbar 40]
+
+For each screen the window is fitted to the screen's usable area (the screen less a task bar
+at the bottom), laid out by default, and saved three times: nothing selected, the first link
+selected, the first component selected. Each line printed says whether every Inspector field
+shows whole and how wide the canvas is: look at the PNGs for anything cramped or clipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+_SANDBOX = tempfile.mkdtemp(prefix="cluster-designer-screens-")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_SANDBOX, "config")  # keep the user's settings out
+os.environ["XDG_DATA_HOME"] = os.path.join(_SANDBOX, "data")
+
+from PySide6.QtCore import QPoint, QRect  # noqa: E402
+
+from core.catalog import default_catalog  # noqa: E402
+from core.model import Block, Node  # noqa: E402
+from core.project import load_project  # noqa: E402
+from designer.qtapp import ensure_app  # noqa: E402
+
+DEFAULT_PROJECT = ROOT / "resources" / "examples" / "dgx-h100-superpod-4su.json"
+
+
+def _screen(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT") from None
+    if width < 640 or height < 480:
+        raise argparse.ArgumentTypeError(f"{text}: a screen of at least 640x480, please")
+    return width, height
+
+
+def _cut_fields(window) -> list[str]:
+    viewport = window.inspector.viewport()
+    return [name for name, field in window.inspector.fields.items()
+            if not viewport.rect().contains(QRect(field.mapTo(viewport, QPoint(0, 0)), field.size()))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("project", nargs="?", default=str(DEFAULT_PROJECT))
+    parser.add_argument("-o", "--out", default=".", help="folder for the PNGs (default: here)")
+    parser.add_argument("--screen", type=_screen, action="append",
+                        help="screen size WIDTHxHEIGHT (default: 1366x768 and 1600x1000)")
+    parser.add_argument("--taskbar", type=int, default=40, help="task bar height in px (default 40)")
+    args = parser.parse_args()
+    app = ensure_app(headless=True)
+    from designer.main_window import MainWindow  # noqa: PLC0415 - after the QApplication
+
+    catalog = default_catalog()
+    design = load_project(args.project, catalog)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    root = design.root
+    component = next((key for key, child in root.children.items() if isinstance(child, Node)),
+                     next((key for key, child in root.children.items() if isinstance(child, Block)), None))
+    link = root.links[0].id if root.links else None
+    for width, height in args.screen or [(1366, 768), (1600, 1000)]:
+        window = MainWindow(catalog, interactive=False)
+        window.fit_to_screen(QRect(0, 0, width, height - args.taskbar))
+        window.load_design(design, Path(args.project))
+        window.show()
+        app.processEvents()
+        window.evaluate_now()
+        for name, ids, link_ids in (("", [], []), ("link", [], [link]), ("component", [component], [])):
+            if name and not (ids or link_ids)[0]:
+                continue
+            window.scene.select(ids, link_ids)
+            app.processEvents()
+            path = out / f"{Path(args.project).stem}-{width}x{height}{'-' + name if name else ''}.png"
+            window.grab().save(str(path))
+            cut = _cut_fields(window)
+            print(f"{path}: window {window.width()}x{window.height()}, canvas {window.view.width()} px wide, "
+                  f"{'fields cut: ' + ', '.join(cut) if cut else 'every inspector field whole'}")
+        window.document.undo_stack.setClean()
+        window.evaluator.shutdown()
+        window.workload_panel.shutdown()
+        window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
