@@ -449,9 +449,11 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Opened {path}", STATUS_MS)
         return True
 
-    def load_design(self, design, path: Path | None) -> None:
-        """Show an already loaded design (the command line path; no prompts)."""
-        self.document.reset(design, path)
+    def load_design(self, design, path: Path | None, copy_of: Path | None = None) -> None:
+        """Show an already loaded design (the command line path; no prompts). With ``path``
+        None it is untitled: Save asks for a file. ``copy_of`` is the file it was read from
+        (the bundled example): the title says it is a copy, and that file is never written."""
+        self.document.reset(design, path, copy_of)
         if path is not None and self.interactive:
             self._add_recent(path)
 
