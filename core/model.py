@@ -573,6 +573,21 @@ class Ungroup(Operation):
 
 
 @dataclass
+class SetDesignName(Operation):
+    """Rename the design (reports and exports are titled with its name)."""
+
+    block_path = ""
+    name: str
+    change_kind = "properties"
+    text = "Rename design"
+
+    def apply(self, design: Design) -> Operation:
+        old = design.name
+        design.name = self.name
+        return SetDesignName(old)
+
+
+@dataclass
 class SetWorkload(Operation):
     block_path = ""
     workload: Any

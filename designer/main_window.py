@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
 
 from core.catalog import Catalog, default_catalog
 from core.errors import DesignError
-from core.model import Change, ReplaceRoot
+from core.model import Change, ReplaceRoot, SetDesignName
 from core.project import load_project, save_project
 from designer import icons
 from designer.assumptions_panel import AssumptionsPanel
@@ -21,7 +21,7 @@ from designer.breadcrumb import Breadcrumb
 from designer.canvas.actions import CanvasActions
 from designer.canvas.scene import DesignScene
 from designer.canvas.view import DesignView
-from designer.document import DesignDocument, empty_design
+from designer.document import UNTITLED, DesignDocument, empty_design
 from designer.evaluator import Evaluator, Result
 from designer.qaction import make_action
 from designer.export import DIAGRAM_FORMATS, export_summary, render_scene
@@ -286,6 +286,7 @@ class MainWindow(QMainWindow):
         if change.kind != "geometry":
             self.outline.rebuild(self.document.design)
             self.breadcrumb.show_path(self.document.design, self.scene.block_path)
+            self._update_title()  # an untitled design's title is its name, which edits change
         self.inspector.refresh()
         if change.kind == "workload":
             self.workload_panel.load_from_design()
@@ -470,14 +471,26 @@ class MainWindow(QMainWindow):
         path = Path(name)
         if not path.suffix:
             path = path.with_suffix(".json")
-        return self._save_to(path)
+        return self._save_to(path, name_after_file=self.document.design.name in ("", UNTITLED))
 
-    def _save_to(self, path: Path) -> bool:
+    def _save_to(self, path: Path, name_after_file: bool = False) -> bool:
+        """Write the project to ``path``. ``name_after_file``: an untitled design takes the
+        file's name (summaries and diagrams are titled with it), as an undoable step that is
+        part of what is saved; nothing changes when the write fails."""
+        design = self.document.design
+        rename = SetDesignName(path.stem) if name_after_file else None
         try:
-            save_project(self.document.design, path)
+            if rename is None:
+                save_project(design, path)
+            else:
+                named = design.snapshot()
+                rename.apply(named)
+                save_project(named, path)
         except DesignError as exc:
             QMessageBox.critical(self, "Cannot save project", str(exc))
             return False
+        if rename is not None:
+            self.document.push(rename, f"Name the design {path.stem}")
         self.document.undo_stack.setClean()
         self.document.set_path(path)
         self.recovery.discard()

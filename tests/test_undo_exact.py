@@ -7,8 +7,8 @@ from pathlib import Path
 from hypothesis import given, strategies as st
 
 from core.errors import DesignError
-from core.model import (AddLink, Block, Design, Group, Link, Node, RemoveLink, RemoveNode, SetProperty,
-                        Ungroup)
+from core.model import (AddLink, Block, Design, Group, Link, Node, RemoveLink, RemoveNode, SetDesignName,
+                        SetProperty, Ungroup)
 from core.project import design_to_dict, load_project
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "resources" / "examples" / "dgx-h100-superpod-4su.json"
@@ -73,7 +73,7 @@ def test_undoing_a_delete_puts_links_back_in_their_places_here_and_above():
     _undo_redo_exact(design, RemoveNode("", "spine"))
 
 
-_OPERATIONS = ("remove", "remove_link", "group", "ungroup", "set", "link")
+_OPERATIONS = ("remove", "remove_link", "group", "ungroup", "set", "rename", "link")
 
 
 @st.composite
@@ -101,6 +101,8 @@ def _operation(draw, design: Design):
         if len(ends) > 1:
             a, b = draw(st.lists(st.sampled_from(ends), min_size=2, max_size=2, unique=True))
             return AddLink(path, Link(f"x{len(block.links)}", a, b), draw(st.integers(0, len(block.links))))
+    if kind == "rename":
+        return SetDesignName(draw(st.sampled_from(["", "Untitled", "pod"])))
     target = "/".join(part for part in (path, children[0] if children else "") if part)
     return SetProperty(target, "x", draw(st.floats(-1e3, 1e3)))
 

@@ -1,4 +1,5 @@
-"""Starting without a project: the bundled example as an untitled copy."""
+"""Starting without a project (the bundled example as an untitled copy), and Save As on an
+untitled design."""
 
 from pathlib import Path
 
@@ -58,3 +59,34 @@ def test_screenshot_without_a_project_renders_the_example(tmp_path, qapp):
     out = tmp_path / "shot.png"
     assert run(None, screenshot=str(out)) == 0
     assert not QImage(str(out)).isNull()
+
+
+def test_save_as_names_an_untitled_design_after_its_file(window, monkeypatch, tmp_path):
+    window.new_design()
+    window.view.place("DGX-H100")
+    _answer_save_dialog(monkeypatch, tmp_path / "rack-a")
+    assert window.save_as() is True
+    design = window.document.design
+    assert design.name == "rack-a" and load_project(tmp_path / "rack-a.json").name == "rack-a"
+    assert not window.isWindowModified() and "rack-a.json" in window.windowTitle()
+    # The summary is titled with the new name.
+    window.export_summary(tmp_path / "rack-a.md", "md")
+    assert (tmp_path / "rack-a.md").read_text().splitlines()[0].endswith("rack-a")
+    # Naming is an undo step saved with the file: undoing it is a change to save.
+    window.document.undo_stack.undo()
+    assert design.name == "Untitled" and window.isWindowModified()
+    window.document.undo_stack.redo()
+    assert design.name == "rack-a" and not window.isWindowModified()
+    # A design that has a name keeps it under another file name.
+    _answer_save_dialog(monkeypatch, tmp_path / "copy.json")
+    assert window.save_as() is True and design.name == "rack-a"
+
+
+def test_save_as_that_fails_changes_nothing(window, monkeypatch, tmp_path, no_modal_dialogs):
+    window.new_design()
+    window.view.place("DGX-H100")
+    steps = window.document.undo_stack.count()
+    _answer_save_dialog(monkeypatch, tmp_path / "no-such-folder" / "pod.json")
+    assert window.save_as() is False
+    assert window.document.design.name == "Untitled" and window.document.undo_stack.count() == steps
+    assert no_modal_dialogs[-1][0] == "critical" and "does not exist" in no_modal_dialogs[-1][1]
