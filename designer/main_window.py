@@ -24,7 +24,7 @@ from designer.canvas.view import DesignView
 from designer.document import UNTITLED, DesignDocument, empty_design
 from designer.evaluator import Evaluator, Result
 from designer.qaction import make_action
-from designer.export import DIAGRAM_FORMATS, export_summary, render_scene
+from designer.export import DIAGRAM_FORMATS, SUMMARY_EXTENSIONS, export_summary, render_scene, with_extension
 from designer.format import num
 from designer.inspector import InspectorWidget
 from designer.outline import OutlineWidget
@@ -468,9 +468,7 @@ class MainWindow(QMainWindow):
         name, _ = QFileDialog.getSaveFileName(self, "Save project", start, PROJECT_FILTER)
         if not name:
             return False
-        path = Path(name)
-        if not path.suffix:
-            path = path.with_suffix(".json")
+        path = with_extension(name, ".json", (".json",))
         return self._save_to(path, name_after_file=self.document.design.name in ("", UNTITLED))
 
     def _save_to(self, path: Path, name_after_file: bool = False) -> bool:
@@ -530,7 +528,7 @@ class MainWindow(QMainWindow):
                                               f"{ext[1:].upper()} (*{ext})")
         if not name:
             return
-        path = Path(name) if Path(name).suffix else Path(name + ext)
+        path = with_extension(name, ext, DIAGRAM_FORMATS)
         width = 1600
         if ext == ".png":
             width, ok = QInputDialog.getInt(self, "PNG size", "Width in pixels:", 2400, 200, 20_000, 100)
@@ -551,18 +549,20 @@ class MainWindow(QMainWindow):
         export_summary(result.evaluation, path, fmt)
 
     def export_summary_dialog(self, fmt: str) -> None:
-        ext = {"md": ".md", "html": ".html", "csv": ".csv", "json": ".json", "bom": ".csv"}[fmt]
+        extensions = SUMMARY_EXTENSIONS[fmt]
+        ext = extensions[0]
         base = (self.document.path.stem if self.document.path else self.document.design.name) or "summary"
         suggested = f"{base}-bom{ext}" if fmt == "bom" else f"{base}{ext}"
         name, _ = QFileDialog.getSaveFileName(self, "Export summary", suggested, f"{fmt.upper()} (*{ext})")
         if not name:
             return
+        path = with_extension(name, ext, extensions)
         try:
-            self.export_summary(Path(name), fmt)
+            self.export_summary(path, fmt)
         except DesignError as exc:
             QMessageBox.critical(self, "Cannot export", str(exc))
             return
-        self.statusBar().showMessage(f"Exported {name}", STATUS_MS)
+        self.statusBar().showMessage(f"Exported {path}", STATUS_MS)
 
     # --- layout, drops, close ------------------------------------------------------------
     def _restore_layout(self) -> None:

@@ -1,8 +1,9 @@
-"""Starting without a project (the bundled example as an untitled copy), and Save As on an
-untitled design."""
+"""Starting without a project (the bundled example as an untitled copy), Save As on an
+untitled design, and the file names of saves and exports."""
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog
 
@@ -90,3 +91,25 @@ def test_save_as_that_fails_changes_nothing(window, monkeypatch, tmp_path, no_mo
     assert window.save_as() is False
     assert window.document.design.name == "Untitled" and window.document.undo_stack.count() == steps
     assert no_modal_dialogs[-1][0] == "critical" and "does not exist" in no_modal_dialogs[-1][1]
+
+
+@pytest.mark.parametrize("fmt,typed,written", [
+    ("md", "summary", "summary.md"), ("html", "summary", "summary.html"), ("html", "summary.htm", "summary.htm"),
+    ("csv", "summary.v2", "summary.v2.csv"), ("json", "summary.JSON", "summary.JSON"),
+    ("bom", "parts", "parts.csv")])
+def test_summary_exports_add_the_extension_the_user_left_out(window, monkeypatch, tmp_path, fmt, typed,
+                                                            written):
+    window.new_design()
+    window.view.place("DGX-H100")
+    _answer_save_dialog(monkeypatch, tmp_path / typed)
+    window.export_summary_dialog(fmt)
+    assert [p.name for p in tmp_path.iterdir()] == [written]
+
+
+def test_diagram_export_and_save_as_add_the_extension_to_a_dotted_name(window, monkeypatch, tmp_path):
+    window.new_design()
+    window.view.place("DGX-H100")
+    _answer_save_dialog(monkeypatch, tmp_path / "pod.v2")
+    window.export_diagram_dialog(".svg", False)
+    assert window.save_as()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pod.v2.json", "pod.v2.svg"]
