@@ -295,7 +295,7 @@ class RemoveNode(Operation):
             touching = [i for i, link in enumerate(owner.links) if _reaches(link, rel)]
             if touching:
                 # Ascending indices: re-inserting in this order rebuilds the original list.
-                restores += [AddLink(owner_path, owner.links[i], i) for i in touching]
+                restores += [AddLink(owner_path, owner.links[i], i, restore=True) for i in touching]
                 gone = set(touching)
                 owner.links = [link for i, link in enumerate(owner.links) if i not in gone]
         item = block.children.pop(self.item_id)
@@ -308,11 +308,16 @@ class AddLink(Operation):
     block_path: str
     link: Link
     index: int | None = None  # position in the block's link list (undo restores the order)
+    # The undo of a removal: the link goes back as it was, unchecked. It was in the design in
+    # this very state, perhaps loaded from a file with an id a new link may not have, and
+    # refusing it would leave the undo half done.
+    restore: bool = False
     change_kind = "links"
     text = "Connect"
 
     def apply(self, design: Design) -> Operation:
-        _validate_link(design, self.block_path, self.link)
+        if not self.restore:
+            _validate_link(design, self.block_path, self.link)
         links = design.block(self.block_path).links
         links.insert(len(links) if self.index is None else self.index, self.link)
         return RemoveLink(self.block_path, self.link.id)
@@ -330,7 +335,7 @@ class RemoveLink(Operation):
         link = block.link(self.link_id)
         index = block.links.index(link)
         block.links.remove(link)
-        return AddLink(self.block_path, link, index)
+        return AddLink(self.block_path, link, index, restore=True)
 
 
 _NODE_FIELDS = {"count": int, "name": str, "x": float, "y": float, "tier": str,

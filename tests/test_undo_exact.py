@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 from core.errors import DesignError
 from core.model import (AddLink, Block, Design, Group, Link, Node, RemoveLink, RemoveNode, SetDesignName,
                         SetProperty, Ungroup)
-from core.project import design_to_dict, load_project
+from core.project import design_from_dict, design_to_dict, load_project
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "resources" / "examples" / "dgx-h100-superpod-4su.json"
 
@@ -70,6 +70,14 @@ def test_undoing_a_delete_puts_links_back_in_their_places_here_and_above():
     # su/leaf is an end of links in the middle of both lists: su's and the root's.
     assert [l.id for l in design.root.links] == ["outer", "l1", "st1"]
     _undo_redo_exact(design, RemoveNode("su", "leaf"))
+    _undo_redo_exact(design, RemoveNode("", "spine"))
+
+
+def test_a_loaded_link_a_new_one_could_not_be_comes_back_on_undo():
+    raw = design_to_dict(load_project(EXAMPLE))
+    raw["design"]["links"].insert(1, {"id": "loop 1", "a": "spine", "b": "spine"})
+    design = design_from_dict(raw)
+    _undo_redo_exact(design, RemoveLink("", "loop 1"))
     _undo_redo_exact(design, RemoveNode("", "spine"))
 
 
