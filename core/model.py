@@ -198,14 +198,17 @@ def unique_link_id(block: Block, base: str = "link") -> str:
     return f"{base}{n}"
 
 
-def _links_touching(block: Block, child_id: str) -> list[int]:
-    prefix = child_id + "/"
-    return [
-        i
-        for i, link in enumerate(block.links)
-        if link.a == child_id or link.b == child_id or link.a.startswith(prefix)
-        or link.b.startswith(prefix)
-    ]
+def _reaches(link: Link, rel: str) -> bool:
+    """True when an end of ``link`` is the item at ``rel`` or lies inside it."""
+    return any(end == rel or end.startswith(rel + "/") for end in (link.a, link.b))
+
+
+def _outer_links(design: Design, block_path: str) -> list[Link]:
+    """Links owned by ancestors of ``block_path`` with an end inside it."""
+    parts = block_path.split("/") if block_path else []
+    return [link for depth in range(len(parts))
+            for link in design.block("/".join(parts[:depth])).links
+            if _reaches(link, "/".join(parts[depth:]))]
 
 
 def _validate_link(design: Design, block_path: str, link: Link) -> None:
@@ -249,8 +252,7 @@ class Operation:
 class AddNode(Operation):
     block_path: str
     item: "Node | Block"
-    links: tuple[Link, ...] = ()  # links to restore with the item (undo of a removal)
-    index: int | None = None
+    index: int | None = None  # position among the block's children (undo restores the order)
     text = "Add component"
 
     def apply(self, design: Design) -> Operation:
@@ -264,13 +266,17 @@ class AddNode(Operation):
         position = len(items) if self.index is None else self.index
         items.insert(position, (self.item.id, self.item))
         block.children = dict(items)
-        for link in self.links:
-            block.links.append(link)
         return RemoveNode(self.block_path, self.item.id)
 
 
 @dataclass
 class RemoveNode(Operation):
+    """Remove a child, with every link that reaches into it from its block or an ancestor.
+
+    The inverse adds the child back at its index, then each link back at its index in its
+    block's list, so undo restores the order of children and links exactly.
+    """
+
     block_path: str
     item_id: str
     text = "Delete"
@@ -280,29 +286,21 @@ class RemoveNode(Operation):
         if self.item_id not in block.children:
             raise DesignError(f"no {self.item_id!r} in {block.label!r}")
         index = list(block.children).index(self.item_id)
-        item = block.children.pop(self.item_id)
-        touching = _links_touching(block, self.item_id)
-        removed = tuple(block.links[i] for i in touching)
-        block.links = [link for i, link in enumerate(block.links) if i not in set(touching)]
-        # Links owned by ancestors that reach into the removed item go too.
-        ancestors = self._remove_outer_links(design)
-        inverse = AddNode(self.block_path, item, removed, index)
-        if not ancestors:
-            return inverse
-        return Macro("Delete", [inverse, *ancestors])
-
-    def _remove_outer_links(self, design: Design) -> list[Operation]:
         restores: list[Operation] = []
         parts = self.block_path.split("/") if self.block_path else []
-        for depth in range(len(parts)):
+        for depth in range(len(parts) + 1):
             owner_path = "/".join(parts[:depth])
-            rel = "/".join(parts[depth:] + [self.item_id])
             owner = design.block(owner_path)
-            for link in list(owner.links):
-                if link.a == rel or link.b == rel or link.a.startswith(rel + "/") or link.b.startswith(rel + "/"):
-                    owner.links.remove(link)
-                    restores.append(AddLink(owner_path, link))
-        return restores
+            rel = "/".join(parts[depth:] + [self.item_id])
+            touching = [i for i, link in enumerate(owner.links) if _reaches(link, rel)]
+            if touching:
+                # Ascending indices: re-inserting in this order rebuilds the original list.
+                restores += [AddLink(owner_path, owner.links[i], i, restore=True) for i in touching]
+                gone = set(touching)
+                owner.links = [link for i, link in enumerate(owner.links) if i not in gone]
+        item = block.children.pop(self.item_id)
+        inverse = AddNode(self.block_path, item, index)
+        return Macro("Delete", [inverse, *restores]) if restores else inverse
 
 
 @dataclass
@@ -310,11 +308,16 @@ class AddLink(Operation):
     block_path: str
     link: Link
     index: int | None = None  # position in the block's link list (undo restores the order)
+    # The undo of a removal: the link goes back as it was, unchecked. It was in the design in
+    # this very state, perhaps loaded from a file with an id a new link may not have, and
+    # refusing it would leave the undo half done.
+    restore: bool = False
     change_kind = "links"
     text = "Connect"
 
     def apply(self, design: Design) -> Operation:
-        _validate_link(design, self.block_path, self.link)
+        if not self.restore:
+            _validate_link(design, self.block_path, self.link)
         links = design.block(self.block_path).links
         links.insert(len(links) if self.index is None else self.index, self.link)
         return RemoveLink(self.block_path, self.link.id)
@@ -332,7 +335,7 @@ class RemoveLink(Operation):
         link = block.link(self.link_id)
         index = block.links.index(link)
         block.links.remove(link)
-        return AddLink(self.block_path, link, index)
+        return AddLink(self.block_path, link, index, restore=True)
 
 
 _NODE_FIELDS = {"count": int, "name": str, "x": float, "y": float, "tier": str,
@@ -413,12 +416,42 @@ class MoveItems(Operation):
 
 
 @dataclass
+class RestoreLayout(Operation):
+    """Put a block's children and links back as recorded, with the ids and ends of the links
+    involved: the exact inverse of a Group or an Ungroup (children and links in their order,
+    a dissolved block with its own name, position, role and link ids). Its own inverse records
+    the layout it replaces, so undo and redo alternate between two exact states."""
+
+    block_path: str
+    children: tuple[tuple[str, "Node | Block"], ...]
+    links: tuple[Link, ...]
+    link_fields: tuple[tuple[Link, str, str, str], ...]  # (link, id, a, b)
+    text: str = "Restore layout"
+
+    @staticmethod
+    def record(block: Block, block_path: str, links: list[Link], text: str) -> "RestoreLayout":
+        """The current layout of ``block``, and the fields of ``links`` (every link whose id or
+        ends the coming edit may rewrite, in this block, below or above it)."""
+        return RestoreLayout(block_path, tuple(block.children.items()), tuple(block.links),
+                             tuple((link, link.id, link.a, link.b) for link in links), text)
+
+    def apply(self, design: Design) -> Operation:
+        block = design.block(self.block_path)
+        inverse = RestoreLayout.record(block, self.block_path, [f[0] for f in self.link_fields], self.text)
+        block.children = dict(self.children)
+        block.links = list(self.links)
+        for link, link_id, a, b in self.link_fields:
+            link.id, link.a, link.b = link_id, a, b
+        return inverse
+
+
+@dataclass
 class Group(Operation):
     """Move ``item_ids`` of a block into a new child block ``new_id``.
 
     Links among the grouped items move inside the new block; links between a grouped item and
     the rest of the block get their endpoint prefixed with the new block's id, so the wiring
-    and every metric stay the same.
+    and every metric stay the same. The new block takes the place of the first grouped item.
     """
 
     block_path: str
@@ -438,6 +471,8 @@ class Group(Operation):
         for item_id in members:
             if item_id not in block.children:
                 raise DesignError(f"no {item_id!r} in {block.label!r}")
+        inverse = RestoreLayout.record(block, self.block_path,
+                                       [*block.links, *_outer_links(design, self.block_path)], "Ungroup")
         order = list(block.children)
         xs = [block.children[i].x for i in self.item_ids]
         ys = [block.children[i].y for i in self.item_ids]
@@ -471,11 +506,8 @@ class Group(Operation):
                     link.b = f"{self.new_id}/{link.b}"
                 kept.append(link)
         block.links = kept
-        self._rewrite_outer(design, members, add=True)
-        return Ungroup(self.block_path, self.new_id)
-
-    def _rewrite_outer(self, design: Design, members: set[str], add: bool) -> None:
-        rewrite_outer_links(design, self.block_path, self.new_id, members, add)
+        rewrite_outer_links(design, self.block_path, self.new_id, members, add=True)
+        return inverse
 
 
 def rewrite_outer_links(design: Design, block_path: str, group_id: str, members: set[str], add: bool) -> None:
@@ -499,7 +531,10 @@ def rewrite_outer_links(design: Design, block_path: str, group_id: str, members:
 
 @dataclass
 class Ungroup(Operation):
-    """Dissolve child block ``block_id`` (count 1 only) into its parent."""
+    """Dissolve child block ``block_id`` (count 1 only) into its parent.
+
+    Its children take its place; its links join the parent's (renamed when an id is taken).
+    """
 
     block_path: str
     block_id: str
@@ -517,6 +552,8 @@ class Ungroup(Operation):
         clash = set(inner.children) & (set(block.children) - {self.block_id})
         if clash:
             raise DesignError(f"cannot ungroup: {sorted(clash)[0]!r} already exists outside")
+        inverse = RestoreLayout.record(
+            block, self.block_path, [*block.links, *inner.links, *_outer_links(design, self.block_path)], "Group")
         members = tuple(inner.children)
         items: dict[str, Node | Block] = {}
         for item_id, item in block.children.items():
@@ -537,7 +574,22 @@ class Ungroup(Operation):
             block.links.append(link)
             taken.add(link.id)
         rewrite_outer_links(design, self.block_path, self.block_id, set(members), add=False)
-        return Group(self.block_path, members, self.block_id, inner.name)
+        return inverse
+
+
+@dataclass
+class SetDesignName(Operation):
+    """Rename the design (reports and exports are titled with its name)."""
+
+    block_path = ""
+    name: str
+    change_kind = "properties"
+    text = "Rename design"
+
+    def apply(self, design: Design) -> Operation:
+        old = design.name
+        design.name = self.name
+        return SetDesignName(old)
 
 
 @dataclass

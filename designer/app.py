@@ -9,16 +9,21 @@ from PySide6.QtCore import QEventLoop, QTimer
 
 from core.atomic_write import atomic_write_bytes
 from core.errors import DesignError
+from core.resources import default_example
 from designer.export import png_bytes
 
 SCREENSHOT_SIZE = (1600, 1000)
 EVALUATION_TIMEOUT_MS = 120_000
+# What the window shows when started without a project (inside the installed package).
+DEFAULT_EXAMPLE = default_example()
 
 
-def run(project_path: str, screenshot: str | None = None) -> int:
-    """Open ``project_path`` in the main window. With ``screenshot``: wait for the first
-    evaluation, save the window as PNG and return 0. A project that fails to load prints one
-    line on stderr and returns 2."""
+def run(project_path: str | None, screenshot: str | None = None) -> int:
+    """Open ``project_path`` in the main window; None opens the bundled example as an untitled
+    copy (saving asks for a file, so the installed example is never written over, and it is not
+    listed under recent files). With ``screenshot``: wait for the first evaluation, save the
+    window as PNG and return 0. A project that fails to load prints one line on stderr and
+    returns 2."""
     from designer.qtapp import ensure_app  # noqa: PLC0415 - Qt starts only when the GUI runs
 
     app = ensure_app(headless=screenshot is not None)
@@ -26,29 +31,31 @@ def run(project_path: str, screenshot: str | None = None) -> int:
     from core.project import load_project  # noqa: PLC0415
     from designer.main_window import MainWindow  # noqa: PLC0415
 
+    path = None if project_path is None else Path(project_path)
     try:
         catalog = default_catalog()
-        design = load_project(project_path, catalog)
+        design = load_project(path or DEFAULT_EXAMPLE, catalog)
     except DesignError as exc:
         sys.stderr.write(f"cluster-designer: {exc}\n")
         return 2
+    copy_of = DEFAULT_EXAMPLE if path is None else None
     window = MainWindow(catalog, interactive=screenshot is None)
     if screenshot is not None:
-        return _screenshot(app, window, design, Path(project_path), Path(screenshot))
-    window.load_design(design, Path(project_path))
+        return _screenshot(app, window, design, path, copy_of, Path(screenshot))
+    window.load_design(design, path, copy_of)
     window.show()
     QTimer.singleShot(0, window.offer_recovery)
     return app.exec()
 
 
-def _screenshot(app, window, design, project: Path, out: Path) -> int:
+def _screenshot(app, window, design, path: Path | None, copy_of: Path | None, out: Path) -> int:
     window.resize(*SCREENSHOT_SIZE)
     window.show()
     loop = QEventLoop()
     window.evaluator.finished.connect(loop.quit)
     window.evaluator.failed.connect(loop.quit)
     QTimer.singleShot(EVALUATION_TIMEOUT_MS, loop.quit)
-    window.load_design(design, project)
+    window.load_design(design, path, copy_of)
     loop.exec()
     app.processEvents()
     window.view.fit()

@@ -15,9 +15,7 @@ import textwrap
 from pathlib import Path
 
 from core.errors import DesignError
-from core.resources import default_example
 
-DEFAULT_EXAMPLE = default_example()
 SUBCOMMANDS = ("evaluate", "generate", "export", "catalog")
 HELP_WIDTH = 78
 
@@ -286,13 +284,23 @@ def _gui_parser() -> argparse.ArgumentParser:
     return gui
 
 
+def _warn_about_catalog() -> None:
+    """Every subcommand uses the catalog: load it first so that a user catalog left out (bad
+    JSON, unreadable folder) is reported once, as a warning, before any output."""
+    from core.catalog import default_catalog  # noqa: PLC0415
+
+    for warning in default_catalog().warnings:
+        sys.stderr.write(f"cluster-designer: warning: {warning}\n")
+
+
 def _run_gui(argv: list[str]) -> int:
     args = _gui_parser().parse_args(argv)
     if args.project and not Path(args.project).exists():
         raise DesignError(f"{args.project}: no such file")
     from designer.app import run  # noqa: PLC0415 - Qt is only needed for the GUI
 
-    return run(args.project or str(DEFAULT_EXAMPLE), screenshot=args.screenshot)
+    # No project: the bundled example opens as an untitled copy (never saved over).
+    return run(args.project, screenshot=args.screenshot)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -301,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         if not argv or argv[0] not in SUBCOMMANDS + ("-h", "--help"):
             return _run_gui(argv)
         args = _build_parser().parse_args(argv)
+        _warn_about_catalog()
         handler = {"evaluate": _cmd_evaluate, "generate": _cmd_generate,
                    "export": _cmd_export, "catalog": _cmd_catalog}[args.command]
         return handler(args)

@@ -11,15 +11,20 @@ from core.model import Block, Change, Design, Operation
 from designer.commands import OperationCommand
 
 
+UNTITLED = "Untitled"
+
+
 def empty_design() -> Design:
-    return Design("Untitled", Block("root", "Untitled"))
+    return Design(UNTITLED, Block("root", UNTITLED))
 
 
 class DesignDocument(QObject):
     """Routes every edit through the undo stack and re-broadcasts model changes as a signal.
 
     ``reset`` swaps in another design (New/Open); views listen to ``replaced`` to rebuild and
-    to ``changed`` for incremental updates.
+    to ``changed`` for incremental updates. ``path`` is the file that Save writes; a design
+    without one is untitled, and ``copy_of`` names the file it was copied from (the bundled
+    example), which is never written.
     """
 
     changed = Signal(object)   # core.model.Change
@@ -31,16 +36,18 @@ class DesignDocument(QObject):
         self.undo_stack = QUndoStack(self)
         self.design = design or empty_design()
         self.path = path
+        self.copy_of: Path | None = None
         self.design.subscribe(self._on_change)
 
     def _on_change(self, change: Change) -> None:
         self.changed.emit(change)
 
-    def reset(self, design: Design, path: Path | None) -> None:
+    def reset(self, design: Design, path: Path | None, copy_of: Path | None = None) -> None:
         self.design.unsubscribe(self._on_change)
         self.undo_stack.clear()
         self.design = design
         self.path = path
+        self.copy_of = copy_of
         design.subscribe(self._on_change)
         self.undo_stack.setClean()
         self.replaced.emit()
@@ -63,4 +70,7 @@ class DesignDocument(QObject):
 
     @property
     def title(self) -> str:
-        return self.path.name if self.path else self.design.name or "Untitled"
+        if self.path:
+            return self.path.name
+        name = self.design.name or UNTITLED
+        return f"Copy of {name}" if self.copy_of else name

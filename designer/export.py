@@ -20,8 +20,19 @@ from core.project import atomic_write_bytes, atomic_write_text
 
 DIAGRAM_FORMATS = (".svg", ".png", ".pdf")
 SUMMARY_FORMATS = {".md": "md", ".html": "html", ".htm": "html", ".csv": "csv", ".json": "json"}
+# The file extensions each summary format is saved under, the usual one first.
+SUMMARY_EXTENSIONS = {"md": (".md",), "html": (".html", ".htm"), "csv": (".csv",), "json": (".json",),
+                      "bom": (".csv",)}
 MARGIN = 30.0
 MAX_PNG_PIXELS = 20_000
+
+
+def with_extension(name: str, ext: str, accepted: tuple[str, ...]) -> Path:
+    """The file a save dialog's ``name`` means: as typed when it ends with one of the
+    ``accepted`` extensions, else with ``ext`` added ("pod" and "pod.v2" become "pod.md",
+    "pod.v2.md")."""
+    path = Path(name)
+    return path if path.suffix.lower() in accepted else path.with_name(path.name + ext)
 
 
 def _check_diagram_path(path: Path) -> str:

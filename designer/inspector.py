@@ -57,7 +57,6 @@ class InspectorWidget(QScrollArea):
 
     # --- selection -----------------------------------------------------------------------
     def show_selection(self, block_path: str, ids: list[str], link_ids: list[str]) -> None:
-        design = self.document.design
         if self._moving_link and not ids and not link_ids:
             return
         if len(ids) + len(link_ids) > 1:
@@ -66,17 +65,24 @@ class InspectorWidget(QScrollArea):
             return
         if link_ids:
             self._target = ("link", block_path, link_ids[0])
-        elif ids:
-            path = f"{block_path}/{ids[0]}" if block_path else ids[0]
-            kind = "block" if isinstance(design.resolve(path), Block) else "node"
-            self._target = (kind, path, "")
-        elif block_path:
-            self._target = ("block", block_path, "")
+        elif ids or block_path:
+            path = "/".join(p for p in (block_path, ids[0] if ids else "") if p)
+            try:
+                item = self.document.design.resolve(path)
+            except DesignError:
+                item = None
+            self._target = ("block" if isinstance(item, Block) else "node", path, "")
         else:
             self._target = None
             self._build_empty("Select a component, link or block to see and edit its properties.\n\n"
                               "Drag components from the palette; Shift+drag (or Connect mode, C) "
                               "from one component to another to link them.")
+            return
+        if self._resolve() is None:
+            # A selection naming an item the design no longer has shows nothing rather than
+            # failing; whoever sent it sends the current selection next.
+            self._target = None
+            self._build_empty("The selected item no longer exists.")
             return
         self._build()
 
@@ -92,13 +98,18 @@ class InspectorWidget(QScrollArea):
             refresh()
 
     def _resolve(self) -> Any:
-        kind, path, link_id = self._target  # type: ignore[misc]
+        """The shown item, or None when nothing is shown or the design no longer has it (or has
+        another kind of item at its path, whose fields the form does not have)."""
+        if self._target is None:
+            return None
+        kind, path, link_id = self._target
         try:
             if kind == "link":
                 return self.document.design.block(path).link(link_id)
-            return self.document.design.resolve(path)
+            item = self.document.design.resolve(path)
         except DesignError:
             return None
+        return item if isinstance(item, Block) == (kind == "block") else None
 
     # --- form building -------------------------------------------------------------------
     def _new_body(self) -> tuple[QVBoxLayout, QFormLayout]:
@@ -154,9 +165,13 @@ class InspectorWidget(QScrollArea):
         self._show_body()
 
     def _commit(self, name: str, value: Any, text: str | None = None) -> None:
-        kind, path, link_id = self._target  # type: ignore[misc]
-        current = getattr(self._resolve(), name)
-        if current == value:
+        # A field can still report an edit after its item went (focus leaving a field while
+        # undo removes the item): there is nothing left to set.
+        item = self._resolve()
+        if item is None:
+            return
+        _kind, path, link_id = self._target  # type: ignore[misc]
+        if getattr(item, name) == value:
             return
         try:
             self.document.push(SetProperty(path, name, value, link_id), text)
@@ -253,7 +268,10 @@ class InspectorWidget(QScrollArea):
             edit.setText("" if value is None else f"{value:g}")
 
         def commit() -> None:
-            overrides = dict(self._resolve().overrides)
+            item = self._resolve()
+            if item is None:
+                return
+            overrides = dict(item.overrides)
             text = edit.text().strip().replace(",", ".")
             if text:
                 try:
@@ -349,7 +367,7 @@ class InspectorWidget(QScrollArea):
         return combo
 
     def _move_end(self, end: str, path: str) -> None:
-        if self._target is None or self._target[0] != "link" or self._resolve() is None:
+        if self._resolve() is None or self._target[0] != "link":  # type: ignore[index]
             return
         _, block_path, link_id = self._target
         try:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 
 from core.catalog import Catalog, default_catalog
 from core.errors import DesignError
-from core.model import Change, ReplaceRoot
+from core.model import Change, ReplaceRoot, SetDesignName
 from core.project import load_project, save_project
 from designer import icons
 from designer.assumptions_panel import AssumptionsPanel
@@ -25,10 +25,10 @@ from designer.canvas.view import DesignView
 from designer.default_layout import (
     MIN_CANVAS_WIDTH_PX, METRICS_MIN_PX, inspector_form_height_px, side_widths_px,
 )
-from designer.document import DesignDocument, empty_design
+from designer.document import UNTITLED, DesignDocument, empty_design
 from designer.evaluator import Evaluator, Result
 from designer.qaction import make_action
-from designer.export import DIAGRAM_FORMATS, export_summary, render_scene
+from designer.export import DIAGRAM_FORMATS, SUMMARY_EXTENSIONS, export_summary, render_scene, with_extension
 from designer.format import num, power
 from designer.inspector import InspectorWidget
 from designer.outline import OutlineWidget
@@ -343,6 +343,7 @@ class MainWindow(QMainWindow):
         if change.kind != "geometry":
             self.outline.rebuild(self.document.design)
             self.breadcrumb.show_path(self.document.design, self.scene.block_path)
+            self._update_title()  # an untitled design's title is its name, which edits change
         self.inspector.refresh()
         if change.kind == "workload":
             self.workload_panel.load_from_design()
@@ -515,9 +516,11 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Opened {path}", STATUS_MS)
         return True
 
-    def load_design(self, design, path: Path | None) -> None:
-        """Show an already loaded design (the command line path; no prompts)."""
-        self.document.reset(design, path)
+    def load_design(self, design, path: Path | None, copy_of: Path | None = None) -> None:
+        """Show an already loaded design (the command line path; no prompts). With ``path``
+        None it is untitled: Save asks for a file. ``copy_of`` is the file it was read from
+        (the bundled example): the title says it is a copy, and that file is never written."""
+        self.document.reset(design, path, copy_of)
         if path is not None and self.interactive:
             self._add_recent(path)
 
@@ -531,17 +534,27 @@ class MainWindow(QMainWindow):
         name, _ = QFileDialog.getSaveFileName(self, "Save project", start, PROJECT_FILTER)
         if not name:
             return False
-        path = Path(name)
-        if not path.suffix:
-            path = path.with_suffix(".json")
-        return self._save_to(path)
+        path = with_extension(name, ".json", (".json",))
+        return self._save_to(path, name_after_file=self.document.design.name in ("", UNTITLED))
 
-    def _save_to(self, path: Path) -> bool:
+    def _save_to(self, path: Path, name_after_file: bool = False) -> bool:
+        """Write the project to ``path``. ``name_after_file``: an untitled design takes the
+        file's name (summaries and diagrams are titled with it), as an undoable step that is
+        part of what is saved; nothing changes when the write fails."""
+        design = self.document.design
+        rename = SetDesignName(path.stem) if name_after_file else None
         try:
-            save_project(self.document.design, path)
+            if rename is None:
+                save_project(design, path)
+            else:
+                named = design.snapshot()
+                rename.apply(named)
+                save_project(named, path)
         except DesignError as exc:
             QMessageBox.critical(self, "Cannot save project", str(exc))
             return False
+        if rename is not None:
+            self.document.push(rename, f"Name the design {path.stem}")
         self.document.undo_stack.setClean()
         self.document.set_path(path)
         self.recovery.discard()
@@ -578,7 +591,7 @@ class MainWindow(QMainWindow):
                                               f"{ext[1:].upper()} (*{ext})")
         if not name:
             return
-        path = Path(name) if Path(name).suffix else Path(name + ext)
+        path = with_extension(name, ext, DIAGRAM_FORMATS)
         width = 1600
         if ext == ".png":
             width, ok = QInputDialog.getInt(self, "PNG size", "Width in pixels:", 2400, 200, 20_000, 100)
@@ -599,18 +612,20 @@ class MainWindow(QMainWindow):
         export_summary(result.evaluation, path, fmt)
 
     def export_summary_dialog(self, fmt: str) -> None:
-        ext = {"md": ".md", "html": ".html", "csv": ".csv", "json": ".json", "bom": ".csv"}[fmt]
+        extensions = SUMMARY_EXTENSIONS[fmt]
+        ext = extensions[0]
         base = (self.document.path.stem if self.document.path else self.document.design.name) or "summary"
         suggested = f"{base}-bom{ext}" if fmt == "bom" else f"{base}{ext}"
         name, _ = QFileDialog.getSaveFileName(self, "Export summary", suggested, f"{fmt.upper()} (*{ext})")
         if not name:
             return
+        path = with_extension(name, ext, extensions)
         try:
-            self.export_summary(Path(name), fmt)
+            self.export_summary(path, fmt)
         except DesignError as exc:
             QMessageBox.critical(self, "Cannot export", str(exc))
             return
-        self.statusBar().showMessage(f"Exported {name}", STATUS_MS)
+        self.statusBar().showMessage(f"Exported {path}", STATUS_MS)
 
     # --- layout, drops, close ------------------------------------------------------------
     def _restore_layout(self) -> bool:

@@ -235,7 +235,7 @@ def test_a_pipe_is_written_in_place_not_replaced(tmp_path):
 @pytest.mark.skipif(not os.path.exists("/dev/stdout"), reason="no /dev/stdout on this platform")
 def test_cli_output_to_dev_stdout_through_a_pipe(tmp_path):
     """/dev/stdout -> /proc/self/fd/1 -> "pipe:[...]": only the kernel resolves it."""
-    done = subprocess.run([sys.executable, "-m", "core.cli", *GENERATE, "/dev/stdout"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "designer.cli", *GENERATE, "/dev/stdout"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert '"format": "cluster-designer.project"' in done.stdout
@@ -347,7 +347,7 @@ def test_any_valid_file_name_saves_twice_and_leaves_only_the_file(tmp_path_facto
 
 def test_cli_output_with_the_longest_file_name_is_written(tmp_path, capsys, catalog):
     """Before, the temp name ran past NAME_MAX and mkstemp's error escaped as a traceback."""
-    from core.cli import main
+    from designer.cli import main
 
     out = tmp_path / ("x" * 250 + ".json")
     assert main([*GENERATE, str(out)]) == 0, capsys.readouterr().err
@@ -359,7 +359,7 @@ def test_cli_output_with_the_longest_file_name_is_written(tmp_path, capsys, cata
     ("afile/out.json", "is not a folder"),
 ])
 def test_cli_output_that_cannot_be_created_is_one_line_and_exit_2(tmp_path, capsys, output, reason):
-    from core.cli import main
+    from designer.cli import main
 
     (tmp_path / "afile").write_text("a file where a folder should be")
     code = main([*GENERATE, str(tmp_path / output)])

@@ -8,7 +8,7 @@ import pytest
 
 import core.catalog as catalog_module
 from core.catalog import USER_CATALOG_ENV, load_catalog
-from core.cli import main
+from designer.cli import main
 from core.errors import CatalogError
 
 

@@ -8,6 +8,9 @@ its own children and links, from data the scene hands it (``_update_card``).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtGui import QColor, QPainter
@@ -47,10 +50,11 @@ class DesignScene(QGraphicsScene):
     def set_block(self, path: str) -> None:
         self.design.block(path)  # raises DesignError for a bad path
         self.block_path = path
-        self.clear()
-        self._cards.clear()
-        self._links.clear()
-        self._external.clear()
+        with self._selection_announced_after():
+            self.clear()
+            self._cards.clear()
+            self._links.clear()
+            self._external.clear()
         self.sync()
         self.block_changed.emit(path)
 
@@ -59,6 +63,28 @@ class DesignScene(QGraphicsScene):
 
     def child_path(self, key: str) -> str:
         return f"{self.block_path}/{key}" if self.block_path else key
+
+    @contextmanager
+    def _selection_announced_after(self) -> Iterator[None]:
+        """Hold the selection signal while items follow the model, then emit it once if the
+        selection changed. Qt announces a selected item's removal at once, while the model
+        already lost it and other items are still stale: listeners (the Inspector) would be
+        handed ids of links or cards that no longer exist."""
+        if self.signalsBlocked():  # a caller announces (select()) or nobody listens
+            yield
+            return
+        before = self._selection_keys()
+        self.blockSignals(True)
+        try:
+            yield
+        finally:
+            self.blockSignals(False)
+        if self._selection_keys() != before:
+            self.selectionChanged.emit()
+
+    def _selection_keys(self) -> frozenset[tuple[bool, str]]:
+        return frozenset((isinstance(item, LinkItem), item.key) for item in self.selectedItems()
+                         if isinstance(item, (_Card, LinkItem)))
 
     # --- model → items ---------------------------------------------------------------------
     def on_change(self, change: Change) -> None:
@@ -83,6 +109,11 @@ class DesignScene(QGraphicsScene):
                     continue
             self.set_block("/".join(parts))
             return
+        with self._selection_announced_after():
+            self._sync_items(block)
+        self._update_scene_rect()
+
+    def _sync_items(self, block: Block) -> None:
         for key in list(self._cards):
             child = block.children.get(key)
             card = self._cards[key]
@@ -98,7 +129,6 @@ class DesignScene(QGraphicsScene):
             self._update_card(card, child)
         self._sync_links(block)
         self._sync_external_links()
-        self._update_scene_rect()
 
     def _remove_card(self, key: str) -> None:
         card = self._cards.pop(key)

@@ -72,7 +72,7 @@ def test_the_window_opens_with_a_user_catalog_that_is_a_folder(tmp_path):
     """Before, the GUI refused to start (exit 2) when the user catalog could not be read."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", **{USER_CATALOG_ENV: str(tmp_path)})
     out = tmp_path / "shot.png"
-    done = subprocess.run([sys.executable, "-m", "core.cli", str(EXAMPLE), "--screenshot", str(out)],
+    done = subprocess.run([sys.executable, "-m", "designer.cli", str(EXAMPLE), "--screenshot", str(out)],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert out.stat().st_size > 0

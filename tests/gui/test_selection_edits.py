@@ -1,0 +1,82 @@
+"""Edits that remove or move selected items: the Inspector and the canvas follow without
+raising (pytest-qt fails a test on any exception that reaches Qt's event loop)."""
+
+from PySide6.QtCore import QPointF
+
+from core.model import Block
+
+
+def _two_linked(window):
+    a = window.view.place("DGX-H100", QPointF(0, 200))
+    b = window.view.place("QM9700", QPointF(0, 0))
+    link = window.view.connect_items(a, b)
+    return a, b, link
+
+
+def test_grouping_a_selection_with_its_link_shows_the_new_block(window):
+    a, b, link = _two_linked(window)
+    announced = []  # the selected link ids the canvas announced, and those the design has then
+    window.scene.selectionChanged.connect(lambda: announced.append(
+        (window.scene.selected_link_ids(), [l.id for l in window.scene.current_block().links])))
+    window.scene.select([a, b], [link])
+    window.canvas_actions.group.trigger()
+    group = window.scene.selected_ids()
+    assert len(group) == 1 and isinstance(window.document.design.root.children[group[0]], Block)
+    assert window.inspector._heading.text().startswith("Group")
+    # Every selection the canvas announced named only links the design still had.
+    assert len(announced) >= 2 and all(set(keys) <= set(links) for keys, links in announced)
+
+
+def test_deleting_two_selected_links(window):
+    a, b, first = _two_linked(window)
+    c = window.view.place("QM9700", QPointF(300, 0))
+    second = window.view.connect_items(b, c)
+    window.scene.select([], [first, second])
+    window.canvas_actions.delete.trigger()
+    assert window.document.design.root.links == [] and window.inspector.fields == {}
+    window.document.undo_stack.undo()
+    assert [l.id for l in window.document.design.root.links] == [first, second]
+
+
+def test_undoing_the_link_shown_in_the_inspector(window):
+    a, b, link = _two_linked(window)
+    window.scene.select([], [link])
+    assert window.inspector._heading.text() == f"Link {link}"
+    window.document.undo_stack.undo()  # the connect: the link goes
+    assert window.document.design.root.links == []
+    assert "kind" not in window.inspector.fields
+    window.document.undo_stack.redo()
+    window.scene.select([], [link])
+    window.canvas_actions.delete.trigger()
+    assert "kind" not in window.inspector.fields and window.scene.link_item(link) is None
+
+
+def test_leaving_a_vanished_block_with_a_link_selected(window, small_design):
+    a, b, link = _two_linked(window)
+    window.scene.select([a, b])
+    window.canvas_actions.group.trigger()
+    window.canvas_actions.step_in.trigger()
+    window.scene.select([], [link])
+    assert window.inspector._heading.text() == f"Link {link}"
+    # A template replaces the design: the block we are in goes, the canvas steps out to a
+    # top level that has no link of that id.
+    window.apply_template(small_design)
+    assert window.scene.block_path == "" and window.scene.link_item(link) is None
+    assert "kind" not in window.inspector.fields
+    window.document.undo_stack.undo()  # the group again, with the link inside it
+    window.canvas_actions.select_all.trigger()
+    window.canvas_actions.step_in.trigger()
+    window.scene.select([], [link])
+    window.document.undo_stack.undo()  # the group goes: the link is back at the top, unselected
+    assert window.scene.block_path == "" and window.scene.link_item(link) is not None
+    assert "kind" not in window.inspector.fields
+
+
+def test_inspector_given_a_stale_selection_shows_nothing(window):
+    a, b, link = _two_linked(window)
+    window.inspector.show_selection("", [], ["no-such-link"])
+    assert window.inspector.fields == {}
+    window.inspector.show_selection("no-such-block", [a], [])
+    assert window.inspector.fields == {}
+    window.inspector.show_selection("", [a], [])
+    assert "count" in window.inspector.fields
