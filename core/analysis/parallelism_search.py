@@ -39,14 +39,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from core.analysis.memory import ends_balanced
-from core.analysis.performance import (
-    PerformanceAssumptions,
-    _evaluate,
-    _job_fabric,
-    _peak,
-    memory_for,
-)
+from core.analysis.compute import dense_peak
+from core.analysis.memory import memory_for
+from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.analysis.pipeline import ends_balanced
+from core.analysis.step_time import job_fabric, layout_step_time
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
 from core.workload import ModelSpec, Parallelism, Workload
@@ -116,6 +113,17 @@ class SearchResult:
     rejected_for_memory: int = 0
     workers: int = 1
     elapsed_s: float = 0.0
+
+    def to_json(self) -> dict:
+        """The search as JSON (``performance.search``): candidates with why each loses."""
+        return {
+            "considered": self.considered,
+            "evaluated": self.evaluated,
+            "rejected_for_memory": self.rejected_for_memory,
+            "workers": self.workers,
+            "elapsed_s": self.elapsed_s,
+            "candidates": [c.to_json() for c in self.candidates],
+        }
 
 
 def _powers_of_two(limit: int) -> list[int]:
@@ -217,7 +225,7 @@ def _evaluate_specs(ctx: _Context, specs: list[tuple], keep: int | None) -> tupl
         job = tp * cp * pp * dp
         view = views.get(job)
         if view is None:
-            view = views[job] = _job_fabric(ctx.fabric, job, None)
+            view = views[job] = job_fabric(ctx.fabric, job, None)
         any_fit = False
         least: tuple | None = None
         for family in _memory_options(a, dp * cp):
@@ -227,11 +235,11 @@ def _evaluate_specs(ctx: _Context, specs: list[tuple], keep: int | None) -> tupl
                                   recompute=recompute)
                 mem = memory_for(model, par, ctx.hbm_gb, a)
                 if mem.fits:
-                    core = _evaluate(view, model, par, ctx.precision, a, ctx.peak_tflops, job)
+                    core = layout_step_time(view, model, par, ctx.precision, a, ctx.peak_tflops, job)
                     evaluated += 1
                     per_token = core.step_time_s / (core.global_batch * model.seq_len)
                     fits.append((per_token, core.step_time_s, par, mem.total_gb,
-                                 core.breakdown, core.bubble_fraction))
+                                 core.breakdown_s, core.bubble_fraction))
                     any_fit = True
                     break
                 overflow = mem.total_gb - ctx.hbm_gb
@@ -424,7 +432,7 @@ def search_parallelism(
     a = assumptions
     model = workload.model
     gpus = max(1, fabric.gpus)
-    peak_tflops, precision = _peak(fabric, workload.precision, None)
+    peak_tflops, precision = dense_peak(fabric.accelerator, workload.precision, None)
     hbm_gb = float(fabric.accelerator.get("hbm_gb", 80.0))
     target_sequences = auto_target_sequences(workload, gpus, a)
 
@@ -458,11 +466,11 @@ def search_parallelism(
         ranked = []
         for overflow, par, mem_gb in misfits[: 1 + max_runners_up]:
             job = par.gpus
-            view = views.setdefault(job, _job_fabric(fabric, job, None))
-            core = _evaluate(view, model, par, precision, a, peak_tflops, job)
+            view = views.setdefault(job, job_fabric(fabric, job, None))
+            core = layout_step_time(view, model, par, precision, a, peak_tflops, job)
             evaluated += 1
             ranked.append((core.step_time_s / (core.global_batch * model.seq_len),
-                           core.step_time_s, par, mem_gb, core.breakdown, core.bubble_fraction))
+                           core.step_time_s, par, mem_gb, core.breakdown_s, core.bubble_fraction))
         diags.append(Diagnostic(
             "NO_CONFIGURATION_FITS",
             f"no parallel configuration of the {model.layers}-layer model fits in {hbm_gb:g} GB "
