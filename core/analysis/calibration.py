@@ -36,7 +36,8 @@ def _log_interp(xs, ys, x: float) -> float:
     return ys[-1]
 
 
-def gemm_efficiency_prior(gflop: float, a: PerformanceAssumptions, accelerator_id: str = "") -> float:
+def gemm_efficiency_prior(gflop: float, a: PerformanceAssumptions,
+                          accelerator_id: str = "") -> float:
     """Kernel-level efficiency of one GEMM of ``gflop`` GFLOP.
 
     The accelerator's measured curve when it has one (relative to its largest GEMM), else
@@ -74,7 +75,8 @@ def gemm_efficiency(gflop: float, a: PerformanceAssumptions, accelerator_id: str
 
 def flash_attention_efficiency(a: PerformanceAssumptions, accelerator_id: str) -> float:
     """Fused attention kernel efficiency relative to the GEMM curve's top for this accelerator."""
-    return a.flash_attention_efficiency_by_accelerator.get(accelerator_id, a.flash_attention_efficiency)
+    return a.flash_attention_efficiency_by_accelerator.get(accelerator_id,
+                                                           a.flash_attention_efficiency)
 
 
 def uncalibrated_diagnostic(a: PerformanceAssumptions, accelerator_id: str) -> Diagnostic | None:

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.analysis.calibration import efficiency_scale, flash_attention_efficiency, gemm_efficiency_prior
+from core.analysis.calibration import (
+    efficiency_scale,
+    flash_attention_efficiency,
+    gemm_efficiency_prior,
+)
 from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.catalog import ComponentSpec
 from core.diagnostics import Diagnostic
