@@ -23,7 +23,6 @@ hidden communication still steals a little compute (Calculon's ``processor_usage
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from core.analysis import collectives as coll
@@ -49,7 +48,8 @@ def hidden_comm_cost(fabric: FabricView, n: int, stride: int, a: PerformanceAssu
     )
 
 
-@dataclass(frozen=True)
+# Not frozen: the parallelism search makes thousands (a frozen init costs 3x a slotted one).
+@dataclass(slots=True)
 class LayerCommunication:
     """Communication seconds of one transformer layer for one micro-batch on one GPU: the
     exposed part of each dimension, and the compute its hidden part steals."""
@@ -146,7 +146,7 @@ def gradient_replicas(par: Parallelism) -> tuple[int, int]:
     return n_d, max(1, n_d // max(1, par.ep))
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen, for speed (as LayerCommunication)
 class ReductionWindows:
     """The compute the data-parallel traffic of one step can hide behind (one GPU)."""
 
@@ -162,22 +162,12 @@ def data_parallel_reduction(fabric: FabricView, par: Parallelism, a: Performance
                             ) -> tuple[float, float]:
     """(exposed seconds, compute stolen by the hidden part) of the gradient reduction (and ZeRO
     parameter gathering) per step, for the dense and the expert parameters one GPU holds."""
-    exposed_s = penalty_s = 0.0
-    for exposed, penalty in _reduction_phases(fabric, par, a, dense_params, expert_params,
-                                              microbatches, virtual_stages, windows):
-        exposed_s += exposed
-        penalty_s += penalty
-    return exposed_s, penalty_s
-
-
-def _reduction_phases(fabric: FabricView, par: Parallelism, a: PerformanceAssumptions,
-                      dense_params: float, expert_params: float, m: int, v: int,
-                      windows: ReductionWindows) -> Iterator[tuple[float, float]]:
-    """(exposed, penalty) of each reduction phase, in the order the step total adds them."""
+    m, v = microbatches, virtual_stages
     tp, cp = par.tp, par.cp
     n_d, n_e = gradient_replicas(par)
     eff = a.collective_efficiency
     sized = a.collective_size_efficiency
+    exposed_s = penalty_s = 0.0
     for params, n, stride in (
         (dense_params, n_d, tp),
         # expert replicas: every ep-th rank of the dp-cp block (approximated at stride tp
@@ -201,7 +191,7 @@ def _reduction_phases(fabric: FabricView, par: Parallelism, a: PerformanceAssump
                                             eff, size_aware=sized)
             total = m * units * (2.0 * ag + rs)
             if not math.isfinite(total):
-                yield math.inf, 0.0
+                exposed_s = math.inf
                 continue
             if a.dp_overlap:
                 fwd_unit = windows.fwd_s / units
@@ -213,7 +203,8 @@ def _reduction_phases(fabric: FabricView, par: Parallelism, a: PerformanceAssump
                 exposed = min(total, exposed)
             else:
                 exposed = total
-            yield exposed, (total - exposed) * cost
+            exposed_s += exposed
+            penalty_s += (total - exposed) * cost
             continue
         # Gradient buckets: each bucket is its own collective (size-dependent efficiency and
         # latency); the reduction overlaps the backward except for the last bucket.
@@ -241,4 +232,7 @@ def _reduction_phases(fabric: FabricView, par: Parallelism, a: PerformanceAssump
                 exposed = max(one_bucket, t_c - spans * window, (t_c - window) / v)
             else:
                 exposed = t_c
-            yield times * exposed, times * (t_c - exposed) * cost if math.isfinite(t_c) else 0.0
+            exposed_s += times * exposed
+            if math.isfinite(t_c):
+                penalty_s += times * (t_c - exposed) * cost
+    return exposed_s, penalty_s

@@ -83,7 +83,8 @@ class Hardware:
         return nbytes / self.hbm
 
 
-@dataclass(frozen=True)
+# Not frozen: the parallelism search makes thousands (a frozen init costs 3x a slotted one).
+@dataclass(slots=True)
 class LayerCompute:
     """Compute seconds of one transformer layer for one micro-batch on one GPU."""
 

@@ -107,7 +107,7 @@ def bubble_time_s(pp: int, virtual_stages: int, microbatch_s: float) -> float:
     return (pp - 1) / virtual_stages * microbatch_s if pp > 1 else 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: one per evaluated layout (a frozen init costs 3x)
 class PacingStage:
     """The pipeline stage that sets the pace (the slowest one)."""
 
@@ -138,13 +138,13 @@ def pacing_stage(model: ModelSpec, par: Parallelism, balance_ends: bool,
         times["total"] = sum(times.values())
         return times
 
-    candidates = [PacingStage(stage(True, first_layers, pp == 1), first_layers, True, True)]
+    # (times, layers, holds the first layers, holds an embedding matrix) of each stage kind
+    candidates = [(stage(True, first_layers, pp == 1), first_layers, True, True)]
     if pp > 2:
-        candidates.append(PacingStage(stage(False, middle_layers, False), middle_layers, False,
-                                      False))
+        candidates.append((stage(False, middle_layers, False), middle_layers, False, False))
     if pp > 1:
-        candidates.append(PacingStage(stage(False, last_layers, True), last_layers, False, True))
-    return max(candidates, key=lambda c: c.times_s["total"])
+        candidates.append((stage(False, last_layers, True), last_layers, False, True))
+    return PacingStage(*max(candidates, key=lambda c: c[0]["total"]))
 
 
 def gradient_reduction_windows(pp: int, virtual_stages: int, microbatches: int) -> float:

@@ -59,7 +59,7 @@ BREAKDOWN_PARTS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: the parallelism search makes thousands (a frozen init costs 3x)
 class StepTime:
     """One layout's training step on one fabric."""
 
