@@ -18,7 +18,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
 CONTRACTS = {c["id"]: c for c in CONFIG["contracts"]}
-LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+# ``lint-imports`` of this interpreter's import-linter, wherever its scripts were installed
+LINT_IMPORTS = [sys.executable, "-c",
+                "from importlinter.cli import lint_imports_command; lint_imports_command()"]
 
 # One breach per contract: (file of the stand-in tree, the code that breaks the rule).
 BREACHES = {
@@ -34,7 +36,7 @@ BREACHES = {
 
 def lint(cwd: Path) -> subprocess.CompletedProcess:
     """``lint-imports`` in ``cwd`` (it lints the packages found there first)."""
-    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=cwd, capture_output=True,
+    return subprocess.run([*LINT_IMPORTS, "--no-cache"], cwd=cwd, capture_output=True,
                           text=True, timeout=120)
 
 
