@@ -69,7 +69,6 @@ def layer_communication(model: ModelSpec, par: Parallelism, fabric: FabricView,
     core's compute times, the window the CP exchange hides behind."""
     tp, cp, ep = par.tp, par.cp, par.ep
     h = model.hidden
-    h_kv = model.kv_heads_effective * model.head_dim
     s = model.seq_len
     T = par.micro_batch * s / cp  # tokens this TP group processes
     passes = 3.0 if par.recompute == "full" else 2.0  # fwd, bwd (+ fwd again)
@@ -93,6 +92,7 @@ def layer_communication(model: ModelSpec, par: Parallelism, fabric: FabricView,
 
     # CP: ring exchange of K and V (forward), K/V and their gradients (backward).
     if cp > 1:
+        h_kv = model.kv_heads_effective * model.head_dim
         kv = 2.0 * par.micro_batch * s * h_kv / tp * 2.0
         t_f = coll.allgather_time_s(fabric, kv, cp, tp, eff, size_aware=sized)
         windows = (core_fwd_s, core_bwd_s) + ((core_fwd_s,) if par.recompute == "full" else ())
