@@ -20,11 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.analysis.parallelism_search import default_workers, search_parallelism  # noqa: E402
+from core.analysis.parallelism_search import search_parallelism  # noqa: E402
 from core.catalog import load_catalog  # noqa: E402
 from core.evaluate import evaluate  # noqa: E402
 from core.flatten import flatten  # noqa: E402
 from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
+from core.process_pool import default_workers  # noqa: E402
 from core.topology import analyze_topology  # noqa: E402
 from core.workload import load_preset  # noqa: E402
 

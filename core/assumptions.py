@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.analysis.performance import PerformanceAssumptions
+from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.analysis.power import PowerAssumptions
-from core.analysis.reliability import ReliabilityAssumptions
+from core.analysis.reliability_assumptions import ReliabilityAssumptions
 from core.settings import settings_from_dict, settings_to_dict
 from core.topology import NetworkAssumptions
 

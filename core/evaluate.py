@@ -1,4 +1,17 @@
-"""Evaluate a design: flatten, derive the topology, run every analysis, assemble the results.
+"""Evaluate a design: flatten it, derive its topology, run every analysis, assemble the results.
+
+This is the one place that orders the analyses (docs/architecture.md). Each analysis is a pure
+function in ``core/analysis`` of what the steps before it produced:
+
+1. ``flatten`` the design, derive its ``topology`` (switch tiers, GPU domains, the FabricView
+   the analyses see) and its ``inventory`` (counts, cables, optics);
+2. network: bandwidth and latency            <- topology
+3. reliability                               <- inventory, fabric, workload, storage write
+                                                bandwidth, single points of failure
+4. performance                               <- fabric, workload, ETTR of reliability
+   (the parallelism search runs inside it when the workload asks for ``"auto"``)
+5. bottleneck                                <- fabric, workload, performance
+6. power (and the run's energy)              <- inventory, days and GPUs of performance
 
 ``evaluation_to_json`` produces the evaluation JSON contract of DESIGN.md
 (format ``cluster-designer.evaluation/1``); every contract key is always present, with ``null``
@@ -94,30 +107,37 @@ def evaluate(
     catalog = catalog or default_catalog()
     assumptions: Assumptions = design.assumptions or Assumptions()
     workload = workload if workload is not None else design.workload
+
+    # 1. what the design is, as the analyses see it
     flat = flatten(design, catalog)
     topology = analyze_topology(flat, assumptions.network)
     inventory, inventory_warnings = build_inventory(flat, topology.tiers)
+    spof_units, spof_paths = single_points_of_failure(flat, topology.tiers)
+    fabric = topology.fabric
+
+    # 2.-6. the analyses, each fed by the steps before it
     bandwidth = analyze_bandwidth(topology, assumptions.network)
     latency = analyze_latency(topology, assumptions.network)
-    spof_units, spof_paths = single_points_of_failure(flat, topology.tiers)
     reliability = analyze_reliability(
-        inventory, topology.fabric, workload, bandwidth.storage_write_gbyte_s, spof_paths,
+        inventory, fabric, workload, bandwidth.storage_write_gbyte_s, spof_paths,
         assumptions.reliability,
     )
     performance = None
     bottleneck = None
-    warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings, *bandwidth.diagnostics]
-    if workload is not None and topology.fabric is not None:
-        performance = analyze_performance(topology.fabric, workload, assumptions.performance,
+    if workload is not None and fabric is not None:
+        performance = analyze_performance(fabric, workload, assumptions.performance,
                                           reliability.ettr)
-        warnings.extend(performance.diagnostics)
-        bottleneck = explain_bottleneck(topology.fabric, workload, assumptions.performance,
-                                        performance)
-    elif workload is None:
-        warnings.append(Diagnostic("NO_WORKLOAD", "no workload: performance and energy are not computed"))
+        bottleneck = explain_bottleneck(fabric, workload, assumptions.performance, performance)
     run_days = performance.training_days if performance is not None else None
     job_gpus = performance.job_gpus if performance is not None else None
     power = analyze_power(inventory, run_days, job_gpus, assumptions.power)
+
+    # warnings: the design's, then each analysis's (this order is what reports show)
+    warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings, *bandwidth.diagnostics]
+    if performance is not None:
+        warnings.extend(performance.diagnostics)
+    elif workload is None:
+        warnings.append(Diagnostic("NO_WORKLOAD", "no workload: performance and energy are not computed"))
     warnings.extend(reliability.diagnostics)
     warnings.extend(power.diagnostics)
     counts = _counts(inventory, topology)
@@ -209,7 +229,5 @@ def _performance_json(perf: PerformanceResult | None) -> dict[str, Any]:
         return {key: None for key in PERFORMANCE_KEYS}
     out = {key: getattr(perf, key) for key in PERFORMANCE_KEYS}
     out["breakdown_s"] = dict(perf.breakdown_s)
-    for extra in ("hfu", "job_gpus", "microbatches"):
-        if hasattr(perf, extra):
-            out[extra] = getattr(perf, extra)
+    out.update(hfu=perf.hfu, job_gpus=perf.job_gpus, microbatches=perf.microbatches)
     return out

@@ -28,15 +28,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from core.analysis.memory import ends_balanced
+from core.analysis.collectives import group_span
+from core.analysis.compute import dense_peak
 from core.analysis.model_stats import model_flops_per_token
-from core.analysis.performance import (
-    PerformanceAssumptions,
-    PerformanceResult,
-    _evaluate,
-    _job_fabric,
-    _peak,
-)
+from core.analysis.parallelism_search import search_parallelism
+from core.analysis.performance import PerformanceResult
+from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.analysis.pipeline import ends_balanced
+from core.analysis.step_time import job_fabric, layout_step_time
 from core.fabric import FabricView
 from core.workload import ModelSpec, Parallelism, Workload
 
@@ -142,14 +141,14 @@ class _Eval:
 
 def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
          a: PerformanceAssumptions, peak_tflops: float) -> _Eval:
-    view = _job_fabric(fabric, par.gpus, None)
-    core = _evaluate(view, model, par, precision, a, peak_tflops, par.gpus)
+    view = job_fabric(fabric, par.gpus, None)
+    core = layout_step_time(view, model, par, precision, a, peak_tflops, par.gpus)
     tokens = core.global_batch * model.seq_len
     step = core.step_time_s
     ok = step > 0 and math.isfinite(step)
     mfu = model_flops_per_token(model) * tokens / (par.gpus * peak_tflops * 1e12 * step) if ok else 0.0
     return _Eval(mfu, step, tokens / step if ok else 0.0, core.memory.fits, core.memory.total_gb,
-                 dict(core.breakdown), core.bubble_fraction, core.microbatches)
+                 dict(core.breakdown_s), core.bubble_fraction, core.microbatches)
 
 
 def _valid(model: ModelSpec, par: Parallelism, scale_up: int,
@@ -276,8 +275,6 @@ def _oversubscribed_levels(fabric: FabricView) -> list[tuple[str, float]]:
 
 
 def _dp_levels(fabric: FabricView, par: Parallelism) -> list[str]:
-    from core.analysis.collectives import group_span  # noqa: PLC0415
-
     n = par.dp * par.cp
     if n <= 1:
         return []
@@ -345,10 +342,8 @@ def explain_bottleneck(
     elif performance is not None:
         par = performance.parallelism
     else:
-        from core.analysis.parallelism_search import search_parallelism  # noqa: PLC0415
-
         par = search_parallelism(fabric, workload, a).best
-    peak_tflops, precision = _peak(fabric, workload.precision, None)
+    peak_tflops, precision = dense_peak(fabric.accelerator, workload.precision, None)
     base = _run(fabric, model, par, precision, a, peak_tflops)
     if not (base.step > 0 and math.isfinite(base.step)):
         return None

@@ -33,7 +33,7 @@ largest column the last one holds.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from core.fabric import FabricView
 
@@ -143,9 +143,9 @@ def span_nodes(span: "GroupSpan") -> tuple[int, int]:
     return nodes, per_node
 
 
-@dataclass(frozen=True)
-class GroupSpan:
-    """How a group of ranks spreads over the fabric levels."""
+class GroupSpan(NamedTuple):
+    """How a group of ranks spreads over the fabric levels (a tuple, not a frozen dataclass:
+    every collective of every layout the parallelism search tries makes one)."""
 
     members_per_level: tuple[int, ...]  # n_l: group members added at each level (product = n)
     levels: tuple[int, ...]             # fabric level index of each entry

@@ -42,6 +42,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.analysis.model_stats import parameter_count
+from core.analysis.performance_assumptions import PerformanceAssumptions
+# The stage split is the pipeline schedule's; tests/test_memory.py and scripts import these
+# names from here, where memory per stage is computed.
+from core.analysis.pipeline import (  # noqa: F401 - ends_balanced, stage_layers re-exported
+    ends_balanced,
+    inflight_microbatches,
+    moe_layers_in,
+    stage_layer_counts,
+    stage_layers,
+)
 from core.workload import ModelSpec, Parallelism
 
 GB = 1e9
@@ -62,77 +72,6 @@ def model_state_bytes_per_param(zero_stage: int, data_parallel: int) -> tuple[fl
     grads = GRAD_BYTES / n_d if zero_stage >= 2 else GRAD_BYTES
     optimizer = OPTIMIZER_BYTES / n_d if zero_stage >= 1 else OPTIMIZER_BYTES
     return weights, grads, optimizer
-
-
-def stage_layers(layers: int, pp: int, virtual_stages: int = 1) -> tuple[int, int]:
-    """Layers on the first (heaviest) and on the last pipeline stage.
-
-    Uneven splits are allowed: the first ``layers mod (pp v)`` model chunks get one layer more
-    (the slowest stage, ceil, sets the pace); the last stage gets the floor.
-    """
-    first, _, last = stage_layer_counts(layers, pp, virtual_stages, balance_ends=False)
-    return first, last
-
-
-def ends_balanced(layers: int, pp: int, virtual_stages: int = 1) -> bool:
-    """True when the split counts the embedding and the loss as one layer each (Llama 3).
-
-    That is when the layers do not divide into pp x v chunks but layers + 2 do.
-    """
-    chunks = pp * max(1, virtual_stages)
-    return pp > 1 and layers % chunks != 0 and (layers + 2) % chunks == 0
-
-
-def stage_layer_counts(layers: int, pp: int, virtual_stages: int = 1,
-                       balance_ends: bool = False) -> tuple[int, int, int]:
-    """Transformer layers on the first, the second (the fullest middle) and the last stage.
-
-    Even splits give every stage L/p. Uneven: with ``balance_ends`` and ``ends_balanced`` the
-    embedding and the output layer count as one layer each, so the first and last stages get
-    one transformer layer fewer than the middle ones (Llama 3 §3.3.2); otherwise the first
-    ``layers mod (pp v)`` model chunks get one layer more (stage i holds chunks i, i + p, ...).
-    With pp = 2 the "second" stage is the last one.
-    """
-    if pp <= 1:
-        return layers, layers, layers
-    v = max(1, virtual_stages)
-    chunks = pp * v
-    if balance_ends and ends_balanced(layers, pp, v):
-        per_stage = (layers + 2) // pp
-        return per_stage - 1, per_stage if pp > 2 else per_stage - 1, per_stage - 1
-    lo, extra = divmod(layers, chunks)
-
-    def stage(i: int) -> int:
-        return sum(lo + (1 if i + k * pp < extra else 0) for k in range(v))
-
-    return max(1, stage(0)), max(1, stage(1)), max(1, stage(pp - 1))
-
-
-def inflight_microbatches(pp: int, virtual_stages: int, microbatches: int, stage: int) -> float:
-    """Micro-batches of its layers whose activations pipeline stage ``stage`` holds at peak.
-
-    1F1B: min(m, p - i). Interleaved (Megatron): (2(p - i - 1) + (v - 1) p + 1) chunk forwards
-    of 1/v of the stage each, at most m per chunk.
-    """
-    if pp <= 1:
-        return 1.0
-    i = min(max(0, stage), pp - 1)
-    m = max(1, microbatches)
-    v = max(1, virtual_stages)
-    if v == 1:
-        return float(min(m, pp - i))
-    chunk_forwards = 2 * (pp - i - 1) + (v - 1) * pp + 1
-    return min(float(m), chunk_forwards / v)
-
-
-def moe_layers_in(model: ModelSpec, first: bool, count: int) -> int:
-    """MoE layers among ``count`` layers of the first or the last stage (dense layers lead)."""
-    if not model.moe.enabled:
-        return 0
-    dense = model.moe.dense_layers
-    if first:
-        return max(0, count - dense)
-    return max(0, min(count, model.layers - dense))
 
 
 def activation_bytes_per_token(
@@ -336,4 +275,24 @@ def memory_per_gpu(
         params_per_gpu=params,
         inflight_microbatches=inflight,
         stage=stage,
+    )
+
+
+def memory_for(model: ModelSpec, par: Parallelism, hbm_gb: float, a: PerformanceAssumptions,
+               microbatches: int | None = None) -> MemoryBreakdown:
+    """``memory_per_gpu`` with the memory-relevant assumptions of the performance model (one
+    place for the step-time model, the parallelism search and the bottleneck what-ifs)."""
+    return memory_per_gpu(
+        model,
+        par,
+        hbm_gb,
+        sequence_parallel=a.sequence_parallel,
+        flash_attention=a.flash_attention,
+        logits_bytes_per_element=a.logits_bytes_per_element,
+        workspace_gb=a.workspace_gb,
+        framework_gb=a.framework_overhead_gb,
+        microbatches=microbatches,
+        dropout=a.dropout,
+        balance_ends=a.balance_pipeline_ends,
+        grad_bytes=a.grad_reduce_bytes,
     )

@@ -20,35 +20,32 @@ The global batch is the workload's (explicit parallelism) or ``auto_global_batch
 seq_len, rounded to a multiple of dp x micro-batch (at most 1.5x the target), so candidates
 differ slightly in batch: they are ranked by time per token.
 
-**Why each loses.** Runners-up are the best layout of each other (tp, cp, pp, ep) shape. Their
-time per token is compared with the winner's by category (compute, recompute forced by memory,
-pipeline bubble, communication); the category that grows most is named with its numbers.
+**Why each loses** (layout_ranking.py). Runners-up are the best layout of each other
+(tp, cp, pp, ep) shape. Their time per token is compared with the winner's by category
+(compute, recompute forced by memory, pipeline bubble, communication); the category that grows
+most is named with its numbers.
 
 **All cores.** Candidate evaluation is pure and cheap (~0.1 ms); above
-``PARALLEL_THRESHOLD`` candidates the search splits them into chunks for a
-``concurrent.futures.ProcessPoolExecutor`` (spawned workers, reused across searches), each
-chunk returning its best few layouts. Small searches (and tests) run serially.
+``PARALLEL_THRESHOLD`` candidates the search splits them into chunks for the worker processes
+of ``core/process_pool.py`` (spawned once, reused across searches), each chunk returning its
+best few layouts. Small searches (and tests) run serially.
 """
 
 from __future__ import annotations
 
-import atexit
 import math
-import os
 import time
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
-from core.analysis.memory import ends_balanced
-from core.analysis.performance import (
-    PerformanceAssumptions,
-    _evaluate,
-    _job_fabric,
-    _peak,
-    memory_for,
-)
+from core.analysis.compute import dense_peak
+from core.analysis.layout_ranking import Candidate, Ranked, explain_ranking
+from core.analysis.memory import memory_for
+from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.analysis.pipeline import ends_balanced
+from core.analysis.step_time import job_fabric, layout_step_time
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
+from core.process_pool import default_workers, map_in_processes
 from core.workload import ModelSpec, Parallelism, Workload
 
 MICRO_BATCHES = (1, 2, 4, 8)
@@ -60,49 +57,6 @@ CP_DEGREES = (2, 4, 8, 16)
 PARALLEL_THRESHOLD = 2000
 # Layouts each chunk reports back (the global top and every shape's best must survive).
 _KEEP_PER_CHUNK = 48
-
-CATEGORIES = ("compute", "memory", "bubble", "communication")  # plus "scale" (idle GPUs)
-_COMM_PARTS = {
-    "tp_comm": "tensor-parallel collectives",
-    "cp_comm": "context-parallel K/V exchange",
-    "ep_comm": "expert all-to-all",
-    "pp_comm": "pipeline point-to-point",
-    "dp_comm": "data-parallel gradient reduction",
-}
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One evaluated layout, with why it loses to the winner (empty for the winner)."""
-
-    parallelism: Parallelism
-    step_time_s: float
-    tokens_per_s: float
-    memory_gb: float
-    fits: bool
-    bubble_fraction: float
-    breakdown_s: dict = field(default_factory=dict)
-    loses_by: str = ""           # "", "compute", "memory", "bubble", "communication"
-    slower_fraction: float = 0.0  # time per token relative to the winner, minus 1
-    reason: str = ""
-
-    def to_json(self) -> dict:
-        p = self.parallelism
-        return {
-            "parallelism": {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep,
-                            "micro_batch": p.micro_batch, "global_batch": p.global_batch,
-                            "virtual_stages": p.virtual_stages, "zero_stage": p.zero_stage,
-                            "recompute": p.recompute},
-            "step_time_s": self.step_time_s,
-            "tokens_per_s": self.tokens_per_s,
-            "memory_per_gpu_gb": self.memory_gb,
-            "fits_memory": self.fits,
-            "bubble_fraction": self.bubble_fraction,
-            "loses_by": self.loses_by,
-            "slower_fraction": self.slower_fraction,
-            "reason": self.reason,
-        }
-
 
 @dataclass(frozen=True)
 class SearchResult:
@@ -116,6 +70,17 @@ class SearchResult:
     rejected_for_memory: int = 0
     workers: int = 1
     elapsed_s: float = 0.0
+
+    def to_json(self) -> dict:
+        """The search as JSON (``performance.search``): candidates with why each loses."""
+        return {
+            "considered": self.considered,
+            "evaluated": self.evaluated,
+            "rejected_for_memory": self.rejected_for_memory,
+            "workers": self.workers,
+            "elapsed_s": self.elapsed_s,
+            "candidates": [c.to_json() for c in self.candidates],
+        }
 
 
 def _powers_of_two(limit: int) -> list[int]:
@@ -217,7 +182,7 @@ def _evaluate_specs(ctx: _Context, specs: list[tuple], keep: int | None) -> tupl
         job = tp * cp * pp * dp
         view = views.get(job)
         if view is None:
-            view = views[job] = _job_fabric(ctx.fabric, job, None)
+            view = views[job] = job_fabric(ctx.fabric, job, None)
         any_fit = False
         least: tuple | None = None
         for family in _memory_options(a, dp * cp):
@@ -227,11 +192,11 @@ def _evaluate_specs(ctx: _Context, specs: list[tuple], keep: int | None) -> tupl
                                   recompute=recompute)
                 mem = memory_for(model, par, ctx.hbm_gb, a)
                 if mem.fits:
-                    core = _evaluate(view, model, par, ctx.precision, a, ctx.peak_tflops, job)
+                    core = layout_step_time(view, model, par, ctx.precision, a, ctx.peak_tflops, job)
                     evaluated += 1
                     per_token = core.step_time_s / (core.global_batch * model.seq_len)
-                    fits.append((per_token, core.step_time_s, par, mem.total_gb,
-                                 core.breakdown, core.bubble_fraction))
+                    fits.append(Ranked(per_token, core.step_time_s, par, mem.total_gb,
+                                       core.breakdown_s, core.bubble_fraction))
                     any_fit = True
                     break
                 overflow = mem.total_gb - ctx.hbm_gb
@@ -263,137 +228,23 @@ def _shape(par: Parallelism) -> tuple:
     return (par.tp, par.cp, par.pp, par.ep)
 
 
-# ------------------------------------------------------------------------------------------
-# process pool (spawned once, reused; spawn is safe from the GUI's threads)
-
-_POOL: ProcessPoolExecutor | None = None
-_POOL_WORKERS = 0
-
-
-def _pool(workers: int) -> ProcessPoolExecutor:
-    global _POOL, _POOL_WORKERS
-    if _POOL is None or _POOL_WORKERS != workers:
-        if _POOL is not None:
-            _POOL.shutdown(wait=False, cancel_futures=True)
-        import multiprocessing  # noqa: PLC0415
-
-        _POOL = ProcessPoolExecutor(max_workers=workers,
-                                    mp_context=multiprocessing.get_context("spawn"))
-        _POOL_WORKERS = workers
-    return _POOL
-
-
-@atexit.register
-def _shutdown_pool() -> None:
-    global _POOL
-    if _POOL is not None:
-        _POOL.shutdown(wait=False, cancel_futures=True)
-        _POOL = None
-
-
 def _fan_out(ctx: _Context, specs: list[tuple], workers: int):
-    """Evaluate ``specs`` in chunks on ``workers`` processes; None if processes cannot start
-    (e.g. a script without a ``__main__`` guard under the spawn start method)."""
-    global _POOL
+    """Evaluate ``specs`` in chunks on ``workers`` processes; None if processes cannot run here."""
     chunk = max(64, math.ceil(len(specs) / (4 * workers)))
     jobs = [(ctx, specs[i:i + chunk]) for i in range(0, len(specs), chunk)]
+    results = map_in_processes(_chunk_worker, jobs, workers)
+    if results is None:
+        return None
     fits: list = []
     misfits: list = []
     evaluated = rejected = 0
-    try:
-        for f, mf, ev, rj in _pool(workers).map(_chunk_worker, jobs):
-            fits.extend(f)
-            misfits.extend(mf)
-            evaluated += ev
-            rejected += rj
-    except Exception:  # noqa: BLE001 - BrokenProcessPool, RuntimeError from spawn, pickling
-        if _POOL is not None:
-            _POOL.shutdown(wait=False, cancel_futures=True)
-            _POOL = None
-        return None
+    for f, mf, ev, rj in results:
+        fits.extend(f)
+        misfits.extend(mf)
+        evaluated += ev
+        rejected += rj
     misfits.sort(key=lambda r: r[0])
     return fits, misfits[:4], evaluated, rejected
-
-
-def default_workers() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return max(1, os.cpu_count() or 1)
-
-
-# ------------------------------------------------------------------------------------------
-# explaining the ranking
-
-
-def _categories(breakdown: dict) -> dict[str, float]:
-    return {
-        "compute": breakdown.get("compute", 0.0) + breakdown.get("optimizer", 0.0)
-        + breakdown.get("straggler", 0.0) + breakdown.get("other", 0.0),
-        "memory": breakdown.get("recompute", 0.0),
-        "bubble": breakdown.get("bubble", 0.0),
-        "communication": sum(breakdown.get(k, 0.0) for k in _COMM_PARTS),
-    }
-
-
-def _why(best: tuple, other: tuple, seq_len: int, hbm_gb: float) -> tuple[str, float, str]:
-    """(category, slower fraction, text) for ``other`` against ``best`` (both fit).
-
-    Categories are compared in GPU-seconds per token (so a layout that leaves GPUs idle is not
-    blamed on its kernels); "scale" when using fewer GPUs explains most of the gap.
-    """
-    b_tok, _, b_par, _, b_bd, b_bub = best
-    o_tok, o_step, o_par, o_mem, o_bd, o_bub = other
-    b_tokens = b_par.global_batch * seq_len
-    o_tokens = o_par.global_batch * seq_len
-    b_gpus, o_gpus = b_par.gpus, o_par.gpus
-    b_cat = _categories(b_bd)
-    o_cat = _categories(o_bd)
-    # GPU-second per token deltas, expressed in seconds of the runner-up's step
-    deltas = {
-        k: (o_cat[k] * o_gpus / o_tokens - b_cat[k] * b_gpus / b_tokens) * o_tokens / o_gpus
-        for k in CATEGORIES
-    }
-    category = max(deltas, key=lambda k: deltas[k])
-    slower = o_tok / b_tok - 1.0 if b_tok > 0 else 0.0
-    efficiency_loss = (o_tok * o_gpus) / (b_tok * b_gpus) - 1.0 if b_tok > 0 else 0.0
-    extra = deltas[category]
-    if o_gpus < 0.95 * b_gpus and (1.0 + slower) / max(1e-9, 1.0 + efficiency_loss) - 1.0 > (
-        max(efficiency_loss, 0.0)
-    ):
-        text = (f"{100 * slower:.1f}% slower per token; scale: the batch feeds only "
-                f"{o_par.dp} replicas of {o_par.tp * o_par.cp * o_par.pp} GPUs, so it uses "
-                f"{o_gpus:,} GPUs against the winner's {b_gpus:,} "
-                f"({100 * efficiency_loss:+.1f}% GPU-time per token)")
-        return "scale", slower, text
-    if category == "bubble":
-        m = o_par.microbatches
-        detail = (f"pp {o_par.pp} with {m} micro-batch{'es' if m != 1 else ''} per pipeline"
-                  f"{f' and {o_par.virtual_stages} virtual stages' if o_par.virtual_stages > 1 else ''}"
-                  f" idles {100 * o_bub:.0f}% of the step (winner {100 * b_bub:.0f}%)")
-    elif category == "memory":
-        detail = (f"needs {o_par.recompute} recompute to fit {hbm_gb:g} GB "
-                  f"({o_mem:.0f} GB with it; the winner uses {b_par.recompute})")
-    elif category == "communication":
-        part = max(_COMM_PARTS, key=lambda k: o_bd.get(k, 0.0) / o_tokens - b_bd.get(k, 0.0) / b_tokens)
-        scale = (o_tokens / b_tokens) * (b_gpus / o_gpus)
-        detail = (f"{_COMM_PARTS[part]} take {o_bd.get(part, 0.0):.2f} s per step vs "
-                  f"{b_bd.get(part, 0.0) * scale:.2f} s for the winner at equal work per GPU")
-    else:
-        scale = (o_tokens / b_tokens) * (b_gpus / o_gpus)
-        detail = (f"tp {o_par.tp}, micro-batch {o_par.micro_batch}: smaller or less efficient "
-                  f"GEMMs per GPU (compute {o_cat['compute']:.2f} s vs "
-                  f"{b_cat['compute'] * scale:.2f} s at equal work per GPU)")
-    text = f"{100 * slower:.1f}% slower per token; {category}: +{max(extra, 0.0):.2f} s per step — {detail}"
-    return category, slower, text
-
-
-def _candidate(r: tuple, seq_len: int, loses_by: str = "", slower: float = 0.0,
-               reason: str = "") -> Candidate:
-    per_token, step, par, mem, breakdown, bubble = r
-    tokens_per_s = (par.global_batch * seq_len) / step if step > 0 and math.isfinite(step) else 0.0
-    return Candidate(par, step, tokens_per_s, mem, True, bubble, dict(breakdown), loses_by,
-                     slower, reason)
 
 
 # ------------------------------------------------------------------------------------------
@@ -424,7 +275,7 @@ def search_parallelism(
     a = assumptions
     model = workload.model
     gpus = max(1, fabric.gpus)
-    peak_tflops, precision = _peak(fabric, workload.precision, None)
+    peak_tflops, precision = dense_peak(fabric.accelerator, workload.precision, None)
     hbm_gb = float(fabric.accelerator.get("hbm_gb", 80.0))
     target_sequences = auto_target_sequences(workload, gpus, a)
 
@@ -453,53 +304,19 @@ def search_parallelism(
         ), (), len(specs), rejected, n_workers, time.perf_counter() - start)
 
     if not fits:
-        # nothing fits: rank the least-overflowing layouts by their overflow
-        views: dict[int, FabricView] = {}
-        ranked = []
-        for overflow, par, mem_gb in misfits[: 1 + max_runners_up]:
-            job = par.gpus
-            view = views.setdefault(job, _job_fabric(fabric, job, None))
-            core = _evaluate(view, model, par, precision, a, peak_tflops, job)
-            evaluated += 1
-            ranked.append((core.step_time_s / (core.global_batch * model.seq_len),
-                           core.step_time_s, par, mem_gb, core.breakdown, core.bubble_fraction))
+        ranked = _least_overflowing(ctx, misfits[: 1 + max_runners_up])
+        evaluated += len(ranked)
         diags.append(Diagnostic(
             "NO_CONFIGURATION_FITS",
             f"no parallel configuration of the {model.layers}-layer model fits in {hbm_gb:g} GB "
             f"per GPU on {gpus} GPUs; showing the one that overflows least "
             f"({misfits[0][2]:.0f} GB)"))
-        fit_found = False
     else:
         ranked = sorted(fits, key=lambda r: (r[0], r[2].gpus))
-        fit_found = True
-
     best = ranked[0]
-    # runners-up: the best layout of each other (tp, cp, pp, ep) shape
-    seen = {_shape(best[2])}
-    runners: list[tuple] = []
-    for r in ranked[1:]:
-        key = _shape(r[2])
-        if key in seen:
-            continue
-        seen.add(key)
-        runners.append(r)
-        if len(runners) >= max_runners_up:
-            break
-
-    candidates = [_candidate(best, model.seq_len)]
-    if not fit_found:
-        candidates[0] = replace(candidates[0], fits=False, loses_by="memory", reason=(
-            f"overflows least: {best[3]:.0f} GB per GPU of {hbm_gb:g} GB"))
-    for r in runners:
-        if fit_found:
-            category, slower, text = _why(best, r, model.seq_len, hbm_gb)
-            candidates.append(_candidate(r, model.seq_len, category, slower, text))
-        else:
-            candidates.append(replace(
-                _candidate(r, model.seq_len, "memory", r[0] / best[0] - 1.0,
-                           f"does not fit: {r[3]:.0f} GB per GPU of {hbm_gb:g} GB"),
-                fits=False))
-    if fit_found and misfits:
+    runners = _runners_up(ranked, max_runners_up)
+    candidates = explain_ranking(best, runners, bool(fits), model.seq_len, hbm_gb)
+    if fits and misfits:
         # the fastest layouts are often the ones memory forbids: say so once
         overflow, par, mem_gb = misfits[0]
         candidates.append(Candidate(
@@ -527,3 +344,33 @@ def search_parallelism(
         workers=n_workers,
         elapsed_s=time.perf_counter() - start,
     )
+
+
+def _least_overflowing(ctx: _Context, misfits: list[tuple]) -> list[tuple]:
+    """When nothing fits: the least-overflowing layouts, evaluated, in order of overflow."""
+    views: dict[int, FabricView] = {}
+    ranked = []
+    for overflow, par, mem_gb in misfits:
+        job = par.gpus
+        view = views.setdefault(job, job_fabric(ctx.fabric, job, None))
+        core = layout_step_time(view, ctx.model, par, ctx.precision, ctx.assumptions,
+                                ctx.peak_tflops, job)
+        ranked.append(Ranked(core.step_time_s / (core.global_batch * ctx.model.seq_len),
+                             core.step_time_s, par, mem_gb, core.breakdown_s,
+                             core.bubble_fraction))
+    return ranked
+
+
+def _runners_up(ranked: list[tuple], limit: int) -> list[tuple]:
+    """The best layout of each (tp, cp, pp, ep) shape other than the winner's, best first."""
+    seen = {_shape(ranked[0][2])}
+    runners: list[tuple] = []
+    for r in ranked[1:]:
+        key = _shape(r[2])
+        if key in seen:
+            continue
+        seen.add(key)
+        runners.append(r)
+        if len(runners) >= limit:
+            break
+    return runners

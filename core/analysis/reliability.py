@@ -4,33 +4,7 @@ Reference: ../shared/reference/reliability-power.md §2 (per-component rates), �
 Daly), §4 (ETTR), §5 (spares), §6 (checkpoint sizes), §7 (save/restart times), §11 (defaults).
 Rates are events per 1000 device-days; results are per day, hours and minutes.
 
-**What the job depends on** (λ_job = Σ n_i·λ_i, §2). The job spans the product of its
-parallelism degrees (tp·pp·dp·cp) in GPUs, capped at the design's GPUs; no workload or
-``"auto"`` parallelism means the whole design. Ranks fill the fabric's GPU numbering in order
-(``core.fabric``), so the job occupies ``ceil(job_gpus / gpus_per_node)`` nodes.
-
-* Per-node parts scale with the job's nodes: hosts (catalog rate of the server/super-node, else
-  ``host_per_1000_node_days`` per 8 GPUs), software (per 8 GPUs), NICs/DPUs, scale-up switches,
-  and the node links (one per NIC/DPU port).
-* GPUs scale with the job's GPUs.
-* Scale-out switch tier *i* (fabric level *i*: leaf = 1, spine = 2, core = 3, or by level name)
-  counts only once the job spans more than one level-(i-1) domain, and then for the share of
-  level-*i* domains the job touches: ``ceil(job / domain_i) · domain_i / gpus``. For the leaf
-  tier that is the job's share of leaf domains; in a 2-tier fabric the spine's domain is the
-  whole design, so the spine counts fully once the job spans more than one leaf domain. In a
-  3-tier fabric the spines count per pod touched and the core once the job spans two pods.
-* Switch-to-switch links scale like the leaf tier (the job's traffic leaves through the uplinks
-  of its own leaves) and count once the job spans more than one scale-up domain.
-* Storage counts fully (every job checkpoints to it); planned events are per job.
-
-Links are counted from cable items when the inventory has them (one cable per link; node links
-are the NIC/DPU ports, the rest are switch-to-switch). Without cables they are derived from the
-powered (switch-side) transceiver ends: ``(ends - node links) / 2``, a module with ``lanes = 2``
-(twin-port OSFP) counting as two ends. Transceivers carry no failure rate of their own: the link
-rate covers cable plus optics (§2).
-
-Rate precedence for an item: the item's own override, then ``rate_overrides[catalog_id]``, then
-the catalog's ``failure_rate_per_1000_days``, then the per-kind default below.
+**What the job depends on** and how often each part interrupts it: ``failure_rates.py``.
 
 **Checkpoints.** Size = total parameters x ``checkpoint_bytes_per_param`` (§6). The write time
 is the size over the reachable storage write bandwidth x ``storage_write_efficiency``. Async mode
@@ -47,90 +21,22 @@ loss from restarts alone.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
 from scipy import special
 
+from core.analysis.failure_rates import job_failure_rates
 from core.analysis.model_stats import parameter_count
+from core.analysis.reliability_assumptions import ReliabilityAssumptions
 from core.diagnostics import Diagnostic
-from core.jsonable import to_jsonable
 from core.fabric import FabricView
-from core.inventory import Inventory, InventoryItem
+from core.inventory import Inventory
+from core.jsonable import to_jsonable
 from core.workload import Workload
 
-RATE_KEY = "failure_rate_per_1000_days"
-RATE_KINDS = ("gpu", "host", "nic", "link", "switch", "scale-up", "storage", "software", "planned")
-DEFAULT_TIER_LEVEL = {"leaf": 1, "spine": 2, "core": 3}
 LOW_ETTR = 0.9  # §4: "keeps ETTR >= 0.9" is the bar the reference discusses
-
-
-# Bounds of the assumptions below (core/settings.py reads them from the field metadata): rates,
-# times and sizes are not negative; shares and probabilities are within 0-1 (a write efficiency
-# above 0; a spare target below 1, which no finite number of spares reaches).
-_PER_DEVICE = {"min": 0.0, "unit": "per 1000 device-days"}
-_PER_NODE = {"min": 0.0, "unit": "per 1000 node-days"}
-_MINUTES = {"min": 0.0, "unit": "min"}
-_SECONDS = {"min": 0.0, "unit": "s"}
-_EFFICIENCY = {"min": 0.0, "min_exclusive": True, "max": 1.0, "unit": "fraction"}
-
-
-@dataclass(frozen=True)
-class ReliabilityAssumptions:
-    # --- failure rates (§2) ---
-    # Per-component rates, per 1000 device-days, used when the catalog has none
-    # (reliability-power.md §2, H100-class, job-interrupting).
-    # §2 GPU all causes (range 0.14-0.75).
-    gpu_per_1000_days: float = field(default=0.25, metadata=_PER_DEVICE)
-    # §2 NIC (StepFun 0.22/8); also DPUs.
-    nic_per_1000_days: float = field(default=0.03, metadata=_PER_DEVICE)
-    # §2 link = cable + optics (HPN 0.019; StepFun 0.036).
-    link_per_1000_days: float = field(default=0.02, metadata=_PER_DEVICE)
-    # §2 single-chip switch, critical (HPN 0.017).
-    switch_per_1000_days: float = field(default=0.02, metadata=_PER_DEVICE)
-    # §2 chassis switch ~123x single-chip (HPN, low confidence).
-    chassis_multiplier: float = field(default=123.0, metadata={"min": 0.0, "unit": "×"})
-    # §2: NVLink faults are inside the GPU rate.
-    scale_up_switch_per_1000_days: float = field(default=0.0, metadata=_PER_DEVICE)
-    # No public per-appliance figure; file-system faults sit in software.
-    storage_per_1000_days: float = field(default=0.0, metadata=_PER_DEVICE)
-    # §2 host non-GPU, per 8-GPU node.
-    host_per_1000_node_days: float = field(default=0.45, metadata=_PER_NODE)
-    # §2 software/unknown/hangs, per 8-GPU node (0.7-15).
-    software_per_1000_node_days: float = field(default=1.0, metadata=_PER_NODE)
-    # §2 planned interruptions: operator policy.
-    planned_per_day: float = field(default=0.0, metadata={"min": 0.0, "unit": "per day"})
-    # --- recovery (§7 engine defaults, §11) ---
-    # Detection of a failure, 0.5-10 min.
-    detection_min: float = field(default=2.0, metadata=_MINUTES)
-    # Restart with a warm spare, 1-20 min.
-    restart_min: float = field(default=5.0, metadata=_MINUTES)
-    # --- checkpoints (§6, §7, §11) ---
-    # bf16 weights + fp32 master + Adam m, v (range 10-16).
-    checkpoint_bytes_per_param: float = field(default=14.0, metadata={"min": 0.0, "unit": "bytes / parameter"})
-    # "async": training blocks async_blocking_s and the checkpoint persists in the background;
-    # "sync": training blocks for the whole write (§7).
-    checkpoint_mode: str = field(default="async", metadata={"choices": ("async", "sync")})
-    # §7/§11 async blocking save (ByteCheckpoint 0.34-0.59 s).
-    async_blocking_s: float = field(default=1.0, metadata=_SECONDS)
-    # §7/§11 sync save when no storage bandwidth is known.
-    sync_fallback_blocking_s: float = field(default=300.0, metadata=_SECONDS)
-    # E: share of rated write bandwidth a checkpoint burst reaches.
-    storage_write_efficiency: float = field(default=0.8, metadata=_EFFICIENCY)
-    # --- repair and spares (§2, §5, §11) ---
-    # StepFun mean (median 0.85 d).
-    repair_days_mean: float = field(default=5.5, metadata={"min": 0.0, "unit": "days (mean)"})
-    # §11 spares 5% of nodes (0-10%).
-    spare_fraction: float = field(default=0.05, metadata={"min": 0.0, "max": 1.0, "unit": "fraction"})
-    # §5 spares sized for 99%.
-    spare_target: float = field(
-        default=0.99, metadata={"min": 0.0, "max": 1.0, "max_exclusive": True, "unit": "fraction"})
-    # Add (1 - P_spare) x repair to R (§4 R_eff).
-    include_spare_wait: bool = False
-    # --- per-component overrides ---
-    # Catalog id -> rate per 1000 device-days (per node for servers/super-nodes).
-    rate_overrides: dict[str, float] = field(default_factory=dict, metadata=_PER_DEVICE)
 
 
 @dataclass(frozen=True)
@@ -270,21 +176,6 @@ def spares_for(mu: float, target: float) -> int:
 # --------------------------------------------------------------------------- analysis
 
 
-def _rate(item: InventoryItem, default: float, a: ReliabilityAssumptions) -> float:
-    if RATE_KEY in item.overrides:
-        return float(item.overrides[RATE_KEY])
-    if item.catalog_id in a.rate_overrides:
-        return float(a.rate_overrides[item.catalog_id])
-    value = item.spec.get(RATE_KEY)
-    return default if value is None else float(value)
-
-
-def _node_equivalents(item: InventoryItem) -> float:
-    """8-GPU node equivalents of one compute item (a DGX = 1, an NVL72 = 9)."""
-    gpus = item.spec.get("accelerators", 8) or 8
-    return max(1.0, float(gpus) / 8.0)
-
-
 def analyze_reliability(
     inventory: Inventory,
     fabric: FabricView | None,
@@ -296,113 +187,17 @@ def analyze_reliability(
     """Interruptions, checkpoint interval, ETTR and spares of ``workload`` on the design.
 
     ``storage_write_gbyte_s`` is the checkpoint write bandwidth the job can reach (storage and
-    storage network, GB/s); see the module docstring for what the job depends on.
+    storage network, GB/s); failure_rates.py says what the job depends on.
     """
     a = assumptions
     diagnostics: list[Diagnostic] = []
 
-    # ---- job size
-    total_gpus = inventory.gpus or (fabric.gpus if fabric is not None else 0)
-    total_nodes = inventory.compute_nodes
-    if workload is not None and not workload.auto:
-        requested = int(workload.parallelism.gpus)
-        if requested > total_gpus:
-            diagnostics.append(Diagnostic(
-                "JOB_EXCEEDS_DESIGN",
-                f"the workload needs {requested} GPUs (tp x pp x dp x cp) but the design has "
-                f"{total_gpus}; reliability is for {total_gpus}",
-            ))
-        job_gpus = min(requested, total_gpus)
-    else:
-        job_gpus = total_gpus
-    if total_nodes > 0 and total_gpus > 0:
-        per_node = total_gpus / total_nodes
-        job_nodes = min(total_nodes, max(1, math.ceil(job_gpus / per_node - 1e-9)))
-        node_share = job_nodes / total_nodes
-        gpu_share = job_gpus / total_gpus
-    else:
-        per_node = float(fabric.gpus_per_server) if fabric is not None else 8.0
-        job_nodes = total_nodes
-        node_share = gpu_share = 1.0
-
-    # ---- fabric shares
-    levels = fabric.levels if fabric is not None else ()
-    level_by_name = {lvl.name: i for i, lvl in enumerate(levels)}
-
-    def tier_share(role: str) -> float:
-        if total_gpus <= 0:  # a network without compute: count it whole
-            return 1.0
-        if len(levels) < 2:
-            inner = levels[0].domain_gpus if levels else per_node
-            return 1.0 if job_gpus > inner else 0.0
-        index = level_by_name.get(role, DEFAULT_TIER_LEVEL.get(role, len(levels) - 1))
-        index = min(max(index, 1), len(levels) - 1)
-        if job_gpus <= levels[index - 1].domain_gpus:
-            return 0.0
-        domain = max(1, levels[index].domain_gpus)
-        return min(1.0, math.ceil(job_gpus / domain) * domain / total_gpus)
-
-    # ---- rates (per 1000 days, summed over the job's share of each item)
-    kind_rate = dict.fromkeys(RATE_KINDS, 0.0)
-    node_hw = 0.0  # per-node hardware (takes nodes out for repair), job total
-    node_links = 0.0
-    switch_ends = 0.0
-    cable_count = 0.0
-    cable_rate_sum = 0.0
-    node_equiv_job = 0.0
-    for item in inventory.items:
-        n = item.count
-        if n <= 0:
-            continue
-        kind, role = item.kind, item.role
-        if kind in ("server", "supernode"):
-            equiv = _node_equivalents(item)
-            rate = _rate(item, a.host_per_1000_node_days * equiv, a)
-            kind_rate["host"] += n * node_share * rate
-            node_hw += n * node_share * rate
-            node_equiv_job += n * node_share * equiv
-        elif kind == "accelerator":
-            rate = _rate(item, a.gpu_per_1000_days, a)
-            kind_rate["gpu"] += n * gpu_share * rate
-            node_hw += n * gpu_share * rate
-        elif kind in ("nic", "dpu"):
-            rate = _rate(item, a.nic_per_1000_days, a)
-            kind_rate["nic"] += n * node_share * rate
-            node_hw += n * node_share * rate
-            node_links += n * int(item.spec.get("ports", 1) or 1)
-        elif kind == "switch" and role == "scale-up":
-            rate = _rate(item, a.scale_up_switch_per_1000_days, a)
-            kind_rate["scale-up"] += n * node_share * rate
-            node_hw += n * node_share * rate
-        elif kind == "switch":
-            default = a.switch_per_1000_days * (
-                a.chassis_multiplier if item.spec.get("chassis", False) else 1.0
-            )
-            kind_rate["switch"] += n * tier_share(role) * _rate(item, default, a)
-        elif kind == "storage":
-            kind_rate["storage"] += n * _rate(item, a.storage_per_1000_days, a)
-        elif kind == "cable":
-            cable_count += n
-            cable_rate_sum += n * _rate(item, a.link_per_1000_days, a)
-        elif kind == "transceiver" and item.powered:
-            switch_ends += n * max(1, int(item.spec.get("lanes", 1) or 1))
-
-    if cable_count > 0:
-        link_rate = cable_rate_sum / cable_count
-        fabric_links = max(0.0, cable_count - node_links)
-    else:
-        link_rate = a.link_per_1000_days
-        fabric_links = max(0.0, (switch_ends - node_links) / 2.0)
-    node_link_rate = node_links * node_share * link_rate
-    kind_rate["link"] = node_link_rate + fabric_links * tier_share("leaf") * link_rate
-    node_hw += node_link_rate
-    if node_equiv_job == 0 and total_nodes == 0 and job_gpus > 0:
-        node_equiv_job = job_gpus / 8.0  # GPUs without host items: count software per 8 GPUs
-    kind_rate["software"] = a.software_per_1000_node_days * node_equiv_job
-
-    rate_by_kind = {k: v / 1000.0 for k, v in kind_rate.items()}
-    unplanned_per_day = sum(rate_by_kind.values())
-    rate_by_kind["planned"] = float(a.planned_per_day)
+    rates = job_failure_rates(inventory, fabric, workload, a)
+    diagnostics.extend(rates.diagnostics)
+    job_gpus, job_nodes = rates.job_gpus, rates.job_nodes
+    node_hw = rates.node_hardware_per_1000_days
+    rate_by_kind = dict(rates.rate_by_kind)
+    unplanned_per_day = rates.unplanned_per_day
     per_day = unplanned_per_day + rate_by_kind["planned"]
     mtbi_hours = 24.0 / per_day if per_day > 0 else 0.0
     mtbi_min = mtbi_hours * 60.0 if per_day > 0 else math.inf
@@ -410,47 +205,10 @@ def analyze_reliability(
         diagnostics.append(Diagnostic(
             "NO_FAILURE_MODEL", "nothing in the design can fail: no nodes, GPUs or switches"))
 
-    # ---- checkpoint
-    mode = a.checkpoint_mode
-    if mode not in ("async", "sync"):
-        diagnostics.append(Diagnostic(
-            "BAD_ASSUMPTION", f"checkpoint_mode {mode!r} is not 'async' or 'sync'; using async"))
-        mode = "async"
-    params = parameter_count(workload.model).total if workload is not None else 0.0
-    size_bytes = params * a.checkpoint_bytes_per_param
-    bandwidth = max(0.0, float(storage_write_gbyte_s)) * a.storage_write_efficiency * 1e9
-    write_s = size_bytes / bandwidth if size_bytes > 0 and bandwidth > 0 else 0.0
-    if size_bytes > 0 and bandwidth <= 0:
-        diagnostics.append(Diagnostic(
-            "NO_STORAGE",
-            f"no storage write bandwidth reaches the job: a {size_bytes / 1e9:,.0f} GB checkpoint "
-            "cannot be persisted"
-            + (f"; assuming a {a.sync_fallback_blocking_s:.0f} s blocking save" if mode == "sync" else ""),
-        ))
-    if size_bytes <= 0:
-        blocking_s = 0.0
-    elif mode == "async":
-        blocking_s = a.async_blocking_s
-    else:
-        blocking_s = write_s if bandwidth > 0 else a.sync_fallback_blocking_s
-
-    # ---- restart, spares
-    spare_nodes = int(math.floor(a.spare_fraction * job_nodes + 1e-9))
-    mu = node_hw / 1000.0 * a.repair_days_mean
-    p_spare = float(special.pdtr(spare_nodes - 1, mu)) if spare_nodes > 0 else 0.0
-    if mu <= 0:
-        p_spare = 1.0
-    spares_needed = spares_for(mu, a.spare_target)
-    restart_total = a.detection_min + a.restart_min
-    if a.include_spare_wait:
-        restart_total += (1.0 - p_spare) * a.repair_days_mean * 1440.0
-    if spare_nodes < spares_needed:
-        diagnostics.append(Diagnostic(
-            "SPARES_SHORT",
-            f"{spare_nodes} spare nodes ({a.spare_fraction:.0%}) for a {job_nodes}-node job; "
-            f"{spares_needed} keep it whole with {a.spare_target:.0%} probability "
-            f"(Poisson, mean {mu:.1f} nodes in repair)",
-        ))
+    mode, size_bytes, write_s, blocking_s = _checkpoint(workload, storage_write_gbyte_s, a,
+                                                         diagnostics)
+    spare_nodes, p_spare, spares_needed, restart_total = _restart(job_nodes, node_hw, a,
+                                                                  diagnostics)
 
     # ---- interval and ETTR
     blocking_min = blocking_s / 60.0
@@ -501,3 +259,55 @@ def analyze_reliability(
         spof_components=tuple(single_points_of_failure),
         diagnostics=tuple(diagnostics),
     )
+
+
+def _checkpoint(workload: Workload | None, storage_write_gbyte_s: float,
+                a: ReliabilityAssumptions, diagnostics: list[Diagnostic]
+                ) -> tuple[str, float, float, float]:
+    """(mode, checkpoint bytes, seconds to persist it, seconds training blocks per checkpoint)."""
+    mode = a.checkpoint_mode
+    if mode not in ("async", "sync"):
+        diagnostics.append(Diagnostic(
+            "BAD_ASSUMPTION", f"checkpoint_mode {mode!r} is not 'async' or 'sync'; using async"))
+        mode = "async"
+    params = parameter_count(workload.model).total if workload is not None else 0.0
+    size_bytes = params * a.checkpoint_bytes_per_param
+    bandwidth = max(0.0, float(storage_write_gbyte_s)) * a.storage_write_efficiency * 1e9
+    write_s = size_bytes / bandwidth if size_bytes > 0 and bandwidth > 0 else 0.0
+    if size_bytes > 0 and bandwidth <= 0:
+        diagnostics.append(Diagnostic(
+            "NO_STORAGE",
+            f"no storage write bandwidth reaches the job: a {size_bytes / 1e9:,.0f} GB checkpoint "
+            "cannot be persisted"
+            + (f"; assuming a {a.sync_fallback_blocking_s:.0f} s blocking save" if mode == "sync" else ""),
+        ))
+    if size_bytes <= 0:
+        blocking_s = 0.0
+    elif mode == "async":
+        blocking_s = a.async_blocking_s
+    else:
+        blocking_s = write_s if bandwidth > 0 else a.sync_fallback_blocking_s
+    return mode, size_bytes, write_s, blocking_s
+
+
+def _restart(job_nodes: int, node_hw: float, a: ReliabilityAssumptions,
+             diagnostics: list[Diagnostic]) -> tuple[int, float, int, float]:
+    """(spare nodes, probability one is free, spares for the target, minutes to restart):
+    nodes in repair are Poisson with mean rate x repair time (§5)."""
+    spare_nodes = int(math.floor(a.spare_fraction * job_nodes + 1e-9))
+    mu = node_hw / 1000.0 * a.repair_days_mean
+    p_spare = float(special.pdtr(spare_nodes - 1, mu)) if spare_nodes > 0 else 0.0
+    if mu <= 0:
+        p_spare = 1.0
+    spares_needed = spares_for(mu, a.spare_target)
+    restart_total = a.detection_min + a.restart_min
+    if a.include_spare_wait:
+        restart_total += (1.0 - p_spare) * a.repair_days_mean * 1440.0
+    if spare_nodes < spares_needed:
+        diagnostics.append(Diagnostic(
+            "SPARES_SHORT",
+            f"{spare_nodes} spare nodes ({a.spare_fraction:.0%}) for a {job_nodes}-node job; "
+            f"{spares_needed} keep it whole with {a.spare_target:.0%} probability "
+            f"(Poisson, mean {mu:.1f} nodes in repair)",
+        ))
+    return spare_nodes, p_spare, spares_needed, restart_total

@@ -1,0 +1,162 @@
+"""The pipeline schedule (performance.md §4): how layers split into stages, what a stage holds
+in flight, which stage sets the pace, and the bubble of 1F1B and interleaved schedules.
+
+**Stages** need not divide the layers: when layers + 2 divide into p v chunks the embedding and
+the loss count as one layer each (the first and last stages get one layer fewer, Llama 3
+§3.3.2), otherwise the first ``L mod (p v)`` chunks get one layer more. The last stage also
+carries the logits, and the slowest of the first, a middle and the last stage sets the pace.
+
+**Bubble**: (p - 1)/v micro-batch times of the slowest stage (1F1B, interleaved with v model
+chunks per stage).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.workload import ModelSpec, Parallelism
+
+
+def stage_layers(layers: int, pp: int, virtual_stages: int = 1) -> tuple[int, int]:
+    """Layers on the first (heaviest) and on the last pipeline stage.
+
+    Uneven splits are allowed: the first ``layers mod (pp v)`` model chunks get one layer more
+    (the slowest stage, ceil, sets the pace); the last stage gets the floor.
+    """
+    first, _, last = stage_layer_counts(layers, pp, virtual_stages, balance_ends=False)
+    return first, last
+
+
+def ends_balanced(layers: int, pp: int, virtual_stages: int = 1) -> bool:
+    """True when the split counts the embedding and the loss as one layer each (Llama 3).
+
+    That is when the layers do not divide into pp x v chunks but layers + 2 do.
+    """
+    chunks = pp * max(1, virtual_stages)
+    return pp > 1 and layers % chunks != 0 and (layers + 2) % chunks == 0
+
+
+def stage_layer_counts(layers: int, pp: int, virtual_stages: int = 1,
+                       balance_ends: bool = False) -> tuple[int, int, int]:
+    """Transformer layers on the first, the second (the fullest middle) and the last stage.
+
+    Even splits give every stage L/p. Uneven: with ``balance_ends`` and ``ends_balanced`` the
+    embedding and the output layer count as one layer each, so the first and last stages get
+    one transformer layer fewer than the middle ones (Llama 3 §3.3.2); otherwise the first
+    ``layers mod (pp v)`` model chunks get one layer more (stage i holds chunks i, i + p, ...).
+    With pp = 2 the "second" stage is the last one.
+    """
+    if pp <= 1:
+        return layers, layers, layers
+    v = max(1, virtual_stages)
+    chunks = pp * v
+    if balance_ends and ends_balanced(layers, pp, v):
+        per_stage = (layers + 2) // pp
+        return per_stage - 1, per_stage if pp > 2 else per_stage - 1, per_stage - 1
+    lo, extra = divmod(layers, chunks)
+
+    def stage(i: int) -> int:
+        return sum(lo + (1 if i + k * pp < extra else 0) for k in range(v))
+
+    return max(1, stage(0)), max(1, stage(1)), max(1, stage(pp - 1))
+
+
+def inflight_microbatches(pp: int, virtual_stages: int, microbatches: int, stage: int) -> float:
+    """Micro-batches of its layers whose activations pipeline stage ``stage`` holds at peak.
+
+    1F1B: min(m, p - i). Interleaved (Megatron): (2(p - i - 1) + (v - 1) p + 1) chunk forwards
+    of 1/v of the stage each, at most m per chunk.
+    """
+    if pp <= 1:
+        return 1.0
+    i = min(max(0, stage), pp - 1)
+    m = max(1, microbatches)
+    v = max(1, virtual_stages)
+    if v == 1:
+        return float(min(m, pp - i))
+    chunk_forwards = 2 * (pp - i - 1) + (v - 1) * pp + 1
+    return min(float(m), chunk_forwards / v)
+
+
+def moe_layers_in(model: ModelSpec, first: bool, count: int) -> int:
+    """MoE layers among ``count`` layers of the first or the last stage (dense layers lead)."""
+    if not model.moe.enabled:
+        return 0
+    dense = model.moe.dense_layers
+    if first:
+        return max(0, count - dense)
+    return max(0, min(count, model.layers - dense))
+
+
+
+def pipeline_bubble(pp: int, microbatches: int, virtual_stages: int = 1) -> tuple[float, float]:
+    """(bubble / ideal compute, bubble / step) of 1F1B or interleaved (performance.md §4).
+
+    1F1B: (p - 1)/m and (p - 1)/(m + p - 1); interleaved with v chunks: divide p - 1 by v.
+    """
+    if pp <= 1:
+        return 0.0, 0.0
+    v = max(1, virtual_stages)
+    m = max(1, microbatches)
+    bubble = (pp - 1) / v
+    return bubble / m, bubble / (m + bubble)
+
+
+def bubble_time_s(pp: int, virtual_stages: int, microbatch_s: float) -> float:
+    """Idle seconds per step: (p - 1)/v micro-batch times of the pacing stage."""
+    return (pp - 1) / virtual_stages * microbatch_s if pp > 1 else 0.0
+
+
+@dataclass(slots=True)  # not frozen: one per evaluated layout (a frozen init costs 3x)
+class PacingStage:
+    """The pipeline stage that sets the pace (the slowest one)."""
+
+    times_s: dict[str, float]  # per micro-batch: the layer parts summed over its layers, "total"
+    layers: int                # transformer layers it holds
+    first: bool                # holds the first layers (dense layers of an MoE model lead)
+    embedding: bool            # holds an embedding matrix (first stage, or last for the logits)
+
+
+def pacing_stage(model: ModelSpec, par: Parallelism, balance_ends: bool,
+                 dense_layer_s: dict[str, float], moe_layer_s: dict[str, float],
+                 logits_fwd_s: float, logits_loss_s: float) -> PacingStage:
+    """The slowest of the first, a middle and the last stage, from the times of one dense and
+    one MoE layer (same keys: "fwd", "bwd", ...) and of the output layer (last stage, or the
+    only one)."""
+    pp = par.pp
+    v = max(1, par.virtual_stages) if pp > 1 else 1
+    first_layers, middle_layers, last_layers = stage_layer_counts(model.layers, pp, v, balance_ends)
+
+    def stage(first: bool, layers: int, has_logits: bool) -> dict[str, float]:
+        n_moe = moe_layers_in(model, first, layers)
+        n_dense = layers - n_moe
+        times = {key: n_dense * dense_layer_s[key] + n_moe * moe_layer_s[key]
+                 for key in dense_layer_s}
+        if has_logits:
+            times["fwd"] += logits_fwd_s
+            times["bwd"] += 2.0 * logits_fwd_s + logits_loss_s
+        times["total"] = sum(times.values())
+        return times
+
+    # (times, layers, holds the first layers, holds an embedding matrix) of each stage kind
+    candidates = [(stage(True, first_layers, pp == 1), first_layers, True, True)]
+    if pp > 2:
+        candidates.append((stage(False, middle_layers, False), middle_layers, False, False))
+    if pp > 1:
+        candidates.append((stage(False, last_layers, True), last_layers, False, True))
+    return PacingStage(*max(candidates, key=lambda c: c[0]["total"]))
+
+
+def gradient_reduction_windows(pp: int, virtual_stages: int, microbatches: int) -> float:
+    """Micro-batch backwards of the pacing stage the step-end gradient reduction can hide behind.
+
+    Interleaved schedules (Megatron-Core forward_backward_pipelining_with_interleaving, code
+    read): the gradient reduction of a model chunk is launched after that chunk's last
+    micro-batch backward, and the parameter all-gather of chunk k + 1 at chunk k's first
+    forward. On the first stage (which finishes last) the other v - 1 chunks still run
+    p micro-batch backwards each (1/v of the stage's work per micro-batch) after the first
+    chunk's gradients are ready, so the whole reduction has ((v - 1) p + 1)/v micro-batch
+    backwards to hide behind; the last chunk's share, 1/v of it, only its own backward.
+    """
+    v = virtual_stages
+    return ((v - 1) * min(pp, microbatches) + 1) / v if (pp > 1 and v > 1) else 1.0

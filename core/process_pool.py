@@ -1,0 +1,55 @@
+"""Worker processes for pure, CPU-bound work (the parallelism search today; sweeps may follow).
+
+One ``ProcessPoolExecutor`` is spawned on first use and reused across calls (its start-up costs
+more than a small search), with the spawn start method, which is safe from the GUI's threads.
+When processes cannot run here (a script without a ``__main__`` guard under spawn, a pickling
+error, a broken pool) ``map_in_processes`` returns None and the caller runs serially.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+_POOL: ProcessPoolExecutor | None = None
+_POOL_WORKERS = 0
+
+
+def default_workers() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def map_in_processes(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int) -> list | None:
+    """``[fn(job) for job in jobs]`` on ``workers`` processes, in order; None when worker
+    processes cannot run here. ``fn`` must be a module-level function and jobs picklable."""
+    try:
+        return list(_pool(workers).map(fn, jobs))
+    except Exception:  # noqa: BLE001 - BrokenProcessPool, RuntimeError from spawn, pickling
+        _shutdown_pool()
+        return None
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    global _POOL, _POOL_WORKERS
+    if _POOL is None or _POOL_WORKERS != workers:
+        _shutdown_pool()
+        _POOL = ProcessPoolExecutor(max_workers=workers,
+                                    mp_context=multiprocessing.get_context("spawn"))
+        _POOL_WORKERS = workers
+    return _POOL
+
+
+@atexit.register
+def _shutdown_pool() -> None:
+    global _POOL
+    if _POOL is not None:
+        _POOL.shutdown(wait=False, cancel_futures=True)
+        _POOL = None

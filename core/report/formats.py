@@ -1,0 +1,91 @@
+"""The report formats: Markdown, HTML and CSV of the table model (sections.py), and the bill
+of materials as CSV. The CLI (``evaluate --format``) and the GUI's summary export both call
+``render_report``, so they show the same numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+
+from core.errors import DesignError
+from core.evaluate import Evaluation
+from core.report.sections import assumption_lines, bom_rows, report_sections
+
+FORMATS = ("md", "html", "csv", "bom")
+
+
+def to_markdown(ev: Evaluation) -> str:
+    out = [f"# {ev.design_name}", ""]
+    for title, rows in report_sections(ev):
+        out += [f"## {title}", "", "| Metric | Value |", "|---|---|"]
+        out += [f"| {row.label.strip()} | {row.value} |" for row in rows]
+        out.append("")
+    if ev.warnings:
+        out += ["## Warnings", ""]
+        out += [f"- **{w.code}**: {w.message}" for w in ev.warnings]
+        out.append("")
+    out += ["## Bill of materials", "", "| Kind | Id | Name | Role | Qty | Note |", "|---|---|---|---|---:|---|"]
+    out += [f"| {k} | {i} | {n} | {r} | {q:,} | {note} |" for k, i, n, r, q, note in bom_rows(ev)]
+    out += ["", "## Assumptions", "", "| Assumption | Value |", "|---|---|"]
+    out += [f"| {k} | `{v}` |" for k, v in assumption_lines(ev)]
+    return "\n".join(out) + "\n"
+
+
+def to_html(ev: Evaluation) -> str:
+    e = html.escape
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
+        f"<title>{e(ev.design_name)}</title>",
+        "<style>body{font-family:sans-serif;margin:2em;max-width:60em}"
+        "table{border-collapse:collapse;margin-bottom:1.5em}"
+        "td,th{border:1px solid #ccc;padding:4px 10px;text-align:left}"
+        "th{background:#f0f3f7}.warn{color:#9a5b00}</style></head><body>",
+        f"<h1>{e(ev.design_name)}</h1>",
+    ]
+    for title, rows in report_sections(ev):
+        parts.append(f"<h2>{e(title)}</h2><table><tr><th>Metric</th><th>Value</th></tr>")
+        parts += [f"<tr><td>{e(r.label.strip())}</td><td>{e(r.value)}</td></tr>" for r in rows]
+        parts.append("</table>")
+    if ev.warnings:
+        parts.append("<h2>Warnings</h2><ul>")
+        parts += [f"<li class='warn'><b>{e(w.code)}</b>: {e(w.message)}</li>" for w in ev.warnings]
+        parts.append("</ul>")
+    parts.append("<h2>Bill of materials</h2><table><tr><th>Kind</th><th>Id</th><th>Name</th>"
+                 "<th>Role</th><th>Qty</th><th>Note</th></tr>")
+    parts += [f"<tr><td>{e(k)}</td><td>{e(i)}</td><td>{e(n)}</td><td>{e(r)}</td><td>{q:,}</td>"
+              f"<td>{e(note)}</td></tr>" for k, i, n, r, q, note in bom_rows(ev)]
+    parts.append("</table><h2>Assumptions</h2><table><tr><th>Assumption</th><th>Value</th></tr>")
+    parts += [f"<tr><td>{e(k)}</td><td><code>{e(v)}</code></td></tr>" for k, v in assumption_lines(ev)]
+    parts.append("</table></body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def to_csv(ev: Evaluation) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["section", "key", "metric", "value"])
+    for title, rows in report_sections(ev):
+        for row in rows:
+            writer.writerow([title, row.key, row.label.strip(), row.value])
+    for w in ev.warnings:
+        writer.writerow(["Warnings", w.code, w.code, w.message])
+    for key, value in assumption_lines(ev):
+        writer.writerow(["Assumptions", f"assumptions.{key}", key, value])
+    return buffer.getvalue()
+
+
+def bom_csv(ev: Evaluation) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["kind", "catalog_id", "name", "role", "quantity", "note"])
+    writer.writerows(bom_rows(ev))
+    return buffer.getvalue()
+
+
+def render_report(ev: Evaluation, fmt: str) -> str:
+    renderers = {"md": to_markdown, "html": to_html, "csv": to_csv, "bom": bom_csv}
+    if fmt not in renderers:
+        raise DesignError(f"unknown report format {fmt!r} (use {', '.join(FORMATS)})")
+    return renderers[fmt](ev)

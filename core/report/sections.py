@@ -1,0 +1,192 @@
+"""The table model every report format renders: titled sections of labelled rows, one section
+per analysis, plus the bill of materials and the assumptions, as text.
+
+A new analysis adds its section here (a ``_<name>_rows`` function and one line in
+``report_sections``); Markdown, HTML and CSV pick it up unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from core.analysis.bottleneck import BottleneckResult
+from core.assumptions import assumptions_to_dict
+from core.evaluate import Evaluation
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    value: str
+    key: str  # stable machine key (section.key), used by CSV
+
+
+def _num(value: float | None, digits: int = 1, unit: str = "") -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float) and value != value:  # NaN
+        return "n/a"
+    if value == float("inf"):
+        return "∞"
+    text = f"{value:,.{digits}f}"
+    return f"{text} {unit}".strip()
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.1f} %"
+
+
+def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
+    """(title, rows) of every section, in report order; Performance and Bottleneck only when
+    the evaluation has them."""
+    sections = [
+        ("Counts", _counts_rows(ev)),
+        ("Bandwidth", _bandwidth_rows(ev)),
+        ("Latency", _latency_rows(ev)),
+        ("Power", _power_rows(ev)),
+        ("Reliability", _reliability_rows(ev)),
+    ]
+    if ev.performance is not None:
+        sections.append(("Performance", _performance_rows(ev)))
+    if ev.bottleneck is not None:
+        sections.append(("Bottleneck", _bottleneck_rows(ev.bottleneck)))
+    return sections
+
+
+def _counts_rows(ev: Evaluation) -> list[Row]:
+    c = ev.counts
+    tiers = ", ".join(f"{t} {n:,}" for t, n in c.switches_by_tier.items()) or "none"
+    return [
+        Row("GPUs", f"{c.gpus:,}", "counts.gpus"),
+        Row("Servers / super-nodes", f"{c.servers:,}", "counts.servers"),
+        Row("Scale-out switches", f"{c.switches:,} ({tiers})", "counts.switches"),
+        Row("Scale-up switch chips", f"{c.scale_up_switches:,}", "counts.scale_up_switches"),
+        Row("NICs / DPUs", f"{c.nics:,} / {c.dpus:,}", "counts.nics"),
+        Row("Storage nodes", f"{c.storage_nodes:,}", "counts.storage_nodes"),
+        Row("Cables / transceivers", f"{c.links:,} / {c.transceivers:,}", "counts.links"),
+    ]
+
+
+def _bandwidth_rows(ev: Evaluation) -> list[Row]:
+    b = ev.bandwidth
+    over = ", ".join(f"{t} {v:g}:1" for t, v in b.oversubscription_by_tier.items()) or "none"
+    return [
+        Row("Scale-up domain", f"{b.scale_up_domain_gpus:,} GPUs", "bandwidth.scale_up_domain_gpus"),
+        Row("Per-GPU scale-up", _num(b.per_gpu_scale_up_gbyte_s, 0, "GB/s per direction"),
+            "bandwidth.per_gpu_scale_up_gbyte_s"),
+        Row("Per-GPU scale-out", _num(b.per_gpu_scale_out_gbit_s, 0, "Gb/s"),
+            "bandwidth.per_gpu_scale_out_gbit_s"),
+        Row("Bisection", f"{_num(b.bisection_tbit_s, 1, 'Tb/s')} ({b.bisection_method})",
+            "bandwidth.bisection_tbit_s"),
+        Row("Oversubscription", over, "bandwidth.oversubscription_by_tier"),
+        Row("All-reduce bus bandwidth (all GPUs)", _num(b.allreduce_busbw_gbyte_s, 0, "GB/s"),
+            "bandwidth.allreduce_busbw_gbyte_s"),
+        Row("All-to-all per GPU", _num(b.alltoall_per_gpu_gbyte_s, 1, "GB/s"),
+            "bandwidth.alltoall_per_gpu_gbyte_s"),
+        Row("Storage read reachable", _num(b.storage_read_gbyte_s, 0, "GB/s"),
+            "bandwidth.storage_read_gbyte_s"),
+    ]
+
+
+def _latency_rows(ev: Evaluation) -> list[Row]:
+    lat = ev.latency
+    return [
+        Row("Max switch hops", f"{lat.max_switch_hops}", "latency.max_switch_hops"),
+        Row("GPU-to-GPU max", _num(lat.gpu_to_gpu_max_us, 2, "µs"), "latency.gpu_to_gpu_max_us"),
+        Row("GPU-to-GPU mean", _num(lat.gpu_to_gpu_mean_us, 2, "µs"), "latency.gpu_to_gpu_mean_us"),
+        Row("Small all-reduce (8 B, all GPUs)", _num(lat.allreduce_small_us, 1, "µs"),
+            "latency.allreduce_small_us"),
+    ]
+
+
+def _power_rows(ev: Evaluation) -> list[Row]:
+    p = ev.power
+    return [
+        Row("IT (provisioned, nameplate)", _num(p.it_kw, 0, "kW"), "power.it_kw"),
+        Row("IT (typical in training)", _num(p.typical_kw, 0, "kW"), "power.typical_kw"),
+        Row("PUE", _num(p.pue, 2), "power.pue"),
+        Row("Facility", _num(p.facility_kw, 0, "kW"), "power.facility_kw"),
+        Row("Max rack", _num(p.max_rack_kw, 1, "kW"), "power.max_rack_kw"),
+        Row("Network share of IT", _pct(p.network_share), "power.network_share"),
+        *[Row(f"  {kind}", _num(kw, 1, "kW"), f"power.by_kind_kw.{kind}") for kind, kw in p.by_kind_kw.items()],
+        Row("Training-run energy (facility)", _num(p.energy_mwh_facility, 0, "MWh"),
+            "power.energy_mwh_facility"),
+        Row("Training-run electricity cost", _num(p.energy_cost_usd, 0, "USD"), "power.energy_cost_usd"),
+    ]
+
+
+def _reliability_rows(ev: Evaluation) -> list[Row]:
+    r = ev.reliability
+    return [
+        Row("Job GPUs", f"{r.job_gpus:,}", "reliability.job_gpus"),
+        Row("Interruptions per day", _num(r.interruptions_per_day, 2), "reliability.interruptions_per_day"),
+        Row("Mean time between interruptions", _num(r.mtbi_hours, 1, "h"), "reliability.mtbi_hours"),
+        Row("Checkpoint size", _num(r.checkpoint_size_gb, 0, "GB"), "reliability.checkpoint_size_gb"),
+        Row("Checkpoint write", _num(r.checkpoint_write_s, 1, "s") if r.checkpoint_persisted
+            else "no storage", "reliability.checkpoint_write_s"),
+        Row("Checkpoint interval (Daly)", _num(r.checkpoint_interval_min, 1, "min"),
+            "reliability.checkpoint_interval_min"),
+        Row("Effective training time ratio", _pct(r.ettr), "reliability.ettr"),
+        Row("Single points of failure", f"{ev.spof_units:,}", "reliability.single_points_of_failure"),
+    ]
+
+
+def _performance_rows(ev: Evaluation) -> list[Row]:
+    perf = ev.performance
+    breakdown = ", ".join(f"{k} {v:.3g} s" for k, v in perf.breakdown_s.items() if v)
+    return [
+        Row("Workload", ev.workload.name if ev.workload else "", "performance.workload"),
+        *([Row("Preset fitted to the design", ev.workload.preset_fit.note, "performance.preset_fit")]
+          if ev.workload is not None and ev.workload.preset_fit is not None else []),
+        Row("MFU", _pct(perf.mfu), "performance.mfu"),
+        Row("Achieved TFLOP/s per GPU", _num(perf.tflops_per_gpu, 0), "performance.tflops_per_gpu"),
+        Row("Step time", _num(perf.step_time_s, 2, "s"), "performance.step_time_s"),
+        Row("Tokens per second", _num(perf.tokens_per_s, 0), "performance.tokens_per_s"),
+        Row("Training time (incl. ETTR)", _num(perf.training_days, 1, "days"), "performance.training_days"),
+        Row("Memory per GPU", _num(perf.memory_per_gpu_gb, 1, "GB") + ("" if perf.fits_memory else " — does not fit"),
+            "performance.memory_per_gpu_gb"),
+        Row("Step breakdown", breakdown, "performance.breakdown_s"),
+    ]
+
+
+def _bottleneck_rows(bn: BottleneckResult) -> list[Row]:
+    """What limits MFU, the what-ifs re-evaluated by the model, and (auto) why layouts lose."""
+    rows = [
+        Row("Limited by", bn.primary, "bottleneck.primary"),
+        Row("Summary", bn.summary, "bottleneck.summary"),
+    ]
+    for lim in bn.limiters[:6]:
+        share = f"{lim.share * 100:.1f} % of the step, " if lim.key != "memory" else ""
+        rows.append(Row(f"  {lim.name}", f"{share}{lim.text}", f"bottleneck.limiters.{lim.key}"))
+    rows.append(Row("Most help", bn.best.text if bn.best is not None else
+                    "no single change tried raises MFU by half a point", "bottleneck.best"))
+    shown = [w for w in bn.what_ifs if w is not bn.best][:6]
+    for w in shown:
+        rows.append(Row("  what-if", w.text, f"bottleneck.what_ifs.{w.key}"))
+    for i, cand in enumerate(bn.layout_search):
+        p = cand.parallelism
+        layout = (f"tp {p.tp}, pp {p.pp}, dp {p.dp}, cp {p.cp}, ep {p.ep}, mbs {p.micro_batch}, "
+                  f"v {p.virtual_stages}, {p.recompute} recompute, ZeRO-{p.zero_stage}")
+        label = "Auto layout (chosen)" if i == 0 else "  runner-up"
+        text = layout if i == 0 else f"{layout}: {cand.reason}"
+        rows.append(Row(label, text, f"bottleneck.layout_search.{i}"))
+    return rows
+
+
+def bom_rows(ev: Evaluation) -> list[tuple[str, str, str, str, int, str]]:
+    """(category, catalog id, name, role, quantity, note) for every item of the inventory."""
+    rows = []
+    for item in sorted(ev.inventory.items, key=lambda i: (i.kind, i.catalog_id, i.role)):
+        note = "inside host power budget" if not item.powered else ""
+        rows.append((item.kind, item.catalog_id, item.spec.name, item.role, item.count, note))
+    return rows
+
+
+def assumption_lines(ev: Evaluation) -> list[tuple[str, str]]:
+    """(section.key, JSON value) of every assumption the evaluation used."""
+    flat: list[tuple[str, str]] = []
+    for section, values in assumptions_to_dict(ev.assumptions, only_changed=False).items():
+        for key, value in values.items():
+            flat.append((f"{section}.{key}", json.dumps(value)))
+    return flat
