@@ -4,6 +4,9 @@ Two levels of flattening:
 
 * ``FlatDesign`` - one row per *node* of the design tree (a "group" of identical units) and one
   row per link bundle, with total multiplicities. Its size follows the drawing, not the GPU count.
+  The rows are numpy arrays, so a design whose 100,000 servers are each drawn on their own (an
+  import from an inventory system, with a link per cable) costs array operations, not Python
+  loops over groups times bundles.
 * ``UnitGraph`` - one row per *unit* (a server, a switch) and one edge per cable, as numpy arrays
   (CSR-ready), built only when an analysis needs device-level connectivity. No Python object per
   device is created.
@@ -17,12 +20,15 @@ server-to-leaf wiring and even leaf-to-spine spreading.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from operator import attrgetter
+from typing import Any, Callable
 
 import numpy as np
 
 from core.catalog import COMPUTE_KINDS, Catalog, ComponentSpec
 from core.errors import DesignError
-from core.model import Block, Design, Node
+from core.model import LINK_KINDS, MEDIA, Block, Design, Link, Node
 
 
 @dataclass(frozen=True)
@@ -53,73 +59,304 @@ class Bundle:
 
 
 @dataclass(frozen=True)
-class FlatDesign:
-    name: str
-    groups: tuple[Group, ...]
-    bundles: tuple[Bundle, ...]
-    index: dict[str, int] = field(repr=False)
-    catalog: Catalog = field(repr=False, default=None)  # type: ignore[assignment]
+class LinkBlock:
+    """The links one block owns, as drawn: the source of a run of consecutive bundle rows."""
 
-    def group(self, path: str) -> Group:
-        return self.groups[self.index[path]]
+    owner_path: str
+    instances: int          # instances of the block in the design
+    links: list[Link]
+
+
+class Codes(dict):
+    """Small integer codes of hashable values: the ``known`` ones in their order, then every new
+    value the next code as it is first looked up (``codes[value]``)."""
+
+    def __init__(self, known: tuple = ()):
+        super().__init__((value, code) for code, value in enumerate(known))
+
+    def __missing__(self, key) -> int:
+        self[key] = code = len(self)
+        return code
 
     @property
+    def names(self) -> tuple:
+        return tuple(self)
+
+
+@dataclass(frozen=True, eq=False)
+class FlatDesign:
+    """Groups (index ``i``) and bundles (index ``k``) as parallel arrays.
+
+    ``groups`` and ``bundles`` give the same rows as objects, built on first use, for callers
+    that want one row at a time; analyses use the arrays.
+    """
+
+    name: str
+    catalog: Catalog = field(repr=False)
+    index: dict[str, int] = field(repr=False)    # group path -> group index
+    # --- groups ------------------------------------------------------------------------
+    paths: tuple[str, ...] = field(repr=False)
+    nodes: tuple[Node, ...] = field(repr=False)
+    specs: tuple[ComponentSpec, ...] = field(repr=False)      # distinct specs of the design
+    spec_row: np.ndarray = field(repr=False)                  # group -> row of ``specs``
+    chains: tuple[tuple[int, ...], ...] = field(repr=False)   # block-count chain per group
+    multiplicity: np.ndarray = field(repr=False)              # total units per group
+    # --- bundles -----------------------------------------------------------------------
+    bundle_a: np.ndarray = field(repr=False)         # group index of end A
+    bundle_b: np.ndarray = field(repr=False)
+    kind_code: np.ndarray = field(repr=False)        # link kind, index into ``kind_names``
+    kind_names: tuple[str, ...] = field(repr=False)
+    speed_gbit_s: np.ndarray = field(repr=False)
+    cables: np.ndarray = field(repr=False)           # total cables in the design
+    owner_instances: np.ndarray = field(repr=False)  # instances of the owning block
+    length_m: np.ndarray = field(repr=False)
+    medium_code: np.ndarray = field(repr=False)      # index into ``medium_names``
+    medium_names: tuple[str, ...] = field(repr=False)
+    link_blocks: tuple[LinkBlock, ...] = field(repr=False)
+
+    # --- per-group values -------------------------------------------------------------
+    def per_group(self, value: Callable[[ComponentSpec], Any], dtype=float) -> np.ndarray:
+        """``value(spec)`` for every group, evaluated once per distinct catalog entry."""
+        table = np.array([value(spec) for spec in self.specs], dtype=dtype)
+        return table[self.spec_row] if len(table) else np.zeros(0, dtype=dtype)
+
+    @cached_property
+    def kind(self) -> np.ndarray:
+        """Catalog kind of every group (object array of str)."""
+        return self.per_group(lambda spec: spec.kind, dtype=object)
+
+    @cached_property
+    def is_compute(self) -> np.ndarray:
+        return self.per_group(lambda spec: spec.kind in COMPUTE_KINDS, dtype=bool)
+
+    @cached_property
+    def gpus_per_group_unit(self) -> np.ndarray:
+        """GPUs in one unit of every group (0 outside compute nodes)."""
+        return self.per_group(
+            lambda spec: int(spec["accelerators"]) if spec.kind in COMPUTE_KINDS else 0,
+            dtype=np.int64)
+
+    @cached_property
     def compute_groups(self) -> list[int]:
-        return [i for i, g in enumerate(self.groups) if g.spec.kind in COMPUTE_KINDS]
+        return np.flatnonzero(self.is_compute).tolist()
 
     def gpus_per_unit(self, i: int) -> int:
-        group = self.groups[i]
-        return int(group.spec["accelerators"]) if group.spec.kind in COMPUTE_KINDS else 0
+        return int(self.gpus_per_group_unit[i])
 
-    @property
+    @cached_property
     def gpus(self) -> int:
-        return sum(self.groups[i].multiplicity * self.gpus_per_unit(i) for i in self.compute_groups)
+        return int(np.dot(self.multiplicity, self.gpus_per_group_unit))
+
+    def group_paths(self, groups: np.ndarray) -> tuple[str, ...]:
+        """The paths of ``groups`` (an index or mask array), in that order."""
+        return tuple(self._path_array[groups].tolist())
+
+    @cached_property
+    def _path_array(self) -> np.ndarray:
+        return _objects(self.paths)
+
+    def group(self, path: str) -> Group:
+        i = self.index[path]
+        return Group(self.paths[i], self.nodes[i], self.specs[self.spec_row[i]],
+                     int(self.multiplicity[i]), self.chains[i])
+
+    # --- per-bundle values ------------------------------------------------------------
+    @cached_property
+    def capacity_gbit_s(self) -> np.ndarray:
+        return self.cables * self.speed_gbit_s
+
+    @cached_property
+    def speed_values(self) -> np.ndarray:
+        """The distinct link speeds of the design, ascending."""
+        return np.unique(self.speed_gbit_s)
+
+    @cached_property
+    def speed_code(self) -> np.ndarray:
+        """Index of every bundle's speed in ``speed_values``."""
+        return np.searchsorted(self.speed_values, self.speed_gbit_s)
+
+    @cached_property
+    def length_values(self) -> np.ndarray:
+        """The distinct cable lengths of the design, ascending."""
+        return np.unique(self.length_m)
+
+    @cached_property
+    def length_code(self) -> np.ndarray:
+        """Index of every bundle's length in ``length_values``."""
+        return np.searchsorted(self.length_values, self.length_m)
+
+    def bundles_of_kind(self, *kinds: str) -> np.ndarray:
+        """Bundle mask: the bundles whose link kind is one of ``kinds``."""
+        return np.isin(self.kind_code, [self.kind_names.index(k) for k in kinds
+                                        if k in self.kind_names])
+
+    def bundles_of_medium(self, medium: str) -> np.ndarray:
+        """Bundle mask: the bundles of cables of ``medium``."""
+        if medium not in self.medium_names:
+            return np.zeros(len(self.medium_code), dtype=bool)
+        return self.medium_code == self.medium_names.index(medium)
+
+    # --- rows as objects --------------------------------------------------------------
+    @cached_property
+    def groups(self) -> tuple[Group, ...]:
+        return tuple(
+            Group(path, node, self.specs[row], multiplicity, chain)
+            for path, node, row, multiplicity, chain in zip(
+                self.paths, self.nodes, self.spec_row.tolist(), self.multiplicity.tolist(),
+                self.chains)
+        )
+
+    @cached_property
+    def bundles(self) -> tuple[Bundle, ...]:
+        links = [(lb.owner_path, lb.instances, link) for lb in self.link_blocks for link in lb.links]
+        return tuple(
+            Bundle(link.id, owner, a, b, link.kind, speed, cables, instances, length, link.medium)
+            for (owner, instances, link), a, b, speed, cables, length in zip(
+                links, self.bundle_a.tolist(), self.bundle_b.tolist(),
+                self.speed_gbit_s.tolist(), self.cables.tolist(), self.length_m.tolist())
+        )
 
     def bundles_of(self, i: int) -> list[Bundle]:
-        return [b for b in self.bundles if b.a == i or b.b == i]
+        return [self.bundles[k] for k in np.flatnonzero((self.bundle_a == i) | (self.bundle_b == i))]
 
 
 def flatten(design: Design, catalog: Catalog) -> FlatDesign:
-    """Multiply out block counts; resolve every link endpoint to a group."""
-    groups: list[Group] = []
-    index: dict[str, int] = {}
-    pending: list[tuple[str, int, object]] = []  # (owner path, owner instances, link)
+    """Multiply out block counts; resolve every link endpoint to a group.
 
-    def walk(block: Block, prefix: str, chain: tuple[int, ...]) -> None:
-        instances = 1
-        for c in chain:
-            instances *= c
-        for link in block.links:
-            pending.append((prefix.rstrip("/"), instances, link))
-        for child_id, child in block.children.items():
-            path = prefix + child_id
-            if isinstance(child, Block):
-                if child.count < 1:
-                    raise DesignError(f"{path}: block count must be at least 1")
-                walk(child, path + "/", chain + (child.count,))
-                continue
+    Each block's components and links are read one attribute at a time over the whole list
+    (``map``/``attrgetter`` into numpy), the cheapest way through 100,000s of Python objects.
+    """
+    groups = _GroupColumns(catalog)
+    link_blocks: list[LinkBlock] = []
+
+    def walk(block: Block, prefix: str, chain: tuple[int, ...], instances: int) -> None:
+        if block.links:
+            link_blocks.append(LinkBlock(prefix.rstrip("/"), instances, block.links))
+        ids = list(block.children)
+        children = list(block.children.values())
+        # Runs of components between child blocks go in at once, blocks recurse in order.
+        types = list(map(type, children))
+        start = 0
+        for at in _positions(types, Block):
+            groups.add(prefix, ids[start:at], children[start:at], chain, instances)
+            child, path = children[at], prefix + ids[at]
             if child.count < 1:
-                raise DesignError(f"{path}: count must be at least 1")
-            if child.catalog_id not in catalog:
-                raise DesignError(f"{path}: unknown component id {child.catalog_id!r}")
-            spec = catalog.get(child.catalog_id)
-            index[path] = len(groups)
-            groups.append(Group(path, child, spec, child.count * instances, chain))
+                raise DesignError(f"{path}: block count must be at least 1")
+            walk(child, path + "/", chain + (child.count,), instances * child.count)
+            start = at + 1
+        groups.add(prefix, ids[start:], children[start:], chain, instances)
 
-    walk(design.root, "", (design.root.count,))
-    bundles: list[Bundle] = []
-    for owner, instances, link in pending:
-        ends = []
+    walk(design.root, "", (design.root.count,), design.root.count)
+    kinds, media = Codes(LINK_KINDS), Codes(MEDIA)
+    columns = [_link_columns(lb, groups.index, kinds, media) for lb in link_blocks]
+    dtypes = (np.int64, np.int64, np.int32, float, np.int64, np.int64, float, np.int32)
+    a, b, kind, speed, cables, instances, length, medium = (
+        np.concatenate([column[j] for column in columns]) if columns else np.zeros(0, dtype)
+        for j, dtype in enumerate(dtypes))
+    return FlatDesign(
+        design.name, catalog, groups.index, tuple(groups.paths), tuple(groups.nodes),
+        tuple(groups.specs), np.array(groups.spec_rows, dtype=np.int64), tuple(groups.chains),
+        np.array(groups.multiplicity, dtype=np.int64),
+        a, b, kind, kinds.names, speed, cables, instances, length, medium, media.names,
+        tuple(link_blocks))
+
+
+def _positions(values: list, value) -> list[int]:
+    """Indices of ``value`` in ``values`` (list.index, so a C loop rather than a Python one)."""
+    out: list[int] = []
+    try:
+        while True:
+            out.append(values.index(value, out[-1] + 1 if out else 0))
+    except ValueError:
+        return out
+
+
+class _GroupColumns:
+    """The group rows of ``flatten``, added a block's run of components at a time."""
+
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+        self.index: dict[str, int] = {}
+        self.paths: list[str] = []
+        self.nodes: list[Node] = []
+        self.spec_rows: list[int] = []
+        self.chains: list[tuple[int, ...]] = []
+        self.multiplicity: list[int] = []
+        self.specs: list[ComponentSpec] = []
+        self.spec_row_of: dict[str, int] = {}
+
+    def add(self, prefix: str, ids: list[str], nodes: list[Node], chain: tuple[int, ...],
+            instances: int) -> None:
+        if not nodes:
+            return
+        counts = list(map(attrgetter("count"), nodes))
+        catalog_ids = list(map(attrgetter("catalog_id"), nodes))
+        for catalog_id in dict.fromkeys(catalog_ids):
+            if catalog_id not in self.spec_row_of and catalog_id in self.catalog:
+                self.spec_row_of[catalog_id] = len(self.specs)
+                self.specs.append(self.catalog.get(catalog_id))
+        rows = list(map(self.spec_row_of.get, catalog_ids))
+        if min(counts) < 1 or None in rows:
+            # the first bad component, as a walk one by one would meet it
+            for child_id, count, row, catalog_id in zip(ids, counts, rows, catalog_ids):
+                if count < 1:
+                    raise DesignError(f"{prefix}{child_id}: count must be at least 1")
+                if row is None:
+                    raise DesignError(f"{prefix}{child_id}: unknown component id {catalog_id!r}")
+        paths = [prefix + child_id for child_id in ids] if prefix else ids
+        self.index.update(zip(paths, range(len(self.paths), len(self.paths) + len(paths))))
+        self.paths += paths
+        self.nodes += nodes
+        self.spec_rows += rows
+        self.chains += [chain] * len(nodes)
+        self.multiplicity += [count * instances for count in counts]
+
+
+def _link_columns(lb: LinkBlock, index: dict[str, int], kinds: Codes,
+                  media: Codes) -> tuple[np.ndarray, ...]:
+    """(end A, end B, kind, speed, cables, owner instances, length, medium) of a block's links."""
+    links = lb.links
+    n = len(links)
+
+    def column(name: str, dtype, convert=None) -> np.ndarray:
+        values = map(attrgetter(name), links)
+        return np.fromiter(values if convert is None else map(convert, values), dtype, count=n)
+
+    prefix = f"{lb.owner_path}/" if lb.owner_path else ""
+    ends_a, ends_b = _ends(links, "a", index, prefix), _ends(links, "b", index, prefix)
+    counts = column("count", np.int64)
+    if ends_a is None or ends_b is None or (n and counts.min() < 1):
+        _raise_bad_link(lb, index, prefix)
+    return (ends_a, ends_b, column("kind", np.int32, kinds.__getitem__),
+            column("speed_gbit_s", float), counts * lb.instances,
+            np.full(n, lb.instances, dtype=np.int64), column("length_m", float),
+            column("medium", np.int32, media.__getitem__))
+
+
+def _ends(links: list[Link], end: str, index: dict[str, int], prefix: str) -> np.ndarray | None:
+    """Group index of end ``end`` of every link, None if some end names no component."""
+    names = map(attrgetter(end), links)
+    try:
+        return np.fromiter(map(index.__getitem__, map(prefix.__add__, names) if prefix else names),
+                           np.int64, count=len(links))
+    except KeyError:
+        return None
+
+
+def _raise_bad_link(lb: LinkBlock, index: dict[str, int], prefix: str) -> None:
+    """The error for the first link of ``lb`` that names no component or has no cables."""
+    for link in lb.links:
         for end in (link.a, link.b):
-            full = f"{owner}/{end}" if owner else end
-            if full not in index:
-                raise DesignError(f"link {link.id} in {owner or 'design'}: no component at {end!r}")
-            ends.append(index[full])
-        bundles.append(
-            Bundle(link.id, owner, ends[0], ends[1], link.kind, float(link.speed_gbit_s),
-                   link.count * instances, instances, float(link.length_m), link.medium)
-        )
-    return FlatDesign(design.name, tuple(groups), tuple(bundles), index, catalog)
+            if prefix + end not in index:
+                raise DesignError(f"link {link.id} in {lb.owner_path or 'design'}: no component at {end!r}")
+        if link.count < 1:
+            raise DesignError(f"link {link.id} in {lb.owner_path or 'design'}: count must be at least 1")
+
+
+def _objects(values) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 @dataclass(frozen=True)
@@ -136,43 +373,49 @@ class UnitGraph:
     def units(self) -> int:
         return int(self.offsets[-1])
 
+    def per_unit(self, values: np.ndarray) -> np.ndarray:
+        """A per-group array repeated for every unit of the group."""
+        return np.repeat(values, np.diff(self.offsets))
 
-def bundle_edges(flat: FlatDesign, offsets: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Unit endpoints of every cable of bundle ``k`` (see the module docstring for the rule)."""
-    bundle = flat.bundles[k]
-    inst = bundle.owner_instances
-    per_inst = bundle.cables // inst
-    ga, gb = flat.groups[bundle.a], flat.groups[bundle.b]
-    a_units = max(1, ga.multiplicity // inst)
-    b_units = max(1, gb.multiplicity // inst)
-    j = np.arange(per_inst, dtype=np.int64)
-    share = max(1, -(-per_inst // a_units))
-    local_a = np.minimum(j // share, a_units - 1)
-    local_b = j % b_units
-    base = np.arange(inst, dtype=np.int64)[:, None]
-    src = offsets[bundle.a] + (base * a_units + local_a[None, :]).ravel()
-    dst = offsets[bundle.b] + (base * b_units + local_b[None, :]).ravel()
+
+def bundle_edges(flat: FlatDesign, offsets: np.ndarray,
+                 ks: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
+    """Unit endpoints of every cable of bundles ``ks`` (see the module docstring for the rule),
+    bundle after bundle, all bundles at once."""
+    ks = np.atleast_1d(np.asarray(ks, dtype=np.int64))
+    inst = flat.owner_instances[ks]
+    per_inst = flat.cables[ks] // inst
+    a_units = np.maximum(1, flat.multiplicity[flat.bundle_a[ks]] // inst)
+    b_units = np.maximum(1, flat.multiplicity[flat.bundle_b[ks]] // inst)
+    share = np.maximum(1, -(-per_inst // a_units))
+    # One segment per (bundle, block instance): its cables join the A and B units of that
+    # instance, which start at these units.
+    seg = np.repeat(np.arange(len(ks)), inst)
+    seg_instance = np.arange(len(seg)) - np.repeat(np.cumsum(inst) - inst, inst)
+    first_a = offsets[flat.bundle_a[ks]][seg] + seg_instance * a_units[seg]
+    first_b = offsets[flat.bundle_b[ks]][seg] + seg_instance * b_units[seg]
+    length = per_inst[seg]
+    del seg_instance
+    # Cable j of its segment: A unit j // share (capped), B unit j % b_units. The divisions
+    # only run where they change j (one cable per pair of units needs none).
+    j = np.arange(int(length.sum()), dtype=np.int64) - np.repeat(np.cumsum(length) - length, length)
+    seg_share = np.repeat(share[seg], length)
+    local_a = np.floor_divide(j, seg_share, out=j.copy(), where=seg_share > 1)
+    del seg_share
+    src = np.repeat(first_a, length) + np.minimum(local_a, np.repeat(a_units[seg] - 1, length))
+    del local_a
+    seg_b_units = np.repeat(b_units[seg], length)
+    local_b = np.remainder(j, seg_b_units, out=j, where=j >= seg_b_units)
+    dst = np.repeat(first_b, length) + local_b
     return src, dst
 
 
 def unit_graph(flat: FlatDesign, kinds: tuple[str, ...] | None = None) -> UnitGraph:
     """Expand groups to units and bundles to cables (only bundles of ``kinds`` if given)."""
-    sizes = np.array([g.multiplicity for g in flat.groups], dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    unit_group = np.repeat(np.arange(len(flat.groups), dtype=np.int32), sizes)
-    srcs, dsts, owners = [], [], []
-    for k, bundle in enumerate(flat.bundles):
-        if kinds is not None and bundle.kind not in kinds:
-            continue
-        s, d = bundle_edges(flat, offsets, k)
-        srcs.append(s)
-        dsts.append(d)
-        owners.append(np.full(len(s), k, dtype=np.int32))
-    empty = np.zeros(0, dtype=np.int64)
-    return UnitGraph(
-        offsets,
-        unit_group,
-        np.concatenate(srcs) if srcs else empty,
-        np.concatenate(dsts) if dsts else empty,
-        np.concatenate(owners) if owners else np.zeros(0, dtype=np.int32),
-    )
+    offsets = np.concatenate([[0], np.cumsum(flat.multiplicity)]).astype(np.int64)
+    unit_group = np.repeat(np.arange(len(flat.multiplicity), dtype=np.int32), flat.multiplicity)
+    ks = (np.arange(len(flat.cables), dtype=np.int64) if kinds is None
+          else np.flatnonzero(flat.bundles_of_kind(*kinds)))
+    src, dst = bundle_edges(flat, offsets, ks)
+    edge_bundle = np.repeat(ks.astype(np.int32), flat.cables[ks])
+    return UnitGraph(offsets, unit_group, src, dst, edge_bundle)
