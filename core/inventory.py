@@ -14,7 +14,7 @@ from typing import Mapping
 import numpy as np
 
 from core.catalog import ComponentSpec
-from core.flatten import Codes
+from core.flatten import Codes, unit_graph
 
 # Roles an item can play. Switch roles follow the scale-out tier names of the evaluation JSON.
 ROLES = (
@@ -98,8 +98,9 @@ def choose_cable(catalog, medium: str, length_m: float) -> ComponentSpec | None:
     return _pick([c for c in catalog.by_kind("cable") if c["medium"] == medium], length_m)
 
 
-def build_inventory(flat, tiers: Mapping[int, str]) -> tuple[Inventory, list]:
-    """Count everything in a flattened design; returns (inventory, diagnostics).
+def build_inventory(flat, tiers: Mapping[int, str], graph=None) -> tuple[Inventory, list]:
+    """Count everything in a flattened design; returns (inventory, diagnostics). ``graph`` is
+    its unit graph if the caller has it (optics are counted per device).
 
     Groups with the same catalog entry, role and overrides are counted together and bundles by
     the cable and optics their medium, speed and length call for, so the cost follows the number
@@ -107,7 +108,8 @@ def build_inventory(flat, tiers: Mapping[int, str]) -> tuple[Inventory, list]:
     """
     tally = _Tally(len(flat.multiplicity))
     slots = _count_nodes(flat, tiers, tally)
-    diagnostics = _count_links(flat, tally, first_position=len(flat.multiplicity) * slots)
+    diagnostics = _count_links(flat, graph if graph is not None else unit_graph(flat), tally,
+                               first_position=len(flat.multiplicity) * slots)
     return Inventory(tally.items(flat)), diagnostics
 
 
@@ -191,7 +193,7 @@ def _codes(values: list) -> np.ndarray:
     return np.fromiter(map(Codes().__getitem__, values), np.int64, count=len(values))
 
 
-def _count_links(flat, tally: _Tally, first_position: int) -> list:
+def _count_links(flat, graph, tally: _Tally, first_position: int) -> list:
     """Add cables and optics of every bundle to ``tally``; returns the diagnostics (no cable or
     optics in the catalog, a run longer than the cable's reach) in bundle order.
 
@@ -262,17 +264,41 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
             problems.append((k, 1, Diagnostic(
                 "NO_TRANSCEIVER",
                 f"no {missing[int(optic[k])]:g} Gb/s transceiver in the catalog for {paths}", ends)))
-    module = module_of_optic[optic]
-    lanes = np.array([int(m["lanes"]) for m in modules] + [1], dtype=np.int64)[module]
-    count = -(-flat.cables // lanes)
-    for side, ends in ((1, flat.bundle_a), (2, flat.bundle_b)):
-        # Optics in a compute node's cages draw from the node's own power budget.
-        in_host = flat.is_compute[ends]
-        for powered in (True, False):
-            _tally_by_item(flat, tally, np.where(in_host != powered, module, -1), modules,
-                           "transceiver", count, first_position, side, ends, powered)
+    _tally_optics(flat, graph, tally, module_of_optic[optic], modules, first_position)
     problems.sort(key=lambda p: (p[0], p[1]))
     return [diagnostic for _, _, diagnostic in problems]
+
+
+def _tally_optics(flat, graph, tally: _Tally, module: np.ndarray, modules: list[ComponentSpec],
+                  first_position: int) -> None:
+    """Optics counted per device: the cables of one unit that take the same module share its
+    lanes (a twin-port OSFP serves two of a switch's or a DGX's 400G ports), whichever bundles
+    they belong to, so a unit with c such cables holds ceil(c / lanes) modules. A server drawn
+    on its own with one link per rail gets the same modules as 32 servers in one bundle."""
+    if not modules:
+        return
+    lanes = np.array([int(m["lanes"]) for m in modules], dtype=np.int64)
+    edge_module = module[graph.edge_bundle]
+    fitted = edge_module >= 0
+    size = graph.units * len(modules)
+    cables = np.zeros(size, dtype=np.int64)
+    for ends in (graph.src, graph.dst):
+        cables += np.bincount(ends[fitted] * len(modules) + edge_module[fitted], minlength=size)
+    held = -(-cables.reshape(graph.units, len(modules)) // lanes)
+    # Optics in a compute node's cages draw from the node's own power budget.
+    in_host = flat.is_compute[graph.unit_group]
+    for j, spec in enumerate(modules):
+        for powered in (True, False):
+            units = (in_host != powered) & (held[:, j] > 0)
+            if not units.any():
+                continue
+            # listed where the first bundle puts this module on such a unit
+            position = min(
+                first_position + 3 * int(np.argmax(hit)) + side
+                for side, ends in ((1, flat.bundle_a), (2, flat.bundle_b))
+                for hit in [(module == j) & (flat.is_compute[ends] != powered)] if hit.any())
+            tally.add(spec, "transceiver", powered, {}, int(held[units, j].sum()), position,
+                      graph.unit_group[units])
 
 
 def _tally_by_item(flat, tally: _Tally, item: np.ndarray, specs: list[ComponentSpec], role: str,
