@@ -96,7 +96,7 @@ def evaluate(
     workload = workload if workload is not None else design.workload
     flat = flatten(design, catalog)
     topology = analyze_topology(flat, assumptions.network)
-    inventory, inventory_warnings = build_inventory(flat, topology.tiers, topology.graph)
+    inventory, inventory_warnings = build_inventory(flat, topology.tiers)
     bandwidth = analyze_bandwidth(topology, assumptions.network)
     latency = analyze_latency(topology, assumptions.network)
     spof_units, spof_paths = single_points_of_failure(flat, topology.tiers)

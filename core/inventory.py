@@ -14,7 +14,7 @@ from typing import Mapping
 import numpy as np
 
 from core.catalog import ComponentSpec
-from core.flatten import Codes, unit_graph
+from core.flatten import Codes, bundle_edges
 
 # Roles an item can play. Switch roles follow the scale-out tier names of the evaluation JSON.
 ROLES = (
@@ -98,9 +98,8 @@ def choose_cable(catalog, medium: str, length_m: float) -> ComponentSpec | None:
     return _pick([c for c in catalog.by_kind("cable") if c["medium"] == medium], length_m)
 
 
-def build_inventory(flat, tiers: Mapping[int, str], graph=None) -> tuple[Inventory, list]:
-    """Count everything in a flattened design; returns (inventory, diagnostics). ``graph`` is
-    its unit graph if the caller has it (optics are counted per device).
+def build_inventory(flat, tiers: Mapping[int, str]) -> tuple[Inventory, list]:
+    """Count everything in a flattened design; returns (inventory, diagnostics).
 
     Groups with the same catalog entry, role and overrides are counted together and bundles by
     the cable and optics their medium, speed and length call for, so the cost follows the number
@@ -108,8 +107,7 @@ def build_inventory(flat, tiers: Mapping[int, str], graph=None) -> tuple[Invento
     """
     tally = _Tally(len(flat.multiplicity))
     slots = _count_nodes(flat, tiers, tally)
-    diagnostics = _count_links(flat, graph if graph is not None else unit_graph(flat), tally,
-                               first_position=len(flat.multiplicity) * slots)
+    diagnostics = _count_links(flat, tally, first_position=len(flat.multiplicity) * slots)
     return Inventory(tally.items(flat)), diagnostics
 
 
@@ -193,7 +191,7 @@ def _codes(values: list) -> np.ndarray:
     return np.fromiter(map(Codes().__getitem__, values), np.int64, count=len(values))
 
 
-def _count_links(flat, graph, tally: _Tally, first_position: int) -> list:
+def _count_links(flat, tally: _Tally, first_position: int) -> list:
     """Add cables and optics of every bundle to ``tally``; returns the diagnostics (no cable or
     optics in the catalog, a run longer than the cable's reach) in bundle order.
 
@@ -264,41 +262,77 @@ def _count_links(flat, graph, tally: _Tally, first_position: int) -> list:
             problems.append((k, 1, Diagnostic(
                 "NO_TRANSCEIVER",
                 f"no {missing[int(optic[k])]:g} Gb/s transceiver in the catalog for {paths}", ends)))
-    _tally_optics(flat, graph, tally, module_of_optic[optic], modules, first_position)
+    _tally_optics(flat, tally, module_of_optic[optic], modules, first_position)
     problems.sort(key=lambda p: (p[0], p[1]))
     return [diagnostic for _, _, diagnostic in problems]
 
 
-def _tally_optics(flat, graph, tally: _Tally, module: np.ndarray, modules: list[ComponentSpec],
+def _tally_optics(flat, tally: _Tally, module: np.ndarray, modules: list[ComponentSpec],
                   first_position: int) -> None:
     """Optics counted per device: the cables of one unit that take the same module share its
     lanes (a twin-port OSFP serves two of a switch's or a DGX's 400G ports), whichever bundles
     they belong to, so a unit with c such cables holds ceil(c / lanes) modules. A server drawn
-    on its own with one link per rail gets the same modules as 32 servers in one bundle."""
+    on its own with one link per rail gets the same modules as 32 servers in one bundle.
+
+    Where every bundle end on a group spreads its cables evenly (each unit gets cables /
+    units), c is the same for all units of the group; the groups where some bundle end does
+    not divide evenly are counted unit by unit from their cables (core/flatten.py's wiring)."""
     if not modules:
         return
+    n, kinds = len(flat.multiplicity), len(modules)
     lanes = np.array([int(m["lanes"]) for m in modules], dtype=np.int64)
-    edge_module = module[graph.edge_bundle]
-    fitted = edge_module >= 0
-    size = graph.units * len(modules)
-    cables = np.zeros(size, dtype=np.int64)
-    for ends in (graph.src, graph.dst):
-        cables += np.bincount(ends[fitted] * len(modules) + edge_module[fitted], minlength=size)
-    held = -(-cables.reshape(graph.units, len(modules)) // lanes)
+    fitted = module >= 0
+    per_instance = flat.cables // flat.owner_instances
+    uneven = np.zeros(n, dtype=bool)
+    for ends in (flat.bundle_a, flat.bundle_b):
+        units = np.maximum(1, flat.multiplicity[ends] // flat.owner_instances)
+        uneven[ends[fitted & (per_instance % units != 0)]] = True
+    # Cables per unit and module of the evenly cabled groups.
+    per_unit = np.zeros(n * kinds)
+    for ends in (flat.bundle_a, flat.bundle_b):
+        even = fitted & ~uneven[ends]
+        per_unit += np.bincount(ends[even] * kinds + module[even],
+                                weights=flat.cables[even] / flat.multiplicity[ends[even]],
+                                minlength=n * kinds)
+    held = (-(-per_unit.reshape(n, kinds).astype(np.int64) // lanes)
+            * flat.multiplicity[:, None])
+    if uneven.any():
+        held += _held_unit_by_unit(flat, module, uneven, lanes)
     # Optics in a compute node's cages draw from the node's own power budget.
-    in_host = flat.is_compute[graph.unit_group]
     for j, spec in enumerate(modules):
         for powered in (True, False):
-            units = (in_host != powered) & (held[:, j] > 0)
-            if not units.any():
+            groups = (flat.is_compute != powered) & (held[:, j] > 0)
+            if not groups.any():
                 continue
-            # listed where the first bundle puts this module on such a unit
+            # listed where the first bundle puts this module on such a group
             position = min(
                 first_position + 3 * int(np.argmax(hit)) + side
                 for side, ends in ((1, flat.bundle_a), (2, flat.bundle_b))
                 for hit in [(module == j) & (flat.is_compute[ends] != powered)] if hit.any())
-            tally.add(spec, "transceiver", powered, {}, int(held[units, j].sum()), position,
-                      graph.unit_group[units])
+            tally.add(spec, "transceiver", powered, {}, int(held[groups, j].sum()), position,
+                      np.flatnonzero(groups))
+
+
+def _held_unit_by_unit(flat, module: np.ndarray, uneven: np.ndarray,
+                       lanes: np.ndarray) -> np.ndarray:
+    """Modules per (group, module) of the ``uneven`` groups, from each unit's own cables."""
+    n, kinds = len(flat.multiplicity), len(lanes)
+    ks = np.flatnonzero((module >= 0) & (uneven[flat.bundle_a] | uneven[flat.bundle_b]))
+    offsets = np.concatenate([[0], np.cumsum(flat.multiplicity)])
+    # the units of the uneven groups, numbered 0, 1, ... group after group
+    sizes = np.where(uneven, flat.multiplicity, 0)
+    first = np.cumsum(sizes) - sizes
+    cables = np.zeros(int(sizes.sum()) * kinds, dtype=np.int64)
+    edge_module = np.repeat(module[ks], flat.cables[ks])
+    for units, ends in zip(bundle_edges(flat, offsets, ks), (flat.bundle_a, flat.bundle_b)):
+        group = np.repeat(ends[ks], flat.cables[ks])
+        mine = uneven[group]
+        local = units[mine] - offsets[group[mine]] + first[group[mine]]
+        cables += np.bincount(local * kinds + edge_module[mine], minlength=len(cables))
+    held_by_unit = -(-cables.reshape(-1, kinds) // lanes)
+    unit_group = np.repeat(np.arange(n), sizes)
+    return np.stack([np.bincount(unit_group, weights=held_by_unit[:, j], minlength=n)
+                     for j in range(kinds)], axis=1).astype(np.int64)
 
 
 def _tally_by_item(flat, tally: _Tally, item: np.ndarray, specs: list[ComponentSpec], role: str,
