@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
 from operator import attrgetter
 from typing import Any, Callable
 
@@ -187,8 +188,8 @@ class FlatDesign:
 
     def bundles_of_kind(self, *kinds: str) -> np.ndarray:
         """Bundle mask: the bundles whose link kind is one of ``kinds``."""
-        return np.isin(self.kind_code, [self.kind_names.index(k) for k in kinds
-                                        if k in self.kind_names])
+        wanted = np.array([name in kinds for name in self.kind_names], dtype=bool)
+        return wanted[self.kind_code] if len(wanted) else np.zeros(0, dtype=bool)
 
     def bundles_of_medium(self, medium: str) -> np.ndarray:
         """Bundle mask: the bundles of cables of ``medium``."""
@@ -248,11 +249,8 @@ def flatten(design: Design, catalog: Catalog) -> FlatDesign:
 
     walk(design.root, "", (design.root.count,), design.root.count)
     kinds, media = Codes(LINK_KINDS), Codes(MEDIA)
-    columns = [_link_columns(lb, groups.index, kinds, media) for lb in link_blocks]
-    dtypes = (np.int64, np.int64, np.int32, float, np.int64, np.int64, float, np.int32)
-    a, b, kind, speed, cables, instances, length, medium = (
-        np.concatenate([column[j] for column in columns]) if columns else np.zeros(0, dtype)
-        for j, dtype in enumerate(dtypes))
+    a, b, kind, speed, cables, instances, length, medium = _link_columns(
+        link_blocks, groups.index, kinds, media)
     return FlatDesign(
         design.name, catalog, groups.index, tuple(groups.paths), tuple(groups.nodes),
         tuple(groups.specs), np.array(groups.spec_rows, dtype=np.int64), tuple(groups.chains),
@@ -312,39 +310,42 @@ class _GroupColumns:
         self.multiplicity += [count * instances for count in counts]
 
 
-def _link_columns(lb: LinkBlock, index: dict[str, int], kinds: Codes,
+def _link_columns(link_blocks: list[LinkBlock], index: dict[str, int], kinds: Codes,
                   media: Codes) -> tuple[np.ndarray, ...]:
-    """(end A, end B, kind, speed, cables, owner instances, length, medium) of a block's links."""
-    links = lb.links
+    """(end A, end B, kind, speed, cables, owner instances, length, medium) of every link, one
+    attribute at a time over all blocks' links."""
+    links = list(chain.from_iterable(lb.links for lb in link_blocks))
     n = len(links)
 
     def column(name: str, dtype, convert=None) -> np.ndarray:
         values = map(attrgetter(name), links)
         return np.fromiter(values if convert is None else map(convert, values), dtype, count=n)
 
-    prefix = f"{lb.owner_path}/" if lb.owner_path else ""
-    ends_a, ends_b = _ends(links, "a", index, prefix), _ends(links, "b", index, prefix)
+    def ends(end: str) -> np.ndarray | None:
+        """Group index of end ``end`` of every link, None if some end names no component."""
+        names = chain.from_iterable(
+            map(f"{lb.owner_path}/".__add__, map(attrgetter(end), lb.links)) if lb.owner_path
+            else map(attrgetter(end), lb.links) for lb in link_blocks)
+        try:
+            return np.fromiter(map(index.__getitem__, names), np.int64, count=n)
+        except KeyError:
+            return None
+
+    ends_a, ends_b = ends("a"), ends("b")
     counts = column("count", np.int64)
     if ends_a is None or ends_b is None or (n and counts.min() < 1):
-        _raise_bad_link(lb, index, prefix)
+        for lb in link_blocks:
+            _raise_bad_link(lb, index)
+    instances = np.repeat(np.array([lb.instances for lb in link_blocks], dtype=np.int64),
+                          [len(lb.links) for lb in link_blocks])
     return (ends_a, ends_b, column("kind", np.int32, kinds.__getitem__),
-            column("speed_gbit_s", float), counts * lb.instances,
-            np.full(n, lb.instances, dtype=np.int64), column("length_m", float),
-            column("medium", np.int32, media.__getitem__))
+            column("speed_gbit_s", float), counts * instances, instances,
+            column("length_m", float), column("medium", np.int32, media.__getitem__))
 
 
-def _ends(links: list[Link], end: str, index: dict[str, int], prefix: str) -> np.ndarray | None:
-    """Group index of end ``end`` of every link, None if some end names no component."""
-    names = map(attrgetter(end), links)
-    try:
-        return np.fromiter(map(index.__getitem__, map(prefix.__add__, names) if prefix else names),
-                           np.int64, count=len(links))
-    except KeyError:
-        return None
-
-
-def _raise_bad_link(lb: LinkBlock, index: dict[str, int], prefix: str) -> None:
+def _raise_bad_link(lb: LinkBlock, index: dict[str, int]) -> None:
     """The error for the first link of ``lb`` that names no component or has no cables."""
+    prefix = f"{lb.owner_path}/" if lb.owner_path else ""
     for link in lb.links:
         for end in (link.a, link.b):
             if prefix + end not in index:
@@ -388,26 +389,25 @@ def bundle_edges(flat: FlatDesign, offsets: np.ndarray,
     a_units = np.maximum(1, flat.multiplicity[flat.bundle_a[ks]] // inst)
     b_units = np.maximum(1, flat.multiplicity[flat.bundle_b[ks]] // inst)
     share = np.maximum(1, -(-per_inst // a_units))
-    # One segment per (bundle, block instance): its cables join the A and B units of that
-    # instance, which start at these units.
-    seg = np.repeat(np.arange(len(ks)), inst)
-    seg_instance = np.arange(len(seg)) - np.repeat(np.cumsum(inst) - inst, inst)
-    first_a = offsets[flat.bundle_a[ks]][seg] + seg_instance * a_units[seg]
-    first_b = offsets[flat.bundle_b[ks]][seg] + seg_instance * b_units[seg]
-    length = per_inst[seg]
-    del seg_instance
-    # Cable j of its segment: A unit j // share (capped), B unit j % b_units. The divisions
-    # only run where they change j (one cable per pair of units needs none).
-    j = np.arange(int(length.sum()), dtype=np.int64) - np.repeat(np.cumsum(length) - length, length)
-    seg_share = np.repeat(share[seg], length)
-    local_a = np.floor_divide(j, seg_share, out=j.copy(), where=seg_share > 1)
-    del seg_share
-    src = np.repeat(first_a, length) + np.minimum(local_a, np.repeat(a_units[seg] - 1, length))
-    del local_a
-    seg_b_units = np.repeat(b_units[seg], length)
-    local_b = np.remainder(j, seg_b_units, out=j, where=j >= seg_b_units)
-    dst = np.repeat(first_b, length) + local_b
-    return src, dst
+    # The pattern of one block instance of every bundle: cable j joins A unit j // share
+    # (capped) with B unit j % b_units. The divisions only run where they change j.
+    row = np.repeat(np.arange(len(ks)), per_inst)
+    pattern_start = np.cumsum(per_inst) - per_inst
+    j = np.arange(len(row), dtype=np.int64) - np.repeat(pattern_start, per_inst)
+    row_share, row_b_units = share[row], b_units[row]
+    local_a = np.minimum(np.floor_divide(j, row_share, out=j.copy(), where=row_share > 1),
+                         a_units[row] - 1)
+    local_b = np.remainder(j, row_b_units, out=j, where=j >= row_b_units)
+    del row, row_share, row_b_units
+    # Every instance repeats its bundle's pattern from the first A and B unit of the instance.
+    segment = np.repeat(np.arange(len(ks)), inst)
+    instance = np.arange(len(segment)) - np.repeat(np.cumsum(inst) - inst, inst)
+    length = per_inst[segment]
+    first_a = offsets[flat.bundle_a[ks]][segment] + instance * a_units[segment]
+    first_b = offsets[flat.bundle_b[ks]][segment] + instance * b_units[segment]
+    at = np.arange(int(length.sum()), dtype=np.int64) + np.repeat(
+        pattern_start[segment] - (np.cumsum(length) - length), length)
+    return np.repeat(first_a, length) + local_a[at], np.repeat(first_b, length) + local_b[at]
 
 
 def unit_graph(flat: FlatDesign, kinds: tuple[str, ...] | None = None) -> UnitGraph:

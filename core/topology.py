@@ -283,6 +283,8 @@ def _drawn_scale_up(flat: FlatDesign, graph: UnitGraph, gpu_weight: np.ndarray,
     joined = compute | switches
     bundles = (flat.bundles_of_kind("scale-up") & joined[flat.bundle_a]
                & joined[flat.bundle_b])
+    if not bundles.any():
+        return ()
     depth = _hops_from_compute(flat, bundles, switches)
     # capacity between depth d and d + 1, and the compute groups the first hop serves
     da, db = depth[flat.bundle_a], depth[flat.bundle_b]
@@ -316,7 +318,8 @@ def _drawn_scale_up(flat: FlatDesign, graph: UnitGraph, gpu_weight: np.ndarray,
         at_tier = depth == tier
         switch_ns = (sum(latency_ns[at_tier].tolist()) / int(at_tier.sum())
                      if at_tier.any() else 0.0)
-        spans = bundles & np.isin(da, (tier - 1, tier)) & np.isin(db, (tier - 1, tier))
+        near = (depth == tier - 1) | (depth == tier)
+        spans = bundles & near[flat.bundle_a] & near[flat.bundle_b]
         cables_ns += float(cable_ns[spans].max(initial=0.0))
         out.append(DrawnScaleUp(
             median, narrowest / served_gpus, 2 * below_ns + switch_ns + 2 * cables_ns,
@@ -466,7 +469,7 @@ def _port_diagnostics(flat: FlatDesign) -> list[Diagnostic]:
     candidate[over[checked[over]]] = True
 
     out = _port_warnings(flat, candidate) if candidate.any() else []
-    data_fabric = np.isin(flat.kind, (*COMPUTE_KINDS, "switch"))
+    data_fabric = flat.per_group(lambda spec: spec.kind in (*COMPUTE_KINDS, "switch"), dtype=bool)
     # appliances (a UFM on NDR 200G) may run slower without mixing the data fabric
     fabric_links = (flat.bundles_of_kind("scale-out") & data_fabric[flat.bundle_a]
                     & data_fabric[flat.bundle_b])
