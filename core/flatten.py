@@ -118,8 +118,7 @@ class FlatDesign:
     # --- per-group values -------------------------------------------------------------
     def per_group(self, value: Callable[[ComponentSpec], Any], dtype=float) -> np.ndarray:
         """``value(spec)`` for every group, evaluated once per distinct catalog entry."""
-        table = np.array([value(spec) for spec in self.specs], dtype=dtype)
-        return table[self.spec_row] if len(table) else np.zeros(0, dtype=dtype)
+        return np.array([value(spec) for spec in self.specs], dtype=dtype)[self.spec_row]
 
     @cached_property
     def kind(self) -> np.ndarray:
@@ -141,9 +140,6 @@ class FlatDesign:
     def compute_groups(self) -> list[int]:
         return np.flatnonzero(self.is_compute).tolist()
 
-    def gpus_per_unit(self, i: int) -> int:
-        return int(self.gpus_per_group_unit[i])
-
     @cached_property
     def gpus(self) -> int:
         return int(np.dot(self.multiplicity, self.gpus_per_group_unit))
@@ -155,11 +151,6 @@ class FlatDesign:
     @cached_property
     def _path_array(self) -> np.ndarray:
         return _objects(self.paths)
-
-    def group(self, path: str) -> Group:
-        i = self.index[path]
-        return Group(self.paths[i], self.nodes[i], self.specs[self.spec_row[i]],
-                     int(self.multiplicity[i]), self.chains[i])
 
     # --- per-bundle values ------------------------------------------------------------
     @cached_property
@@ -188,14 +179,11 @@ class FlatDesign:
 
     def bundles_of_kind(self, *kinds: str) -> np.ndarray:
         """Bundle mask: the bundles whose link kind is one of ``kinds``."""
-        wanted = np.array([name in kinds for name in self.kind_names], dtype=bool)
-        return wanted[self.kind_code] if len(wanted) else np.zeros(0, dtype=bool)
+        return np.array([name in kinds for name in self.kind_names])[self.kind_code]
 
     def bundles_of_medium(self, medium: str) -> np.ndarray:
         """Bundle mask: the bundles of cables of ``medium``."""
-        if medium not in self.medium_names:
-            return np.zeros(len(self.medium_code), dtype=bool)
-        return self.medium_code == self.medium_names.index(medium)
+        return np.array([name == medium for name in self.medium_names])[self.medium_code]
 
     # --- rows as objects --------------------------------------------------------------
     @cached_property
@@ -216,9 +204,6 @@ class FlatDesign:
                 links, self.bundle_a.tolist(), self.bundle_b.tolist(),
                 self.speed_gbit_s.tolist(), self.cables.tolist(), self.length_m.tolist())
         )
-
-    def bundles_of(self, i: int) -> list[Bundle]:
-        return [self.bundles[k] for k in np.flatnonzero((self.bundle_a == i) | (self.bundle_b == i))]
 
 
 def flatten(design: Design, catalog: Catalog) -> FlatDesign:

@@ -149,7 +149,7 @@ def _tier_arrays(n: int, tiers: dict[int, str]) -> tuple[np.ndarray, np.ndarray]
 def _cable_ns(flat: FlatDesign) -> np.ndarray:
     """Propagation delay of one cable of every bundle."""
     ns_per_m = np.array([NS_PER_M.get(medium, 5.0) for medium in flat.medium_names])
-    return flat.length_m * ns_per_m[flat.medium_code] if len(ns_per_m) else flat.length_m * 5.0
+    return flat.length_m * ns_per_m[flat.medium_code]
 
 
 def _components(graph: UnitGraph, mask_units: np.ndarray, edge_mask: np.ndarray) -> np.ndarray:
