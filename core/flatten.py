@@ -374,25 +374,46 @@ def bundle_edges(flat: FlatDesign, offsets: np.ndarray,
     a_units = np.maximum(1, flat.multiplicity[flat.bundle_a[ks]] // inst)
     b_units = np.maximum(1, flat.multiplicity[flat.bundle_b[ks]] // inst)
     share = np.maximum(1, -(-per_inst // a_units))
-    # The pattern of one block instance of every bundle: cable j joins A unit j // share
-    # (capped) with B unit j % b_units. The divisions only run where they change j.
-    row = np.repeat(np.arange(len(ks)), per_inst)
+    # The pattern of one block instance of every bundle: cable j joins A unit j // share with
+    # B unit j % b_units, built from runs (no division per cable): A unit u takes a run of
+    # ``share`` consecutive cables (the last unit the rest), the B units take runs of b_units.
+    # A bundle with one cable per instance joins unit 0 to unit 0 and needs no runs.
     pattern_start = np.cumsum(per_inst) - per_inst
-    j = np.arange(len(row), dtype=np.int64) - np.repeat(pattern_start, per_inst)
-    row_share, row_b_units = share[row], b_units[row]
-    local_a = np.minimum(np.floor_divide(j, row_share, out=j.copy(), where=row_share > 1),
-                         a_units[row] - 1)
-    local_b = np.remainder(j, row_b_units, out=j, where=j >= row_b_units)
-    del row, row_share, row_b_units
+    local_a = np.zeros(int(per_inst.sum()), dtype=np.int64)
+    local_b = np.zeros(len(local_a), dtype=np.int64)
+    multi = np.flatnonzero(per_inst > 1)
+    cables = per_inst[multi]
+    start = np.cumsum(cables) - cables
+    within = np.arange(int(cables.sum()), dtype=np.int64) - np.repeat(start, cables)
+    at = np.repeat(pattern_start[multi], cables) + within
+    a_unit, _, a_length = _runs(cables, share[multi])
+    local_a[at] = np.repeat(a_unit, a_length)
+    _, b_start, b_length = _runs(cables, b_units[multi])
+    local_b[at] = within - np.repeat(b_start, b_length)
+    del at, within
     # Every instance repeats its bundle's pattern from the first A and B unit of the instance.
     segment = np.repeat(np.arange(len(ks)), inst)
     instance = np.arange(len(segment)) - np.repeat(np.cumsum(inst) - inst, inst)
     length = per_inst[segment]
     first_a = offsets[flat.bundle_a[ks]][segment] + instance * a_units[segment]
     first_b = offsets[flat.bundle_b[ks]][segment] + instance * b_units[segment]
-    at = np.arange(int(length.sum()), dtype=np.int64) + np.repeat(
-        pattern_start[segment] - (np.cumsum(length) - length), length)
-    return np.repeat(first_a, length) + local_a[at], np.repeat(first_b, length) + local_b[at]
+    at = np.repeat(pattern_start[segment] - (np.cumsum(length) - length), length)
+    at += np.arange(len(at), dtype=np.int64)
+    src = local_a[at]
+    src += np.repeat(first_a, length)
+    dst = local_b[at]
+    dst += np.repeat(first_b, length)
+    return src, dst
+
+
+def _runs(total: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Split each row's ``total[k]`` into runs of ``size[k]`` (the last one shorter): for every
+    run, its index within its row, its start within the row and its length."""
+    runs = -(-total // size)
+    row = np.repeat(np.arange(len(total)), runs)
+    index = np.arange(len(row), dtype=np.int64) - np.repeat(np.cumsum(runs) - runs, runs)
+    start = index * size[row]
+    return index, start, np.minimum(size[row], total[row] - start)
 
 
 def unit_graph(flat: FlatDesign, kinds: tuple[str, ...] | None = None) -> UnitGraph:

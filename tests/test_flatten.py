@@ -37,6 +37,44 @@ def test_rows_as_objects_match_the_arrays(catalog):
     assert flat.gpus == 4096
 
 
+def wiring_by_the_rule(flat) -> tuple[list[int], list[int]]:
+    """Every cable's unit ends, straight from the rule in core/flatten.py's docstring."""
+    offsets = [0]
+    for multiplicity in flat.multiplicity.tolist():
+        offsets.append(offsets[-1] + multiplicity)
+    src: list[int] = []
+    dst: list[int] = []
+    for bundle in flat.bundles:
+        instances = bundle.owner_instances
+        per_instance = bundle.cables // instances
+        a_units = max(1, flat.groups[bundle.a].multiplicity // instances)
+        b_units = max(1, flat.groups[bundle.b].multiplicity // instances)
+        share = max(1, -(-per_instance // a_units))
+        for i in range(instances):
+            for j in range(per_instance):
+                src.append(offsets[bundle.a] + i * a_units + min(j // share, a_units - 1))
+                dst.append(offsets[bundle.b] + i * b_units + j % b_units)
+    return src, dst
+
+
+@settings(max_examples=40)
+@given(servers=st.integers(1, 9), leaves=st.integers(1, 5), blocks=st.integers(1, 4),
+       inner_a=st.integers(1, 4), inner_b=st.integers(1, 6),
+       cables=st.lists(st.integers(1, 40), min_size=4, max_size=4))
+def test_device_graph_follows_the_wiring_rule(catalog, servers, leaves, blocks, inner_a, inner_b,
+                                              cables):
+    # bundles at two levels, cable counts that do and do not divide the units evenly
+    inner = Block("pod", count=blocks, children={"x": Node("x", "QM9700", inner_a),
+                                                 "y": Node("y", "QM9700", inner_b)})
+    inner.links += [Link("xy", "x", "y", count=cables[0]), Link("yx", "y", "x", count=cables[1])]
+    root = Block("root", children={"s": Node("s", "DGX-H100", servers),
+                                   "l": Node("l", "QM9700", leaves), "pod": inner})
+    root.links += [Link("sl", "s", "l", count=cables[2]), Link("sy", "s", "pod/y", count=cables[3])]
+    flat = flatten(Design("d", root), catalog)
+    graph = unit_graph(flat)
+    assert (graph.src.tolist(), graph.dst.tolist()) == wiring_by_the_rule(flat)
+
+
 def modules_counted_device_by_device(flat) -> int:
     """Optics the slow way: walk every cable of the device graph, ceil per device and module."""
     graph = unit_graph(flat)
