@@ -386,9 +386,9 @@ def bundle_edges(flat: FlatDesign, offsets: np.ndarray,
     start = np.cumsum(cables) - cables
     within = np.arange(int(cables.sum()), dtype=np.int64) - np.repeat(start, cables)
     at = np.repeat(pattern_start[multi], cables) + within
-    a_unit, _, a_length = _runs(cables, share[multi])
+    _, a_unit, _, a_length = runs(cables, share[multi])
     local_a[at] = np.repeat(a_unit, a_length)
-    _, b_start, b_length = _runs(cables, b_units[multi])
+    _, _, b_start, b_length = runs(cables, b_units[multi])
     local_b[at] = within - np.repeat(b_start, b_length)
     del at, within
     # Every instance repeats its bundle's pattern from the first A and B unit of the instance.
@@ -406,14 +406,14 @@ def bundle_edges(flat: FlatDesign, offsets: np.ndarray,
     return src, dst
 
 
-def _runs(total: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, ...]:
+def runs(total: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, ...]:
     """Split each row's ``total[k]`` into runs of ``size[k]`` (the last one shorter): for every
-    run, its index within its row, its start within the row and its length."""
-    runs = -(-total // size)
-    row = np.repeat(np.arange(len(total)), runs)
-    index = np.arange(len(row), dtype=np.int64) - np.repeat(np.cumsum(runs) - runs, runs)
+    run, its row, its index within the row, its start within the row and its length."""
+    count = -(-total // size)
+    row = np.repeat(np.arange(len(total)), count)
+    index = np.arange(len(row), dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
     start = index * size[row]
-    return index, start, np.minimum(size[row], total[row] - start)
+    return row, index, start, np.minimum(size[row], total[row] - start)
 
 
 def unit_graph(flat: FlatDesign, kinds: tuple[str, ...] | None = None) -> UnitGraph:

@@ -14,7 +14,7 @@ from typing import Mapping
 import numpy as np
 
 from core.catalog import ComponentSpec
-from core.flatten import Codes, bundle_edges
+from core.flatten import Codes, runs
 
 # Roles an item can play. Switch roles follow the scale-out tier names of the evaluation JSON.
 ROLES = (
@@ -315,21 +315,38 @@ def _tally_optics(flat, tally: _Tally, module: np.ndarray, modules: list[Compone
 
 def _held_unit_by_unit(flat, module: np.ndarray, uneven: np.ndarray,
                        lanes: np.ndarray) -> np.ndarray:
-    """Modules per (group, module) of the ``uneven`` groups, from each unit's own cables."""
+    """Modules per (group, module) of the ``uneven`` groups, from each unit's own cables.
+
+    By the wiring rule of core/flatten.py a bundle puts, in every instance of its block, a run
+    of ``share`` cables on each A unit from the first one, and per_instance // units cables
+    (one more on the first per_instance % units) on each B unit, so each unit's cables are
+    summed from these runs without listing every cable."""
     n, kinds = len(flat.multiplicity), len(lanes)
-    ks = np.flatnonzero((module >= 0) & (uneven[flat.bundle_a] | uneven[flat.bundle_b]))
-    offsets = np.concatenate([[0], np.cumsum(flat.multiplicity)])
-    # the units of the uneven groups, numbered 0, 1, ... group after group
     sizes = np.where(uneven, flat.multiplicity, 0)
-    first = np.cumsum(sizes) - sizes
-    cables = np.zeros(int(sizes.sum()) * kinds, dtype=np.int64)
-    edge_module = np.repeat(module[ks], flat.cables[ks])
-    for units, ends in zip(bundle_edges(flat, offsets, ks), (flat.bundle_a, flat.bundle_b)):
-        group = np.repeat(ends[ks], flat.cables[ks])
-        mine = uneven[group]
-        local = units[mine] - offsets[group[mine]] + first[group[mine]]
-        cables += np.bincount(local * kinds + edge_module[mine], minlength=len(cables))
-    held_by_unit = -(-cables.reshape(-1, kinds) // lanes)
+    first = np.cumsum(sizes) - sizes  # the uneven groups' units, numbered group after group
+    cables = np.zeros(int(sizes.sum()) * kinds)
+    instances = flat.owner_instances
+    per_instance = flat.cables // instances
+    for side, ends in ((0, flat.bundle_a), (1, flat.bundle_b)):
+        ks = np.flatnonzero((module >= 0) & uneven[ends])
+        units = np.maximum(1, flat.multiplicity[ends[ks]] // instances[ks])
+        if side == 0:
+            share = np.maximum(1, -(-per_instance[ks] // units))
+            row, unit, _, count = runs(per_instance[ks], share)
+        else:
+            taken = np.minimum(per_instance[ks], units)
+            row = np.repeat(np.arange(len(ks)), taken)
+            unit = np.arange(len(row)) - np.repeat(np.cumsum(taken) - taken, taken)
+            count = (per_instance[ks] // units)[row] + (unit < (per_instance[ks] % units)[row])
+        # the same cables on the same units of every instance of the owning block
+        copies = instances[ks][row]
+        entry = np.repeat(np.arange(len(row)), copies)
+        instance = np.arange(len(entry)) - np.repeat(np.cumsum(copies) - copies, copies)
+        k, row = ks[row[entry]], row[entry]
+        local = first[ends[k]] + instance * units[row] + unit[entry]
+        cables += np.bincount(local * kinds + module[k], weights=count[entry],
+                              minlength=len(cables))
+    held_by_unit = -(-cables.astype(np.int64).reshape(-1, kinds) // lanes)
     unit_group = np.repeat(np.arange(n), sizes)
     return np.stack([np.bincount(unit_group, weights=held_by_unit[:, j], minlength=n)
                      for j in range(kinds)], axis=1).astype(np.int64)
