@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components, dijkstra
+from scipy.sparse.csgraph import connected_components
 
 from core.catalog import COMPUTE_KINDS, ComponentSpec
 from core.diagnostics import Diagnostic
@@ -83,20 +83,33 @@ def _hops_from_compute(flat: FlatDesign, bundle_mask: np.ndarray, through: np.nd
     """Hops of each group from the compute groups over the bundles in ``bundle_mask``, passing
     only through the groups in ``through`` (compute groups are at 0, unreached groups -1).
 
-    A breadth-first search on the group graph (scipy), from one extra vertex joined to every
-    compute group, so its cost follows the bundles, not groups times bundles.
+    A breadth-first search on the group graph in numpy: the hops sorted by their start once,
+    then each level takes the hops out of the groups the previous level reached, so the cost
+    follows the bundles, not groups times bundles.
     """
     n = len(flat.multiplicity)
     a, b = flat.bundle_a[bundle_mask], flat.bundle_b[bundle_mask]
     allowed = flat.is_compute | through
-    # A hop enters a ``through`` group from a compute group or another ``through`` group.
-    keep = allowed[a] & allowed[b] & (through[a] | through[b])
-    source = np.full(int(flat.is_compute.sum()), n, dtype=np.int64)
-    rows = np.concatenate([a[keep], source])
-    cols = np.concatenate([b[keep], np.flatnonzero(flat.is_compute)])
-    graph = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n + 1, n + 1))
-    distance = dijkstra(graph.tocsr(), directed=False, indices=n, unweighted=True)[:n]
-    return np.where(np.isfinite(distance), distance - 1, -1).astype(np.int64)
+    keep = allowed[a] & allowed[b]
+    a, b = a[keep], b[keep]
+    # a hop enters a ``through`` group from a compute group or another ``through`` group
+    src = np.concatenate([a[through[b]], b[through[a]]])
+    dst = np.concatenate([b[through[b]], a[through[a]]])
+    order = np.argsort(src, kind="stable")
+    src, dst = src[order], dst[order]
+    first_hop = np.searchsorted(src, np.arange(n + 1))
+    depth = np.full(n, -1, dtype=np.int64)
+    frontier = np.flatnonzero(flat.is_compute)
+    depth[frontier] = 0
+    level = 0
+    while len(frontier):
+        hops = first_hop[frontier + 1] - first_hop[frontier]
+        at = np.repeat(first_hop[frontier] - (np.cumsum(hops) - hops), hops)
+        reached = dst[at + np.arange(len(at))]
+        frontier = np.unique(reached[depth[reached] < 0])
+        level += 1
+        depth[frontier] = level
+    return depth
 
 
 def assign_tiers(flat: FlatDesign) -> dict[int, str]:
