@@ -175,6 +175,27 @@ def _components(graph: UnitGraph, mask_units: np.ndarray, edge_mask: np.ndarray)
     return labels
 
 
+def _domains_by_tier(graph: UnitGraph, unit_rank: np.ndarray, edge_mask: np.ndarray,
+                     max_rank: int):
+    """For r = 1 .. max_rank: the connected components of the units of rank 0..r over the
+    cables of ``edge_mask`` (every other unit on its own), as labels per unit.
+
+    Tier by tier: the components of the tiers below are contracted to one vertex each and
+    only the cables that reach up to tier r are added, so every cable is looked at once."""
+    src, dst = graph.src[edge_mask], graph.dst[edge_mask]
+    low, high = np.minimum(unit_rank[src], unit_rank[dst]), np.maximum(unit_rank[src], unit_rank[dst])
+    # the tier a cable first joins its ends at (cables between compute nodes at tier 1)
+    tier = np.where(low >= 0, np.maximum(high, 1), -1)
+    labels = np.arange(graph.units)
+    for r in range(1, max_rank + 1):
+        new = tier == r
+        vertices = int(labels.max()) + 1 if len(labels) else 0
+        matrix = coo_matrix((np.ones(int(new.sum()), dtype=np.int8),
+                             (labels[src[new]], labels[dst[new]])), shape=(vertices, vertices))
+        labels = connected_components(matrix, directed=False)[1][labels]
+        yield labels
+
+
 def _weighted_median_domain(labels: np.ndarray, gpu_weight: np.ndarray) -> tuple[int, int]:
     """(GPU-weighted median component size in GPUs, largest component in GPUs)."""
     sizes = np.bincount(labels, weights=gpu_weight)
@@ -219,9 +240,7 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
     scale_out_edges = scale_out[graph.edge_bundle]
     domains: list[int] = []
     connected = 0
-    for r in range(1, max_rank + 1):
-        mask = (unit_rank >= 0) & (unit_rank <= r)
-        labels = _components(graph, mask, scale_out_edges)
+    for labels in _domains_by_tier(graph, unit_rank, scale_out_edges, max_rank):
         median, largest = _weighted_median_domain(labels, gpu_weight)
         domains.append(median)
         connected = largest
