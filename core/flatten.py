@@ -189,8 +189,8 @@ class FlatDesign:
     @cached_property
     def groups(self) -> tuple[Group, ...]:
         return tuple(
-            Group(path, node, self.specs[row], multiplicity, chain)
-            for path, node, row, multiplicity, chain in zip(
+            Group(path, node, self.specs[row], multiplicity, counts)
+            for path, node, row, multiplicity, counts in zip(
                 self.paths, self.nodes, self.spec_row.tolist(), self.multiplicity.tolist(),
                 self.chains)
         )
@@ -215,7 +215,7 @@ def flatten(design: Design, catalog: Catalog) -> FlatDesign:
     groups = _GroupColumns(catalog)
     link_blocks: list[LinkBlock] = []
 
-    def walk(block: Block, prefix: str, chain: tuple[int, ...], instances: int) -> None:
+    def walk(block: Block, prefix: str, block_counts: tuple[int, ...], instances: int) -> None:
         if block.links:
             link_blocks.append(LinkBlock(prefix.rstrip("/"), instances, block.links))
         ids = list(block.children)
@@ -224,13 +224,13 @@ def flatten(design: Design, catalog: Catalog) -> FlatDesign:
         types = list(map(type, children))
         start = 0
         for at in _positions(types, Block):
-            groups.add(prefix, ids[start:at], children[start:at], chain, instances)
+            groups.add(prefix, ids[start:at], children[start:at], block_counts, instances)
             child, path = children[at], prefix + ids[at]
             if child.count < 1:
                 raise DesignError(f"{path}: block count must be at least 1")
-            walk(child, path + "/", chain + (child.count,), instances * child.count)
+            walk(child, path + "/", block_counts + (child.count,), instances * child.count)
             start = at + 1
-        groups.add(prefix, ids[start:], children[start:], chain, instances)
+        groups.add(prefix, ids[start:], children[start:], block_counts, instances)
 
     walk(design.root, "", (design.root.count,), design.root.count)
     kinds, media = Codes(LINK_KINDS), Codes(MEDIA)
@@ -268,7 +268,7 @@ class _GroupColumns:
         self.specs: list[ComponentSpec] = []
         self.spec_row_of: dict[str, int] = {}
 
-    def add(self, prefix: str, ids: list[str], nodes: list[Node], chain: tuple[int, ...],
+    def add(self, prefix: str, ids: list[str], nodes: list[Node], block_counts: tuple[int, ...],
             instances: int) -> None:
         if not nodes:
             return
@@ -291,7 +291,7 @@ class _GroupColumns:
         self.paths += paths
         self.nodes += nodes
         self.spec_rows += rows
-        self.chains += [chain] * len(nodes)
+        self.chains += [block_counts] * len(nodes)
         self.multiplicity += [count * instances for count in counts]
 
 
