@@ -12,7 +12,6 @@ oversubscription r_i (topologies.md §1.2, §5).
 from __future__ import annotations
 
 import math
-from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -80,45 +79,60 @@ def _is_scale_out_switch(spec: ComponentSpec) -> bool:
     return spec.kind == "switch" and spec["role"] == "scale-out"
 
 
-def _hops_from_compute(flat: FlatDesign, bundle_ids: list[int], through: set[int]) -> dict[int, int]:
-    """Hops of each group from the compute groups over ``bundle_ids``, passing only through the
-    groups in ``through`` (BFS on groups; compute groups are at 0)."""
-    neighbours: dict[int, set[int]] = {}
-    for k in bundle_ids:
-        b = flat.bundles[k]
-        neighbours.setdefault(b.a, set()).add(b.b)
-        neighbours.setdefault(b.b, set()).add(b.a)
-    depth = dict.fromkeys(flat.compute_groups, 0)
-    queue: deque[int] = deque(depth)
-    while queue:
-        i = queue.popleft()
-        for j in neighbours.get(i, ()):
-            if j in through and j not in depth:
-                depth[j] = depth[i] + 1
-                queue.append(j)
+def _hops_from_compute(flat: FlatDesign, bundle_mask: np.ndarray, through: np.ndarray) -> np.ndarray:
+    """Hops of each group from the compute groups over the bundles in ``bundle_mask``, passing
+    only through the groups in ``through`` (compute groups are at 0, unreached groups -1).
+
+    A breadth-first search on the group graph in numpy: the hops sorted by their start once,
+    then each level takes the hops out of the groups the previous level reached, so the cost
+    follows the bundles, not groups times bundles.
+    """
+    n = len(flat.multiplicity)
+    a, b = flat.bundle_a[bundle_mask], flat.bundle_b[bundle_mask]
+    allowed = flat.is_compute | through
+    keep = allowed[a] & allowed[b]
+    a, b = a[keep], b[keep]
+    # a hop enters a ``through`` group from a compute group or another ``through`` group
+    src = np.concatenate([a[through[b]], b[through[a]]])
+    dst = np.concatenate([b[through[b]], a[through[a]]])
+    order = np.argsort(src, kind="stable")
+    src, dst = src[order], dst[order]
+    first_hop = np.searchsorted(src, np.arange(n + 1))
+    depth = np.full(n, -1, dtype=np.int64)
+    frontier = np.flatnonzero(flat.is_compute)
+    depth[frontier] = 0
+    level = 0
+    while len(frontier):
+        hops = first_hop[frontier + 1] - first_hop[frontier]
+        at = np.repeat(first_hop[frontier] - (np.cumsum(hops) - hops), hops)
+        reached = dst[at + np.arange(len(at))]
+        frontier = np.unique(reached[depth[reached] < 0])
+        level += 1
+        depth[frontier] = level
     return depth
 
 
 def assign_tiers(flat: FlatDesign) -> dict[int, str]:
     """Tier name of every switch group (BFS over scale-out bundles from compute groups)."""
+    n = len(flat.multiplicity)
+    storage_touch = np.zeros(n, dtype=bool)
+    other = flat.bundles_of_kind("storage", "frontend")
+    storage_touch[flat.bundle_a[other]] = True
+    storage_touch[flat.bundle_b[other]] = True
+    depth = _hops_from_compute(flat, flat.bundles_of_kind("scale-out"),
+                               flat.per_group(_is_scale_out_switch, dtype=bool))
+    role = flat.per_group(lambda spec: spec.get("role") if spec.kind == "switch" else None,
+                          dtype=object)
     tiers: dict[int, str] = {}
-    storage_touch = {end for b in flat.bundles if b.kind in ("storage", "frontend")
-                     for end in (b.a, b.b)}
-    depth = _hops_from_compute(
-        flat, [k for k, b in enumerate(flat.bundles) if b.kind == "scale-out"],
-        {i for i, g in enumerate(flat.groups) if _is_scale_out_switch(g.spec)})
-    for i, group in enumerate(flat.groups):
-        spec = group.spec
-        if spec.kind != "switch":
-            continue
-        if group.node.tier:
-            tiers[i] = group.node.tier
-        elif spec["role"] == "scale-up":
+    for i in np.flatnonzero(flat.kind == "switch").tolist():
+        d = int(depth[i])
+        if flat.nodes[i].tier:
+            tiers[i] = flat.nodes[i].tier
+        elif role[i] == "scale-up":
             tiers[i] = "scale-up"
-        elif i in depth:
-            d = depth[i]
+        elif d >= 0:
             tiers[i] = TIER_NAMES[d - 1] if d <= len(TIER_NAMES) else f"tier{d}"
-        elif i in storage_touch:
+        elif storage_touch[i]:
             tiers[i] = "storage-switch"
         else:
             tiers[i] = "unattached"
@@ -133,6 +147,24 @@ def _tier_rank(name: str) -> int | None:
     return None
 
 
+def _tier_arrays(n: int, tiers: dict[int, str]) -> tuple[np.ndarray, np.ndarray]:
+    """(tier name or None, tier rank or -1) of every group."""
+    names = np.full(n, None, dtype=object)
+    ranks = np.full(n, -1, dtype=np.int64)
+    if tiers:
+        index = np.fromiter(tiers.keys(), dtype=np.int64, count=len(tiers))
+        names[index] = list(tiers.values())
+        rank_of = {name: _tier_rank(name) for name in set(tiers.values())}
+        ranks[index] = [-1 if rank_of[name] is None else rank_of[name] for name in tiers.values()]
+    return names, ranks
+
+
+def _cable_ns(flat: FlatDesign) -> np.ndarray:
+    """Propagation delay of one cable of every bundle."""
+    ns_per_m = np.array([NS_PER_M.get(medium, 5.0) for medium in flat.medium_names])
+    return flat.length_m * ns_per_m[flat.medium_code]
+
+
 def _components(graph: UnitGraph, mask_units: np.ndarray, edge_mask: np.ndarray) -> np.ndarray:
     n = graph.units
     src, dst = graph.src[edge_mask], graph.dst[edge_mask]
@@ -141,6 +173,27 @@ def _components(graph: UnitGraph, mask_units: np.ndarray, edge_mask: np.ndarray)
     matrix = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
     _, labels = connected_components(matrix, directed=False)
     return labels
+
+
+def _domains_by_tier(graph: UnitGraph, unit_rank: np.ndarray, edge_mask: np.ndarray,
+                     max_rank: int):
+    """For r = 1 .. max_rank: the connected components of the units of rank 0..r over the
+    cables of ``edge_mask`` (every other unit on its own), as labels per unit.
+
+    Tier by tier: the components of the tiers below are contracted to one vertex each and
+    only the cables that reach up to tier r are added, so every cable is looked at once."""
+    src, dst = graph.src[edge_mask], graph.dst[edge_mask]
+    low, high = np.minimum(unit_rank[src], unit_rank[dst]), np.maximum(unit_rank[src], unit_rank[dst])
+    # the tier a cable first joins its ends at (cables between compute nodes at tier 1)
+    tier = np.where(low >= 0, np.maximum(high, 1), -1)
+    labels = np.arange(graph.units)
+    for r in range(1, max_rank + 1):
+        new = tier == r
+        vertices = int(labels.max()) + 1 if len(labels) else 0
+        matrix = coo_matrix((np.ones(int(new.sum()), dtype=np.int8),
+                             (labels[src[new]], labels[dst[new]])), shape=(vertices, vertices))
+        labels = connected_components(matrix, directed=False)[1][labels]
+        yield labels
 
 
 def _weighted_median_domain(labels: np.ndarray, gpu_weight: np.ndarray) -> tuple[int, int]:
@@ -155,82 +208,61 @@ def _weighted_median_domain(labels: np.ndarray, gpu_weight: np.ndarray) -> tuple
 def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = NetworkAssumptions()) -> Topology:
     diagnostics: list[Diagnostic] = []
     tiers = assign_tiers(flat)
-    rank_of = {i: _tier_rank(name) for i, name in tiers.items()}
-    max_rank = max((r for r in rank_of.values() if r), default=0)
+    tier_names, ranks = _tier_arrays(len(flat.multiplicity), tiers)
+    max_rank = int(ranks.max(initial=0))
     tier_order = tuple(
         TIER_NAMES[r - 1] if r <= len(TIER_NAMES) else f"tier{r}" for r in range(1, max_rank + 1)
     )
-    compute = set(flat.compute_groups)
+    # Level of every group: 0 for compute, the tier rank for ranked switches, else -1.
+    level = np.where(flat.is_compute, 0, ranks)
 
-    def level_of(i: int) -> int | None:
-        if i in compute:
-            return 0
-        return rank_of.get(i)
-
-    up = [0.0] * max(1, max_rank)
-    down_by_tier: dict[int, float] = {}
-    up_by_tier: dict[int, float] = {}
-    layered = True
-    for bundle in flat.bundles:
-        if bundle.kind != "scale-out":
-            continue
-        la, lb = level_of(bundle.a), level_of(bundle.b)
-        if la is None or lb is None:
-            continue
-        lo, hi = min(la, lb), max(la, lb)
-        if hi - lo != 1:
-            layered = False
-            continue
-        if lo < len(up):
-            up[lo] += bundle.capacity_gbit_s
-        down_by_tier[hi] = down_by_tier.get(hi, 0.0) + bundle.capacity_gbit_s
-        up_by_tier[lo] = up_by_tier.get(lo, 0.0) + bundle.capacity_gbit_s
+    scale_out = flat.bundles_of_kind("scale-out")
+    la, lb = level[flat.bundle_a], level[flat.bundle_b]
+    placed = scale_out & (la >= 0) & (lb >= 0)
+    lo, hi = np.minimum(la, lb), np.maximum(la, lb)
+    step = placed & (hi - lo == 1)
+    layered = not (placed & ~step).any()
+    capacity = flat.capacity_gbit_s[step]
+    # bincount adds in bundle order, as the per-bundle sums always did
+    up_by_tier = np.bincount(lo[step], weights=capacity, minlength=max_rank + 1).tolist()
+    down_by_tier = np.bincount(hi[step], weights=capacity, minlength=max_rank + 1).tolist()
+    up = up_by_tier[:max(1, max_rank)]
     oversubscription = {
-        tier_order[r - 1]: round(down_by_tier.get(r, 0.0) / up_by_tier[r], 4)
+        tier_order[r - 1]: round(down_by_tier[r] / up_by_tier[r], 4)
         for r in range(1, max_rank + 1)
-        if up_by_tier.get(r, 0.0) > 0
+        if up_by_tier[r] > 0
     }
 
     graph = unit_graph(flat)
     gpus = flat.gpus
-    gpu_weight = np.zeros(graph.units)
-    for i in flat.compute_groups:
-        gpu_weight[graph.offsets[i]:graph.offsets[i + 1]] = flat.gpus_per_unit(i)
-    unit_rank = np.full(graph.units, -1, dtype=np.int64)
-    for i in range(len(flat.groups)):
-        level = level_of(i)
-        if level is not None:
-            unit_rank[graph.offsets[i]:graph.offsets[i + 1]] = level
-    scale_out_edges = np.isin(
-        graph.edge_bundle, [k for k, b in enumerate(flat.bundles) if b.kind == "scale-out"]
-    )
+    gpu_weight = graph.per_unit(flat.gpus_per_group_unit.astype(float))
+    unit_rank = graph.per_unit(level)
+    scale_out_edges = scale_out[graph.edge_bundle]
     domains: list[int] = []
     connected = 0
-    for r in range(1, max_rank + 1):
-        mask = (unit_rank >= 0) & (unit_rank <= r)
-        labels = _components(graph, mask, scale_out_edges)
+    for labels in _domains_by_tier(graph, unit_rank, scale_out_edges, max_rank):
         median, largest = _weighted_median_domain(labels, gpu_weight)
         domains.append(median)
         connected = largest
 
-    drawn = _drawn_scale_up(flat, graph, gpu_weight, tiers) if gpus else ()
-    fabric = (_fabric_view(flat, tiers, rank_of, tier_order, up, domains, drawn, assumptions)
+    drawn = _drawn_scale_up(flat, graph, gpu_weight, tier_names) if gpus else ()
+    fabric = (_fabric_view(flat, tier_names, ranks, tier_order, up, domains, drawn, assumptions)
               if gpus else None)
 
+    compute = flat.compute_groups
     if fabric is not None and fabric.scale_up_domain_gpus < gpus:
         if max_rank == 0:
             diagnostics.append(Diagnostic(
                 "NO_SCALE_OUT", "compute nodes are not connected by a scale-out fabric",
-                tuple(flat.groups[i].path for i in compute)))
+                tuple(flat.paths[i] for i in compute)))
         else:
             degree = np.bincount(
                 np.concatenate([graph.src[scale_out_edges], graph.dst[scale_out_edges]]),
                 minlength=graph.units,
             )
-            lonely = [
-                flat.groups[i].path for i in compute
-                if (degree[graph.offsets[i]:graph.offsets[i + 1]] == 0).any()
-            ]
+            alone = np.zeros(len(flat.multiplicity), dtype=bool)
+            alone[graph.unit_group[degree == 0]] = True
+            lonely = [flat.paths[i] for i in np.flatnonzero(alone & flat.is_compute)]
             if lonely:
                 diagnostics.append(Diagnostic(
                     "GPU_WITHOUT_SCALE_OUT",
@@ -245,14 +277,14 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
             "NON_LAYERED_FABRIC",
             "some scale-out links skip a tier or join switches of the same tier; bisection uses a "
             "spectral cut of the device graph", ()))
-    bare = [g.path for g in flat.groups if g.spec.kind == "accelerator"]
+    bare = [flat.paths[i] for i in np.flatnonzero(flat.kind == "accelerator")]
     if bare:
         diagnostics.append(Diagnostic(
             "ACCELERATOR_OUTSIDE_SERVER",
             f"accelerators drawn on their own ({', '.join(bare)}) are counted but not modelled: "
             f"bandwidth and performance need them inside a server or super-node (e.g. DGX-H100)",
             tuple(bare)))
-    diagnostics.extend(_port_diagnostics(flat, tiers))
+    diagnostics.extend(_port_diagnostics(flat))
     return Topology(flat, tiers, tier_order, tuple(up[:max_rank]), oversubscription, fabric,
                     layered, tuple(domains), connected or gpus, graph, tuple(diagnostics))
 
@@ -270,7 +302,7 @@ class DrawnScaleUp:
 
 
 def _drawn_scale_up(flat: FlatDesign, graph: UnitGraph, gpu_weight: np.ndarray,
-                    tiers: dict[int, str]) -> tuple[DrawnScaleUp, ...]:
+                    tier_names: np.ndarray) -> tuple[DrawnScaleUp, ...]:
     """The scale-up tiers the drawing builds out of several compute nodes (empty if none).
 
     Connected components of compute units and scale-up switch units over the scale-up cables
@@ -278,65 +310,71 @@ def _drawn_scale_up(flat: FlatDesign, graph: UnitGraph, gpu_weight: np.ndarray,
     narrowest aggregate capacity between the compute nodes and it, divided by the GPUs those
     cables serve, so an under-cabled tray or a tapered upper tier shows as a slower domain.
     """
-    compute = set(flat.compute_groups)
-    switches = {i for i, t in tiers.items() if t == "scale-up"}
-    bundle_ids = [k for k, b in enumerate(flat.bundles)
-                  if b.kind == "scale-up" and {b.a, b.b} <= compute | switches]
-    depth = _hops_from_compute(flat, bundle_ids, switches)
+    compute = flat.is_compute
+    switches = tier_names == "scale-up"
+    joined = compute | switches
+    bundles = (flat.bundles_of_kind("scale-up") & joined[flat.bundle_a]
+               & joined[flat.bundle_b])
+    if not bundles.any():
+        return ()
+    depth = _hops_from_compute(flat, bundles, switches)
     # capacity between depth d and d + 1, and the compute groups the first hop serves
-    capacity: dict[int, float] = {}
-    served: set[int] = set()
-    for k in bundle_ids:
-        b = flat.bundles[k]
-        da, db = depth.get(b.a), depth.get(b.b)
-        if da is None or db is None or abs(da - db) > 1 or (da == db and da > 0):
-            continue
-        # a node-to-node cable (no switch) is a scale-up link at both of its ends
-        share = 2.0 if da == db == 0 else 1.0
-        capacity[min(da, db)] = capacity.get(min(da, db), 0.0) + share * b.capacity_gbit_s
-        served.update(end for end in (b.a, b.b) if end in compute)
-    served_gpus = sum(flat.groups[i].multiplicity * flat.gpus_per_unit(i) for i in served)
+    da, db = depth[flat.bundle_a], depth[flat.bundle_b]
+    counted = (bundles & (da >= 0) & (db >= 0) & (np.abs(da - db) <= 1)
+               & ~((da == db) & (da > 0)))
+    # a node-to-node cable (no switch) is a scale-up link at both of its ends
+    share = np.where(da == db, 2.0, 1.0)[counted]
+    low = np.minimum(da, db)[counted]
+    capacity = np.bincount(low, weights=share * flat.capacity_gbit_s[counted]).tolist()
+    present = set(low.tolist())
+    served = np.zeros(len(flat.multiplicity), dtype=bool)
+    served[flat.bundle_a[counted]] = True
+    served[flat.bundle_b[counted]] = True
+    served &= compute
+    served_gpus = int(np.dot(flat.multiplicity[served], flat.gpus_per_group_unit[served]))
     if not served_gpus:
         return ()
-    edge_mask = np.isin(graph.edge_bundle, bundle_ids)
+    edge_mask = bundles[graph.edge_bundle]
+    cable_ns = _cable_ns(flat)
+    latency_ns = flat.per_group(lambda spec: float(spec.get("latency_ns", 0.0)))
+    reduction = flat.per_group(lambda spec: bool(spec.get("in_network_reduction")), dtype=bool)
     out: list[DrawnScaleUp] = []
     below_ns = cables_ns = 0.0
     narrowest = math.inf
-    for tier in range(1, max(1, *depth.values()) + 1):
-        if tier - 1 not in capacity:
+    for tier in range(1, max(1, int(depth.max())) + 1):
+        if tier - 1 not in present:
             break
         narrowest = min(narrowest, capacity[tier - 1])
-        groups = [i for i, d in depth.items() if d <= tier]
-        members = np.zeros(graph.units, dtype=bool)
-        for i in groups:
-            members[graph.offsets[i]:graph.offsets[i + 1]] = True
+        members = graph.per_unit((depth >= 0) & (depth <= tier))
         median, _ = _weighted_median_domain(_components(graph, members, edge_mask), gpu_weight)
-        at_tier = [i for i, d in depth.items() if d == tier]
-        switch_ns = (sum(float(flat.groups[i].spec["latency_ns"]) for i in at_tier) / len(at_tier)
-                     if at_tier else 0.0)
-        cables_ns += max(
-            (flat.bundles[k].length_m * NS_PER_M.get(flat.bundles[k].medium, 5.0)
-             for k in bundle_ids
-             if {depth.get(flat.bundles[k].a), depth.get(flat.bundles[k].b)} <= {tier - 1, tier}),
-            default=0.0)
+        at_tier = depth == tier
+        switch_ns = (sum(latency_ns[at_tier].tolist()) / int(at_tier.sum())
+                     if at_tier.any() else 0.0)
+        near = (depth == tier - 1) | (depth == tier)
+        spans = bundles & near[flat.bundle_a] & near[flat.bundle_b]
+        cables_ns += float(cable_ns[spans].max(initial=0.0))
         out.append(DrawnScaleUp(
             median, narrowest / served_gpus, 2 * below_ns + switch_ns + 2 * cables_ns,
-            any(bool(flat.groups[i].spec.get("in_network_reduction")) for i in at_tier)))
+            bool(reduction[at_tier].any())))
         below_ns += switch_ns
     return tuple(out)
 
 
-def _fabric_view(flat, tiers, rank_of, tier_order, up, domains, drawn: tuple[DrawnScaleUp, ...],
-                 a: NetworkAssumptions) -> FabricView:
-    compute = flat.compute_groups
-    main = max(compute, key=lambda i: flat.groups[i].multiplicity * flat.gpus_per_unit(i))
-    server = flat.groups[main].spec
+def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
+                 tier_order: tuple[str, ...], up: list[float], domains: list[int],
+                 drawn: tuple[DrawnScaleUp, ...], a: NetworkAssumptions) -> FabricView:
+    compute = np.flatnonzero(flat.is_compute)
+    gpus_of_group = flat.multiplicity * flat.gpus_per_group_unit
+    main = int(compute[np.argmax(gpus_of_group[compute])])
+    server = flat.specs[flat.spec_row[main]]
     catalog = flat.catalog
     accelerator = catalog.get(server["accelerator"])
     gpus = flat.gpus
     line = float(accelerator["scale_up_gbyte_s_per_dir"])
     effective = float(accelerator.get("scale_up_effective_gbyte_s") or line * a.scale_up_efficiency)
-    scale_up_domain = min(int(flat.groups[i].spec["scale_up_domain"]) for i in compute)
+    scale_up_domain = int(flat.per_group(
+        lambda spec: int(spec["scale_up_domain"]) if spec.kind in COMPUTE_KINDS else 0,
+        dtype=np.int64)[compute].min())
     if scale_up_domain <= 1:
         line = effective = 0.0
     # NVLS-style in-switch reduction exists when the node's scale-up switches offer it.
@@ -367,27 +405,28 @@ def _fabric_view(flat, tiers, rank_of, tier_order, up, domains, drawn: tuple[Dra
         measured = nic.get("effective_gbyte_s")
         if measured:
             nic_ratio = float(measured) / (float(nic["port_gbit_s"]) / 8.0)
+    latency_ns = flat.per_group(lambda spec: float(spec.get("latency_ns", 0.0)))
+    reduction_of = flat.per_group(lambda spec: bool(spec.get("in_network_reduction")), dtype=bool)
+    scale_out = flat.bundles_of_kind("scale-out")
+    # rank of the lower end of every bundle, unranked ends (compute, storage...) counting as 0
+    ranked = np.maximum(ranks, 0)
+    lower = np.minimum(ranked[flat.bundle_a], ranked[flat.bundle_b])
+    cable_ns_of = _cable_ns(flat)
     cable_ns = 0.0
     below_ns = 0.0  # switch latency of the tiers under this one, crossed twice on the way
     for r, name in enumerate(tier_order, start=1):
-        tier_groups = [i for i, t in tiers.items() if t == name]
-        latencies = [float(flat.groups[i].spec["latency_ns"]) for i in tier_groups]
+        in_tier = tier_names == name
+        latencies = latency_ns[in_tier].tolist()
         switch_ns_tier = sum(latencies) / len(latencies) if latencies else 0.0
-        lengths = [
-            (b.length_m * NS_PER_M.get(b.medium, 5.0))
-            for b in flat.bundles
-            if b.kind == "scale-out" and (b.a in tier_groups or b.b in tier_groups)
-            and min(rank_of.get(b.a) or 0, rank_of.get(b.b) or 0) == r - 1
-        ]
-        cable_ns += max(lengths, default=0.0)
+        touching = scale_out & (in_tier[flat.bundle_a] | in_tier[flat.bundle_b]) & (lower == r - 1)
+        cable_ns += float(cable_ns_of[touching].max(initial=0.0))
         hops = 2 * r - 1
         latency_us = 2 * a.nic_latency_us + (2 * below_ns + switch_ns_tier + 2 * cable_ns) / 1000.0
         below_ns += switch_ns_tier
         per_gpu_gbit = min(up[:r]) / gpus if gpus else 0.0
         domain = max(domains[r - 1], levels[-1].domain_gpus)
-        reduction = any(bool(flat.groups[i].spec.get("in_network_reduction")) for i in tier_groups)
         levels.append(NetworkLevel(name, domain, per_gpu_gbit / 8.0, per_gpu_gbit / 8.0 * nic_ratio,
-                                   latency_us, hops, reduction))
+                                   latency_us, hops, bool(reduction_of[in_tier].any())))
     if levels[-1].domain_gpus < gpus:
         # GPUs the fabric cannot reach: an outer level with no bandwidth, so jobs that need them
         # show as impossible instead of silently using a faster level.
@@ -415,25 +454,84 @@ def _node_ports(spec: ComponentSpec, catalog, link_class: str) -> tuple[int, flo
     return int(spec["ports"]), float(spec["port_gbit_s"])
 
 
-def _port_diagnostics(flat: FlatDesign, tiers: dict[int, str]) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    # group -> link class ("scale-out", "scale-up" or "other") -> speed -> cables per unit
+_LINK_CLASSES = ("scale-out", "scale-up", "other")
+_CHECKED_NODE_KINDS = (*COMPUTE_KINDS, "storage", "nic", "dpu", "appliance")
+# Candidates for a port warning are found on arrays with a looser margin than the warnings'
+# own 1e-9, then checked one by one, so the array sums (added in another order) never hide one.
+_CANDIDATE_MARGIN = 1e-10
+
+
+def _port_diagnostics(flat: FlatDesign) -> list[Diagnostic]:
+    """Port warnings: switches asked for more ports (or speeds) than they have, nodes cabled
+    beyond their NICs, mixed scale-out speeds."""
+    n = len(flat.multiplicity)
+    class_of_kind = np.array([_LINK_CLASSES.index(kind) if kind in _LINK_CLASSES[:2] else 2
+                              for kind in flat.kind_names], dtype=np.int64)
+    link_class = class_of_kind[flat.kind_code] if len(class_of_kind) else flat.kind_code
+    speeds, speed_code = flat.speed_values, flat.speed_code
+    ports = np.array([[spec.port_count_at(float(v)) if spec.kind == "switch" else 0
+                       for v in speeds] for spec in flat.specs], dtype=float)
+    checked = flat.per_group(lambda spec: spec.kind in _CHECKED_NODE_KINDS, dtype=bool)
+    node_ports = np.array([[_node_ports(spec, flat.catalog, c) if spec.kind in _CHECKED_NODE_KINDS
+                            else (0, 0.0) for c in _LINK_CLASSES] for spec in flat.specs],
+                          dtype=float).reshape(-1, 3, 2)
+    switch = flat.kind == "switch"
+    fraction = np.zeros(n)        # share of its ports every switch uses (supported speeds)
+    cables = np.zeros(n * 3)      # cables per unit of every (group, link class)
+    candidate = np.zeros(n, dtype=bool)
+    for group in (flat.bundle_a, flat.bundle_b):
+        per_unit = flat.cables / flat.multiplicity[group]
+        row = flat.spec_row[group]
+        at_speed = ports[row, speed_code] if len(group) else np.zeros(0)
+        on_switch = switch[group]
+        candidate[group[on_switch & (at_speed == 0)]] = True
+        usable = on_switch & (at_speed > 0)
+        fraction += np.bincount(group[usable], weights=per_unit[usable] / at_speed[usable],
+                                minlength=n)
+        cables += np.bincount(group * 3 + link_class, weights=per_unit, minlength=n * 3)
+        port_total, port_speed = node_ports[row, link_class, 0], node_ports[row, link_class, 1]
+        on_node = checked[group]
+        candidate[group[on_node & (port_total == 0) & (link_class == 1)
+                        & flat.is_compute[group]]] = True
+        candidate[group[on_node & (port_total > 0)
+                        & (flat.speed_gbit_s > port_speed + _CANDIDATE_MARGIN)]] = True
+    candidate |= switch & (fraction > 1 + _CANDIDATE_MARGIN)
+    total_ports = node_ports[flat.spec_row, :, 0].ravel()
+    over = np.flatnonzero((total_ports > 0) & (cables > total_ports + _CANDIDATE_MARGIN)) // 3
+    candidate[over[checked[over]]] = True
+
+    out = _port_warnings(flat, candidate) if candidate.any() else []
+    data_fabric = flat.per_group(lambda spec: spec.kind in (*COMPUTE_KINDS, "switch"), dtype=bool)
+    # appliances (a UFM on NDR 200G) may run slower without mixing the data fabric
+    fabric_links = (flat.bundles_of_kind("scale-out") & data_fabric[flat.bundle_a]
+                    & data_fabric[flat.bundle_b])
+    mixed = speeds[np.bincount(speed_code[fabric_links], minlength=len(speeds)) > 0].tolist()
+    if len(mixed) > 1:
+        out.append(Diagnostic(
+            "MIXED_LINK_SPEEDS",
+            "scale-out links run at mixed speeds: " + ", ".join(f"{s:g}G" for s in sorted(mixed)),
+            ()))
+    return out
+
+
+def _port_warnings(flat: FlatDesign, candidate: np.ndarray) -> list[Diagnostic]:
+    """The port warnings of the candidate groups, in the order their bundles list them."""
+    # group -> link class -> speed -> cables per unit, summed in bundle order
     usage: dict[int, dict[str, dict[float, float]]] = {}
-    speeds: set[float] = set()
-    for bundle in flat.bundles:
-        link_class = bundle.kind if bundle.kind in ("scale-out", "scale-up") else "other"
-        for end in (bundle.a, bundle.b):
-            per_unit = bundle.cables / flat.groups[end].multiplicity
-            by_speed = usage.setdefault(end, {}).setdefault(link_class, {})
-            by_speed[bundle.speed_gbit_s] = by_speed.get(bundle.speed_gbit_s, 0.0) + per_unit
-        if bundle.kind == "scale-out" and all(
-                flat.groups[end].spec.kind in (*COMPUTE_KINDS, "switch") for end in (bundle.a, bundle.b)):
-            # appliances (a UFM on NDR 200G) may run slower without mixing the data fabric
-            speeds.add(bundle.speed_gbit_s)
+    ends = np.stack([flat.bundle_a, flat.bundle_b], axis=1).ravel()
+    picked = np.flatnonzero(candidate[ends])
+    bundle = picked // 2
+    per_unit = (flat.cables[bundle] / flat.multiplicity[ends[picked]]).tolist()
+    for end, kind, speed, cables in zip(ends[picked].tolist(), flat.kind_code[bundle].tolist(),
+                                        flat.speed_gbit_s[bundle].tolist(), per_unit):
+        link_class = flat.kind_names[kind] if flat.kind_names[kind] in _LINK_CLASSES[:2] else "other"
+        by_speed = usage.setdefault(end, {}).setdefault(link_class, {})
+        by_speed[speed] = by_speed.get(speed, 0.0) + cables
+    out: list[Diagnostic] = []
     catalog = flat.catalog
     for i, by_class in usage.items():
-        group = flat.groups[i]
-        spec = group.spec
+        path = flat.paths[i]
+        spec = flat.specs[flat.spec_row[i]]
         if spec.kind == "switch":
             by_speed: dict[float, float] = {}
             for per_class in by_class.values():
@@ -445,25 +543,23 @@ def _port_diagnostics(flat: FlatDesign, tiers: dict[int, str]) -> list[Diagnosti
                 if ports == 0:
                     out.append(Diagnostic(
                         "PORT_SPEED_UNSUPPORTED",
-                        f"{group.path} ({spec.id}) has no {speed:g} Gb/s ports", (group.path,)))
+                        f"{path} ({spec.id}) has no {speed:g} Gb/s ports", (path,)))
                     continue
                 fraction += cables / ports
             if fraction > 1 + 1e-9:
                 used = ", ".join(f"{c:g} x {s:g}G" for s, c in by_speed.items())
                 out.append(Diagnostic(
                     "SWITCH_PORTS_EXCEEDED",
-                    f"{group.path} ({spec.id}): {used} links per switch use {fraction:.0%} of its ports",
-                    (group.path,)))
-            continue
-        if spec.kind not in COMPUTE_KINDS and spec.kind not in ("storage", "nic", "dpu", "appliance"):
+                    f"{path} ({spec.id}): {used} links per switch use {fraction:.0%} of its ports",
+                    (path,)))
             continue
         for link_class, by_speed in by_class.items():
             ports, port_speed = _node_ports(spec, catalog, link_class)
             if not ports and link_class == "scale-up" and spec.kind in COMPUTE_KINDS:
                 out.append(Diagnostic(
                     "NO_SCALE_UP_PORTS",
-                    f"{group.path} ({spec.id}) lists no scale-up ports that leave the node; its "
-                    f"drawn scale-up links are modelled as drawn", (group.path,)))
+                    f"{path} ({spec.id}) lists no scale-up ports that leave the node; its "
+                    f"drawn scale-up links are modelled as drawn", (path,)))
                 continue
             if not ports:
                 continue
@@ -471,20 +567,16 @@ def _port_diagnostics(flat: FlatDesign, tiers: dict[int, str]) -> list[Diagnosti
             if cables > ports + 1e-9:
                 out.append(Diagnostic(
                     "NODE_PORTS_EXCEEDED",
-                    f"{group.path} ({spec.id}): {cables:g} {link_class} links per unit but only "
-                    f"{ports} ports", (group.path,)))
+                    f"{path} ({spec.id}): {cables:g} {link_class} links per unit but only "
+                    f"{ports} ports", (path,)))
             fast = [s for s in by_speed if s > port_speed + 1e-9]
             if fast:
                 out.append(Diagnostic(
                     "LINK_FASTER_THAN_PORT",
-                    f"{group.path} ({spec.id}): {max(fast):g} Gb/s links exceed its {port_speed:g} Gb/s ports",
-                    (group.path,)))
-    if len(speeds) > 1:
-        out.append(Diagnostic(
-            "MIXED_LINK_SPEEDS",
-            "scale-out links run at mixed speeds: " + ", ".join(f"{s:g}G" for s in sorted(speeds)),
-            ()))
+                    f"{path} ({spec.id}): {max(fast):g} Gb/s links exceed its {port_speed:g} Gb/s ports",
+                    (path,)))
     return out
+
 
 def single_points_of_failure(flat: FlatDesign, tiers: dict[int, str]) -> tuple[int, tuple[str, ...]]:
     """Switch units whose loss cuts some compute, switch or storage unit off the fabric.
@@ -495,31 +587,36 @@ def single_points_of_failure(flat: FlatDesign, tiers: dict[int, str]) -> tuple[i
     single-homed units hang from is then a single point of failure. Servers themselves are not
     counted (a server's loss interrupts the job anyway, see the reliability analysis).
     """
-    rank: dict[int, int] = {i: 0 for i in flat.compute_groups}
-    for i, group in enumerate(flat.groups):
-        if group.spec.kind == "storage":
-            rank[i] = 0
-        tier = tiers.get(i)
-        if tier is not None:
-            r = _tier_rank(tier)
-            rank[i] = r if r is not None else 1
-    targets: dict[int, dict[int, int]] = {}
-    for bundle in flat.bundles:
-        if bundle.kind == "scale-up":
-            continue
-        for low, high in ((bundle.a, bundle.b), (bundle.b, bundle.a)):
-            if low not in rank or high not in tiers or rank[high] <= rank[low]:
-                continue
-            group_low, group_high = flat.groups[low], flat.groups[high]
-            per_unit = bundle.cables / group_low.multiplicity
-            reachable = max(1, group_high.multiplicity // bundle.owner_instances)
-            targets.setdefault(low, {})[high] = int(min(per_unit, reachable))
-    count = 0
-    paths: list[str] = []
-    for low, ups in targets.items():
-        if sum(ups.values()) == 1:
-            (high,) = ups
-            if flat.groups[high].path not in paths:
-                paths.append(flat.groups[high].path)
-                count += flat.groups[high].multiplicity
-    return count, tuple(paths)
+    n = len(flat.multiplicity)
+    tier_names, ranks = _tier_arrays(n, tiers)
+    in_tiers = tier_names != None  # noqa: E711 - element-wise on an object array
+    rank = np.where(flat.is_compute | (flat.kind == "storage"), 0, -1)
+    rank = np.where(in_tiers, np.where(ranks >= 0, ranks, 1), rank)
+    # One row per (bundle, direction) that leads up a tier, in bundle order: low end, high end,
+    # and how many distinct switch units of the high end one low unit reaches.
+    usable = ~flat.bundles_of_kind("scale-up")
+    low = np.stack([flat.bundle_a, flat.bundle_b], axis=1).ravel()
+    high = np.stack([flat.bundle_b, flat.bundle_a], axis=1).ravel()
+    up = (np.repeat(usable, 2) & (rank[low] >= 0) & in_tiers[high] & (rank[high] > rank[low]))
+    rows = np.flatnonzero(up)
+    low, high = low[rows], high[rows]
+    bundle = rows // 2
+    per_unit = flat.cables[bundle] / flat.multiplicity[low]
+    reachable = np.maximum(1, flat.multiplicity[high] // flat.owner_instances[bundle])
+    reach = np.minimum(per_unit, reachable).astype(np.int64)
+    # Several bundles between the same two groups: the last one counts (as a mapping would).
+    pair = low * n + high
+    order = np.argsort(pair, kind="stable")
+    last = np.ones(len(order), dtype=bool)
+    last[:-1] = pair[order][1:] != pair[order][:-1]
+    kept = order[last]
+    total = np.bincount(low[kept], weights=reach[kept], minlength=n)
+    single = kept[(total[low[kept]] == 1) & (reach[kept] == 1)]
+    # Groups in the order their first upward bundle lists them, their switch groups likewise.
+    first_row = np.full(n, len(rows))
+    np.minimum.at(first_row, low, np.arange(len(rows)))
+    single = single[np.argsort(first_row[low[single]], kind="stable")]
+    highs, first = np.unique(high[single], return_index=True)
+    highs = highs[np.argsort(first)]
+    count = int(flat.multiplicity[highs].sum())
+    return count, tuple(flat.paths[i] for i in highs.tolist())

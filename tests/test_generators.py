@@ -129,8 +129,15 @@ def test_superpod_table_4(catalog, gpus, leaves, spines, compute_ufm_cables, lea
     assert ev.bandwidth.per_gpu_scale_out_gbit_s == pytest.approx(400)  # UFM adds no GPU bandwidth
     if gpus == 1016:
         # RA Tables 7-8 (4 SU): 2,040 NDR 400G + 4 NDR 200G cables; OSFP transceivers 1,536
-        # switch-side + 508 system-side + 4 for UFM
-        assert (ev.counts.links, ev.counts.transceivers) == (2044, 2048)
+        # switch-side + 508 system-side + 4 for UFM. Optics are counted per device, as the RA
+        # does: a leaf's 31 DGX ports fill 16 twin-port cages (32 leaves x 32 + 16 spines x 32).
+        # The UFM's leaf end gets a 200G module of its own where the RA uses the free half of
+        # that 16th cage, so the 4 UFM links carry 8 modules here.
+        assert ev.counts.links == 2044
+        optics = {(item.catalog_id, item.powered): item.count
+                  for item in ev.inventory.by_role("transceiver")}
+        assert optics == {("OSFP-800G-2xSR4", True): 1536, ("OSFP-800G-2xSR4", False): 508,
+                          ("QSFP-200G", True): 8}
 
 
 def test_ufm_needs_free_leaf_ports(catalog):

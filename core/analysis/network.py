@@ -55,13 +55,11 @@ def _spectral_bisection_gbit_s(topology: Topology) -> float:
     graph = topology.graph
     flat = topology.flat
     n = graph.units
-    capacity = np.array([b.speed_gbit_s for b in flat.bundles])[graph.edge_bundle]
+    capacity = flat.speed_gbit_s[graph.edge_bundle]
     matrix = coo_matrix((capacity, (graph.src, graph.dst)), shape=(n, n))
     matrix = (matrix + matrix.T).tocsr()
     lap = laplacian(matrix.astype(float))
-    gpu_weight = np.zeros(n)
-    for i in flat.compute_groups:
-        gpu_weight[graph.offsets[i]:graph.offsets[i + 1]] = flat.gpus_per_unit(i)
+    gpu_weight = graph.per_unit(flat.gpus_per_group_unit.astype(float))
     if n < 3:
         return 0.0
     values, vectors = eigsh(lap, k=2, sigma=-1e-3, which="LM")
@@ -86,21 +84,26 @@ def _spectral_bisection_gbit_s(topology: Topology) -> float:
 def _storage_gbyte_s(topology: Topology, field: str) -> float:
     """Storage throughput GPUs can reach: min(storage devices, their links, compute-side links)."""
     flat = topology.flat
-    storage = [i for i, g in enumerate(flat.groups) if g.spec.kind == "storage"]
-    if not storage:
+    storage = flat.kind == "storage"
+    if not storage.any():
         return 0.0
+    # Link capacity of every storage group, added bundle by bundle as listed.
+    touching = np.flatnonzero(storage[flat.bundle_a] | storage[flat.bundle_b])
+    ends = np.stack([flat.bundle_a[touching], flat.bundle_b[touching]], axis=1)
+    ends[ends[:, 0] == ends[:, 1], 1] = -1  # a bundle from a group to itself counts once
+    ends = ends.ravel()
+    links_gbit_s = np.bincount(ends[ends >= 0], weights=np.repeat(
+        flat.capacity_gbit_s[touching], 2)[ends >= 0], minlength=len(storage))
     device = 0.0
-    for i in storage:
-        group = flat.groups[i]
-        link_gbyte_s = sum(b.capacity_gbit_s for b in flat.bundles_of(i)) / 8.0 / group.multiplicity
-        device += group.multiplicity * min(float(group.spec[field]), link_gbyte_s)
-    compute = set(flat.compute_groups)
-    side_links = [
-        b for b in flat.bundles
-        if b.kind in ("storage", "frontend") and (b.a in compute or b.b in compute)
-    ]
-    if side_links:
-        compute_side = sum(b.capacity_gbit_s for b in side_links) / 8.0
+    for i in np.flatnonzero(storage).tolist():
+        multiplicity = int(flat.multiplicity[i])
+        link_gbyte_s = float(links_gbit_s[i]) / 8.0 / multiplicity
+        device += multiplicity * min(float(flat.specs[flat.spec_row[i]][field]), link_gbyte_s)
+    compute = flat.is_compute
+    side = (flat.bundles_of_kind("storage", "frontend")
+            & (compute[flat.bundle_a] | compute[flat.bundle_b]))
+    if side.any():
+        compute_side = sum(flat.capacity_gbit_s[side].tolist()) / 8.0
     elif topology.up_capacity_gbit_s:
         compute_side = topology.up_capacity_gbit_s[0] / 8.0
     else:

@@ -1,0 +1,115 @@
+"""Flattening into arrays: the rows, the device graph, the optics per device, bad links."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+import numpy as np
+import pytest
+
+from core.errors import DesignError
+from core.flatten import flatten, unit_graph
+from core.generators import FatTreeOptions, generate_fat_tree
+from core.inventory import build_inventory, choose_transceiver
+from core.model import Block, Design, Link, Node
+from core.topology import analyze_topology
+
+
+def test_a_link_without_cables_is_a_one_line_error(catalog):
+    root = Block("root")
+    root.children["servers"] = Node("servers", "DGX-H100", 4)
+    pod = Block("pod", count=2, children={"leaf": Node("leaf", "QM9700", 1),
+                                          "spine": Node("spine", "QM9700", 1)})
+    pod.links.append(Link("up", "leaf", "spine", count=0))
+    root.children["pod"] = pod
+    with pytest.raises(DesignError, match=r"^link up in pod: count must be at least 1$"):
+        flatten(Design("d", root), catalog)
+    pod.links[0] = Link("up", "leaf", "spines", count=4)
+    with pytest.raises(DesignError, match=r"^link up in pod: no component at 'spines'$"):
+        flatten(Design("d", root), catalog)
+
+
+def test_rows_as_objects_match_the_arrays(catalog):
+    flat = flatten(generate_fat_tree(FatTreeOptions(4096, "DGX-H100", "QM9700"), catalog), catalog)
+    assert [g.path for g in flat.groups] == list(flat.paths)
+    assert [g.multiplicity for g in flat.groups] == flat.multiplicity.tolist()
+    assert [(b.a, b.b, b.cables) for b in flat.bundles] == list(
+        zip(flat.bundle_a.tolist(), flat.bundle_b.tolist(), flat.cables.tolist()))
+    assert flat.groups[flat.index["pod/su/leaf"]].multiplicity == 128
+    assert flat.gpus == 4096
+
+
+def wiring_by_the_rule(flat) -> tuple[list[int], list[int]]:
+    """Every cable's unit ends, straight from the rule in core/flatten.py's docstring."""
+    offsets = [0]
+    for multiplicity in flat.multiplicity.tolist():
+        offsets.append(offsets[-1] + multiplicity)
+    src: list[int] = []
+    dst: list[int] = []
+    for bundle in flat.bundles:
+        instances = bundle.owner_instances
+        per_instance = bundle.cables // instances
+        a_units = max(1, flat.groups[bundle.a].multiplicity // instances)
+        b_units = max(1, flat.groups[bundle.b].multiplicity // instances)
+        share = max(1, -(-per_instance // a_units))
+        for i in range(instances):
+            for j in range(per_instance):
+                src.append(offsets[bundle.a] + i * a_units + min(j // share, a_units - 1))
+                dst.append(offsets[bundle.b] + i * b_units + j % b_units)
+    return src, dst
+
+
+@settings(max_examples=40)
+@given(servers=st.integers(1, 9), leaves=st.integers(1, 5), blocks=st.integers(1, 4),
+       inner_a=st.integers(1, 4), inner_b=st.integers(1, 6),
+       cables=st.lists(st.integers(1, 40), min_size=4, max_size=4))
+def test_device_graph_follows_the_wiring_rule(catalog, servers, leaves, blocks, inner_a, inner_b,
+                                              cables):
+    # bundles at two levels, cable counts that do and do not divide the units evenly
+    inner = Block("pod", count=blocks, children={"x": Node("x", "QM9700", inner_a),
+                                                 "y": Node("y", "QM9700", inner_b)})
+    inner.links += [Link("xy", "x", "y", count=cables[0]), Link("yx", "y", "x", count=cables[1])]
+    root = Block("root", children={"s": Node("s", "DGX-H100", servers),
+                                   "l": Node("l", "QM9700", leaves), "pod": inner})
+    root.links += [Link("sl", "s", "l", count=cables[2]), Link("sy", "s", "pod/y", count=cables[3])]
+    flat = flatten(Design("d", root), catalog)
+    graph = unit_graph(flat)
+    assert (graph.src.tolist(), graph.dst.tolist()) == wiring_by_the_rule(flat)
+
+
+def modules_counted_device_by_device(flat) -> int:
+    """Optics the slow way: walk every cable of the device graph, ceil per device and module."""
+    graph = unit_graph(flat)
+    fiber = flat.bundles_of_medium("fiber")
+    modules = {k: choose_transceiver(flat.catalog, float(flat.speed_gbit_s[k]), float(flat.length_m[k]))
+               for k in np.flatnonzero(fiber).tolist()}
+    cables: dict[tuple[int, str], int] = {}
+    lanes: dict[str, int] = {}
+    for src, dst, k in zip(graph.src.tolist(), graph.dst.tolist(), graph.edge_bundle.tolist()):
+        module = modules.get(k)
+        if module is None:
+            continue
+        lanes[module.id] = int(module["lanes"])
+        for unit in (src, dst):
+            cables[unit, module.id] = cables.get((unit, module.id), 0) + 1
+    return sum(-(-count // lanes[module]) for (_, module), count in cables.items())
+
+
+@settings(max_examples=25)
+@given(
+    servers=st.integers(1, 300),
+    server=st.sampled_from(["DGX-H100", "DGX-A100", "MI300X-Platform", "HLS-3"]),
+    switch=st.sampled_from(["QM9700", "SN5600"]),
+    oversubscription=st.sampled_from([1, 2.5, 3]),
+    storage_nodes=st.sampled_from([0, 3, 7]),
+)
+def test_optics_are_what_every_device_holds(catalog, servers, server, switch, oversubscription,
+                                            storage_nodes):
+    # partial scalable units and odd storage counts spread cables unevenly over some groups
+    try:
+        design = generate_fat_tree(FatTreeOptions(
+            servers * 8, server, switch, oversubscription=oversubscription,
+            storage="AI400X2" if storage_nodes else None, storage_nodes=storage_nodes), catalog)
+    except DesignError:
+        return  # a size the generator refuses
+    flat = flatten(design, catalog)
+    inventory, _ = build_inventory(flat, analyze_topology(flat).tiers)
+    assert inventory.count("transceiver") == modules_counted_device_by_device(flat)
