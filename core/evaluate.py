@@ -15,7 +15,8 @@ function in ``core/analysis`` of what the steps before it produced:
 
 ``evaluation_to_json`` produces the evaluation JSON contract of DESIGN.md
 (format ``cluster-designer.evaluation/1``); every contract key is always present, with ``null``
-where a value does not apply (no workload, no GPUs).
+where a value does not apply (no workload, no GPUs). The warnings of every step are merged
+(each code once) and sorted by severity.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from core.analysis.power import PowerResult, analyze_power
 from core.analysis.reliability import ReliabilityResult, analyze_reliability
 from core.assumptions import Assumptions, assumptions_to_dict
 from core.catalog import Catalog, default_catalog
-from core.diagnostics import Diagnostic
+from core.diagnostics import Diagnostic, merge_diagnostics
 from core.flatten import flatten
 from core.inventory import Inventory, build_inventory
 from core.jsonable import to_jsonable
@@ -132,7 +133,6 @@ def evaluate(
     job_gpus = performance.job_gpus if performance is not None else None
     power = analyze_power(inventory, run_days, job_gpus, assumptions.power)
 
-    # warnings: the design's, then each analysis's (this order is what reports show)
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings, *bandwidth.diagnostics]
     if performance is not None:
         warnings.extend(performance.diagnostics)
@@ -143,20 +143,9 @@ def evaluate(
     counts = _counts(inventory, topology)
     return Evaluation(
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
-        assumptions, inventory, topology, _dedupe(warnings), time.perf_counter() - start,
+        assumptions, inventory, topology, merge_diagnostics(warnings), time.perf_counter() - start,
         spof_units, bottleneck,
     )
-
-
-def _dedupe(warnings: list[Diagnostic]) -> tuple[Diagnostic, ...]:
-    seen: set[tuple[str, str]] = set()
-    out = []
-    for w in warnings:
-        key = (w.code, w.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(w)
-    return tuple(out)
 
 
 def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
