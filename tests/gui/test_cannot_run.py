@@ -1,0 +1,46 @@
+"""Panels of a job that cannot run say "does not fit" and why, never a number."""
+
+from core.catalog import default_catalog
+from core.generators import FatTreeOptions, generate_fat_tree
+from core.workload import load_preset
+from designer.format import pct
+from designer.panels.performance import DOES_NOT_FIT
+
+
+def _evaluated(window, qtbot, design):
+    with qtbot.waitSignal(window.evaluator.finished, timeout=30_000):
+        window.load_design(design, None)
+    return window.evaluator.last
+
+
+def test_panels_say_does_not_fit_with_the_reason(window, qtbot, small_design):
+    small_design.workload = load_preset("llama3-405b")  # Meta's layout: 16,384 GPUs on 1,024
+    ev = _evaluated(window, qtbot, small_design).evaluation
+    reason = ev.cannot_run[0].message
+    assert "16,384" in reason
+    panel = window.performance_panel
+    assert panel.verdict.isVisibleTo(panel) and panel.bottleneck.isHidden()
+    assert "Does not fit" in panel.verdict.text() and "16,384" in panel.verdict.text()
+    for label in ("MFU", "Step time", "Tokens per second", "Training time (with ETTR)"):
+        assert panel.value(label) == DOES_NOT_FIT
+    assert panel.value("Job GPUs") == "16,384"
+    assert panel.value("Memory per GPU").endswith("of 80 GB")  # still real: why it would fit
+    assert panel.value("   weights").endswith("GB")
+    assert panel.breakdown.isHidden()
+    assert window.overview_panel.value("Result") == f"{DOES_NOT_FIT}: {reason}"
+    for label in ("Energy (facility)", "Electricity cost", "CO₂", "GPU-hours"):
+        assert window.power_panel.value(label) == DOES_NOT_FIT
+    assert DOES_NOT_FIT in window.run_label.text() and reason in window.run_label.toolTip()
+
+
+def test_a_job_that_runs_shows_its_numbers_again(window, qtbot, small_design):
+    small_design.workload = load_preset("llama3-405b")
+    _evaluated(window, qtbot, small_design)
+    fits = generate_fat_tree(FatTreeOptions(1024, "DGX-H100", "QM9700"), default_catalog())
+    fits.workload = load_preset("llama3-70b")
+    ev = _evaluated(window, qtbot, fits).evaluation
+    panel = window.performance_panel
+    assert panel.verdict.isHidden() and not panel.breakdown.isHidden()
+    assert panel.value("MFU") == pct(ev.performance.mfu)
+    assert window.overview_panel.value("MFU") == pct(ev.performance.mfu)
+    assert window.run_label.text().startswith(f"MFU {pct(ev.performance.mfu)}")

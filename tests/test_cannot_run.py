@@ -1,0 +1,136 @@
+"""A job that cannot run on the design gets no performance numbers, says why, and everything
+downstream of its run (bottleneck, run energy) is absent too; a job that runs keeps them all."""
+
+import copy
+import json
+
+import pytest
+
+from core.catalog import default_catalog
+from core.evaluate import evaluate, evaluation_to_json
+from core.generators import FatTreeOptions, generate_fat_tree
+from core.model import Block, Design, Link, Node
+from core.report import render_report
+from core.workload import ModelSpec, Workload, load_preset, with_parallelism
+from designer.cli import main
+
+RUN_NUMBERS = ("mfu", "hfu", "tflops_per_gpu", "step_time_s", "tokens_per_s", "training_days",
+               "breakdown_s")
+RUN_ENERGY = ("energy_mwh_it", "energy_mwh_facility", "energy_cost_usd", "co2_t", "gpu_hours")
+
+
+def fat_tree(gpus: int) -> Design:
+    return generate_fat_tree(FatTreeOptions(gpus, "DGX-H100", "QM9700"), default_catalog())
+
+
+def two_pods_without_core() -> Design:
+    """Two 512-GPU pods (leaf + spine each) drawn side by side, no switch above them."""
+    pod = fat_tree(512).root
+    a, b = copy.deepcopy(pod), copy.deepcopy(pod)
+    a.id, b.id = "pod-a", "pod-b"
+    return Design("two pods", Block("root", children={"pod-a": a, "pod-b": b}))
+
+
+def one_server() -> Design:
+    return Design("one DGX", Block("root", children={"dgx": Node("dgx", "DGX-H100")}))
+
+
+def zero_speed_fabric() -> Design:
+    root = Block("root", children={"servers": Node("servers", "DGX-H100", 4),
+                                   "leaf": Node("leaf", "QM9700", 1)})
+    root.links.append(Link("a", "servers", "leaf", speed_gbit_s=0.0, count=32))
+    return Design("no bandwidth", root)
+
+
+def switches_only() -> Design:
+    return Design("no GPUs", Block("root", children={"leaf": Node("leaf", "QM9700", 2)}))
+
+
+HUGE = ModelSpec(layers=8, hidden=65536, ffn_hidden=262144, heads=64, seq_len=4096)
+
+# (case, design, workload, the reason's code, does the layout fit in memory)
+CASES = [
+    ("more GPUs than the design", lambda: fat_tree(1024), lambda: load_preset("llama3-405b"),
+     "PARALLELISM_EXCEEDS_GPUS", True),
+    ("memory", lambda: fat_tree(1024),
+     lambda: with_parallelism(load_preset("gpt3-175b"), tp=8, pp=1, dp=128, virtual_stages=1),
+     "DOES_NOT_FIT_MEMORY", False),
+    ("no layout fits (auto)", one_server, lambda: Workload("huge", HUGE, "auto"),
+     "NO_CONFIGURATION_FITS", False),
+    ("level without bandwidth", zero_speed_fabric,
+     lambda: with_parallelism(load_preset("llama3-70b"), tp=8, pp=4, dp=1, global_batch=32),
+     "NO_NETWORK_BANDWIDTH", True),
+    ("partitioned fabric", two_pods_without_core,
+     lambda: with_parallelism(load_preset("llama3-70b"), dp=32), "JOB_NOT_CONNECTED", True),
+    ("no GPUs", switches_only, lambda: load_preset("llama3-70b"), "NO_GPUS", None),
+]
+
+
+@pytest.mark.parametrize("name, design, workload, code, fits", CASES, ids=[c[0] for c in CASES])
+def test_evaluation_json_has_no_run_numbers_and_says_why(name, design, workload, code, fits):
+    d = design()
+    d.workload = workload()
+    out = json.loads(json.dumps(evaluation_to_json(evaluate(d, default_catalog()))))
+    perf = out["performance"]
+    assert all(perf[key] is None for key in RUN_NUMBERS), perf
+    assert perf["runs"] is False
+    assert [r["code"] for r in perf["cannot_run"]] == [code]
+    assert perf["cannot_run"][0]["severity"] == "error" and perf["cannot_run"][0]["message"]
+    # the reason is a warning too, once, and an error: errors come first
+    warnings = [w for w in out["warnings"] if w["code"] == code]
+    assert len(warnings) == 1 and warnings[0]["severity"] == "error"
+    assert out["warnings"][0]["severity"] == "error"
+    assert out["bottleneck"] is None
+    assert all(out["power"][key] is None for key in RUN_ENERGY)
+    if fits is None:  # no GPUs: nothing of a layout to show
+        return
+    # what is still real: memory per GPU and why, the job's GPUs and layout
+    assert perf["fits_memory"] is fits and perf["memory_per_gpu_gb"] > 0
+    assert perf["memory_gb"]["total_gb"] == perf["memory_per_gpu_gb"]
+    assert perf["job_gpus"] == perf["parallelism"]["tp"] * perf["parallelism"]["pp"] * \
+        perf["parallelism"]["dp"] * perf["parallelism"]["cp"]
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "csv"])
+def test_reports_say_does_not_fit_with_the_reason_and_show_no_mfu(fmt):
+    design = fat_tree(1024)
+    design.workload = load_preset("llama3-405b")  # Meta's 16,384-GPU layout
+    text = render_report(evaluate(design, default_catalog()), fmt)
+    assert "does not fit: the parallelism needs 16,384 GPUs" in text
+    assert "MFU" not in text and "Step time" not in text and "Training time" not in text
+    assert "Training-run energy" in text and "does not fit (see Performance)" in text
+    assert "Memory breakdown" in text  # why it would or would not fit in memory
+
+
+def test_cli_evaluate_of_a_job_larger_than_the_design(tmp_path, capsys):
+    path = tmp_path / "p.json"
+    assert main(["generate", "fat-tree", "--gpus", "1024", "--server", "DGX-H100", "--switch",
+                 "QM9700", "-o", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(path), "--workload", "llama3-405b", "--keep-preset-layout"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["performance"]["mfu"] is None and out["performance"]["training_days"] is None
+    assert out["performance"]["cannot_run"][0]["code"] == "PARALLELISM_EXCEEDS_GPUS"
+
+
+def test_a_job_that_runs_keeps_every_number():
+    design = fat_tree(1024)
+    design.workload = load_preset("llama3-70b")
+    ev = evaluate(design, default_catalog())
+    out = evaluation_to_json(ev)
+    perf = out["performance"]
+    assert perf["runs"] is True and perf["cannot_run"] == [] and ev.cannot_run == ()
+    assert all(perf[key] is not None for key in RUN_NUMBERS)
+    assert 0 < perf["mfu"] < 1 and sum(perf["breakdown_s"].values()) == pytest.approx(perf["step_time_s"])
+    assert out["bottleneck"] is not None
+    assert all(out["power"][key] > 0 for key in RUN_ENERGY)
+    assert out["power"]["gpu_hours"] == pytest.approx(1024 * perf["training_days"] * 24)
+    assert not [w for w in out["warnings"] if w["severity"] == "error"]
+
+
+def test_without_a_workload_nothing_runs_and_nothing_is_blamed():
+    out = evaluation_to_json(evaluate(fat_tree(64), default_catalog()))
+    assert out["performance"]["runs"] is None and out["performance"]["cannot_run"] == []
+    assert all(out["power"][key] is None for key in RUN_ENERGY)  # no run: no energy, not 0
+    assert [w["code"] for w in out["warnings"] if w["code"] == "NO_WORKLOAD"] == ["NO_WORKLOAD"]
+    assert next(w for w in out["warnings"] if w["code"] == "NO_WORKLOAD")["severity"] == "info"
