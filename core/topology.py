@@ -22,6 +22,7 @@ from scipy.sparse.csgraph import connected_components
 from core.catalog import COMPUTE_KINDS, ComponentSpec
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView, NetworkLevel
+from core.fabric_parts import partition_diagnostic
 from core.flatten import FlatDesign, UnitGraph, unit_graph
 
 TIER_NAMES = ("leaf", "spine", "core")
@@ -236,10 +237,8 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
                     "GPU_WITHOUT_SCALE_OUT",
                     f"GPUs without a scale-out path in {', '.join(lonely)}", tuple(lonely)))
             elif connected < gpus:
-                diagnostics.append(Diagnostic(
-                    "FABRIC_PARTITIONED",
-                    f"the scale-out fabric is split: the largest connected part holds {connected:,} "
-                    f"of {gpus:,} GPUs", ()))
+                diagnostics.append(partition_diagnostic(flat, graph, labels, gpu_weight, unit_rank,
+                                                        TIER_NAMES))
     if not layered:
         diagnostics.append(Diagnostic(
             "NON_LAYERED_FABRIC",

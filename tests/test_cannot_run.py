@@ -134,3 +134,28 @@ def test_without_a_workload_nothing_runs_and_nothing_is_blamed():
     assert all(out["power"][key] is None for key in RUN_ENERGY)  # no run: no energy, not 0
     assert [w["code"] for w in out["warnings"] if w["code"] == "NO_WORKLOAD"] == ["NO_WORKLOAD"]
     assert next(w for w in out["warnings"] if w["code"] == "NO_WORKLOAD")["severity"] == "info"
+
+
+def test_a_partitioned_fabric_names_its_parts_and_what_joins_them():
+    design = two_pods_without_core()
+    ev = evaluate(design, default_catalog())
+    (split,) = [w for w in ev.warnings if w.code == "FABRIC_PARTITIONED"]
+    assert split.severity == "warning"
+    assert "2 parts" in split.message
+    assert "pod-a: 512 GPUs" in split.message and "pod-b: 512 GPUs" in split.message
+    assert "connect pod-a/spine and pod-b/spine to a common core tier" in split.message
+    assert split.components == ("pod-a/spine", "pod-b/spine")  # a click selects the join points
+    # a job inside one part runs; one across both cannot
+    design.workload = with_parallelism(load_preset("llama3-70b"), dp=16)  # 512 GPUs
+    assert evaluate(design, default_catalog()).performance.runs
+    design.workload = with_parallelism(load_preset("llama3-70b"), dp=32)  # 1,024 GPUs
+    assert [d.code for d in evaluate(design, default_catalog()).cannot_run] == ["JOB_NOT_CONNECTED"]
+
+
+def test_copies_of_one_block_without_a_tier_above_are_named_by_copy():
+    pod = fat_tree(512).root
+    pod.id, pod.count = "pod", 3
+    ev = evaluate(Design("three pods", Block("root", children={"pod": pod})), default_catalog())
+    (split,) = [w for w in ev.warnings if w.code == "FABRIC_PARTITIONED"]
+    assert "3 parts" in split.message and "pod (copy 2 of 3): 512 GPUs" in split.message
+    assert "connect pod/spine of every part to a common core tier" in split.message

@@ -1,0 +1,107 @@
+"""A scale-out fabric that falls apart: its parts, and what would join them.
+
+``partition_diagnostic`` explains a FABRIC_PARTITIONED design from the connected components the
+topology already found (one label per unit of the device graph): each part with its GPUs and a
+representative path (the block its components share, or its top switch group; a copy number
+when the parts are copies of one repeated block), and the natural join point of each part,
+its top-tier switch group, named in the advice and in the diagnostic's components so that a
+click selects them. Arrays over units, one pass: nothing per GPU in Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.diagnostics import Diagnostic
+from core.flatten import FlatDesign, UnitGraph
+
+# Parts named in the message; the others are counted.
+PARTS_NAMED = 4
+
+
+def partition_diagnostic(flat: FlatDesign, graph: UnitGraph, labels: np.ndarray,
+                         gpu_weight: np.ndarray, unit_rank: np.ndarray,
+                         tier_names: tuple[str, ...]) -> Diagnostic:
+    """FABRIC_PARTITIONED for a fabric whose units fall into several GPU-holding components.
+
+    ``labels``: connected component of every unit over the scale-out links; ``gpu_weight``: GPUs
+    of every unit; ``unit_rank``: 0 for compute units, the tier rank (1 = leaf) for switches,
+    -1 for units outside the fabric; ``tier_names``: names of the tiers by rank - 1.
+    """
+    gpus_by_label = np.bincount(labels, weights=gpu_weight)
+    parts = np.flatnonzero(gpus_by_label > 0)
+    parts = parts[np.argsort(-gpus_by_label[parts], kind="stable")]
+    in_fabric = unit_rank >= 0
+    top_rank = np.full(len(gpus_by_label), -1, dtype=np.int64)
+    np.maximum.at(top_rank, labels[in_fabric], unit_rank[in_fabric])
+    # one (part, group) row per group a part holds; its top units give the join points
+    pairs = np.unique(np.stack([labels[in_fabric], graph.unit_group[in_fabric]], axis=1), axis=0)
+    is_top = in_fabric & (unit_rank == top_rank[labels])
+    first_top = _first_unit_per_label(labels, is_top, len(gpus_by_label))
+
+    named = parts[:PARTS_NAMED]
+    names = [_part_name(flat, graph, pairs[pairs[:, 0] == c, 1], int(first_top[c])) for c in named]
+    shown = []
+    for i, (c, name) in enumerate(zip(named, names)):
+        unit = int(first_top[c])
+        if _instances(flat, int(graph.unit_group[unit])) > 1:
+            name += f" ({_copy_text(flat, graph, unit)})"
+        elif names.count(name) > 1:
+            name += f" (part {i + 1})"
+        shown.append(f"{name}: {int(gpus_by_label[c]):,} GPUs")
+    more = len(parts) - len(named)
+    listing = ", ".join(shown) + (f" and {more} more" if more else "")
+
+    # the top switch groups of every part are where a tier above would join them
+    top_groups = np.unique(graph.unit_group[is_top & (gpus_by_label[labels] > 0)])
+    join_paths = [flat.groups[int(g)].path for g in top_groups]
+    above = int(top_rank[parts].max()) + 1
+    tier = tier_names[above - 1] if above <= len(tier_names) else f"tier{above}"
+    if len(join_paths) == 1:
+        advice = f"connect {join_paths[0]} of every part to a common {tier} tier to join them"
+    else:
+        quoted = (", ".join(join_paths[:-1]) + " and " + join_paths[-1]
+                  if len(join_paths) <= PARTS_NAMED else ", ".join(join_paths[:PARTS_NAMED]) + ", ...")
+        advice = (f"connect {quoted} to a common {tier} tier (or link them to each other) to "
+                  f"join them")
+    return Diagnostic(
+        "FABRIC_PARTITIONED",
+        f"the scale-out fabric is in {len(parts):,} parts not joined by any switch ({listing}); "
+        f"{advice}",
+        tuple(join_paths))
+
+
+def _first_unit_per_label(labels: np.ndarray, mask: np.ndarray, n_labels: int) -> np.ndarray:
+    """The lowest unit index with ``mask`` set in each label (-1 where none)."""
+    units = np.flatnonzero(mask)
+    first = np.full(n_labels, -1, dtype=np.int64)
+    # units are ascending: writing them in reverse leaves each label's smallest one
+    first[labels[units[::-1]]] = units[::-1]
+    return first
+
+
+def _part_name(flat: FlatDesign, graph: UnitGraph, groups: np.ndarray, top_unit: int) -> str:
+    """The block every group of the part lies in (deepest common one), or its top group."""
+    blocks = [flat.groups[int(g)].path.split("/")[:-1] for g in groups]
+    common = blocks[0]
+    for segments in blocks[1:]:
+        n = 0
+        while n < min(len(common), len(segments)) and common[n] == segments[n]:
+            n += 1
+        common = common[:n]
+    if common:
+        return "/".join(common)
+    return flat.groups[int(graph.unit_group[top_unit])].path
+
+
+def _instances(flat: FlatDesign, group: int) -> int:
+    g = flat.groups[group]
+    return g.multiplicity // max(1, g.node.count)
+
+
+def _copy_text(flat: FlatDesign, graph: UnitGraph, unit: int) -> str:
+    """Which copy of its repeated block ``unit`` is in: "copy 2 of 4"."""
+    group = int(graph.unit_group[unit])
+    local = unit - int(graph.offsets[group])
+    per_copy = max(1, flat.groups[group].node.count)
+    return f"copy {local // per_copy + 1} of {_instances(flat, group)}"
