@@ -1,10 +1,17 @@
-"""Panels of a job that cannot run say "does not fit" and why, never a number."""
+"""Panels of a job that cannot run say "does not fit" and why, never a number; the warnings
+panel shows severities with distinct icons, most serious first."""
+
+import copy
+
+from PySide6.QtCore import Qt
 
 from core.catalog import default_catalog
 from core.generators import FatTreeOptions, generate_fat_tree
-from core.workload import load_preset
+from core.model import Block, Design
+from core.workload import load_preset, with_parallelism
 from designer.format import pct
 from designer.panels.performance import DOES_NOT_FIT
+from designer.panels.warnings import SEVERITY_ROLE
 
 
 def _evaluated(window, qtbot, design):
@@ -44,3 +51,30 @@ def test_a_job_that_runs_shows_its_numbers_again(window, qtbot, small_design):
     assert panel.value("MFU") == pct(ev.performance.mfu)
     assert window.overview_panel.value("MFU") == pct(ev.performance.mfu)
     assert window.run_label.text().startswith(f"MFU {pct(ev.performance.mfu)}")
+
+
+def test_warnings_show_severity_icons_in_order_and_select_what_joins_a_split_fabric(window, qtbot):
+    pod = generate_fat_tree(FatTreeOptions(512, "DGX-H100", "QM9700"), default_catalog()).root
+    a, b = copy.deepcopy(pod), copy.deepcopy(pod)
+    a.id, b.id = "pod-a", "pod-b"
+    design = Design("two pods", Block("root", children={"pod-a": a, "pod-b": b}))
+    # 768 GPUs: more than one pod; 80 layers on 6 stages (a fact: the fullest stage sets the pace)
+    design.workload = with_parallelism(load_preset("llama3-70b"), pp=6, dp=16, virtual_stages=1)
+    _evaluated(window, qtbot, design)
+    panel = window.warnings_panel
+    items = [panel.item(i) for i in range(panel.count())]
+    severities = [item.data(SEVERITY_ROLE) for item in items]
+    assert severities[0] == "error" and {"error", "warning", "info"} <= set(severities)
+    order = {"error": 0, "warning": 1, "info": 2}
+    assert severities == sorted(severities, key=order.__getitem__)
+    icons = {}
+    for item, severity in zip(items, severities):
+        icons.setdefault(severity, item.icon().pixmap(16, 16).toImage())
+    assert icons["error"] != icons["warning"] != icons["info"] != icons["error"]
+    assert items[0].text().startswith("JOB_NOT_CONNECTED:")
+    split = next(item for item in items if item.text().startswith("FABRIC_PARTITIONED:"))
+    assert split.toolTip().startswith("Warning:")
+    with qtbot.waitSignal(panel.reveal) as revealed:
+        panel.itemClicked.emit(split)
+    assert revealed.args[0] == ["pod-a/spine", "pod-b/spine"]
+    assert split.data(Qt.ItemDataRole.UserRole) == ["pod-a/spine", "pod-b/spine"]
