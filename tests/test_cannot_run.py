@@ -145,6 +145,10 @@ def test_a_partitioned_fabric_names_its_parts_and_what_joins_them():
     assert "pod-a: 512 GPUs" in split.message and "pod-b: 512 GPUs" in split.message
     assert "connect pod-a/spine and pod-b/spine to a common core tier" in split.message
     assert split.components == ("pod-a/spine", "pod-b/spine")  # a click selects the join points
+    # no latency between GPUs that have no path to each other, rather than one over the rest
+    latency = evaluation_to_json(ev)["latency"]
+    assert latency["gpu_to_gpu_max_us"] is None and latency["gpu_to_gpu_mean_us"] is None
+    assert "no path between some GPUs" in render_report(ev, "md")
     # a job inside one part runs; one across both cannot
     design.workload = with_parallelism(load_preset("llama3-70b"), dp=16)  # 512 GPUs
     assert evaluate(design, default_catalog()).performance.runs

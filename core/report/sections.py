@@ -16,6 +16,10 @@ from core.assumptions import assumptions_to_dict
 from core.evaluate import Evaluation
 
 
+# A GPU-to-GPU latency of a fabric in parts: some GPUs have no path to the others.
+UNREACHABLE = "no path between some GPUs (fabric in parts)"
+
+
 @dataclass(frozen=True)
 class Row:
     label: str
@@ -94,11 +98,15 @@ def _latency_rows(ev: Evaluation) -> list[Row]:
     lat = ev.latency
     return [
         Row("Max switch hops", f"{lat.max_switch_hops}", "latency.max_switch_hops"),
-        Row("GPU-to-GPU max", _num(lat.gpu_to_gpu_max_us, 2, "µs"), "latency.gpu_to_gpu_max_us"),
-        Row("GPU-to-GPU mean", _num(lat.gpu_to_gpu_mean_us, 2, "µs"), "latency.gpu_to_gpu_mean_us"),
+        Row("GPU-to-GPU max", _latency(lat.gpu_to_gpu_max_us), "latency.gpu_to_gpu_max_us"),
+        Row("GPU-to-GPU mean", _latency(lat.gpu_to_gpu_mean_us), "latency.gpu_to_gpu_mean_us"),
         Row("Small all-reduce (8 B, all GPUs)", _num(lat.allreduce_small_us, 1, "µs"),
             "latency.allreduce_small_us"),
     ]
+
+
+def _latency(us: float | None) -> str:
+    return _num(us, 2, "µs") if us is not None else UNREACHABLE
 
 
 def _power_rows(ev: Evaluation) -> list[Row]:
