@@ -34,13 +34,16 @@ def partition_diagnostic(flat: FlatDesign, graph: UnitGraph, labels: np.ndarray,
     in_fabric = unit_rank >= 0
     top_rank = np.full(len(gpus_by_label), -1, dtype=np.int64)
     np.maximum.at(top_rank, labels[in_fabric], unit_rank[in_fabric])
-    # one (part, group) row per group a part holds; its top units give the join points
-    pairs = np.unique(np.stack([labels[in_fabric], graph.unit_group[in_fabric]], axis=1), axis=0)
+    # the groups each part holds, as one sorted key per (part, group) pair
+    n_groups = len(flat.groups)
+    pair_label, pair_group = np.divmod(
+        np.unique(labels[in_fabric].astype(np.int64) * n_groups + graph.unit_group[in_fabric]),
+        n_groups)
     is_top = in_fabric & (unit_rank == top_rank[labels])
     first_top = _first_unit_per_label(labels, is_top, len(gpus_by_label))
 
     named = parts[:PARTS_NAMED]
-    names = [_part_name(flat, graph, pairs[pairs[:, 0] == c, 1], int(first_top[c])) for c in named]
+    names = [_part_name(flat, graph, pair_group[pair_label == c], int(first_top[c])) for c in named]
     shown = []
     for i, (c, name) in enumerate(zip(named, names)):
         unit = int(first_top[c])
@@ -56,14 +59,14 @@ def partition_diagnostic(flat: FlatDesign, graph: UnitGraph, labels: np.ndarray,
     top_groups = np.unique(graph.unit_group[is_top & (gpus_by_label[labels] > 0)])
     join_paths = [flat.groups[int(g)].path for g in top_groups]
     above = int(top_rank[parts].max()) + 1
-    tier = tier_names[above - 1] if above <= len(tier_names) else f"tier{above}"
+    tier = (f"{tier_names[above - 1]} tier" if above <= len(tier_names)
+            else "tier of switches above them")
     if len(join_paths) == 1:
-        advice = f"connect {join_paths[0]} of every part to a common {tier} tier to join them"
+        advice = f"connect {join_paths[0]} of every part to a common {tier} to join them"
     else:
         quoted = (", ".join(join_paths[:-1]) + " and " + join_paths[-1]
                   if len(join_paths) <= PARTS_NAMED else ", ".join(join_paths[:PARTS_NAMED]) + ", ...")
-        advice = (f"connect {quoted} to a common {tier} tier (or link them to each other) to "
-                  f"join them")
+        advice = f"connect {quoted} to a common {tier} (or link them to each other) to join them"
     return Diagnostic(
         "FABRIC_PARTITIONED",
         f"the scale-out fabric is in {len(parts):,} parts not joined by any switch ({listing}); "
@@ -73,10 +76,10 @@ def partition_diagnostic(flat: FlatDesign, graph: UnitGraph, labels: np.ndarray,
 
 def _first_unit_per_label(labels: np.ndarray, mask: np.ndarray, n_labels: int) -> np.ndarray:
     """The lowest unit index with ``mask`` set in each label (-1 where none)."""
-    units = np.flatnonzero(mask)
+    units = np.flatnonzero(mask)  # ascending: the first occurrence of a label is its lowest unit
+    found, at = np.unique(labels[units], return_index=True)
     first = np.full(n_labels, -1, dtype=np.int64)
-    # units are ascending: writing them in reverse leaves each label's smallest one
-    first[labels[units[::-1]]] = units[::-1]
+    first[found] = units[at]
     return first
 
 
