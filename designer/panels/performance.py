@@ -234,7 +234,8 @@ class PerformancePanel(MetricsPanel):
                      if getattr(mem, field)]
         self.set_rows(rows)
         self.breakdown.setVisible(runs)
-        self.scaling.show()
+        # a chart of sizes none of which can run would only repeat the verdict above it
+        self.scaling.setVisible(any(m is not None for _, m in result.scaling))
         if runs:
             self.breakdown.set_data([(PART_NAMES.get(k, k), v) for k, v in perf.breakdown_s.items()], seconds)
         else:

@@ -2,12 +2,13 @@
 panel shows severities with distinct icons, most serious first."""
 
 import copy
+import dataclasses
 
 from PySide6.QtCore import Qt
 
 from core.catalog import default_catalog
 from core.generators import FatTreeOptions, generate_fat_tree
-from core.model import Block, Design
+from core.model import Block, Design, Node
 from core.workload import load_preset, with_parallelism
 from designer.format import pct
 from designer.panels.performance import DOES_NOT_FIT
@@ -78,3 +79,14 @@ def test_warnings_show_severity_icons_in_order_and_select_what_joins_a_split_fab
         panel.itemClicked.emit(split)
     assert revealed.args[0] == ["pod-a/spine", "pod-b/spine"]
     assert split.data(Qt.ItemDataRole.UserRole) == ["pod-a/spine", "pod-b/spine"]
+
+
+def test_no_scaling_chart_when_no_size_can_run(window, qtbot):
+    design = Design("one DGX", Block("root", children={"dgx": Node("dgx", "DGX-H100")}))
+    design.workload = dataclasses.replace(load_preset("llama3-405b"), parallelism="auto")
+    ev = _evaluated(window, qtbot, design).evaluation
+    assert [d.code for d in ev.cannot_run] == ["NO_CONFIGURATION_FITS"]
+    panel = window.performance_panel
+    assert panel.scaling.isHidden() and panel.breakdown.isHidden()
+    assert "no parallel configuration" in panel.verdict.text()
+    assert panel.value("Memory per GPU").endswith(f"✗ {DOES_NOT_FIT}")
