@@ -220,8 +220,12 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
 
     if fabric is not None and fabric.scale_up_domain_gpus < gpus:
         if max_rank == 0:
+            part = fabric.connected_gpus
             diagnostics.append(Diagnostic(
-                "NO_SCALE_OUT", "compute nodes are not connected by a scale-out fabric",
+                "NO_SCALE_OUT",
+                f"compute nodes are not connected by a scale-out fabric: the {gpus:,} GPUs are in "
+                f"{-(-gpus // part):,} parts of up to {part:,} (one scale-up domain each); cable "
+                f"the nodes' NICs to a common leaf tier to join them",
                 tuple(flat.groups[i].path for i in compute)))
         else:
             degree = np.bincount(
@@ -235,7 +239,8 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
             if lonely:
                 diagnostics.append(Diagnostic(
                     "GPU_WITHOUT_SCALE_OUT",
-                    f"GPUs without a scale-out path in {', '.join(lonely)}", tuple(lonely)))
+                    f"GPUs without a scale-out path in {', '.join(lonely)}: cable their NICs to "
+                    f"the fabric's leaf switches to join them", tuple(lonely)))
             elif connected < gpus:
                 diagnostics.append(partition_diagnostic(flat, graph, labels, gpu_weight, unit_rank,
                                                         TIER_NAMES))

@@ -163,3 +163,13 @@ def test_copies_of_one_block_without_a_tier_above_are_named_by_copy():
     (split,) = [w for w in ev.warnings if w.code == "FABRIC_PARTITIONED"]
     assert "3 parts" in split.message and "pod (copy 2 of 3): 512 GPUs" in split.message
     assert "connect pod/spine of every part to a common core tier" in split.message
+
+
+def test_gpus_without_a_scale_out_fabric_say_what_would_join_them():
+    racks = Design("racks", Block("root", children={"nvl72": Node("nvl72", "GB200-NVL72", 4)}))
+    racks.workload = with_parallelism(load_preset("llama3-70b"), tp=8, pp=4, dp=4, global_batch=64)
+    ev = evaluate(racks, default_catalog())
+    (none,) = [w for w in ev.warnings if w.code == "NO_SCALE_OUT"]
+    assert "the 288 GPUs are in 4 parts of up to 72" in none.message
+    assert "leaf tier to join them" in none.message and none.components == ("nvl72",)
+    assert [d.code for d in ev.cannot_run] == ["JOB_NOT_CONNECTED"]  # 128 GPUs > one rack
