@@ -10,6 +10,8 @@ click selects them. Arrays over units, one pass: nothing per GPU in Python.
 
 from __future__ import annotations
 
+import posixpath
+
 import numpy as np
 
 from core.diagnostics import Diagnostic
@@ -35,7 +37,7 @@ def partition_diagnostic(flat: FlatDesign, graph: UnitGraph, labels: np.ndarray,
     top_rank = np.full(len(gpus_by_label), -1, dtype=np.int64)
     np.maximum.at(top_rank, labels[in_fabric], unit_rank[in_fabric])
     # the groups each part holds, as one sorted key per (part, group) pair
-    n_groups = len(flat.groups)
+    n_groups = len(graph.offsets) - 1
     pair_label, pair_group = np.divmod(
         np.unique(labels[in_fabric].astype(np.int64) * n_groups + graph.unit_group[in_fabric]),
         n_groups)
@@ -47,7 +49,7 @@ def partition_diagnostic(flat: FlatDesign, graph: UnitGraph, labels: np.ndarray,
     shown = []
     for i, (c, name) in enumerate(zip(named, names)):
         unit = int(first_top[c])
-        if _instances(flat, int(graph.unit_group[unit])) > 1:
+        if _copies(flat, int(graph.unit_group[unit])) > 1:
             name += f" ({_copy_text(flat, graph, unit)})"
         elif names.count(name) > 1:
             name += f" (part {i + 1})"
@@ -57,7 +59,7 @@ def partition_diagnostic(flat: FlatDesign, graph: UnitGraph, labels: np.ndarray,
 
     # the top switch groups of every part are where a tier above would join them
     top_groups = np.unique(graph.unit_group[is_top & (gpus_by_label[labels] > 0)])
-    join_paths = [flat.groups[int(g)].path for g in top_groups]
+    join_paths = [_path(flat, int(g)) for g in top_groups]
     above = int(top_rank[parts].max()) + 1
     tier = (f"{tier_names[above - 1]} tier" if above <= len(tier_names)
             else "tier of switches above them")
@@ -85,26 +87,25 @@ def _first_unit_per_label(labels: np.ndarray, mask: np.ndarray, n_labels: int) -
 
 def _part_name(flat: FlatDesign, graph: UnitGraph, groups: np.ndarray, top_unit: int) -> str:
     """The block every group of the part lies in (deepest common one), or its top group."""
-    blocks = [flat.groups[int(g)].path.split("/")[:-1] for g in groups]
-    common = blocks[0]
-    for segments in blocks[1:]:
-        n = 0
-        while n < min(len(common), len(segments)) and common[n] == segments[n]:
-            n += 1
-        common = common[:n]
-    if common:
-        return "/".join(common)
-    return flat.groups[int(graph.unit_group[top_unit])].path
-
-
-def _instances(flat: FlatDesign, group: int) -> int:
-    g = flat.groups[group]
-    return g.multiplicity // max(1, g.node.count)
+    block = posixpath.commonpath([posixpath.dirname(_path(flat, int(g))) for g in groups])
+    return block or _path(flat, int(graph.unit_group[top_unit]))
 
 
 def _copy_text(flat: FlatDesign, graph: UnitGraph, unit: int) -> str:
     """Which copy of its repeated block ``unit`` is in: "copy 2 of 4"."""
     group = int(graph.unit_group[unit])
     local = unit - int(graph.offsets[group])
-    per_copy = max(1, flat.groups[group].node.count)
-    return f"copy {local // per_copy + 1} of {_instances(flat, group)}"
+    return f"copy {local // _units_per_copy(flat, group) + 1} of {_copies(flat, group)}"
+
+
+# What the explanation reads of a group: its path, its units per copy of its block, copies.
+def _path(flat: FlatDesign, group: int) -> str:
+    return flat.groups[group].path
+
+
+def _units_per_copy(flat: FlatDesign, group: int) -> int:
+    return max(1, flat.groups[group].node.count)
+
+
+def _copies(flat: FlatDesign, group: int) -> int:
+    return flat.groups[group].multiplicity // _units_per_copy(flat, group)

@@ -5,6 +5,8 @@ import copy
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.catalog import default_catalog
 from core.evaluate import evaluate, evaluation_to_json
@@ -173,3 +175,26 @@ def test_gpus_without_a_scale_out_fabric_say_what_would_join_them():
     assert "the 288 GPUs are in 4 parts of up to 72" in none.message
     assert "leaf tier to join them" in none.message and none.components == ("nvl72",)
     assert [d.code for d in ev.cannot_run] == ["JOB_NOT_CONNECTED"]  # 128 GPUs > one rack
+
+
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=7))
+def test_any_set_of_unjoined_leaves_is_explained_part_by_part(servers_per_part):
+    root = Block("root")
+    for i, n in enumerate(servers_per_part):
+        root.children[f"b{i}"] = Block(f"b{i}", children={
+            "servers": Node("servers", "DGX-H100", n), "leaf": Node("leaf", "QM9700", 1)},
+            links=[Link("up", "servers", "leaf", count=8 * n)])
+    ev = evaluate(Design("parts", root), default_catalog())
+    split = [w for w in ev.warnings if w.code == "FABRIC_PARTITIONED"]
+    parts = len(servers_per_part)
+    if parts == 1:
+        assert not split
+        return
+    (split,) = split
+    assert f"in {parts} parts" in split.message
+    assert split.components == tuple(f"b{i}/leaf" for i in range(parts))
+    sizes = sorted(((8 * n, i) for i, n in enumerate(servers_per_part)), key=lambda p: -p[0])
+    for gpus, i in sizes[:4]:
+        assert f"b{i}: {gpus:,} GPUs" in split.message
+    assert (f"and {parts - 4} more);" in split.message) == (parts > 4)
+    assert "common spine tier" in split.message
