@@ -31,7 +31,7 @@ class OverviewPanel(MetricsPanel):
         ]
         if ev.workload is not None:
             rows += [("Workload", None), ("Model", ev.workload.name)]
-            reasons = getattr(ev, "cannot_run", ()) or ()
+            reasons = ev.cannot_run
             perf = ev.performance
             if reasons:
                 # the first reason in the row (it wraps), all of them in its tooltip

@@ -123,7 +123,7 @@ def bottleneck_html(bottleneck: Any) -> str:
 def cannot_run_html(ev: Any) -> str:
     """The "does not fit" paragraph: which workload, and core's reasons, one per line ("" when
     the workload runs or there is none)."""
-    reasons = getattr(ev, "cannot_run", ()) or ()
+    reasons = ev.cannot_run
     if not reasons or ev.workload is None:
         return ""
     lines = "".join(f"<br>• {html.escape(d.message)} <span style='color:#8d6e63'>({d.code})</span>"
@@ -137,7 +137,7 @@ def status_text(ev: Any) -> tuple[str, str]:
     perf = ev.performance
     if ev.workload is None:
         return "", ""
-    reasons = getattr(ev, "cannot_run", ()) or ()
+    reasons = ev.cannot_run
     if reasons:
         return (f"{ev.workload.name}: {DOES_NOT_FIT}",
                 "\n".join(f"{d.code}: {d.message}" for d in reasons))
@@ -183,7 +183,7 @@ class PerformancePanel(MetricsPanel):
     def update_result(self, result: Result) -> None:
         ev = result.evaluation
         perf = ev.performance
-        runs = perf is not None and not getattr(ev, "cannot_run", ())
+        runs = perf is not None and not ev.cannot_run
         text = bottleneck_html(getattr(ev, "bottleneck", None)) if runs else ""
         self.bottleneck.setText(text)
         self.bottleneck.setToolTip(bottleneck_tooltip(getattr(ev, "bottleneck", None)) if text else "")

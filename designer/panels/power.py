@@ -35,7 +35,7 @@ class PowerPanel(MetricsPanel):
                    ("Electricity cost", num(p.energy_cost_usd, 0, "USD")),
                    ("CO₂", num(p.co2_t, 0, "t")),
                    ("GPU-hours", num(p.gpu_hours, 0, "h"))]
-            reasons = getattr(ev, "cannot_run", ()) or ()
+            reasons = ev.cannot_run
             if reasons:  # no run, so nothing to charge: say why instead of a number
                 why = "\n".join(d.message for d in reasons)
                 run = [(label, DOES_NOT_FIT, why) for label, _ in run]
