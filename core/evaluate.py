@@ -13,15 +13,20 @@ function in ``core/analysis`` of what the steps before it produced:
 5. bottleneck                                <- fabric, workload, performance
 6. power (and the run's energy)              <- inventory, days and GPUs of performance
 
+A job that cannot run on the design (``Evaluation.cannot_run`` says why) has a performance
+result without run numbers, no bottleneck and no run energy: absent, never computed as if it
+ran. The warnings of every step are merged (each code once) and sorted by severity.
+
 ``evaluation_to_json`` produces the evaluation JSON contract of DESIGN.md
 (format ``cluster-designer.evaluation/1``); every contract key is always present, with ``null``
-where a value does not apply (no workload, no GPUs).
+where a value does not apply or cannot be computed (no workload, no GPUs, a job that cannot
+run).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from core.analysis.bottleneck import BottleneckResult, explain_bottleneck
@@ -31,7 +36,7 @@ from core.analysis.power import PowerResult, analyze_power
 from core.analysis.reliability import ReliabilityResult, analyze_reliability
 from core.assumptions import Assumptions, assumptions_to_dict
 from core.catalog import Catalog, default_catalog
-from core.diagnostics import Diagnostic
+from core.diagnostics import Diagnostic, merge_diagnostics
 from core.flatten import flatten
 from core.inventory import Inventory, build_inventory
 from core.jsonable import to_jsonable
@@ -73,6 +78,8 @@ class Evaluation:
     elapsed_s: float
     spof_units: int = 0  # switch units that are single points of failure
     bottleneck: BottleneckResult | None = None  # what limits MFU and the what-if that helps most
+    # why the workload cannot run on the design (errors; empty when it runs or there is none)
+    cannot_run: tuple[Diagnostic, ...] = ()
 
 
 def _counts(inventory: Inventory, topology: Topology) -> Counts:
@@ -124,16 +131,20 @@ def evaluate(
     )
     performance = None
     bottleneck = None
-    if workload is not None and fabric is not None:
+    cannot_run: tuple[Diagnostic, ...] = ()
+    if workload is not None and fabric is None:
+        cannot_run = (Diagnostic("NO_GPUS", f"the design has no GPUs: {workload.name} cannot run"),)
+    elif workload is not None and fabric is not None:
         performance = analyze_performance(fabric, workload, assumptions.performance,
                                           reliability.ettr)
+        cannot_run = performance.cannot_run
         bottleneck = explain_bottleneck(fabric, workload, assumptions.performance, performance)
-    run_days = performance.training_days if performance is not None else None
-    job_gpus = performance.job_gpus if performance is not None else None
-    power = analyze_power(inventory, run_days, job_gpus, assumptions.power)
+    ran = performance if performance is not None and performance.runs else None
+    power = analyze_power(inventory, ran.training_days if ran is not None else None,
+                          ran.job_gpus if ran is not None else None, assumptions.power)
 
-    # warnings: the design's, then each analysis's (this order is what reports show)
-    warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings, *bandwidth.diagnostics]
+    warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
+                                  *bandwidth.diagnostics, *cannot_run]
     if performance is not None:
         warnings.extend(performance.diagnostics)
     elif workload is None:
@@ -143,24 +154,13 @@ def evaluate(
     counts = _counts(inventory, topology)
     return Evaluation(
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
-        assumptions, inventory, topology, _dedupe(warnings), time.perf_counter() - start,
-        spof_units, bottleneck,
+        assumptions, inventory, topology, merge_diagnostics(warnings),
+        time.perf_counter() - start, spof_units, bottleneck, cannot_run,
     )
 
 
-def _dedupe(warnings: list[Diagnostic]) -> tuple[Diagnostic, ...]:
-    seen: set[tuple[str, str]] = set()
-    out = []
-    for w in warnings:
-        key = (w.code, w.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(w)
-    return tuple(out)
-
-
 def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
-    c, b, l, p, r, perf = ev.counts, ev.bandwidth, ev.latency, ev.power, ev.reliability, ev.performance
+    c, b, l, p, r = ev.counts, ev.bandwidth, ev.latency, ev.power, ev.reliability
     out = {
         "format": EVALUATION_FORMAT,
         "design": ev.design_name,
@@ -210,7 +210,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "rate_by_kind_per_day": dict(r.rate_by_kind),
             "spares_for_target": r.spares_for_target,
         },
-        "performance": _performance_json(perf),
+        "performance": _performance_json(ev),
         "bottleneck": ev.bottleneck.to_json() if ev.bottleneck is not None else None,
         "warnings": [w.to_json() for w in ev.warnings],
         "workload": workload_to_dict(ev.workload) if ev.workload is not None else None,
@@ -222,12 +222,22 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
 
 PERFORMANCE_KEYS = ("mfu", "tflops_per_gpu", "step_time_s", "tokens_per_s", "training_days",
                     "memory_per_gpu_gb", "fits_memory", "breakdown_s")
+PERFORMANCE_EXTRA_KEYS = ("hfu", "job_gpus", "microbatches", "memory_gb", "parallelism")
 
 
-def _performance_json(perf: PerformanceResult | None) -> dict[str, Any]:
+def _performance_json(ev: Evaluation) -> dict[str, Any]:
+    """The contract keys (null where the job cannot run or there is none), whether it runs
+    (``runs``: null without a workload) and why not (``cannot_run``: code, severity, message),
+    and what stays real when it cannot: the layout, its GPUs, memory per GPU and breakdown."""
+    perf = ev.performance
+    runs = None if ev.workload is None else not ev.cannot_run
+    reasons = [d.to_json() for d in ev.cannot_run]
     if perf is None:
-        return {key: None for key in PERFORMANCE_KEYS}
+        return {**{key: None for key in (*PERFORMANCE_KEYS, *PERFORMANCE_EXTRA_KEYS)},
+                "runs": runs, "cannot_run": reasons}
     out = {key: getattr(perf, key) for key in PERFORMANCE_KEYS}
-    out["breakdown_s"] = dict(perf.breakdown_s)
-    out.update(hfu=perf.hfu, job_gpus=perf.job_gpus, microbatches=perf.microbatches)
+    out["breakdown_s"] = dict(perf.breakdown_s) if perf.breakdown_s is not None else None
+    out.update(hfu=perf.hfu, job_gpus=perf.job_gpus, microbatches=perf.microbatches, runs=runs,
+               cannot_run=reasons, memory_gb=perf.memory.to_json(),
+               parallelism=asdict(perf.parallelism))
     return out

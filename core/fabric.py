@@ -19,6 +19,10 @@ from dataclasses import dataclass, replace
 from core.catalog import ComponentSpec
 
 
+# Name of the outer level the topology adds over GPUs the fabric cannot reach (no bandwidth).
+UNCONNECTED = "unconnected"
+
+
 @dataclass(frozen=True)
 class NetworkLevel:
     name: str
@@ -55,6 +59,14 @@ class FabricView:
     def first_scale_out(self) -> int:
         """Index of the innermost level outside the scale-up domain (== len(levels) if none)."""
         return min(self.scale_up_levels, len(self.levels))
+
+    @property
+    def connected_gpus(self) -> int:
+        """GPUs one job can span: all of them, or, when the fabric falls into parts (an outer
+        UNCONNECTED level), the domain of the outermost level that joins them."""
+        if len(self.levels) > 1 and self.levels[-1].name == UNCONNECTED:
+            return min(self.gpus, self.levels[-2].domain_gpus)
+        return self.gpus
 
     def level_for_span(self, span_gpus: int) -> int:
         """Index of the innermost level whose domain holds ``span_gpus`` consecutive GPUs."""

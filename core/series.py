@@ -2,7 +2,8 @@
 
 * ``mfu_scaling_series``: MFU of the workload at several data-parallel sizes on the same fabric
   (weak scaling: the same micro-batches per replica), each a full performance analysis; None
-  at a size where the job cannot run (a chart must not draw that as a number).
+  at a size where the job cannot run (the analysis's own judgement, ``PerformanceResult.mfu``
+  is None there: a chart must not draw that as a number).
 * ``ettr_series``: ETTR against checkpoint interval around the Daly optimum.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from core.analysis.performance import PerformanceResult, analyze_performance
+from core.analysis.performance import analyze_performance
 from core.analysis.reliability import ettr_curve
 from core.errors import DesignError
 from core.evaluate import Evaluation
@@ -18,16 +19,6 @@ from core.workload import with_parallelism
 
 SCALING_POINTS = 7
 ETTR_POINTS = 120
-
-
-def runnable_mfu(result: PerformanceResult | None, design_gpus: int) -> float | None:
-    """The MFU of ``result``, or None when that job cannot run on the design: no result, more
-    GPUs than the design has, not fitting in memory, or a step that cannot complete."""
-    if result is None or result.job_gpus > design_gpus or not result.fits_memory:
-        return None
-    if not (math.isfinite(result.step_time_s) and math.isfinite(result.mfu) and result.mfu > 0):
-        return None
-    return result.mfu
 
 
 def mfu_scaling_series(ev: Evaluation, points: int = SCALING_POINTS) -> tuple[tuple[int, float | None], ...]:
@@ -53,7 +44,7 @@ def mfu_scaling_series(ev: Evaluation, points: int = SCALING_POINTS) -> tuple[tu
             out.append((dp * model_parallel, None))
             continue
         result = analyze_performance(fabric, candidate, ev.assumptions.performance, ev.reliability.ettr)
-        out.append((result.job_gpus, runnable_mfu(result, fabric.gpus)))
+        out.append((result.job_gpus, result.mfu))
     return tuple(out)
 
 

@@ -21,6 +21,7 @@ from scipy.sparse.csgraph import connected_components
 from core.catalog import COMPUTE_KINDS, ComponentSpec
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView, NetworkLevel
+from core.fabric_parts import partition_diagnostic
 from core.flatten import FlatDesign, UnitGraph, unit_graph
 
 TIER_NAMES = ("leaf", "spine", "core")
@@ -252,8 +253,12 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
     compute = flat.compute_groups
     if fabric is not None and fabric.scale_up_domain_gpus < gpus:
         if max_rank == 0:
+            part = fabric.connected_gpus
             diagnostics.append(Diagnostic(
-                "NO_SCALE_OUT", "compute nodes are not connected by a scale-out fabric",
+                "NO_SCALE_OUT",
+                f"compute nodes are not connected by a scale-out fabric: the {gpus:,} GPUs are in "
+                f"{-(-gpus // part):,} parts of up to {part:,} (one scale-up domain each); cable "
+                f"the nodes' NICs to a common leaf tier to join them",
                 tuple(flat.paths[i] for i in compute)))
         else:
             degree = np.bincount(
@@ -266,12 +271,11 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
             if lonely:
                 diagnostics.append(Diagnostic(
                     "GPU_WITHOUT_SCALE_OUT",
-                    f"GPUs without a scale-out path in {', '.join(lonely)}", tuple(lonely)))
+                    f"GPUs without a scale-out path in {', '.join(lonely)}: cable their NICs to "
+                    f"the fabric's leaf switches to join them", tuple(lonely)))
             elif connected < gpus:
-                diagnostics.append(Diagnostic(
-                    "FABRIC_PARTITIONED",
-                    f"the scale-out fabric is split: the largest connected part holds {connected:,} "
-                    f"of {gpus:,} GPUs", ()))
+                diagnostics.append(partition_diagnostic(flat, graph, labels, gpu_weight, unit_rank,
+                                                        TIER_NAMES))
     if not layered:
         diagnostics.append(Diagnostic(
             "NON_LAYERED_FABRIC",

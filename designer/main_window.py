@@ -36,7 +36,7 @@ from designer.palette import PaletteWidget
 from designer.panels.bandwidth import BandwidthPanel
 from designer.panels.latency import LatencyPanel
 from designer.panels.overview import OverviewPanel
-from designer.panels.performance import PerformancePanel
+from designer.panels.performance import PerformancePanel, status_text
 from designer.panels.power import PowerPanel
 from designer.panels.reliability import ReliabilityPanel
 from designer.panels.warnings import WarningsPanel
@@ -313,7 +313,9 @@ class MainWindow(QMainWindow):
     def _build_status(self) -> None:
         self.eval_label = QLabel("")
         self.counts_label = QLabel("")
+        self.run_label = QLabel("")  # the workload's MFU and days, or "does not fit" (why: tooltip)
         self.eval_label.setMinimumWidth(180)
+        self.statusBar().addPermanentWidget(self.run_label)
         self.statusBar().addPermanentWidget(self.counts_label)
         self.statusBar().addPermanentWidget(self.eval_label)
 
@@ -393,6 +395,10 @@ class MainWindow(QMainWindow):
         self.workload_panel.set_design_facts(ev.counts.gpus, ev.bandwidth.scale_up_domain_gpus)
         self.counts_label.setText(f"{num(ev.counts.gpus)} GPUs · {num(ev.counts.switches)} switches · "
                                   f"{power(ev.power.facility_kw)} facility")
+        run_text, run_tip = status_text(ev)
+        self.run_label.setText(run_text)
+        self.run_label.setToolTip(run_tip)
+        self.run_label.setStyleSheet("color: #b71c1c; font-weight: 600;" if ev.cannot_run else "")
         self.eval_label.setText(f"Evaluated in {result.elapsed_s * 1000:,.0f} ms")
 
     def _on_evaluation_failed(self, message: str) -> None:

@@ -138,6 +138,10 @@ def _fallback_reason(perf, best_perf) -> str:
     """A short "why it loses" from core's step-time breakdowns (used only when core gives none)."""
     if not perf.fits_memory:
         return f"does not fit in memory ({perf.memory_per_gpu_gb:,.1f} GB per GPU)"
+    if perf.breakdown_s is None:  # it cannot run: core says why
+        return f"does not fit: {perf.cannot_run[0].message}"
+    if best_perf.breakdown_s is None:
+        return "slower per token"
     gaps = {part: perf.breakdown_s.get(part, 0.0) - best_perf.breakdown_s.get(part, 0.0)
             for part in set(perf.breakdown_s) | set(best_perf.breakdown_s)}
     worst = max(gaps, key=lambda p: gaps[p]) if gaps else None

@@ -308,24 +308,48 @@ def test_partial_job_uses_part_of_the_cluster():
     assert r.step_time_s == pytest.approx(exact.step_time_s)
 
 
-def test_oversized_job_is_a_warning_not_a_crash():
+def test_oversized_job_cannot_run_and_has_no_numbers():
     w = load_preset("gpt3-175b")  # 1,024 GPUs
     r = analyze_performance(dgx_a100(512), w)
-    d = [d for d in r.diagnostics if d.code == "PARALLELISM_EXCEEDS_GPUS"]
-    assert d and "1024" in d[0].message and "512" in d[0].message
-    assert math.isfinite(r.step_time_s) and r.step_time_s > 0 and 0 < r.mfu < 1
-    assert r.job_gpus == 1024
+    assert [d.code for d in r.cannot_run] == ["PARALLELISM_EXCEEDS_GPUS"] and not r.runs
+    assert "1,024" in r.cannot_run[0].message and "512" in r.cannot_run[0].message
+    assert r.cannot_run[0].severity == "error" and r.cannot_run[0] in r.diagnostics
+    assert r.mfu is r.hfu is r.step_time_s is r.tokens_per_s is r.training_days is None
+    assert r.tflops_per_gpu is r.breakdown_s is r.bubble_fraction is None
+    # what is still real: the layout, its GPUs and its memory
+    assert r.job_gpus == 1024 and r.parallelism == w.parallelism
+    assert r.memory_per_gpu_gb == analyze_performance(dgx_a100(1024), w).memory_per_gpu_gb
 
 
-def test_fabric_without_bandwidth_gives_infinite_step_not_an_exception():
+def test_fabric_without_bandwidth_cannot_run_not_an_exception():
     fabric = FabricView(1024, accelerator("H100-SXM5-80GB"), 8, (
         NetworkLevel("scale-up", 8, 450.0, 370.0, 0.5, 1),
         NetworkLevel("leaf", 1024, 0.0, 0.0, 2.0, 1),
     ))
     r = analyze_performance(fabric, load_preset("gpt3-175b"))
-    assert "NO_NETWORK_BANDWIDTH" in {d.code for d in r.diagnostics}
-    assert r.step_time_s == math.inf and r.mfu == 0.0 and r.training_days == math.inf
-    assert not any(math.isnan(v) for v in r.breakdown_s.values())
+    assert [d.code for d in r.cannot_run] == ["NO_NETWORK_BANDWIDTH"]
+    assert r.step_time_s is None and r.mfu is None and r.training_days is None
+    assert r.breakdown_s is None and r.fits_memory
+
+
+def test_job_larger_than_a_part_of_a_partitioned_fabric_cannot_run():
+    # two 512-GPU parts no switch joins (topology adds an "unconnected" level without bandwidth)
+    fabric = FabricView(1024, accelerator("H100-SXM5-80GB"), 8, (
+        NetworkLevel("scale-up", 8, 450.0, 370.0, 0.5, 1),
+        NetworkLevel("leaf", 512, 50.0, 47.0, 2.0, 1),
+        NetworkLevel("unconnected", 1024, 0.0, 0.0, 2.0, 0),
+    ))
+    assert fabric.connected_gpus == 512
+    whole = analyze_performance(fabric, load_preset("llama3-70b"))  # 1,024 GPUs
+    assert [d.code for d in whole.cannot_run] == ["JOB_NOT_CONNECTED"]
+    assert "1,024" in whole.cannot_run[0].message and "512" in whole.cannot_run[0].message
+    assert whole.mfu is None and whole.step_time_s is None
+    half = analyze_performance(fabric, with_parallelism(load_preset("llama3-70b"), dp=16))
+    assert half.runs and 0 < half.mfu < 1
+    # "auto" keeps the job inside one part
+    auto = analyze_performance(fabric, dataclasses.replace(load_preset("llama3-70b"),
+                                                           parallelism="auto"))
+    assert auto.runs and auto.job_gpus <= 512
 
 
 def test_precision_not_supported_falls_back_to_bf16():
@@ -442,7 +466,8 @@ def test_tp_overlap_and_dp_overlap_assumptions():
 
 def test_straggler_grows_with_scale():
     model = load_preset("llama3-70b").model
-    one = run(model, Parallelism(tp=8, global_batch=8, recompute="full"), dgx_h100(8))
+    # one server: an 8-layer cut of the model (the whole 70B does not fit in 8 GPUs)
+    one = run(dataclasses.replace(model, layers=8), Parallelism(tp=8, global_batch=8), dgx_h100(8))
     big = run(model, Parallelism(tp=8, pp=4, dp=256, global_batch=2048), dgx_h100(8192))
     assert one.breakdown_s["straggler"] == 0.0
     assert big.breakdown_s["straggler"] == pytest.approx(

@@ -190,14 +190,16 @@ def test_job_on_part_of_cluster_pays_compute_share_plus_whole_network(catalog):
 
 
 def test_no_run_days_means_no_energy(catalog):
+    # no run (no workload, or a job that cannot run): no energy, not zero energy
     result = analyze_power(fabric_1024(catalog), None, 1024)
-    assert result.energy_mwh_it == result.energy_mwh_facility == 0.0
-    assert result.energy_cost_usd == result.co2_t == result.gpu_hours == 0.0
+    assert result.energy_mwh_it is result.energy_mwh_facility is None
+    assert result.energy_cost_usd is result.co2_t is result.gpu_hours is result.run_days is None
+    assert result.it_kw > 0  # the design's own power is real
 
 
-def test_job_larger_than_design_is_capped_with_a_warning(catalog):
+def test_job_larger_than_design_gets_no_run_energy(catalog):
     result = analyze_power(Inventory(tuple(nodes(catalog, "DGX-H100", 2))), 1.0, 64)
-    assert result.job_gpus == 16
+    assert result.job_gpus == 64 and result.energy_mwh_it is None and result.job_it_kw is None
     assert [d.code for d in result.diagnostics] == ["JOB_EXCEEDS_DESIGN"]
 
 

@@ -2,7 +2,7 @@
 
 from core.evaluate import evaluate
 from core.generators import FatTreeOptions, generate_fat_tree
-from core.series import ettr_series, mfu_scaling_series, runnable_mfu
+from core.series import ettr_series, mfu_scaling_series
 from core.workload import load_preset, with_parallelism
 
 
@@ -53,4 +53,3 @@ def test_mfu_scaling_series_has_no_value_beyond_the_design(catalog):
     series = dict(mfu_scaling_series(evaluate(design, catalog)))
     assert series[16384] is None
     assert all(mfu is not None for gpus, mfu in series.items() if gpus <= 1024)
-    assert runnable_mfu(None, 1024) is None

@@ -15,9 +15,10 @@ extrapolated):
   overlapped (where the project's assumptions say they are not);
 * batch: twice the global batch (flagged: it changes the optimisation, not just the speed).
 
-Variants that do not fit in memory are reported as such and never chosen as the best. For
-"auto" workloads the search's runners-up already explain the layout choice, so layout variants
-start from the chosen layout.
+Variants that cannot run (memory, a level without bandwidth: ``cannot_run_reasons``, the same
+judgement as the analysis) are reported as such, with no MFU, and never chosen as the best; a
+job that cannot run has no bottleneck at all (None). For "auto" workloads the search's
+runners-up already explain the layout choice, so layout variants start from the chosen layout.
 
 The result is typed (``BottleneckResult``: limiters and what-ifs with numbers and text) and has
 a JSON form for the evaluation (``bottleneck`` key) and the reports.
@@ -25,17 +26,17 @@ a JSON form for the evaluation (``bottleneck`` key) and the reports.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 from core.analysis.collectives import group_span
 from core.analysis.compute import dense_peak
 from core.analysis.model_stats import model_flops_per_token
 from core.analysis.parallelism_search import search_parallelism
-from core.analysis.performance import PerformanceResult
+from core.analysis.performance import PerformanceResult, cannot_run_reasons
 from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.analysis.pipeline import ends_balanced
 from core.analysis.step_time import job_fabric, layout_step_time
+from core.diagnostics import Diagnostic
 from core.fabric import FabricView
 from core.workload import ModelSpec, Parallelism, Workload
 
@@ -75,12 +76,12 @@ class Limiter:
 class WhatIf:
     key: str
     description: str
-    mfu: float
-    step_time_s: float
-    tokens_per_s: float
+    mfu: float | None           # None: the variant cannot run (``text`` says why)
+    step_time_s: float | None
+    tokens_per_s: float | None
     fits_memory: bool
     memory_per_gpu_gb: float
-    mfu_gain: float       # mfu - base mfu (fraction of peak)
+    mfu_gain: float | None      # mfu - base mfu (fraction of peak); None when it cannot run
     text: str
     kind: str             # "fabric", "layout", "software", "batch"
     changes: dict
@@ -129,9 +130,12 @@ def _pct(x: float) -> str:
 
 @dataclass
 class _Eval:
-    mfu: float
-    step: float
-    tokens_per_s: float
+    """One layout re-evaluated; the numbers of the run are None when it cannot run."""
+
+    cannot_run: list[Diagnostic]
+    mfu: float | None
+    step: float | None
+    tokens_per_s: float | None
     fits: bool
     memory_gb: float
     breakdown: dict
@@ -141,14 +145,17 @@ class _Eval:
 
 def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
          a: PerformanceAssumptions, peak_tflops: float) -> _Eval:
+    """``par`` on ``fabric``, which connects its GPUs (the variants keep the base's GPUs)."""
     view = job_fabric(fabric, par.gpus, None)
     core = layout_step_time(view, model, par, precision, a, peak_tflops, par.gpus)
+    reasons = cannot_run_reasons(fabric, par, core.memory, core.step_time_s)
     tokens = core.global_batch * model.seq_len
-    step = core.step_time_s
-    ok = step > 0 and math.isfinite(step)
-    mfu = model_flops_per_token(model) * tokens / (par.gpus * peak_tflops * 1e12 * step) if ok else 0.0
-    return _Eval(mfu, step, tokens / step if ok else 0.0, core.memory.fits, core.memory.total_gb,
-                 dict(core.breakdown_s), core.bubble_fraction, core.microbatches)
+    step = core.step_time_s if not reasons else None
+    mfu = (model_flops_per_token(model) * tokens / (par.gpus * peak_tflops * 1e12 * step)
+           if step is not None else None)
+    return _Eval(reasons, mfu, step, tokens / step if step is not None else None,
+                 core.memory.fits, core.memory.total_gb, dict(core.breakdown_s),
+                 core.bubble_fraction, core.microbatches)
 
 
 def _valid(model: ModelSpec, par: Parallelism, scale_up: int,
@@ -333,20 +340,25 @@ def explain_bottleneck(
 
     ``performance`` (the result of ``analyze_performance`` for the same inputs) supplies the
     resolved parallelism of "auto" workloads; without it an auto workload is searched again.
-    Returns None when the step cannot complete (no bandwidth).
+    Returns None when the job cannot run (nothing limits an MFU that does not exist).
     """
     a = assumptions
     model = workload.model
+    if performance is not None and not performance.runs:
+        return None
     if isinstance(workload.parallelism, Parallelism):
         par = workload.parallelism
     elif performance is not None:
         par = performance.parallelism
     else:
         par = search_parallelism(fabric, workload, a).best
+    if par.gpus > fabric.connected_gpus:
+        return None
     peak_tflops, precision = dense_peak(fabric.accelerator, workload.precision, None)
     base = _run(fabric, model, par, precision, a, peak_tflops)
-    if not (base.step > 0 and math.isfinite(base.step)):
+    if base.mfu is None or base.step is None:
         return None
+    base_mfu, base_step = base.mfu, base.step
     ideal = model_flops_per_token(model) * par.global_batch * model.seq_len / (
         par.gpus * peak_tflops * 1e12)
 
@@ -357,34 +369,30 @@ def explain_bottleneck(
     for key, seconds in parts.items():
         if seconds <= 0:
             continue
-        remaining = base.step - seconds
-        mfu_removed = base.mfu * base.step / remaining if remaining > 0 else base.mfu
-        limiters.append(Limiter(key, _LIMITER_NAMES.get(key, key), seconds, seconds / base.step,
+        remaining = base_step - seconds
+        mfu_removed = base_mfu * base_step / remaining if remaining > 0 else base_mfu
+        limiters.append(Limiter(key, _LIMITER_NAMES.get(key, key), seconds, seconds / base_step,
                                 mfu_removed, _limiter_text(key, seconds, base, par, fabric,
                                                            ideal, model)))
     limiters.sort(key=lambda x: -x.seconds)
-    if not base.fits:
-        limiters.insert(0, Limiter(
-            "memory", "memory", 0.0, 0.0, base.mfu,
-            f"does not fit: {base.memory_gb:.1f} GB per GPU of "
-            f"{fabric.accelerator.get('hbm_gb', 80):g} GB"))
 
     # --- what-ifs ---------------------------------------------------------------------------
     what_ifs: list[WhatIf] = []
 
     def record(key: str, description: str, kind: str, ev: _Eval, changes: dict,
                note: str = "") -> None:
-        gain = ev.mfu - base.mfu
-        if not ev.fits:
-            text = (f"{description}: MFU {_pct(base.mfu)} -> {_pct(ev.mfu)}, but it needs "
-                    f"{ev.memory_gb:.0f} GB per GPU and does not fit")
-        elif abs(gain) < MATERIAL_GAIN:
-            text = f"{description}: MFU stays at {_pct(ev.mfu)}"
+        mfu, gain = ev.mfu, None
+        if mfu is None:
+            text = f"{description}: does not fit ({ev.cannot_run[0].message})"
         else:
-            verb = "raises" if gain > 0 else "lowers"
-            text = f"{description} {verb} MFU from {_pct(base.mfu)} to {_pct(ev.mfu)}"
-        if note:
-            text += f" ({note})"
+            gain = mfu - base_mfu
+            if abs(gain) < MATERIAL_GAIN:
+                text = f"{description}: MFU stays at {_pct(mfu)}"
+            else:
+                verb = "raises" if gain > 0 else "lowers"
+                text = f"{description} {verb} MFU from {_pct(base_mfu)} to {_pct(mfu)}"
+            if note:
+                text += f" ({note})"
         what_ifs.append(WhatIf(key, description, ev.mfu, ev.step, ev.tokens_per_s, ev.fits,
                                ev.memory_gb, gain, text, kind, changes))
 
@@ -397,7 +405,7 @@ def explain_bottleneck(
     network_comm = sum(base.breakdown.get(k, 0.0) for k in ("dp_comm", "pp_comm", "ep_comm"))
     if par.tp * par.cp > fabric.scale_up_domain_gpus:
         network_comm += base.breakdown.get("tp_comm", 0.0) + base.breakdown.get("cp_comm", 0.0)
-    if len(fabric.levels) > fabric.first_scale_out and network_comm > 0.01 * base.step:
+    if len(fabric.levels) > fabric.first_scale_out and network_comm > 0.01 * base_step:
         ev = _run(_faster_network(fabric), model, par, precision, a, peak_tflops)
         first = fabric.levels[fabric.first_scale_out]
         record("network_x2", "twice the per-GPU scale-out bandwidth (e.g. "
@@ -414,17 +422,17 @@ def explain_bottleneck(
             note = f"{ev.memory_gb:.0f} GB per GPU"
         record(key, description, "layout", ev, _changes(par, cand), note)
 
-    if a.tp_overlap < 1.0 and par.tp > 1 and base.breakdown.get("tp_comm", 0.0) > 0.02 * base.step:
+    if a.tp_overlap < 1.0 and par.tp > 1 and base.breakdown.get("tp_comm", 0.0) > 0.02 * base_step:
         # what NVIDIA's NeMo H100 recipes run (ub_tp_comm_overlap; the default stack)
         ev = _run(fabric, model, par, precision, replace(a, tp_overlap=1.0), peak_tflops)
         record("tp_overlap", "overlapping TP communication with the GEMMs (Transformer "
                "Engine comm-GEMM overlap, as in NVIDIA's NeMo recipes)", "software", ev,
                {"tp_overlap": 1.0})
-    if not a.dp_overlap and base.breakdown.get("dp_comm", 0.0) > 0.01 * base.step:
+    if not a.dp_overlap and base.breakdown.get("dp_comm", 0.0) > 0.01 * base_step:
         ev = _run(fabric, model, par, precision, replace(a, dp_overlap=True), peak_tflops)
         record("dp_overlap", "overlapping the gradient reduction with the backward pass",
                "software", ev, {"dp_overlap": True})
-    if a.pp_overlap < 1.0 and par.pp > 1 and base.breakdown.get("pp_comm", 0.0) > 0.01 * base.step:
+    if a.pp_overlap < 1.0 and par.pp > 1 and base.breakdown.get("pp_comm", 0.0) > 0.01 * base_step:
         ev = _run(fabric, model, par, precision, replace(a, pp_overlap=1.0), peak_tflops)
         record("pp_overlap", "overlapping pipeline sends with compute", "software", ev,
                {"pp_overlap": 1.0})
@@ -436,20 +444,18 @@ def explain_bottleneck(
                    f"{par.global_batch}", "batch", ev, {"global_batch": cand.global_batch},
                    "changes the optimisation, not only the speed")
 
-    fitting = [w for w in what_ifs if w.fits_memory]
-    fitting.sort(key=lambda w: -w.mfu_gain)
-    rest = [w for w in what_ifs if not w.fits_memory]
-    rest.sort(key=lambda w: -w.mfu_gain)
-    ordered = tuple(fitting + rest)
-    best = next((w for w in fitting if w.mfu_gain >= MATERIAL_GAIN and w.kind != "batch"), None)
+    # the ones that run, most help first; then the ones that cannot, in the order tried
+    running = sorted((w for w in what_ifs if w.mfu_gain is not None),
+                     key=lambda w: -(w.mfu_gain or 0.0))
+    ordered = tuple(running + [w for w in what_ifs if w.mfu_gain is None])
+    best = next((w for w in running if (w.mfu_gain or 0.0) >= MATERIAL_GAIN
+                 and w.kind != "batch"), None)
 
     # --- summary ----------------------------------------------------------------------------
-    top = [x for x in limiters if x.key != "memory"][:3]
+    top = limiters[:3]
     primary = limiters[0].name if limiters else "none"
-    head = (f"MFU {_pct(base.mfu)} ({base.step:.2f} s per step; the model FLOPs need "
+    head = (f"MFU {_pct(base_mfu)} ({base_step:.2f} s per step; the model FLOPs need "
             f"{ideal:.2f} s at peak). ")
-    if not base.fits:
-        head += limiters[0].text[0].upper() + limiters[0].text[1:] + ". "
     head += "Largest losses: " + "; ".join(
         f"{x.name} {_pct(x.share)} of the step" for x in top) + "."
     if best is not None:
@@ -457,7 +463,7 @@ def explain_bottleneck(
     else:
         head += " No single change tried raises MFU by half a point or more."
     search = getattr(performance, "search", None) if performance is not None else None
-    return BottleneckResult(base.mfu, base.step, ideal, primary, head, tuple(limiters),
+    return BottleneckResult(base_mfu, base_step, ideal, primary, head, tuple(limiters),
                             ordered, best, tuple(search.candidates) if search is not None else ())
 
 

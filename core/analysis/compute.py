@@ -62,7 +62,7 @@ class Hardware:
         # FLOP/s for the attention core: it stays bf16 under fp8
         self.peak_attn = (min(peak, accelerator.peak_tflops("bf16") * 1e12) if precision == "fp8"
                           else peak)
-        self.hbm = accelerator.get("hbm_tbyte_s", 2.0) * 1e12 * a.hbm_efficiency  # achieved B/s
+        self.hbm = accelerator["hbm_tbyte_s"] * 1e12 * a.hbm_efficiency  # achieved B/s
         self.a = a
         # calibration (x the fp8 factor) for linear layers; the attention core takes it plain
         self.gemm_scale = scale * (a.fp8_gemm_efficiency_scale if precision == "fp8" else 1.0)

@@ -79,8 +79,8 @@ def job_failure_rates(
         if requested > total_gpus:
             diagnostics.append(Diagnostic(
                 "JOB_EXCEEDS_DESIGN",
-                f"the workload needs {requested} GPUs (tp x pp x dp x cp) but the design has "
-                f"{total_gpus}; reliability is for {total_gpus}",
+                f"the workload needs {requested:,} GPUs (tp x pp x dp x cp) but the design has "
+                f"{total_gpus:,}: reliability is for a job on all {total_gpus:,}",
             ))
         job_gpus = min(requested, total_gpus)
     else:

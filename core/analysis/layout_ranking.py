@@ -10,7 +10,7 @@ GPUs explains most of the gap.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from core.workload import Parallelism
@@ -38,17 +38,18 @@ class Ranked(NamedTuple):
 
 @dataclass(frozen=True)
 class Candidate:
-    """One evaluated layout, with why it loses to the winner (empty for the winner)."""
+    """One evaluated layout, with why it loses to the winner (empty for the winner). A layout
+    that does not fit in memory cannot run: it has no step time, throughput or bubble."""
 
     parallelism: Parallelism
-    step_time_s: float
-    tokens_per_s: float
+    step_time_s: float | None
+    tokens_per_s: float | None
     memory_gb: float
     fits: bool
-    bubble_fraction: float
+    bubble_fraction: float | None
     breakdown_s: dict = field(default_factory=dict)
     loses_by: str = ""           # "", "compute", "memory", "bubble", "communication"
-    slower_fraction: float = 0.0  # time per token relative to the winner, minus 1
+    slower_fraction: float | None = 0.0  # time per token relative to the winner, minus 1
     reason: str = ""
 
     def to_json(self) -> dict:
@@ -72,21 +73,21 @@ class Candidate:
 def explain_ranking(best: Ranked, runners: list[Ranked], fit_found: bool, seq_len: int,
                     hbm_gb: float) -> list[Candidate]:
     """The winner and each runner-up as a Candidate with why it loses (or, when nothing fits,
-    by how much it overflows)."""
-    candidates = [_candidate(best, seq_len)]
+    by how much it overflows: then none has a step time)."""
     if not fit_found:
-        candidates[0] = replace(candidates[0], fits=False, loses_by="memory", reason=(
-            f"overflows least: {best[3]:.0f} GB per GPU of {hbm_gb:g} GB"))
+        return [_misfit(best, f"overflows least: {best.memory_gb:.0f} GB per GPU of {hbm_gb:g} GB")] + [
+            _misfit(r, f"does not fit: {r.memory_gb:.0f} GB per GPU of {hbm_gb:g} GB")
+            for r in runners]
+    candidates = [_candidate(best, seq_len)]
     for r in runners:
-        if fit_found:
-            category, slower, text = _why(best, r, seq_len, hbm_gb)
-            candidates.append(_candidate(r, seq_len, category, slower, text))
-        else:
-            candidates.append(replace(
-                _candidate(r, seq_len, "memory", r[0] / best[0] - 1.0,
-                           f"does not fit: {r[3]:.0f} GB per GPU of {hbm_gb:g} GB"),
-                fits=False))
+        category, slower, text = _why(best, r, seq_len, hbm_gb)
+        candidates.append(_candidate(r, seq_len, category, slower, text))
     return candidates
+
+
+def _misfit(r: Ranked, reason: str) -> Candidate:
+    return Candidate(r.parallelism, None, None, r.memory_gb, False, None, {}, "memory", None,
+                     reason)
 
 
 def _categories(breakdown: dict) -> dict[str, float]:

@@ -23,6 +23,7 @@ from scipy.sparse.linalg import eigsh
 
 from core.analysis.collectives import allreduce_busbw_gbyte_s, allreduce_time_s, alltoall_time_s
 from core.diagnostics import Diagnostic
+from core.fabric import UNCONNECTED
 from core.topology import NetworkAssumptions, Topology
 
 
@@ -45,8 +46,9 @@ class BandwidthResult:
 @dataclass(frozen=True)
 class LatencyResult:
     max_switch_hops: int
-    gpu_to_gpu_max_us: float
-    gpu_to_gpu_mean_us: float
+    # None when some GPUs have no path to others (a fabric in parts): no latency to quote
+    gpu_to_gpu_max_us: float | None
+    gpu_to_gpu_mean_us: float | None
     allreduce_small_us: float
     by_level_us: dict[str, float]
 
@@ -157,8 +159,9 @@ def analyze_latency(topology: Topology, assumptions: NetworkAssumptions = Networ
     fabric = topology.fabric
     if fabric is None or fabric.gpus <= 1:
         return LatencyResult(0, 0.0, 0.0, 0.0, {})
-    levels = [lv for lv in fabric.levels if lv.name != "unconnected"]
+    levels = [lv for lv in fabric.levels if lv.name != UNCONNECTED]
     gpus = fabric.gpus
+    reachable = fabric.connected_gpus >= gpus
     mean = 0.0
     inner = 1
     for level in levels:
@@ -169,8 +172,8 @@ def analyze_latency(topology: Topology, assumptions: NetworkAssumptions = Networ
     small = allreduce_time_s(fabric, 8.0, gpus, 1, 1.0, assumptions.protocol_step_us) * 1e6
     return LatencyResult(
         max_switch_hops=outer.switch_hops,
-        gpu_to_gpu_max_us=outer.latency_us,
-        gpu_to_gpu_mean_us=mean,
+        gpu_to_gpu_max_us=outer.latency_us if reachable else None,
+        gpu_to_gpu_mean_us=mean if reachable else None,
         allreduce_small_us=small,
         by_level_us={lv.name: lv.latency_us for lv in levels},
     )

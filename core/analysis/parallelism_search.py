@@ -8,13 +8,16 @@ Candidates (Megatron semantics, performance.md §8 "exhaustive parallelism searc
 * pp: divisors of the layer count, plus powers of two (uneven splits are allowed: the fullest
   stage sets the pace, as in Meta's Llama 3 layout);
 * ep (MoE): powers of two dividing the experts and dp x cp, up to 64;
-* dp: as many replicas as the design's GPUs allow, no more than the batch can feed;
+* dp: as many replicas as the design's GPUs allow (those one part of it connects, if its
+  fabric falls into parts), no more than the batch can feed;
 * micro-batch 1, 2, 4, 8; virtual stages 1, 2, 3, 4, 6, 8 where pp x v divides the layers and
   the micro-batches are a multiple of pp (Megatron's interleaving rule);
 * memory: for ZeRO-1 (distributed optimizer) and ZeRO-3 (FSDP, when dp x cp > 1) the cheapest
   recompute that fits (none, selective (only without FlashAttention, where it saves the s^2
-  scores), full). Layouts that fit nowhere are rejected for memory (the one that overflows
-  least is kept for the report, and used only if nothing fits).
+  scores), full). Layouts that fit nowhere are rejected for memory (the ones that overflow
+  least are kept for the report). When nothing fits, the search says so
+  (``SearchResult.failure``) and the job cannot run: no step time is given for a layout that
+  does not fit.
 
 The global batch is the workload's (explicit parallelism) or ``auto_global_batch_tokens`` /
 seq_len, rounded to a multiple of dp x micro-batch (at most 1.5x the target), so candidates
@@ -57,11 +60,13 @@ CP_DEGREES = (2, 4, 8, 16)
 PARALLEL_THRESHOLD = 2000
 # Layouts each chunk reports back (the global top and every shape's best must survive).
 _KEEP_PER_CHUNK = 48
+# The diagnostic of a search that found no layout fitting in memory.
+NO_FIT = "NO_CONFIGURATION_FITS"
 
 @dataclass(frozen=True)
 class SearchResult:
-    best: Parallelism
-    step_time_s: float
+    best: Parallelism                 # when nothing fits: the layout that overflows least
+    step_time_s: float | None         # None when nothing fits
     runners_up: tuple[tuple[Parallelism, float], ...]  # next best shapes, with their step times
     evaluated: int
     diagnostics: tuple[Diagnostic, ...] = ()
@@ -70,6 +75,11 @@ class SearchResult:
     rejected_for_memory: int = 0
     workers: int = 1
     elapsed_s: float = 0.0
+
+    @property
+    def failure(self) -> Diagnostic | None:
+        """Why no layout can run (NO_CONFIGURATION_FITS), or None when the best one fits."""
+        return next((d for d in self.diagnostics if d.code == NO_FIT), None)
 
     def to_json(self) -> dict:
         """The search as JSON (``performance.search``): candidates with why each loses."""
@@ -113,8 +123,9 @@ class _Context:
 
 def _enumerate(fabric: FabricView, model: ModelSpec, a: PerformanceAssumptions,
                target_sequences: int) -> list[tuple]:
-    """(tp, cp, pp, dp, ep, mbs, v, gbs) for every valid layout on ``fabric``."""
-    gpus = max(1, fabric.gpus)
+    """(tp, cp, pp, dp, ep, mbs, v, gbs) for every valid layout on ``fabric`` (within the GPUs
+    one job can span: a fabric in parts holds a job in one part)."""
+    gpus = max(1, fabric.connected_gpus)
     kv = model.kv_heads_effective
     tp_limit = min(max(1, fabric.scale_up_domain_gpus), 64, gpus)
     tps = [t for t in _powers_of_two(tp_limit) if model.heads % t == 0 and kv % t == 0] or [1]
@@ -274,9 +285,9 @@ def search_parallelism(
     start = time.perf_counter()
     a = assumptions
     model = workload.model
-    gpus = max(1, fabric.gpus)
+    gpus = max(1, fabric.connected_gpus)
     peak_tflops, precision = dense_peak(fabric.accelerator, workload.precision, None)
-    hbm_gb = float(fabric.accelerator.get("hbm_gb", 80.0))
+    hbm_gb = float(fabric.accelerator["hbm_gb"])
     target_sequences = auto_target_sequences(workload, gpus, a)
 
     specs = _enumerate(fabric, model, a, target_sequences)
@@ -299,18 +310,19 @@ def search_parallelism(
     diags: list[Diagnostic] = []
     if not fits and not misfits:
         par = Parallelism(tp=1, pp=1, dp=gpus, micro_batch=1, global_batch=gpus)
-        return SearchResult(par, math.inf, (), 0, (
-            Diagnostic("NO_CONFIGURATION_FITS", "no parallel configuration could be formed"),
+        return SearchResult(par, None, (), 0, (
+            Diagnostic(NO_FIT, "no parallel configuration could be formed"),
         ), (), len(specs), rejected, n_workers, time.perf_counter() - start)
 
     if not fits:
-        ranked = _least_overflowing(ctx, misfits[: 1 + max_runners_up])
-        evaluated += len(ranked)
+        # nothing runs: the layouts that overflow least, in that order, without step times
+        ranked = [Ranked(math.nan, math.nan, par, mem_gb, {}, math.nan)
+                  for _, par, mem_gb in misfits[: 1 + max_runners_up]]
         diags.append(Diagnostic(
-            "NO_CONFIGURATION_FITS",
+            NO_FIT,
             f"no parallel configuration of the {model.layers}-layer model fits in {hbm_gb:g} GB "
-            f"per GPU on {gpus} GPUs; showing the one that overflows least "
-            f"({misfits[0][2]:.0f} GB)"))
+            f"per GPU on {gpus:,} GPUs: the job cannot run (the layout that overflows least "
+            f"needs {misfits[0][2]:.0f} GB)"))
     else:
         ranked = sorted(fits, key=lambda r: (r[0], r[2].gpus))
     best = ranked[0]
@@ -320,12 +332,15 @@ def search_parallelism(
         # the fastest layouts are often the ones memory forbids: say so once
         overflow, par, mem_gb = misfits[0]
         candidates.append(Candidate(
-            par, math.nan, 0.0, mem_gb, False, 0.0, {}, "memory", math.nan,
+            par, None, None, mem_gb, False, None, {}, "memory", None,
             f"does not fit: needs {mem_gb:.0f} GB per GPU of {hbm_gb:g} GB even with "
             f"{par.recompute} recompute and ZeRO-{par.zero_stage} "
             f"({rejected} of {len(specs)} layouts were rejected for memory)"))
 
     b = best[2]
+    if not fits:
+        return SearchResult(b, None, (), evaluated, tuple(diags), tuple(candidates), len(specs),
+                            rejected, n_workers, time.perf_counter() - start)
     diags.append(Diagnostic(
         "AUTO_PARALLELISM",
         f"auto parallelism chose tp {b.tp}, pp {b.pp}, dp {b.dp}, cp {b.cp}, ep {b.ep}, "
@@ -344,21 +359,6 @@ def search_parallelism(
         workers=n_workers,
         elapsed_s=time.perf_counter() - start,
     )
-
-
-def _least_overflowing(ctx: _Context, misfits: list[tuple]) -> list[tuple]:
-    """When nothing fits: the least-overflowing layouts, evaluated, in order of overflow."""
-    views: dict[int, FabricView] = {}
-    ranked = []
-    for overflow, par, mem_gb in misfits:
-        job = par.gpus
-        view = views.setdefault(job, job_fabric(ctx.fabric, job, None))
-        core = layout_step_time(view, ctx.model, par, ctx.precision, ctx.assumptions,
-                                ctx.peak_tflops, job)
-        ranked.append(Ranked(core.step_time_s / (core.global_batch * ctx.model.seq_len),
-                             core.step_time_s, par, mem_gb, core.breakdown_s,
-                             core.bubble_fraction))
-    return ranked
 
 
 def _runners_up(ranked: list[tuple], limit: int) -> list[tuple]:

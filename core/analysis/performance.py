@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 from core.analysis.calibration import efficiency_scale, gemm_efficiency, uncalibrated_diagnostic
 from core.analysis.compute import dense_peak
-from core.analysis.memory import MemoryBreakdown
+from core.analysis.memory import MemoryBreakdown, memory_for
 from core.analysis.model_stats import hardware_flops_per_token, model_flops_per_token
 from core.analysis.parallelism_search import SearchResult, search_parallelism
 from core.analysis.performance_assumptions import PerformanceAssumptions
@@ -69,6 +69,7 @@ __all__ = [
     "PerformanceAssumptions",
     "PerformanceResult",
     "analyze_performance",
+    "cannot_run_reasons",
     "efficiency_scale",
     "gemm_efficiency",
     "layout_performance",
@@ -78,33 +79,51 @@ __all__ = [
 
 @dataclass(frozen=True)
 class PerformanceResult:
-    mfu: float                      # fraction of dense peak (model FLOPs)
-    hfu: float                      # fraction of dense peak (hardware FLOPs, with recompute)
-    tflops_per_gpu: float           # achieved model TFLOP/s per GPU
-    step_time_s: float
-    tokens_per_s: float
-    training_days: float
+    """The performance of one layout of the workload on the design.
+
+    When the job cannot run there (``cannot_run`` says why, one error each: more GPUs than the
+    design has, GPUs the fabric does not connect, memory, a level without bandwidth, no layout
+    that fits), the numbers of the run are None: ``mfu``, ``hfu``, ``tflops_per_gpu``,
+    ``step_time_s``, ``tokens_per_s``, ``training_days``, ``breakdown_s`` and
+    ``bubble_fraction``, never numbers computed as if it ran. What stays real: the layout and
+    its GPUs, memory per GPU and its breakdown (why it does not fit), FLOPs per step, the peak.
+    """
+
+    job_gpus: int
+    parallelism: Parallelism
     memory_per_gpu_gb: float
     fits_memory: bool
     memory: MemoryBreakdown
-    breakdown_s: dict[str, float]
-    job_gpus: int
     microbatches: int
     model_flops_per_step: float
     hardware_flops_per_step: float
     peak_tflops: float              # dense peak per GPU used for MFU (after any fallback)
     precision: str                  # precision the peak refers to
-    bubble_fraction: float          # share of the step spent in the pipeline bubble
-    parallelism: Parallelism
+    # the run (None when the job cannot run)
+    mfu: float | None               # fraction of dense peak (model FLOPs)
+    hfu: float | None               # fraction of dense peak (hardware FLOPs, with recompute)
+    tflops_per_gpu: float | None    # achieved model TFLOP/s per GPU
+    step_time_s: float | None
+    tokens_per_s: float | None
+    training_days: float | None
+    breakdown_s: dict[str, float] | None
+    bubble_fraction: float | None   # share of the step spent in the pipeline bubble
+    cannot_run: tuple[Diagnostic, ...] = ()  # why the job cannot run (empty: it runs)
     alternatives: tuple[tuple[Parallelism, float], ...] = ()  # auto: runners-up, step time
-    diagnostics: tuple[Diagnostic, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()  # everything to know, cannot_run included
     # auto: the whole search (winner, runners-up with why each loses, memory rejections)
     search: SearchResult | None = None
+
+    @property
+    def runs(self) -> bool:
+        return not self.cannot_run
 
     def to_json(self) -> dict:
         """The ``performance`` object of the evaluation JSON (DESIGN.md), plus extras."""
         par = self.parallelism
         return {
+            "runs": self.runs,
+            "cannot_run": [d.to_json() for d in self.cannot_run],
             "mfu": self.mfu,
             "hfu": self.hfu,
             "tflops_per_gpu": self.tflops_per_gpu,
@@ -113,7 +132,7 @@ class PerformanceResult:
             "training_days": self.training_days,
             "memory_per_gpu_gb": self.memory_per_gpu_gb,
             "fits_memory": self.fits_memory,
-            "breakdown_s": dict(self.breakdown_s),
+            "breakdown_s": dict(self.breakdown_s) if self.breakdown_s is not None else None,
             "memory_gb": self.memory.to_json(),
             "job_gpus": self.job_gpus,
             "microbatches": self.microbatches,
@@ -130,6 +149,40 @@ class PerformanceResult:
         }
 
 
+def cannot_run_reasons(fabric: FabricView, par: Parallelism, memory: MemoryBreakdown,
+                       step_time_s: float | None) -> list[Diagnostic]:
+    """Why layout ``par`` cannot run on ``fabric`` (empty when it can): the one definition of
+    "can run" that the analysis, the bottleneck what-ifs and the scaling chart share.
+
+    ``step_time_s`` is the model's step on the job's fabric, None when the job could not be
+    placed to compute one (more GPUs than the design has or than its fabric connects).
+    """
+    job = par.gpus
+    reasons = []
+    if job > fabric.gpus:
+        reasons.append(Diagnostic(
+            "PARALLELISM_EXCEEDS_GPUS",
+            f"the parallelism needs {job:,} GPUs (tp {par.tp} x pp {par.pp} x dp {par.dp} x "
+            f"cp {par.cp}) but the design has {fabric.gpus:,}"))
+    elif job > fabric.connected_gpus:
+        reasons.append(Diagnostic(
+            "JOB_NOT_CONNECTED",
+            f"the job needs {job:,} GPUs but the fabric joins at most {fabric.connected_gpus:,} "
+            f"of the design's {fabric.gpus:,}: its traffic would cross parts no switch "
+            f"connects"))
+    if not memory.fits:
+        reasons.append(Diagnostic(
+            "DOES_NOT_FIT_MEMORY",
+            f"needs {memory.total_gb:.1f} GB per GPU ({memory.stage} pipeline stage) but "
+            f"{fabric.accelerator.id} has {memory.hbm_gb:g} GB",
+            (fabric.accelerator.id,)))
+    if step_time_s is not None and not (0 < step_time_s < math.inf):
+        reasons.append(Diagnostic(
+            "NO_NETWORK_BANDWIDTH",
+            "a network level the job's collectives cross has no bandwidth: the step cannot "
+            "complete"))
+    return reasons
+
 
 def analyze_performance(
     fabric: FabricView,
@@ -141,9 +194,9 @@ def analyze_performance(
 
     A workload with ``"parallelism": "auto"`` first gets its layout from the parallelism search
     (kept in ``search``, its runners-up in ``alternatives``). Never raises for a mismatch
-    between the parallelism and the design: such problems become diagnostics and the numbers
-    are still computed (on a fabric grown to the job if needed). ``ettr`` (effective training
-    time ratio, 0-1] stretches training_days.
+    between the parallelism and the design: a job that cannot run gets a result that says why
+    (``cannot_run``) and has no run numbers. ``ettr`` (effective training time ratio, 0-1]
+    stretches training_days.
     """
     if not workload.auto:
         return layout_performance(fabric, workload, workload.parallelism, assumptions, ettr)
@@ -167,58 +220,51 @@ def layout_performance(
     diags: list[Diagnostic] = list(search.diagnostics) if search is not None else []
     peak_tflops, precision = dense_peak(fabric.accelerator, workload.precision, diags)
     job_gpus = par.gpus
-    view = job_fabric(fabric, job_gpus, diags)
+    core = None
+    if job_gpus <= fabric.connected_gpus:
+        view = job_fabric(fabric, job_gpus, diags)
+        core = layout_step_time(view, model, par, precision, a, peak_tflops, job_gpus)
+        memory = core.memory
+    else:  # no fabric to run on: only what does not depend on one
+        memory = memory_for(model, par, float(fabric.accelerator["hbm_gb"]), a, par.microbatches)
     diags.extend(_layout_diagnostics(fabric, model, par, a))
+    reasons = cannot_run_reasons(fabric, par, memory, core.step_time_s if core else None)
+    failure = search.failure if search is not None else None
+    if failure is not None:  # the search's reason says it for every layout, this one included
+        reasons = [failure] + [r for r in reasons if r.code != "DOES_NOT_FIT_MEMORY"]
+    diags.extend(r for r in reasons if r is not failure)
 
-    core = layout_step_time(view, model, par, precision, a, peak_tflops, job_gpus)
-    mem = core.memory
-    if not mem.fits:
-        diags.append(
-            Diagnostic(
-                "DOES_NOT_FIT_MEMORY",
-                f"needs {mem.total_gb:.1f} GB per GPU ({mem.stage} pipeline stage) but "
-                f"{fabric.accelerator.id} has {mem.hbm_gb:g} GB",
-                (fabric.accelerator.id,),
-            )
-        )
-    if not math.isfinite(core.step_time_s):
-        diags.append(
-            Diagnostic(
-                "NO_NETWORK_BANDWIDTH",
-                "a network level the job's collectives cross has no bandwidth: "
-                "the step cannot complete",
-            )
-        )
-
-    tokens = core.global_batch * model.seq_len
+    tokens = par.microbatches * par.dp * par.micro_batch * model.seq_len
     model_flops = model_flops_per_token(model) * tokens
     hw_flops = hardware_flops_per_token(model, par.recompute) * tokens
-    step = core.step_time_s
-    denom = job_gpus * peak_tflops * 1e12 * step
-    tokens_per_s = tokens / step if step > 0 else 0.0
-    if ettr > 0 and tokens_per_s > 0:
-        days = workload.training_tokens / tokens_per_s / 86400.0 / min(1.0, ettr)
-    else:
-        days = math.inf
+    run = core if core is not None and not reasons else None
+    step = run.step_time_s if run is not None else None
+    tokens_per_s = tokens / step if step is not None else None
+    days = None
+    if tokens_per_s is not None:
+        days = (workload.training_tokens / tokens_per_s / 86400.0 / min(1.0, ettr)
+                if ettr > 0 else math.inf)
+    peak_flops = job_gpus * peak_tflops * 1e12
     return PerformanceResult(
-        mfu=model_flops / denom if denom > 0 else 0.0,
-        hfu=hw_flops / denom if denom > 0 else 0.0,
-        tflops_per_gpu=model_flops / job_gpus / step / 1e12 if step > 0 else 0.0,
-        step_time_s=step,
-        tokens_per_s=tokens_per_s,
-        training_days=days,
-        memory_per_gpu_gb=mem.total_gb,
-        fits_memory=mem.fits,
-        memory=mem,
-        breakdown_s=dict(core.breakdown_s),
         job_gpus=job_gpus,
-        microbatches=core.microbatches,
+        parallelism=par,
+        memory_per_gpu_gb=memory.total_gb,
+        fits_memory=memory.fits,
+        memory=memory,
+        microbatches=par.microbatches,
         model_flops_per_step=model_flops,
         hardware_flops_per_step=hw_flops,
         peak_tflops=peak_tflops,
         precision=precision,
-        bubble_fraction=core.bubble_fraction,
-        parallelism=par,
+        mfu=model_flops / (peak_flops * step) if step is not None else None,
+        hfu=hw_flops / (peak_flops * step) if step is not None else None,
+        tflops_per_gpu=model_flops / job_gpus / step / 1e12 if step is not None else None,
+        step_time_s=step,
+        tokens_per_s=tokens_per_s,
+        training_days=days,
+        breakdown_s=dict(run.breakdown_s) if run is not None else None,
+        bubble_fraction=run.bubble_fraction if run is not None else None,
+        cannot_run=tuple(reasons),
         alternatives=search.runners_up if search is not None else (),
         diagnostics=tuple(diags),
         search=search,
@@ -228,7 +274,7 @@ def layout_performance(
 def _layout_diagnostics(fabric: FabricView, model: ModelSpec, par: Parallelism,
                         a: PerformanceAssumptions) -> list[Diagnostic]:
     """What the user should know about this layout on this fabric, besides its numbers."""
-    diags = []
+    diags: list[Diagnostic] = []
     uncalibrated = uncalibrated_diagnostic(a, fabric.accelerator.id)
     if uncalibrated is not None:
         diags.append(uncalibrated)

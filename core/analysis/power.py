@@ -24,6 +24,7 @@ All loops are over inventory items (one per catalog id and role), never over dev
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -91,13 +92,15 @@ class PowerResult:
     it_w_per_gpu: float              # all critical IT / GPUs
     gpus: int
     job_gpus: int
-    run_days: float
-    job_it_kw: float                 # expected draw charged to the job (see module doc)
-    energy_mwh_it: float
-    energy_mwh_facility: float
-    energy_cost_usd: float
-    co2_t: float
-    gpu_hours: float
+    # The run: None when there is none to charge (no workload, a job that cannot run on the
+    # design, or one larger than it), never zero as if it had run.
+    run_days: float | None
+    job_it_kw: float | None          # expected draw charged to the job (see module doc)
+    energy_mwh_it: float | None
+    energy_mwh_facility: float | None
+    energy_cost_usd: float | None
+    co2_t: float | None
+    gpu_hours: float | None
     diagnostics: tuple[Diagnostic, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
@@ -136,7 +139,9 @@ def analyze_power(
     """Power and energy of ``inventory``; energy for a job of ``job_gpus`` over ``run_days``.
 
     ``run_days`` is wall-clock (already divided by ETTR if the caller wants failures included);
-    None gives zero energy, cost and CO2e. ``job_gpus`` None means the whole design.
+    None (no run: no workload, or a job that cannot run) leaves the run's energy, cost, CO2e
+    and GPU-hours None. ``job_gpus`` None means the whole design; a job larger than the design
+    gets no run figures either (JOB_EXCEEDS_DESIGN).
     """
     a = assumptions
     diagnostics: list[Diagnostic] = []
@@ -219,21 +224,22 @@ def analyze_power(
         ))
 
     gpus = inventory.gpus
-    if job_gpus is None:
-        job = gpus
+    job = gpus if job_gpus is None else max(0, int(job_gpus))
+    job_it_w: float | None = None
+    if job > gpus:
+        diagnostics.append(Diagnostic(
+            "JOB_EXCEEDS_DESIGN",
+            f"the job needs {job:,} GPUs but the design has {gpus:,}: the run's energy is not "
+            f"computed"))
     else:
-        job = max(0, int(job_gpus))
-        if job > gpus:
-            diagnostics.append(Diagnostic(
-                "JOB_EXCEEDS_DESIGN",
-                f"the job needs {job} GPUs but the design has {gpus}; energy is for {gpus}"))
-            job = gpus
-    share = job / gpus if gpus else 1.0
-    job_it_w = typical_compute_w * share + typical_shared_w
+        share = job / gpus if gpus else 1.0
+        job_it_w = typical_compute_w * share + typical_shared_w
 
-    days = float(run_days) if run_days is not None and run_days > 0 else 0.0
-    energy_it_mwh = job_it_w / 1e6 * days * 24.0
-    energy_fac_mwh = energy_it_mwh * pue
+    days = None
+    if run_days is not None and math.isfinite(run_days) and job_it_w is not None:
+        days = max(0.0, float(run_days))
+    energy_it_mwh = job_it_w / 1e6 * days * 24.0 if days is not None else None
+    energy_fac_mwh = energy_it_mwh * pue if energy_it_mwh is not None else None
     network_w = sum(kind_w.get(k, 0.0) for k in NETWORK_KINDS)
 
     by_kind = {k: kind_w[k] / 1000.0 for k in KIND_ORDER if k in kind_w}
@@ -255,11 +261,12 @@ def analyze_power(
         gpus=gpus,
         job_gpus=job,
         run_days=days,
-        job_it_kw=job_it_w / 1000.0,
+        job_it_kw=job_it_w / 1000.0 if job_it_w is not None else None,
         energy_mwh_it=energy_it_mwh,
         energy_mwh_facility=energy_fac_mwh,
-        energy_cost_usd=energy_fac_mwh * 1000.0 * a.electricity_usd_per_kwh,
-        co2_t=energy_fac_mwh * a.grid_t_co2_per_mwh,
-        gpu_hours=job * days * 24.0,
+        energy_cost_usd=(energy_fac_mwh * 1000.0 * a.electricity_usd_per_kwh
+                         if energy_fac_mwh is not None else None),
+        co2_t=energy_fac_mwh * a.grid_t_co2_per_mwh if energy_fac_mwh is not None else None,
+        gpu_hours=job * days * 24.0 if days is not None else None,
         diagnostics=tuple(diagnostics),
     )

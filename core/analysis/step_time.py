@@ -11,15 +11,15 @@ The decomposition follows ../shared/reference/performance.md §0:
 warnings: the performance analysis (performance.py), the parallelism search and the bottleneck
 what-ifs call it, each for the layouts they need.
 
-A job smaller than the design runs on ``FabricView.restricted_to(job_gpus)``; a job larger than
-the design is evaluated on the fabric with its outermost level grown to the job (``job_fabric``,
-which says so).
+A job smaller than the design runs on ``FabricView.restricted_to(job_gpus)`` (``job_fabric``).
+A job larger than the design, or than the part of it the fabric connects, has no step time:
+the performance analysis says it cannot run and never calls this model for it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from core.analysis.communication import (
     ReductionWindows,
@@ -72,19 +72,12 @@ class StepTime:
 
 
 def job_fabric(fabric: FabricView, job_gpus: int, diags: list[Diagnostic] | None) -> FabricView:
-    """The fabric a job of ``job_gpus`` GPUs runs on: ``fabric`` restricted to the job, or
-    grown to it when the job is larger than the design (a warning appended to ``diags``)."""
-    if job_gpus > fabric.gpus:
-        if diags is not None:
-            diags.append(
-                Diagnostic(
-                    "PARALLELISM_EXCEEDS_GPUS",
-                    f"the parallelism needs {job_gpus} GPUs but the design has {fabric.gpus}; "
-                    f"evaluated as if the outermost network level "
-                    f"({fabric.levels[-1].name}) held {job_gpus}",
-                )
-            )
-        return _extended(fabric, job_gpus)
+    """The fabric a job of ``job_gpus`` GPUs runs on: ``fabric`` restricted to the job (a note
+    appended to ``diags`` when that is part of the design). The job must fit the connected
+    fabric (``FabricView.connected_gpus``); a larger one has no fabric to run on."""
+    if job_gpus > fabric.connected_gpus:
+        raise ValueError(f"a job of {job_gpus} GPUs does not fit the {fabric.connected_gpus} "
+                         f"GPUs the fabric connects")
     if job_gpus < fabric.gpus:
         if diags is not None:
             diags.append(
@@ -95,13 +88,6 @@ def job_fabric(fabric: FabricView, job_gpus: int, diags: list[Diagnostic] | None
             )
         return fabric.restricted_to(job_gpus)
     return fabric
-
-
-def _extended(fabric: FabricView, gpus: int) -> FabricView:
-    """``fabric`` grown to ``gpus`` GPUs by enlarging its outermost level."""
-    levels = list(fabric.levels)
-    levels[-1] = replace(levels[-1], domain_gpus=max(levels[-1].domain_gpus, gpus))
-    return replace(fabric, gpus=gpus, levels=tuple(levels))
 
 
 def layout_step_time(
@@ -165,7 +151,7 @@ def layout_step_time(
     parts["other"] = a.step_overhead_s
     step = sum(parts.values())
 
-    memory = memory_for(model, par, float(fabric.accelerator.get("hbm_gb", 80.0)), a, m)
+    memory = memory_for(model, par, float(fabric.accelerator["hbm_gb"]), a, m)
     bubble_fraction = bubble / step if 0 < step < math.inf else 0.0
     return StepTime(step, parts, memory, m, gbs, bubble_fraction)
 

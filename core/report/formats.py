@@ -24,7 +24,7 @@ def to_markdown(ev: Evaluation) -> str:
         out.append("")
     if ev.warnings:
         out += ["## Warnings", ""]
-        out += [f"- **{w.code}**: {w.message}" for w in ev.warnings]
+        out += [f"- {w.severity}: **{w.code}**: {w.message}" for w in ev.warnings]
         out.append("")
     out += ["## Bill of materials", "", "| Kind | Id | Name | Role | Qty | Note |", "|---|---|---|---|---:|---|"]
     out += [f"| {k} | {i} | {n} | {r} | {q:,} | {note} |" for k, i, n, r, q, note in bom_rows(ev)]
@@ -41,7 +41,8 @@ def to_html(ev: Evaluation) -> str:
         "<style>body{font-family:sans-serif;margin:2em;max-width:60em}"
         "table{border-collapse:collapse;margin-bottom:1.5em}"
         "td,th{border:1px solid #ccc;padding:4px 10px;text-align:left}"
-        "th{background:#f0f3f7}.warn{color:#9a5b00}</style></head><body>",
+        "th{background:#f0f3f7}.error{color:#b71c1c}.warning{color:#9a5b00}"
+        ".info{color:#37474f}</style></head><body>",
         f"<h1>{e(ev.design_name)}</h1>",
     ]
     for title, rows in report_sections(ev):
@@ -50,7 +51,8 @@ def to_html(ev: Evaluation) -> str:
         parts.append("</table>")
     if ev.warnings:
         parts.append("<h2>Warnings</h2><ul>")
-        parts += [f"<li class='warn'><b>{e(w.code)}</b>: {e(w.message)}</li>" for w in ev.warnings]
+        parts += [f"<li class='{w.severity}'>{w.severity}: <b>{e(w.code)}</b>: {e(w.message)}</li>"
+                  for w in ev.warnings]
         parts.append("</ul>")
     parts.append("<h2>Bill of materials</h2><table><tr><th>Kind</th><th>Id</th><th>Name</th>"
                  "<th>Role</th><th>Qty</th><th>Note</th></tr>")
@@ -69,8 +71,8 @@ def to_csv(ev: Evaluation) -> str:
     for title, rows in report_sections(ev):
         for row in rows:
             writer.writerow([title, row.key, row.label.strip(), row.value])
-    for w in ev.warnings:
-        writer.writerow(["Warnings", w.code, w.code, w.message])
+    for w in ev.warnings:  # the metric column of a warning is its severity
+        writer.writerow(["Warnings", w.code, w.severity, w.message])
     for key, value in assumption_lines(ev):
         writer.writerow(["Assumptions", f"assumptions.{key}", key, value])
     return buffer.getvalue()

@@ -11,8 +11,13 @@ import json
 from dataclasses import dataclass
 
 from core.analysis.bottleneck import BottleneckResult
+from core.analysis.memory import MemoryBreakdown
 from core.assumptions import assumptions_to_dict
 from core.evaluate import Evaluation
+
+
+# A GPU-to-GPU latency of a fabric in parts: some GPUs have no path to the others.
+UNREACHABLE = "no path between some GPUs (fabric in parts)"
 
 
 @dataclass(frozen=True)
@@ -38,8 +43,8 @@ def _pct(value: float | None) -> str:
 
 
 def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
-    """(title, rows) of every section, in report order; Performance and Bottleneck only when
-    the evaluation has them."""
+    """(title, rows) of every section, in report order; Performance when there is a workload
+    (saying "does not fit" and why when it cannot run), Bottleneck when there is one."""
     sections = [
         ("Counts", _counts_rows(ev)),
         ("Bandwidth", _bandwidth_rows(ev)),
@@ -47,7 +52,7 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
         ("Power", _power_rows(ev)),
         ("Reliability", _reliability_rows(ev)),
     ]
-    if ev.performance is not None:
+    if ev.workload is not None:
         sections.append(("Performance", _performance_rows(ev)))
     if ev.bottleneck is not None:
         sections.append(("Bottleneck", _bottleneck_rows(ev.bottleneck)))
@@ -93,11 +98,15 @@ def _latency_rows(ev: Evaluation) -> list[Row]:
     lat = ev.latency
     return [
         Row("Max switch hops", f"{lat.max_switch_hops}", "latency.max_switch_hops"),
-        Row("GPU-to-GPU max", _num(lat.gpu_to_gpu_max_us, 2, "µs"), "latency.gpu_to_gpu_max_us"),
-        Row("GPU-to-GPU mean", _num(lat.gpu_to_gpu_mean_us, 2, "µs"), "latency.gpu_to_gpu_mean_us"),
+        Row("GPU-to-GPU max", _latency(lat.gpu_to_gpu_max_us), "latency.gpu_to_gpu_max_us"),
+        Row("GPU-to-GPU mean", _latency(lat.gpu_to_gpu_mean_us), "latency.gpu_to_gpu_mean_us"),
         Row("Small all-reduce (8 B, all GPUs)", _num(lat.allreduce_small_us, 1, "µs"),
             "latency.allreduce_small_us"),
     ]
+
+
+def _latency(us: float | None) -> str:
+    return _num(us, 2, "µs") if us is not None else UNREACHABLE
 
 
 def _power_rows(ev: Evaluation) -> list[Row]:
@@ -110,10 +119,25 @@ def _power_rows(ev: Evaluation) -> list[Row]:
         Row("Max rack", _num(p.max_rack_kw, 1, "kW"), "power.max_rack_kw"),
         Row("Network share of IT", _pct(p.network_share), "power.network_share"),
         *[Row(f"  {kind}", _num(kw, 1, "kW"), f"power.by_kind_kw.{kind}") for kind, kw in p.by_kind_kw.items()],
-        Row("Training-run energy (facility)", _num(p.energy_mwh_facility, 0, "MWh"),
+        Row("Training-run energy (facility)", _run_value(ev, _num(p.energy_mwh_facility, 0, "MWh")),
             "power.energy_mwh_facility"),
-        Row("Training-run electricity cost", _num(p.energy_cost_usd, 0, "USD"), "power.energy_cost_usd"),
+        Row("Training-run electricity cost", _run_value(ev, _num(p.energy_cost_usd, 0, "USD")),
+            "power.energy_cost_usd"),
     ]
+
+
+def does_not_fit(ev: Evaluation) -> str:
+    """"does not fit: <reason>; <reason>" for a workload that cannot run on the design, else ""."""
+    if not ev.cannot_run:
+        return ""
+    return "does not fit: " + "; ".join(d.message for d in ev.cannot_run)
+
+
+def _run_value(ev: Evaluation, value: str) -> str:
+    """A number of the training run, or why there is none."""
+    if ev.cannot_run:
+        return "does not fit (see Performance)"
+    return value if ev.workload is not None else "n/a (no workload)"
 
 
 def _reliability_rows(ev: Evaluation) -> list[Row]:
@@ -133,21 +157,49 @@ def _reliability_rows(ev: Evaluation) -> list[Row]:
 
 
 def _performance_rows(ev: Evaluation) -> list[Row]:
-    perf = ev.performance
-    breakdown = ", ".join(f"{k} {v:.3g} s" for k, v in perf.breakdown_s.items() if v)
-    return [
-        Row("Workload", ev.workload.name if ev.workload else "", "performance.workload"),
-        *([Row("Preset fitted to the design", ev.workload.preset_fit.note, "performance.preset_fit")]
-          if ev.workload is not None and ev.workload.preset_fit is not None else []),
-        Row("MFU", _pct(perf.mfu), "performance.mfu"),
-        Row("Achieved TFLOP/s per GPU", _num(perf.tflops_per_gpu, 0), "performance.tflops_per_gpu"),
-        Row("Step time", _num(perf.step_time_s, 2, "s"), "performance.step_time_s"),
-        Row("Tokens per second", _num(perf.tokens_per_s, 0), "performance.tokens_per_s"),
-        Row("Training time (incl. ETTR)", _num(perf.training_days, 1, "days"), "performance.training_days"),
-        Row("Memory per GPU", _num(perf.memory_per_gpu_gb, 1, "GB") + ("" if perf.fits_memory else " — does not fit"),
-            "performance.memory_per_gpu_gb"),
-        Row("Step breakdown", breakdown, "performance.breakdown_s"),
+    """The run's numbers; for a job that cannot run, "does not fit" and why, then what is still
+    real (its layout, GPUs and memory per GPU with the breakdown that shows why)."""
+    perf, workload = ev.performance, ev.workload
+    rows = [Row("Workload", workload.name if workload else "", "performance.workload")]
+    if workload is not None and workload.preset_fit is not None:
+        rows.append(Row("Preset fitted to the design", workload.preset_fit.note, "performance.preset_fit"))
+    if ev.cannot_run:
+        rows.append(Row("Result", does_not_fit(ev), "performance.cannot_run"))
+    if perf is None:
+        return rows
+    par = perf.parallelism
+    rows += [
+        Row("Parallelism", f"TP {par.tp}, PP {par.pp}, DP {par.dp}, CP {par.cp}, EP {par.ep}",
+            "performance.parallelism"),
+        Row("Job GPUs", f"{perf.job_gpus:,}", "performance.job_gpus"),
     ]
+    if perf.runs:
+        rows += [
+            Row("MFU", _pct(perf.mfu), "performance.mfu"),
+            Row("Achieved TFLOP/s per GPU", _num(perf.tflops_per_gpu, 0), "performance.tflops_per_gpu"),
+            Row("Step time", _num(perf.step_time_s, 2, "s"), "performance.step_time_s"),
+            Row("Tokens per second", _num(perf.tokens_per_s, 0), "performance.tokens_per_s"),
+            Row("Training time (incl. ETTR)", _num(perf.training_days, 1, "days"),
+                "performance.training_days"),
+        ]
+    rows.append(Row("Memory per GPU", _num(perf.memory_per_gpu_gb, 1, "GB")
+                    + ("" if perf.fits_memory else " — does not fit"), "performance.memory_per_gpu_gb"))
+    if perf.breakdown_s is not None:
+        breakdown = ", ".join(f"{k} {v:.3g} s" for k, v in perf.breakdown_s.items() if v)
+        rows.append(Row("Step breakdown", breakdown, "performance.breakdown_s"))
+    else:
+        rows.append(Row("Memory breakdown", memory_breakdown_text(perf.memory), "performance.memory_gb"))
+    return rows
+
+
+def memory_breakdown_text(mem: MemoryBreakdown) -> str:
+    """"weights 4.5 GB, ..., of 80 GB": what fills a GPU (why a layout does not fit)."""
+    parts = (("weights", mem.weights_gb), ("gradients", mem.gradients_gb),
+             ("optimizer", mem.optimizer_gb), ("activations", mem.activations_gb),
+             ("logits", mem.logits_gb), ("workspace", mem.workspace_gb),
+             ("framework", mem.framework_gb))
+    return (", ".join(f"{name} {gb:.1f} GB" for name, gb in parts if gb)
+            + f" ({mem.stage} pipeline stage) of {mem.hbm_gb:g} GB")
 
 
 def _bottleneck_rows(bn: BottleneckResult) -> list[Row]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.report.sections import UNREACHABLE
 from designer.evaluator import Result
 from designer.format import num
 from designer.panels.base import MetricsPanel
@@ -19,10 +20,14 @@ class LatencyPanel(MetricsPanel):
     def update_result(self, result: Result) -> None:
         lat = result.evaluation.latency
         self.show_message("")
+
+        def latency(us: float | None) -> str:
+            return num(us, 2, "µs") if us is not None else UNREACHABLE
+
         self.set_rows([
             ("Max switch hops", num(lat.max_switch_hops)),
-            ("GPU-to-GPU max", num(lat.gpu_to_gpu_max_us, 2, "µs")),
-            ("GPU-to-GPU mean", num(lat.gpu_to_gpu_mean_us, 2, "µs")),
+            ("GPU-to-GPU max", latency(lat.gpu_to_gpu_max_us)),
+            ("GPU-to-GPU mean", latency(lat.gpu_to_gpu_mean_us)),
             ("Small all-reduce (all GPUs)", num(lat.allreduce_small_us, 1, "µs"), "8-byte all-reduce"),
         ])
         self.levels.set_data(list(lat.by_level_us), list(lat.by_level_us.values()), fmt="{:,.2f}")

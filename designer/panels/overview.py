@@ -1,10 +1,12 @@
-"""What the design contains: GPUs, servers, switches by tier, NICs, cables, optics."""
+"""What the design contains: GPUs, servers, switches by tier, NICs, cables, optics; and whether
+the workload runs on it (its MFU and training time, or "does not fit" and why)."""
 
 from __future__ import annotations
 
 from designer.evaluator import Result
-from designer.format import num
+from designer.format import num, pct
 from designer.panels.base import MetricsPanel
+from designer.panels.performance import DOES_NOT_FIT
 
 
 class OverviewPanel(MetricsPanel):
@@ -29,5 +31,13 @@ class OverviewPanel(MetricsPanel):
         ]
         if ev.workload is not None:
             rows += [("Workload", None), ("Model", ev.workload.name)]
+            reasons = ev.cannot_run
+            perf = ev.performance
+            if reasons:
+                # the first reason in the row (it wraps), all of them in its tooltip
+                why = "\n".join(d.message for d in reasons)
+                rows += [("Result", f"{DOES_NOT_FIT}: {reasons[0].message}", why)]
+            elif perf is not None:
+                rows += [("MFU", pct(perf.mfu)), ("Training time", num(perf.training_days, 1, "days"))]
         self.show_message("")
         self.set_rows(rows)

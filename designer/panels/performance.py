@@ -120,11 +120,52 @@ def bottleneck_html(bottleneck: Any) -> str:
     return " — ".join(parts)
 
 
+def cannot_run_html(ev: Any) -> str:
+    """The "does not fit" paragraph: which workload, and core's reasons, one per line ("" when
+    the workload runs or there is none)."""
+    reasons = ev.cannot_run
+    if not reasons or ev.workload is None:
+        return ""
+    lines = "".join(f"<br>• {html.escape(d.message)} <span style='color:#8d6e63'>({d.code})</span>"
+                    for d in reasons)
+    return (f"<b>{DOES_NOT_FIT.capitalize()}</b>: {html.escape(ev.workload.name)} cannot run on this "
+            f"design, so it has no MFU, step time or training time:{lines}")
+
+
+def status_text(ev: Any) -> tuple[str, str]:
+    """(text, tooltip) for the status bar: the run's MFU and days, or "does not fit" and why."""
+    perf = ev.performance
+    if ev.workload is None:
+        return "", ""
+    reasons = ev.cannot_run
+    if reasons:
+        return (f"{ev.workload.name}: {DOES_NOT_FIT}",
+                "\n".join(f"{d.code}: {d.message}" for d in reasons))
+    if perf is None:
+        return "", ""
+    return (f"MFU {pct(perf.mfu)} · {num(perf.training_days, 1, 'days')}",
+            f"{ev.workload.name}: {num(perf.tokens_per_s, 0)} tokens/s, step {seconds(perf.step_time_s)}")
+
+
+MEMORY_PARTS = (("weights", "weights_gb"), ("gradients", "gradients_gb"),
+                ("optimizer", "optimizer_gb"), ("activations", "activations_gb"),
+                ("logits", "logits_gb"), ("workspace", "workspace_gb"),
+                ("framework", "framework_gb"))
+
+
 class PerformancePanel(MetricsPanel):
     title = "Performance"
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.verdict = QLabel()  # "does not fit" and why, where the bottleneck would be
+        self.verdict.setWordWrap(True)
+        self.verdict.setTextFormat(Qt.TextFormat.RichText)
+        self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.verdict.setStyleSheet("background: #ffebee; color: #b71c1c; border-left: 4px solid #c62828; "
+                                   "border-radius: 3px; padding: 4px 8px;")
+        self.verdict.hide()
+        self._layout.insertWidget(1, self.verdict)
         self.bottleneck = QLabel()
         self.bottleneck.setWordWrap(True)
         self.bottleneck.setTextFormat(Qt.TextFormat.RichText)
@@ -132,7 +173,7 @@ class PerformancePanel(MetricsPanel):
         self.bottleneck.setStyleSheet("background: #fff8e1; color: #3e2723; border-left: 4px solid #ff8f00; "
                                       "border-radius: 3px; padding: 4px 8px;")
         self.bottleneck.hide()
-        self._layout.insertWidget(1, self.bottleneck)  # under the message, above the values
+        self._layout.insertWidget(2, self.bottleneck)  # under the message, above the values
         self.breakdown = StackedBar("Step-time breakdown", "seconds per step")
         self.scaling = LineChart("MFU against GPU count (data-parallel scaling)", "MFU (%)", "GPUs",
                                  log_x=True)
@@ -142,12 +183,16 @@ class PerformancePanel(MetricsPanel):
     def update_result(self, result: Result) -> None:
         ev = result.evaluation
         perf = ev.performance
-        text = bottleneck_html(getattr(ev, "bottleneck", None)) if perf is not None else ""
+        runs = perf is not None and not ev.cannot_run
+        text = bottleneck_html(getattr(ev, "bottleneck", None)) if runs else ""
         self.bottleneck.setText(text)
         self.bottleneck.setToolTip(bottleneck_tooltip(getattr(ev, "bottleneck", None)) if text else "")
         self.bottleneck.setVisible(bool(text))
+        verdict = cannot_run_html(ev)
+        self.verdict.setText(verdict)
+        self.verdict.setVisible(bool(verdict))
         if perf is None:
-            self.set_rows([])
+            self.set_rows([("Workload", ev.workload.name)] if ev.workload is not None else [])
             self.breakdown.set_data([], seconds)
             self.scaling.set_data([], [])
             self.breakdown.hide()
@@ -155,26 +200,46 @@ class PerformancePanel(MetricsPanel):
             if ev.workload is None:
                 self.show_message("No workload: choose one in the Workload panel to see MFU, step time "
                                   "and training time.")
-            else:  # core gives no result for a job that cannot run: say so, show no numbers
+            elif not verdict:  # core gives no result and no reason: still no numbers
                 self.show_message(f"{ev.workload.name} cannot run on this design (see the Warnings): "
                                   "no MFU, step time or training time.")
+            else:
+                self.show_message("")
             return
         par = perf.parallelism
-        self.breakdown.show()
-        self.scaling.show()
         self.show_message("")
-        self.set_rows([
+        rows: list = [
             ("Workload", ev.workload.name if ev.workload else "—"),
             ("Parallelism", f"TP {par.tp} · PP {par.pp} · DP {par.dp} · CP {par.cp} · EP {par.ep}"),
             ("Job GPUs", num(perf.job_gpus)),
-            ("MFU", pct(perf.mfu)),
-            ("Achieved per GPU", num(perf.tflops_per_gpu, 0, "TFLOP/s")),
-            ("Step time", seconds(perf.step_time_s)),
-            ("Tokens per second", num(perf.tokens_per_s, 0)),
-            ("Training time (with ETTR)", num(perf.training_days, 1, "days")),
-            ("Memory per GPU", num(perf.memory_per_gpu_gb, 1, "GB") + ("" if perf.fits_memory else "  ✗ does not fit")),
-        ])
-        self.breakdown.set_data([(PART_NAMES.get(k, k), v) for k, v in perf.breakdown_s.items()], seconds)
+        ]
+        memory = num(perf.memory_per_gpu_gb, 1, "GB")
+        if runs:
+            rows += [
+                ("MFU", pct(perf.mfu)),
+                ("Achieved per GPU", num(perf.tflops_per_gpu, 0, "TFLOP/s")),
+                ("Step time", seconds(perf.step_time_s)),
+                ("Tokens per second", num(perf.tokens_per_s, 0)),
+                ("Training time (with ETTR)", num(perf.training_days, 1, "days")),
+                ("Memory per GPU", memory),
+            ]
+        else:
+            why = "\n".join(d.message for d in ev.cannot_run)
+            mem = perf.memory
+            rows += [(label, DOES_NOT_FIT, why) for label in
+                     ("MFU", "Step time", "Tokens per second", "Training time (with ETTR)")]
+            rows += [("Memory per GPU", f"{memory} of {mem.hbm_gb:g} GB"
+                      + ("" if mem.fits else f"  ✗ {DOES_NOT_FIT}"))]
+            rows += [(f"   {name}", num(getattr(mem, field), 1, "GB")) for name, field in MEMORY_PARTS
+                     if getattr(mem, field)]
+        self.set_rows(rows)
+        self.breakdown.setVisible(runs)
+        # a chart of sizes none of which can run would only repeat the verdict above it
+        self.scaling.setVisible(any(m is not None for _, m in result.scaling))
+        if runs:
+            self.breakdown.set_data([(PART_NAMES.get(k, k), v) for k, v in perf.breakdown_s.items()], seconds)
+        else:
+            self.breakdown.set_data([], seconds)
         if result.scaling:
             # A size where the job cannot run (None) is a gap marked "does not fit", never 0 %.
             xs = [g for g, _ in result.scaling]

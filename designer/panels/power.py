@@ -7,6 +7,7 @@ from designer.evaluator import Result
 from designer.format import num, pct, power, power_unit
 from designer.panels.base import MetricsPanel
 from designer.panels.charts import BarChart
+from designer.panels.performance import DOES_NOT_FIT
 
 
 class PowerPanel(MetricsPanel):
@@ -28,14 +29,17 @@ class PowerPanel(MetricsPanel):
             ("Network share of IT", pct(p.network_share)),
             ("All-in per GPU", num(p.it_w_per_gpu, 0, "W")),
         ]
-        if result.evaluation.performance is not None:
-            rows += [
-                ("Training run", None),
-                ("Energy (facility)", num(p.energy_mwh_facility, 0, "MWh")),
-                ("Electricity cost", num(p.energy_cost_usd, 0, "USD")),
-                ("CO₂", num(p.co2_t, 0, "t")),
-                ("GPU-hours", num(p.gpu_hours, 0, "h")),
-            ]
+        ev = result.evaluation
+        if ev.workload is not None:
+            run = [("Energy (facility)", num(p.energy_mwh_facility, 0, "MWh")),
+                   ("Electricity cost", num(p.energy_cost_usd, 0, "USD")),
+                   ("CO₂", num(p.co2_t, 0, "t")),
+                   ("GPU-hours", num(p.gpu_hours, 0, "h"))]
+            reasons = ev.cannot_run
+            if reasons:  # no run, so nothing to charge: say why instead of a number
+                why = "\n".join(d.message for d in reasons)
+                run = [(label, DOES_NOT_FIT, why) for label, _ in run]
+            rows += [("Training run", None), *run]
         self.show_message("")
         self.set_rows(rows)
         kinds = [k for k, v in p.by_kind_kw.items() if v > 0]

@@ -1,4 +1,9 @@
-"""Warnings of the latest evaluation; activating one selects the components it names."""
+"""Warnings of the latest evaluation, most serious first, each with its severity's icon;
+activating one selects the components it names.
+
+Core merges and sorts them (errors, then warnings, then facts; each code once); the panel
+shows them in that order with Qt's standard message-box icons, one per severity.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,14 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QApplication, QListWidget, QListWidgetItem, QStyle
 
 from designer.evaluator import Result
+
+SEVERITY_ICONS = {
+    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
+    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
+}
+SEVERITY_NAMES = {"error": "Error", "warning": "Warning", "info": "Note"}
+SEVERITY_ROLE = Qt.ItemDataRole.UserRole + 1  # the item's severity (tests, accessibility)
 
 
 class WarningsPanel(QListWidget):
@@ -21,14 +34,18 @@ class WarningsPanel(QListWidget):
 
     def update_result(self, result: Result) -> None:
         self.clear()
-        icon = QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
-        info = QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxInformation)
+        style = QApplication.style()
         for diag in result.evaluation.warnings:
-            item = QListWidgetItem(icon if diag.components else info, f"{diag.code}: {diag.message}")
+            severity = diag.severity
+            item = QListWidgetItem(style.standardIcon(SEVERITY_ICONS[severity]),
+                                   f"{diag.code}: {diag.message}")
             item.setData(Qt.ItemDataRole.UserRole, list(diag.components))
-            tip = diag.message
+            item.setData(SEVERITY_ROLE, severity)
+            tip = f"{SEVERITY_NAMES[severity]}: {diag.message}"
             if diag.components:
-                tip += "\n\nClick to select: " + ", ".join(diag.components[:8])
+                more = len(diag.components) - 8
+                tip += "\n\nClick to select: " + ", ".join(diag.components[:8]) + (
+                    f" and {more} more" if more > 0 else "")
             item.setToolTip(tip)
             self.addItem(item)
         if not result.evaluation.warnings:

@@ -13,22 +13,25 @@ import contextlib
 import csv
 import io
 import json
-import math
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.analysis.compute import dense_peak
 from core.analysis.model_stats import hardware_flops_per_token, model_flops_per_token
 from core.analysis.performance import PerformanceAssumptions
+from core.analysis.step_time import job_fabric, layout_step_time
 from core.analysis.reliability import daly_efficiency, daly_interval, first_order_ettr
 from core.assumptions import Assumptions
 from core.catalog import default_catalog
 from designer.cli import main as cli_main
 from core.generators import FatTreeOptions, SupernodeOptions, generate_fat_tree, generate_supernode
 from core.generators.clos import plan_clos
-from core.project import save_project
+from core.flatten import flatten
+from core.project import load_project, save_project
+from core.topology import analyze_topology
 from core.workload import workload_from_dict
 
 from . import cases as C
@@ -137,7 +140,7 @@ def write_perf_project(case: C.PerfCase, folder: Path, extra_assumptions: dict |
 class PerfPrediction:
     step_s: float
     util: float            # in the row's definition
-    mfu_engine: float      # the engine's own MFU (causal as the model says)
+    mfu_engine: float | None  # the engine's own MFU (causal as the model says); None: cannot run
     days: float            # training tokens / tokens_per_s (no ETTR)
     breakdown: dict
     memory_gb: float
@@ -172,13 +175,36 @@ def predict(case: C.PerfCase, folder: Path, use_subprocess: bool | None = None,
     path = write_perf_project(case, folder, extra_assumptions)
     ev = evaluate_project(path, case.subprocess if use_subprocess is None else use_subprocess)
     perf = ev["performance"]
-    step = perf["step_time_s"] or math.inf
+    if perf["runs"]:
+        step, tokens_per_s, breakdown = (perf["step_time_s"], perf["tokens_per_s"],
+                                         perf["breakdown_s"])
+    else:
+        step, tokens_per_s, breakdown = estimate_beyond_memory(path, perf["cannot_run"])
     util = _row_flops_per_step(case) / (_gpus(case) * _peak_flops(case) * step)
-    tokens_per_s = perf["tokens_per_s"] or 0.0
-    days = case.training_tokens / tokens_per_s / 86400 if tokens_per_s else math.inf
-    return PerfPrediction(step, util, perf["mfu"], days, perf["breakdown_s"],
+    days = case.training_tokens / tokens_per_s / 86400
+    return PerfPrediction(step, util, perf["mfu"], days, breakdown,
                           perf["memory_per_gpu_gb"], perf["fits_memory"],
                           tuple(w["code"] for w in ev["warnings"]))
+
+
+def estimate_beyond_memory(path: Path, reasons: list[dict]) -> tuple[float, float, dict]:
+    """(step s, tokens/s, breakdown) of the step-time model for a row whose layout our memory
+    model does not fit in the accelerator (the published run did fit: its memory savings are
+    not in the table). The product shows no numbers for a job that cannot run; validation
+    still compares the model's own estimate, from the same functions the analysis uses
+    (``job_fabric``, ``layout_step_time``). Any other reason than memory is an error here."""
+    if [r["code"] for r in reasons] != ["DOES_NOT_FIT_MEMORY"]:
+        raise RuntimeError(f"{path.name}: the job cannot run: {reasons}")
+    catalog = default_catalog()
+    design = load_project(path, catalog)
+    workload, a = design.workload, design.assumptions or Assumptions()
+    fabric = analyze_topology(flatten(design, catalog), a.network).fabric
+    par = workload.parallelism
+    peak_tflops, precision = dense_peak(fabric.accelerator, workload.precision, None)
+    core = layout_step_time(job_fabric(fabric, par.gpus, None), workload.model, par, precision,
+                            a.performance, peak_tflops, par.gpus)
+    tokens_per_s = core.global_batch * workload.model.seq_len / core.step_time_s
+    return core.step_time_s, tokens_per_s, dict(core.breakdown_s)
 
 
 def published_step(case: C.PerfCase) -> tuple[float | None, str]:
@@ -268,8 +294,6 @@ def _topology_counts(case: C.TopologyCase, folder: Path) -> dict:
         counts = dict(ev["counts"]["switches_by_tier"])
         counts["cables"] = ev["counts"]["links"]
         # node-leaf and leaf-spine cables from the bill of materials of the drawn bundles
-        from core.flatten import flatten  # noqa: PLC0415
-        from core.project import load_project  # noqa: PLC0415
         flat = flatten(load_project(path), catalog)
         node_leaf = leaf_spine = 0
         for bundle in flat.bundles:

@@ -1,0 +1,110 @@
+"""Every warning code an evaluation can raise: its severity and what it means, in one table.
+
+Severities (``SEVERITIES``, most serious first):
+
+* ``error``: the result is invalid or cannot be computed (the job cannot run, the design cannot
+  be built as drawn). Where a number cannot be computed it is absent (None / null), never a
+  number computed as if it could.
+* ``warning``: the design is risky, or a result is an estimate with a known hole.
+* ``info``: a fact the user should know (the job uses part of the cluster, no workload).
+
+docs/warnings.md lists this table for users; tests/test_diagnostics.py keeps the two equal and
+checks that every code raised in core is here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    severity: Severity
+    meaning: str  # one line: what the code says about the design or the result
+
+
+CODES: dict[str, CodeInfo] = {
+    # --- the job cannot run: performance (and what depends on it) is absent ------------------
+    "PARALLELISM_EXCEEDS_GPUS": CodeInfo(
+        "error", "the layout needs more GPUs than the design has: the job cannot run"),
+    "DOES_NOT_FIT_MEMORY": CodeInfo(
+        "error", "the layout needs more memory per GPU than the accelerator has: the job cannot run"),
+    "NO_CONFIGURATION_FITS": CodeInfo(
+        "error", "the parallelism search found no layout that fits in memory: the job cannot run"),
+    "NO_NETWORK_BANDWIDTH": CodeInfo(
+        "error", "a network level the job's collectives cross has no bandwidth: the job cannot run"),
+    "JOB_NOT_CONNECTED": CodeInfo(
+        "error", "the job needs more GPUs than the largest connected part of the fabric: it cannot run"),
+    "NO_GPUS": CodeInfo(
+        "error", "the design has no GPUs: the workload cannot run"),
+    # --- the design cannot be built as drawn --------------------------------------------------
+    "SWITCH_PORTS_EXCEEDED": CodeInfo(
+        "error", "a switch has more links drawn than it has ports"),
+    "NODE_PORTS_EXCEEDED": CodeInfo(
+        "error", "a server or device has more links drawn than it has ports"),
+    "PORT_SPEED_UNSUPPORTED": CodeInfo(
+        "error", "a switch has no ports at the speed of a link drawn to it"),
+    "LINK_FASTER_THAN_PORT": CodeInfo(
+        "error", "a link is faster than the ports at its end"),
+    "LINK_TOO_LONG": CodeInfo(
+        "error", "a link is longer than the reach of any catalog cable for it"),
+    "PUE_BELOW_ONE": CodeInfo(
+        "error", "the assumed PUE is below 1, which is physically impossible"),
+    # --- the design is risky, or a result is an estimate with a known hole ---------------------
+    "FABRIC_PARTITIONED": CodeInfo(
+        "warning", "the scale-out fabric falls into parts no switch joins; the message says what would join them"),
+    "GPU_WITHOUT_SCALE_OUT": CodeInfo(
+        "warning", "some GPUs have no scale-out link: jobs cannot use them with the others"),
+    "NO_SCALE_OUT": CodeInfo(
+        "warning", "compute nodes are not joined by a scale-out fabric: a job stays in one scale-up domain"),
+    "NON_LAYERED_FABRIC": CodeInfo(
+        "warning", "links skip a tier or join switches of one tier: bisection is a spectral estimate"),
+    "NO_SCALE_UP_PORTS": CodeInfo(
+        "warning", "scale-up links are drawn to a node whose catalog entry lists no external scale-up ports"),
+    "ACCELERATOR_OUTSIDE_SERVER": CodeInfo(
+        "warning", "accelerators drawn on their own are counted but not modelled"),
+    "NO_CABLE": CodeInfo(
+        "warning", "no catalog cable fits a link: it is missing from the bill of materials and power"),
+    "NO_TRANSCEIVER": CodeInfo(
+        "warning", "no catalog transceiver fits a fiber link: optics are missing from the bill and power"),
+    "PRECISION_NOT_SUPPORTED": CodeInfo(
+        "warning", "the accelerator has no peak for the workload's precision: computed at its bf16 peak"),
+    "UNCALIBRATED_ACCELERATOR": CodeInfo(
+        "warning", "no published run of this accelerator is fitted: MFU and step time are estimates"),
+    "TP_EXCEEDS_SCALE_UP": CodeInfo(
+        "warning", "tensor-parallel traffic crosses the scale-out network"),
+    "FEW_MICROBATCHES": CodeInfo(
+        "warning", "too few micro-batches to fill the pipeline: the bubble dominates the step"),
+    "BAD_ASSUMPTION": CodeInfo(
+        "warning", "an assumption has a value the analysis does not know; the default is used"),
+    "NO_STORAGE": CodeInfo(
+        "warning", "no storage write bandwidth reaches the job: checkpoints cannot be persisted"),
+    "CHECKPOINT_PERSIST_SLOW": CodeInfo(
+        "warning", "persisting a checkpoint takes longer than the optimal checkpoint interval"),
+    "LOW_ETTR": CodeInfo(
+        "warning", "the job loses more than 10% of its time to failures and checkpoints"),
+    "SPARES_SHORT": CodeInfo(
+        "warning", "too few spare nodes to keep the job whole while failed nodes are repaired"),
+    "RACK_POWER_AIR": CodeInfo(
+        "warning", "air-cooled racks draw more than air cooling can remove"),
+    # --- facts -------------------------------------------------------------------------------
+    "JOB_USES_PART_OF_CLUSTER": CodeInfo(
+        "info", "the job uses fewer GPUs than the design has"),
+    "JOB_EXCEEDS_DESIGN": CodeInfo(
+        "info", "the job needs more GPUs than the design has: reliability is for a job on the whole "
+                "design and the run's energy is not computed"),
+    "AUTO_PARALLELISM": CodeInfo(
+        "info", "the layout was chosen by the parallelism search"),
+    "UNEVEN_PIPELINE": CodeInfo(
+        "info", "the layers do not divide evenly into pipeline stages: the fullest stage sets the pace"),
+    "MIXED_LINK_SPEEDS": CodeInfo(
+        "info", "scale-out links run at more than one speed"),
+    "NO_WORKLOAD": CodeInfo(
+        "info", "no workload: performance and the run's energy are not computed"),
+    "NO_FAILURE_MODEL": CodeInfo(
+        "info", "nothing in the design can fail: no reliability figures"),
+}
