@@ -24,3 +24,7 @@ class GeneratorError(DesignError):
 
 class WorkloadError(DesignError):
     """A workload description is invalid."""
+
+
+class DesignTooLargeError(DesignError):
+    """A design multiplies out beyond what the engine holds (limits in core/limits.py)."""

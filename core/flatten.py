@@ -22,6 +22,7 @@ import numpy as np
 
 from core.catalog import COMPUTE_KINDS, Catalog, ComponentSpec
 from core.errors import DesignError
+from core.limits import check_design_size
 from core.model import Block, Design, Node
 
 
@@ -81,6 +82,7 @@ class FlatDesign:
 
 def flatten(design: Design, catalog: Catalog) -> FlatDesign:
     """Multiply out block counts; resolve every link endpoint to a group."""
+    check_design_size(design, catalog)  # refuse what would not fit before anything is expanded
     groups: list[Group] = []
     index: dict[str, int] = {}
     pending: list[tuple[str, int, object]] = []  # (owner path, owner instances, link)
