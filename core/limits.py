@@ -25,6 +25,7 @@ deeper than ``MAX_JSON_DEPTH`` (see core/jsonfile.py).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from core.design_fields import show
@@ -39,8 +40,15 @@ MAX_JSON_DEPTH = 200
 
 
 def _size(n: int) -> str:
-    """12,345 below a billion, 9.2e18 above (an exact 19-digit number says nothing more)."""
-    return f"{n:,}" if n < 10**9 else f"{n:.2g}".replace("+", "")
+    """12,345 below a billion, 9.2e18 above (an exact 19-digit number says nothing more).
+    Exact integer arithmetic: products of 4000-digit counts are beyond any float."""
+    if n < 10**9:
+        return f"{n:,}"
+    exponent = int(math.log10(n))
+    mantissa = n / 10**exponent  # int / int: a float in [1, 10) however large n is
+    if mantissa >= 9.95:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{mantissa:.1f}e{exponent}"
 
 
 def check_nesting(instances: int, depth: int, where: str) -> None:
