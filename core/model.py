@@ -210,9 +210,18 @@ class Design:
             self.name == other.name
             and self.root == other.root
             and self.workload == other.workload
-            and self.assumptions == other.assumptions
+            and _same_assumptions(self.assumptions, other.assumptions)
             and self.metadata == other.metadata
         )
+
+
+def _same_assumptions(a: Any, b: Any) -> bool:
+    """None means "all defaults", so it equals an assumptions object holding only defaults
+    (a file stores only changed values: such an object saves as nothing and loads as None)."""
+    if a is None or b is None:
+        given = b if a is None else a
+        return given is None or given == type(given)()
+    return a == b
 
 
 @dataclass(frozen=True)
