@@ -76,20 +76,22 @@ def check_design_size(design: Any, catalog: Any = None) -> None:
     items, without recursion.
     """
     totals = {"accelerators": 0, "units": 0, "cables": 0}
-    largest = {"accelerators": (0, ""), "units": (0, ""), "cables": (0, "")}
+    # kind -> (amount, label, (block path, link index or None, child id or None))
+    largest: dict[str, tuple[int, str, tuple]] = {kind: (0, "", ()) for kind in totals}
 
-    def add(kind: str, amount: int, where: str) -> None:
+    def add(kind: str, amount: int, where: str, item: tuple) -> None:
         totals[kind] += amount
         if amount > largest[kind][0]:
-            largest[kind] = (amount, where)
+            largest[kind] = (amount, where, item)
 
     root_count = _count(design.root, "design root")
     check_nesting(root_count, 0, "design root")
     stack: list[tuple[Any, str, int, int]] = [(design.root, "", root_count, 0)]
     while stack:
         block, prefix, instances, depth = stack.pop()
-        for link in block.links:
-            add("cables", instances * _count(link, f"link {prefix}{link.id}"), f"link {prefix}{link.id}")
+        for index, link in enumerate(block.links):
+            label = f"link {prefix}{link.id}"
+            add("cables", instances * _count(link, label), label, (prefix, index, None))
         for child_id, child in block.children.items():
             path = prefix + child_id
             amount = instances * _count(child, path)
@@ -97,17 +99,19 @@ def check_design_size(design: Any, catalog: Any = None) -> None:
                 check_nesting(amount, depth + 1, path)
                 stack.append((child, path + "/", amount, depth + 1))
                 continue
-            add("units", amount, path)
+            add("units", amount, path, (prefix, None, child_id))
             if catalog is not None and child.catalog_id in catalog:
                 per_unit = catalog.get(child.catalog_id).get("accelerators", 0)
-                add("accelerators", amount * per_unit, path)
+                add("accelerators", amount * per_unit, path, (prefix, None, child_id))
     for kind, what, limit in (("accelerators", "accelerators", MAX_ACCELERATORS),
                               ("units", "device units", MAX_UNITS), ("cables", "cables", MAX_CABLES)):
         if totals[kind] > limit:
-            amount, where = largest[kind]
-            raise DesignTooLargeError(
+            amount, where, item = largest[kind]
+            error = DesignTooLargeError(
                 f"design expands to {_size(totals[kind])} {what} (largest share: {where}, "
                 f"{_size(amount)}); the engine holds at most {limit:,} (limit in core/limits.py)")
+            error.largest = item  # lets the loader name the JSON path of that count
+            raise error
 
 
 def _count(item: Any, where: str) -> int:

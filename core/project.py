@@ -159,8 +159,22 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
     try:
         check_design_size(design, catalog)
     except DesignTooLargeError as exc:
-        raise ProjectFileError(f"$.design: {exc}") from None
+        raise ProjectFileError(f"{_count_path(root, exc.largest)}: {exc}") from None
     return design
+
+
+def _count_path(root: Block, item: tuple) -> str:
+    """The JSON path of the count of ``item`` (see DesignTooLargeError.largest) in a file."""
+    if not item:
+        return "$.design"
+    prefix, link_index, child_id = item
+    path, block = "$.design", root
+    for part in prefix.strip("/").split("/") if prefix else []:
+        path += f".children[{list(block.children).index(part)}]"
+        block = block.children[part]
+    if link_index is not None:
+        return f"{path}.links[{link_index}].count"
+    return f"{path}.children[{list(block.children).index(child_id)}].count"
 
 
 def _node_to_dict(node: Node) -> dict[str, Any]:
