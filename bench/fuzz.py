@@ -38,6 +38,7 @@ import math
 import os
 import random
 import re
+import resource
 import select
 import subprocess
 import sys
@@ -231,6 +232,10 @@ def schema_edit(doc, rng: random.Random, kind: str, assumption_fields) -> None:
         if isinstance(assumptions, dict) and isinstance(assumptions.setdefault(section, {}), dict):
             assumptions[section][name] = value
     else:
+        workload = doc.get("workload") if "format" in doc else doc
+        if isinstance(workload, dict) and rng.random() < 0.15:
+            workload["parallelism"] = "auto"  # the search, on whatever model the file holds
+            return
         target = _workload_target(doc, rng)
         if not target:
             return
@@ -601,8 +606,6 @@ def run_case(kind: str, path: Path, index: int, state: dict) -> dict:
 
 def worker(memory_bytes: int) -> None:
     """Read 'index<TAB>kind<TAB>path' lines; answer one JSON line each."""
-    import resource  # noqa: PLC0415
-
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     sys.setrecursionlimit(1000)
     from core.catalog import load_catalog  # noqa: PLC0415
@@ -620,6 +623,7 @@ def worker(memory_bytes: int) -> None:
         result = run_case(kind, Path(path), int(index), state)
         result["seconds"] = time.perf_counter() - start
         result["index"] = int(index)
+        result["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         out.write(json.dumps(result) + "\n")
         out.flush()
         if result["outcome"] == "memory":
@@ -712,6 +716,7 @@ def fuzz(args) -> int:
     start = time.monotonic()
     workers = [Worker(memory_bytes) for _ in range(args.jobs)]
     names: dict[int, tuple[str, str, Path]] = {}
+    peak = [0.0]  # largest worker resident memory seen, MB
     done = 0
 
     def record(index: int, result: dict) -> None:
@@ -724,6 +729,7 @@ def fuzz(args) -> int:
         counts[outcome] += 1
         by_kind[(kind, outcome)] += 1
         seconds = result.get("seconds", args.timeout_s)
+        peak[0] = max(peak[0], result.get("max_rss_mb", 0.0))
         slowest.append((seconds, name))
         slowest.sort(reverse=True)
         del slowest[5:]
@@ -793,9 +799,11 @@ def fuzz(args) -> int:
         w.proc.stdin.close()
         w.proc.wait()
     elapsed = time.monotonic() - start
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"python bench/fuzz.py --files {args.files} --seed {args.seed} --jobs {args.jobs} "
           f"--memory-gib {args.memory_gib:g} --timeout-s {args.timeout_s:g}")
-    print(f"{done} files in {elapsed:.0f} s")
+    print(f"{done} files in {elapsed:.0f} s ({usage.ru_utime + usage.ru_stime:.0f} s of worker CPU; "
+          f"{time.process_time():.0f} s generating; largest worker {peak[0]:,.0f} MB resident)")
     for outcome in ("ok", "rejected", "no-location", "traceback", "memory", "hang", "round-trip"):
         per_kind = ", ".join(f"{k} {by_kind[(k, outcome)]}" for k in ("project", "workload", "catalog")
                              if by_kind[(k, outcome)])
