@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from core.design_fields import LINK_KINDS, MEDIA, check_id  # noqa: F401 - the GUI imports them from here
-from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, check_fields, check_metadata,
-                                check_text, show)
+from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, block_fields_ok, check,
+                                check_fields, check_metadata, check_text, link_fields_ok,
+                                node_fields_ok, show)
 from core.errors import DesignError
 from core.settings import settings_from_dict, settings_to_dict
 from core.workload import check_workload
@@ -44,7 +45,8 @@ class Node:
     overrides: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        check_fields(self, NODE_RULES, f"component {show(self.id)}", sep=" field ")
+        if not node_fields_ok(self.__dict__):
+            check_fields(self, NODE_RULES, lambda: f"component {show(self.id)}", sep=" field ")
 
     @property
     def label(self) -> str:
@@ -65,7 +67,8 @@ class Link:
     medium: str = "fiber"
 
     def __post_init__(self) -> None:
-        check_fields(self, LINK_RULES, f"link {show(self.id)}", sep=" field ")
+        if not link_fields_ok(self.__dict__):
+            check_fields(self, LINK_RULES, lambda: f"link {show(self.id)}", sep=" field ")
 
 
 @dataclass
@@ -83,7 +86,8 @@ class Block:
     def __post_init__(self) -> None:
         # Its own fields only: children and links are checked as they join (AddNode, AddLink)
         # and when saved; a detached Block is also used as a scratch id set (designer/edits.py).
-        check_fields(self, BLOCK_RULES, f"block {show(self.id)}", sep=" field ")
+        if not block_fields_ok(self.__dict__):
+            check_fields(self, BLOCK_RULES, lambda: f"block {show(self.id)}", sep=" field ")
 
     @property
     def label(self) -> str:
@@ -253,7 +257,7 @@ def _links_touching(block: Block, child_id: str) -> list[int]:
 
 
 def _validate_link(design: Design, block_path: str, link: Link) -> None:
-    check_fields(link, LINK_RULES, f"link {show(link.id)}", sep=" field ")  # it may have been changed since built
+    check_fields(link, LINK_RULES, lambda: f"link {show(link.id)}", sep=" field ")  # it may have been changed since built
     block = design.block(block_path)
     if link.a == link.b:
         raise DesignError(f"link {link.id}: both ends are {link.a!r}")
@@ -406,7 +410,7 @@ class SetProperty(Operation):
         if self.name not in allowed:
             raise DesignError(f"{self.name!r} cannot be set on this item")
         # the rules of core/design_fields.py, as for a built item and a loaded file
-        value = allowed[self.name](self.value, self.name, DesignError)
+        value = check(allowed[self.name], self.value, self.name)
         old = getattr(target, self.name)
         setattr(target, self.name, value)
         return SetProperty(self.path, self.name, old, self.link_id)

@@ -19,8 +19,8 @@ from typing import Any
 
 from core.assumptions import Assumptions, assumptions_from_dict, assumptions_to_dict
 from core.catalog import Catalog
-from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, Rule, check_metadata, check_text,
-                                show, show_key)
+from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, Rule, check, check_metadata,
+                                check_text, show, show_key)
 from core.errors import DesignError, DesignTooLargeError, ProjectFileError, WorkloadError
 from core.jsonfile import read_json
 from core.limits import check_design_size, check_nesting
@@ -38,23 +38,26 @@ def _fail(path: str, message: str) -> None:
 def _object(raw: Any, path: str, keys: set[str], required: tuple[str, ...]) -> None:
     if not isinstance(raw, dict):
         _fail(path, f"expected an object, got {show(raw)}")
-    for key in raw:
-        if key not in keys:
-            _fail(f"{path}.{show_key(key)}", "unknown key")
+    if not keys.issuperset(raw):
+        unknown = next(key for key in raw if key not in keys)
+        _fail(f"{path}.{show_key(unknown)}", "unknown key")
     for key in required:
         if key not in raw:
             _fail(f"{path}.{key}", "missing")
 
 
-def _build(cls: type, raw: dict, rules: dict[str, Rule], path: str, **extra: Any) -> Any:
-    """``cls`` from the ruled keys of ``raw``. The model checks its fields as it is built; when
-    it refuses, the same rules run again here to name the JSON path of the bad value."""
-    kwargs = {key: value for key, value in raw.items() if key in rules}
+def _build(cls: type, raw: dict, rules: dict[str, Rule], path: str, others: tuple[str, ...]) -> Any:
+    """``cls`` from ``raw`` without its ``others`` keys (raw holds only known keys by now). The
+    model checks its fields as it is built; when it refuses, the same rules run again here to
+    name the JSON path of the bad value."""
+    kwargs = dict(raw)
+    for key in others:
+        kwargs.pop(key, None)
     try:
-        return cls(**kwargs, **extra)
+        return cls(**kwargs)
     except DesignError:
         for key, value in kwargs.items():
-            rules[key](value, f"{path}.{key}", ProjectFileError)
+            check(rules[key], value, f"{path}.{key}", ProjectFileError)
         raise
 
 
@@ -65,7 +68,7 @@ _LINK_KEYS = set(LINK_RULES)
 
 def _node_from(raw: Any, path: str, catalog: Catalog | None) -> Node:
     _object(raw, path, _NODE_KEYS, ("id", "catalog_id"))
-    node = _build(Node, raw, NODE_RULES, path)
+    node = _build(Node, raw, NODE_RULES, path, ("type",))
     if catalog is not None and node.catalog_id not in catalog:
         _fail(f"{path}.catalog_id", f"unknown component id {show(node.catalog_id)}")
     return node
@@ -73,7 +76,7 @@ def _node_from(raw: Any, path: str, catalog: Catalog | None) -> Node:
 
 def _link_from(raw: Any, path: str) -> Link:
     _object(raw, path, _LINK_KEYS, ("id", "a", "b"))
-    return _build(Link, raw, LINK_RULES, path)
+    return _build(Link, raw, LINK_RULES, path, ())
 
 
 def _list(raw: dict, key: str, path: str) -> list:
@@ -90,7 +93,7 @@ def _block_from(raw: Any, path: str, catalog: Catalog | None, instances: int = 1
     blocks of two is refused at the block that passes the limit, not after building them all.
     """
     _object(raw, path, _BLOCK_KEYS, ())
-    block = _build(Block, {"id": "root", **raw}, BLOCK_RULES, path)
+    block = _build(Block, {"id": "root", **raw}, BLOCK_RULES, path, ("type", "children", "links"))
     instances *= block.count
     try:
         check_nesting(instances, depth, f"{path}.count")
@@ -184,7 +187,7 @@ def _node_to_dict(node: Node) -> dict[str, Any]:
     for key in ("name", "tier"):
         if getattr(node, key):
             out[key] = getattr(node, key)
-    out["x"], out["y"] = round(node.x, 2), round(node.y, 2)
+    out["x"], out["y"] = node.x, node.y
     if node.overrides:
         out["overrides"] = dict(node.overrides)
     return out
@@ -198,7 +201,7 @@ def _block_to_dict(block: Block) -> dict[str, Any]:
         out["count"] = block.count
     if block.role:
         out["role"] = block.role
-    out["x"], out["y"] = round(block.x, 2), round(block.y, 2)
+    out["x"], out["y"] = block.x, block.y
     if not block.collapsed:
         out["collapsed"] = False
     out["children"] = [
