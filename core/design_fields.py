@@ -25,6 +25,7 @@ import math
 import operator
 import re
 import reprlib
+import sys
 from typing import Any, Callable
 
 from core.errors import DesignError
@@ -108,8 +109,10 @@ def count_rule(value: Any) -> int:
     return value
 
 
-def number_rule(low: float = -math.inf, high: float = math.inf, low_exclusive: bool = False) -> Rule:
-    """A finite number within [low, high] (or (low, high]) stored as a float."""
+def number_rule(low: float = -sys.float_info.max, high: float = sys.float_info.max,
+                low_exclusive: bool = False) -> Rule:
+    """A finite number within [low, high] (or (low, high]) stored as a float. The default bounds
+    are the largest finite floats, so the fast comparison below refuses infinities too."""
     def rule(value: Any) -> float:
         if type(value) is float and (low < value if low_exclusive else low <= value) and value <= high:
             return value  # the common case (NaN fails the comparisons and goes on)

@@ -5,8 +5,11 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
+import pytest
+
 from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, FieldProblem, block_fields_ok,
-                                link_fields_ok, node_fields_ok)
+                                check_metadata, link_fields_ok, node_fields_ok, number_rule)
+from core.errors import DesignError
 
 # values near every edge the rules draw: types, signs, ±1e9 coordinates, id characters, lengths
 values = st.one_of(
@@ -61,3 +64,11 @@ def test_the_block_fast_path_agrees_with_the_rules(fields):
 
 def test_typical_items_take_the_fast_path():
     assert node_fields_ok(NODE) and link_fields_ok(LINK) and block_fields_ok(BLOCK)
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan])
+def test_an_unbounded_number_is_still_finite(value):
+    with pytest.raises(FieldProblem, match="expected a finite number"):
+        number_rule()(value)
+    with pytest.raises(DesignError, match=r"^metadata\.v\[1\]: expected a finite number"):
+        check_metadata({"v": [1.0, value]}, "metadata")
