@@ -386,7 +386,7 @@ def serialise(doc) -> bytes:
             return f"@@RAW{len(raws) - 1}@@"
         raise TypeError(type(value))
 
-    text = json.dumps(doc, indent=1, default=default, allow_nan=True)
+    text = json.dumps(doc, default=default, allow_nan=True)  # no indent: the C encoder
     for i, raw in enumerate(raws):
         text = text.replace(f'"@@RAW{i}@@"', raw)
     return text.encode("utf-8", "surrogatepass")
@@ -515,9 +515,10 @@ def generate(n: int, seed: int):
     """Yield (name, kind, bytes): the pathological cases, then random mutations up to ``n``."""
     rng = random.Random(seed)
     fields = _assumption_fields()
-    projects = [(p.name, json.loads(p.read_text())) for p in EXAMPLES]
-    workloads = [(p.name, json.loads(p.read_text())) for p in WORKLOADS]
-    catalog, _ = user_catalog_seed()
+    # base documents as text: parsing a fresh copy is far cheaper than copy.deepcopy
+    projects = [(p.name, p.read_text()) for p in EXAMPLES]
+    workloads = [(p.name, p.read_text()) for p in WORKLOADS]
+    catalog = json.dumps(user_catalog_seed()[0])
     fixed = pathological_cases()
     for case in fixed[:n]:
         yield case
@@ -531,8 +532,9 @@ def generate(n: int, seed: int):
             kind, name, doc = "catalog", "user-catalog", catalog
         how = rng.random()  # structured edits, byte edits, or both
         if how < 0.8 or kind == "catalog":
-            doc = structured(copy.deepcopy(doc), rng, kind, fields)
-        data = serialise(doc)
+            data = serialise(structured(json.loads(doc), rng, kind, fields))
+        else:
+            data = doc.encode()
         if how >= 0.7:
             data = byte_level(data, rng)
         yield f"{i}:{name}", kind, data
@@ -787,7 +789,8 @@ def fuzz(args) -> int:
                         w.kill()
                         workers[i] = w = Worker(memory_bytes)
                     feed(w)
-            elif time.monotonic() > w.deadline:
+            elif time.monotonic() > w.deadline and not select.select([w.proc.stdout], [], [], 0)[0]:
+                # (an answer that came while this process was busy is read on the next pass)
                 w.kill()
                 record(w.case[0], {"outcome": "hang", "stage": "?", "seconds": args.timeout_s,
                                    "message": f"no answer in {args.timeout_s:g} s"})
