@@ -17,9 +17,8 @@ them in undo commands and scripts can batch them. Observers subscribed to the de
 from __future__ import annotations
 
 import copy
-import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from typing import Any, Callable, Iterator
 
 from core.design_fields import LINK_KINDS, MEDIA, check_id  # noqa: F401 - the GUI imports them from here
@@ -120,9 +119,15 @@ def _check_assumptions(value: Any) -> Any:
     """None (defaults) or an assumptions dataclass whose every value passes the file checks."""
     if value is None:
         return None
-    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+    if not is_dataclass(value) or isinstance(value, type):
         raise DesignError(f"assumptions: expected an Assumptions object, got {show(value)}")
     settings_from_dict(type(value), settings_to_dict(value), "assumptions")
+    return value
+
+
+def _check_root(value: Any) -> Block:
+    if not isinstance(value, Block):
+        raise DesignError(f"design root: expected a Block, got {show(value)}")
     return value
 
 
@@ -130,15 +135,11 @@ def _check_assumptions(value: Any) -> Any:
 # assigned rarely: building, loading, a workload/assumptions change, a generator run).
 _DESIGN_RULES: dict[str, Callable[[Any], Any]] = {
     "name": lambda value: check_text(value, "design name"),
-    "root": lambda value: value if isinstance(value, Block) else _not_a_block(value),
+    "root": _check_root,
     "workload": check_workload,
     "assumptions": _check_assumptions,
     "metadata": lambda value: check_metadata(value, "metadata"),
 }
-
-
-def _not_a_block(value: Any) -> Block:
-    raise DesignError(f"design root: expected a Block, got {show(value)}")
 
 
 @dataclass
@@ -257,7 +258,8 @@ def _links_touching(block: Block, child_id: str) -> list[int]:
 
 
 def _validate_link(design: Design, block_path: str, link: Link) -> None:
-    check_fields(link, LINK_RULES, lambda: f"link {show(link.id)}", sep=" field ")  # it may have been changed since built
+    # the link may have been changed since it was built
+    check_fields(link, LINK_RULES, lambda: f"link {show(link.id)}", sep=" field ")
     block = design.block(block_path)
     if link.a == link.b:
         raise DesignError(f"link {link.id}: both ends are {link.a!r}")

@@ -139,8 +139,8 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
     if fmt != FORMAT_ID:
         _fail("$.format", f"not a Cluster Designer project (format {show(fmt)}, expected {FORMAT_ID!r})")
     version = raw.get("version")
-    if type(version) is not int:
-        _fail("$.version", f"expected an integer, got {show(version)}")
+    if type(version) is not int or version < 1:
+        _fail("$.version", f"expected an integer of at least 1, got {show(version)}")
     if version > FORMAT_VERSION:
         _fail("$.version", f"this project was saved by a newer Cluster Designer (file format {show(version)}; "
               f"this version reads up to {FORMAT_VERSION}); please update the application")

@@ -168,10 +168,7 @@ def _parse_moe(raw: Any, path: str) -> MoeSpec:
 
 
 def _parse_model(raw: Any, path: str) -> ModelSpec:
-    model = _build(ModelSpec, raw, path, {"moe": _parse_moe})
-    for key in ("layers", "hidden", "ffn_hidden", "heads", "vocab", "seq_len"):
-        if getattr(model, key) <= 0:
-            raise WorkloadError(f"{path}.{key}: must be positive")
+    model = _build(ModelSpec, raw, path, {"moe": _parse_moe})  # ranges: INTEGER_BOUNDS
     if model.activation not in ACTIVATIONS:
         raise WorkloadError(
             f"{path}.activation: {show(model.activation)} is not one of {', '.join(ACTIVATIONS)}"
@@ -192,12 +189,7 @@ def _parse_parallelism(raw: Any, path: str) -> Parallelism | str:
         return "auto"
     if isinstance(raw, str):
         raise WorkloadError(f"{path}: expected an object or \"auto\", got {show(raw)}")
-    par = _build(Parallelism, raw, path)
-    for key in ("tp", "pp", "dp", "cp", "ep", "micro_batch", "global_batch", "virtual_stages"):
-        if getattr(par, key) < 1:
-            raise WorkloadError(f"{path}.{key}: must be at least 1")
-    if par.zero_stage not in (0, 1, 2, 3):
-        raise WorkloadError(f"{path}.zero_stage: must be 0, 1, 2 or 3")
+    par = _build(Parallelism, raw, path)  # ranges (degrees at least 1, ZeRO 0-3): INTEGER_BOUNDS
     if par.recompute not in RECOMPUTE:
         raise WorkloadError(f"{path}.recompute: {show(par.recompute)} is not one of {', '.join(RECOMPUTE)}")
     if par.global_batch % (par.dp * par.micro_batch):
