@@ -121,7 +121,8 @@ def _check_assumptions(value: Any) -> Any:
         return None
     if not is_dataclass(value) or isinstance(value, type):
         raise DesignError(f"assumptions: expected an Assumptions object, got {show(value)}")
-    settings_from_dict(type(value), settings_to_dict(value), "assumptions")
+    # the values that differ from the defaults: what a file would hold (defaults are valid)
+    settings_from_dict(type(value), settings_to_dict(value, only_changed=True), "assumptions")
     return value
 
 
