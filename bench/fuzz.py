@@ -6,9 +6,11 @@ Every case is a file made from the bundled examples (resources/examples), the wo
 (resources/workloads) or a user catalog made from the built-in one (ids renamed ``fz-...``),
 mutated structurally (changed, deleted, duplicated and unknown keys, swapped types, huge,
 negative, fractional and non-finite numbers, 2**63 counts, 10**12 cables, 70 nested blocks of
-two, deep nesting, very long strings, unknown ids) and/or at the byte level (flipped, inserted
-and deleted bytes, truncation, a UTF-8 BOM, UTF-16, invalid UTF-8, 5000-digit integers,
-100,000-deep nesting). A fixed list of pathological cases runs first.
+two, deep nesting, very long strings, unknown ids), with edits a valid file could hold (values
+in range, other catalog ids, link kinds, assumptions at their bounds, "auto" parallelism: these
+reach the analyses rather than the checks), and/or at the byte level (flipped, inserted and
+deleted bytes, truncation, a UTF-8 BOM, UTF-16, invalid UTF-8, 5000-digit integers,
+100,000-deep nesting). A fixed list of pathological cases runs first, then a 300 MB file.
 
 Each case runs in a worker process under a memory cap (RLIMIT_AS) and a timeout, the way the
 CLI and the GUI use the engine: load (with and without the catalog, alternately), evaluate,
@@ -24,8 +26,10 @@ restarted when one dies or hangs. The summary counts:
   hang          no answer within the timeout
   round-trip    a loaded design that saved to a file that does not load back equal
 
-Failing cases are kept in --keep (default: a fuzz-failures folder in the temp dir) to replay
-with ``python bench/fuzz.py --replay FILE --kind project``.
+Failing cases, and cases slower than --slow-s, are kept in --keep (default: a fuzz-failures
+folder in the temp dir) to replay with ``python bench/fuzz.py --replay FILE --kind project``.
+The default memory cap is 4 GiB because a design at the engine's limits (core/limits.py: 10M
+GPUs, 30M cables) needs about 2.3 GB resident.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import random
 import re
 import resource
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -613,23 +618,26 @@ def worker(memory_bytes: int) -> None:
     from core.catalog import load_catalog  # noqa: PLC0415
 
     _, project = user_catalog_seed()
-    folder = Path(tempfile.mkdtemp(prefix="fuzz-worker-"))
-    catalog_project = folder / "catalog-project.json"
-    catalog_project.write_text(json.dumps(project))
-    state = {"catalog": load_catalog(include_user=False), "catalog_project": catalog_project}
-    run_case("project", BASE_PROJECT, 0, state)  # imports and caches: not part of any case's time
-    out = sys.stdout
-    for line in sys.stdin:
-        index, kind, path = line.rstrip("\n").split("\t")
-        start = time.perf_counter()
-        result = run_case(kind, Path(path), int(index), state)
-        result["seconds"] = time.perf_counter() - start
-        result["index"] = int(index)
-        result["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        out.write(json.dumps(result) + "\n")
-        out.flush()
-        if result["outcome"] == "memory":
-            return  # the heap may be in a bad state; the parent starts a fresh worker
+    with tempfile.TemporaryDirectory(prefix="fuzz-worker-") as tmp:
+        folder = Path(tmp)
+        catalog_project = folder / "catalog-project.json"
+        catalog_project.write_text(json.dumps(project))
+        state = {"catalog": load_catalog(include_user=False), "catalog_project": catalog_project}
+        warm_up = folder / "warm-up.json"
+        warm_up.write_bytes(BASE_PROJECT.read_bytes())
+        run_case("project", warm_up, 0, state)  # imports and caches: not part of any case's time
+        out = sys.stdout
+        for line in sys.stdin:
+            index, kind, path = line.rstrip("\n").split("\t")
+            start = time.perf_counter()
+            result = run_case(kind, Path(path), int(index), state)
+            result["seconds"] = time.perf_counter() - start
+            result["index"] = int(index)
+            result["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            out.write(json.dumps(result) + "\n")
+            out.flush()
+            if result["outcome"] == "memory":
+                return  # the heap may be in a bad state; the parent starts a fresh worker
 
 
 class Worker:
@@ -735,18 +743,17 @@ def fuzz(args) -> int:
         slowest.append((seconds, name))
         slowest.sort(reverse=True)
         del slowest[5:]
-        if outcome in ("ok", "rejected") and seconds < args.slow_s:
-            if path.parent == work and path != huge:
-                path.unlink()
+        fine = outcome in ("ok", "rejected")
+        if path == huge:
             return
-        if outcome in ("ok", "rejected"):
-            kept = args.keep / f"slow-{kind}-{index}.json"
-            path.replace(kept)
+        if fine and seconds < args.slow_s:
+            path.unlink()
+            return
+        kept = args.keep / f"{'slow' if fine else outcome}-{kind}-{index}.json"
+        path.replace(kept)
+        if fine:
             examples.setdefault("slow", []).append(f"{name} ({kind}) {seconds:.1f} s -> {kept}")
             return
-        kept = args.keep / f"{outcome}-{kind}-{index}.json"
-        if path != huge:
-            path.replace(kept)
         examples.setdefault(outcome, []).append(
             f"{name} ({kind}, {result.get('stage')}) -> {kept}\n    "
             + (result.get("message") or "").strip().replace("\n", "\n    ")[-1200:])
@@ -801,6 +808,7 @@ def fuzz(args) -> int:
     for w in workers:
         w.proc.stdin.close()
         w.proc.wait()
+    shutil.rmtree(work)
     elapsed = time.monotonic() - start
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"python bench/fuzz.py --files {args.files} --seed {args.seed} --jobs {args.jobs} "
