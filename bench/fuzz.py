@@ -197,6 +197,20 @@ def schema_edit(doc, rng: random.Random, kind: str, assumption_fields) -> None:
     """One edit a valid file could hold (in range, right type): drives evaluation, not validation."""
     from core.workload import INTEGER_BOUNDS, MAX_TRAINING_TOKENS  # noqa: PLC0415
 
+    if kind == "catalog":
+        entries = doc.get("components") if isinstance(doc, dict) else None
+        if not isinstance(entries, list) or not entries:
+            return
+        entry = rng.choice(entries)
+        numeric = [k for k, v in entry.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if "tflops_dense" in entry and rng.random() < 0.3:
+            entry["tflops_dense"] = {p: _in_range(rng, 1e-9, 1e12, False) for p in entry["tflops_dense"]}
+        elif "ports_by_gbit_s" in entry and rng.random() < 0.3:
+            entry["ports_by_gbit_s"] = {str(_in_range(rng, 1e-3, 1e6, False)): _in_range(rng, 1, 1e6, True)}
+        elif numeric:
+            key = rng.choice(numeric)
+            entry[key] = _in_range(rng, 0, 1e6 if isinstance(entry[key], int) else 1e12, isinstance(entry[key], int))
+        return
     if kind in ("project", "catalog-project") and rng.random() < 0.5:
         items = _components(doc) + _links(doc) + _blocks(doc)[1:]
         if not items:
@@ -295,7 +309,7 @@ def _nest(doc, depth: int, count: int) -> None:
 
 def structured(doc, rng: random.Random, kind: str, assumption_fields: list[tuple[str, str]]):
     """1-3 random edits of the parsed document (it is changed in place and returned)."""
-    if rng.random() < 0.4 and kind != "catalog":
+    if rng.random() < 0.4:
         for _ in range(rng.choice([1, 1, 2, 3])):
             schema_edit(doc, rng, kind, assumption_fields)
         return doc
@@ -599,7 +613,7 @@ def run_case(kind: str, path: Path, index: int, state: dict) -> dict:
             return {"outcome": "round-trip", "stage": stage, "message": message}
         located = (path.name in message or kind == "catalog") and bool(
             LOCATION_RE.search(message) or WHOLE_FILE_RE.search(message)
-            or re.search(re.escape(path.name) + r"\.\w", message))
+            or re.search(re.escape(path.name) + r"\.\S", message))
         if stage != "load":
             located = located or any(p in message for p in _design_paths(design))
         if "\n" in message:

@@ -13,7 +13,9 @@ bounds.
   not allowed: ``{"min": 0.0, "min_exclusive": True, "max": 1.0}``);
 * ``choices``: the allowed strings;
 * ``unit``: how the value is measured (shown by editors and in messages; "fraction" for a
-  dimensionless share).
+  dimensionless share);
+* ``min_items``: the fewest entries a list value may have; ``same_length_as``: another list
+  field this one pairs with entry by entry (a table's x and y columns).
 
 A field without bounds is checked for type and sign only (no negative numbers). Every number
 must be finite, and a field without its own ``max`` stays at or below ``DEFAULT_MAX`` (1e12;
@@ -255,7 +257,25 @@ def settings_from_dict(cls, raw: Any, path: str):
             kwargs[key] = settings_from_dict(annotation, value, f"{path}.{key}")
             continue
         kwargs[key] = _check_field(fields[key], annotation, value, f"{path}.{key}")
-    return cls(**kwargs)
+    built = cls(**kwargs)
+    _check_shapes(built, path)
+    return built
+
+
+def _check_shapes(obj: Any, path: str) -> None:
+    """``min_items`` and ``same_length_as`` (see the module docstring) on a built dataclass: a
+    table's columns are checked together, whichever of them a file or an edit changed."""
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if not isinstance(value, (list, tuple)):
+            continue
+        if len(value) < f.metadata.get("min_items", 0):
+            raise ProjectFileError(f"{path}.{f.name}: {len(value)} entries; at least "
+                                   f"{f.metadata['min_items']} needed")
+        other = f.metadata.get("same_length_as")
+        if other and len(value) != len(getattr(obj, other)):
+            raise ProjectFileError(f"{path}.{f.name}: {len(value)} entries, but {other} has "
+                                   f"{len(getattr(obj, other))}; they pair up one to one")
 
 
 def settings_to_dict(obj, only_changed: bool = False) -> dict[str, Any]:

@@ -260,3 +260,15 @@ def test_round_trip_is_unchanged():
 def test_bounds_do_not_constrain_code_that_builds_assumptions_directly():
     # Only user input (files, GUI) is validated; analyses may still be handed any value.
     assert PowerAssumptions(pue=0.5).pue == 0.5
+
+
+@pytest.mark.parametrize("raw, message", [
+    # a table's columns pair up (a mismatch was an IndexError in the performance model)
+    ({"gemm_efficiency": [0.5]}, r"^\$\.a\.performance\.gemm_efficiency: 1 entries, but "
+                                 r"gemm_efficiency_gflop has 4; they pair up one to one$"),
+    ({"gemm_efficiency_gflop": [], "gemm_efficiency": []},
+     r"^\$\.a\.performance\.gemm_efficiency_gflop: 0 entries; at least 1 needed$"),
+])
+def test_paired_lists_are_checked_together(raw, message):
+    with pytest.raises(ProjectFileError, match=message):
+        assumptions_from_dict({"performance": raw}, "$.a")
