@@ -518,7 +518,7 @@ def single_points_of_failure(flat: FlatDesign, tiers: dict[int, str]) -> tuple[i
     paths: list[str] = []
     for low, ups in targets.items():
         if sum(ups.values()) == 1:
-            (high,) = ups
+            high = max(ups, key=ups.get)  # the one switch group reached (others may count 0 units)
             if flat.groups[high].path not in paths:
                 paths.append(flat.groups[high].path)
                 count += flat.groups[high].multiplicity
