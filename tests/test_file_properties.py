@@ -159,8 +159,9 @@ values = st.one_of(
 
 
 @st.composite
-def mutated_files(draw) -> bytes:
-    doc = copy.deepcopy(EXAMPLES[draw(st.sampled_from(sorted(EXAMPLES)))])
+def mutated_files(draw, bases: dict) -> bytes:
+    """One of ``bases`` (name -> document) with one or two edits, and sometimes a byte edit."""
+    doc = copy.deepcopy(bases[draw(st.sampled_from(sorted(bases)))])
     for _ in range(draw(st.integers(1, 2))):
         container, key = draw(st.sampled_from(_locations(doc)))
         action = draw(st.sampled_from(["set", "set", "set", "delete", "duplicate"]))
@@ -190,7 +191,7 @@ def mutated_files(draw) -> bytes:
 
 
 @MUTATION_SETTINGS
-@given(mutated_files(), st.booleans())
+@given(mutated_files(EXAMPLES), st.booleans())
 def test_mutated_files_load_and_evaluate_or_are_refused_with_a_located_error(data, with_catalog):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "mutant.json"
@@ -214,6 +215,68 @@ def test_mutated_files_load_and_evaluate_or_are_refused_with_a_located_error(dat
             render_report(evaluation, fmt)
         save_project(design, Path(folder) / "saved.json")
         assert load_project(Path(folder) / "saved.json", CATALOG).content_equal(design)
+
+
+WORKLOADS = {name: json.loads(path.read_text()) for name, path in list_presets().items()}
+SMALL_DESIGN = load_project(EXAMPLES_DIR / "dgx-h100-superpod-4su.json", CATALOG)
+
+
+@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_files(WORKLOADS))
+def test_mutated_workload_files_evaluate_or_are_refused_with_a_located_error(data):
+    from core.workload import load_workload  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "w.json"
+        path.write_bytes(data)
+        try:
+            workload = load_workload(path)  # cluster-designer evaluate --workload w.json
+        except DesignError as exc:
+            event("refused")
+            assert "\n" not in str(exc) and "w.json" in str(exc)
+            return
+        event("evaluated")
+        evaluation = evaluate(SMALL_DESIGN, CATALOG, workload)
+        json.dumps(evaluation_to_json(evaluation), allow_nan=False)
+        for fmt in FORMATS:
+            render_report(evaluation, fmt)
+
+
+def _user_catalog() -> dict:
+    """The built-in servers, switches and NICs renamed ``u-...``: a user catalog to mutate."""
+    entries = [s.to_json() for s in CATALOG if s.id in ("DGX-H100", "H100-SXM5-80GB", "ConnectX-7", "QM9700")]
+    for entry in entries:
+        for key in ("id", "accelerator", "nic"):
+            if isinstance(entry.get(key), str):
+                entry[key] = "u-" + entry[key]
+    return {"user": {"components": entries}}
+
+
+@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_files(_user_catalog()))
+def test_mutated_user_catalogs_evaluate_or_are_refused_with_a_located_error(data):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "user-catalog.json"
+        path.write_bytes(data)
+        try:
+            catalog = load_catalog([path], include_user=False)
+        except DesignError as exc:
+            event("refused")
+            assert "\n" not in str(exc) and "user-catalog.json" in str(exc)
+            return
+        root = Block("root", children={"nodes": Node("nodes", "u-DGX-H100", 32),
+                                       "leaf": Node("leaf", "u-QM9700", 8)},
+                     links=[Link("l1", "nodes", "leaf", count=256)])
+        try:
+            evaluation = evaluate(Design("user parts", root, workload=load_preset("gpt3-175b")), catalog)
+        except DesignError as exc:  # the mutation removed or retyped a part the design uses
+            event("design refused")
+            assert "\n" not in str(exc)
+            return
+        event("evaluated")
+        json.dumps(evaluation_to_json(evaluation), allow_nan=False)
+        for fmt in FORMATS:
+            render_report(evaluation, fmt)
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
