@@ -286,3 +286,45 @@ def test_every_example_survives_the_round_trip_unchanged(name, tmp_path):
     design = load_project(path, CATALOG)
     save_project(design, tmp_path / "again.json")
     assert load_project(tmp_path / "again.json", CATALOG).content_equal(design)
+
+
+def _assumption_edges() -> list[tuple[str, str, object]]:
+    """(section, field, value) for both ends of every scalar assumption's allowed range."""
+    import dataclasses  # noqa: PLC0415
+    import typing  # noqa: PLC0415
+
+    from core.settings import DEFAULT_INT_MAX, DEFAULT_MAX, setting_bounds  # noqa: PLC0415
+
+    edges = []
+    hints = typing.get_type_hints(Assumptions)
+    for section in dataclasses.fields(Assumptions):
+        cls = hints[section.name]
+        for f in dataclasses.fields(cls):
+            annotation, bounds = typing.get_type_hints(cls)[f.name], setting_bounds(cls, f.name)
+            if "choices" in bounds or annotation is bool:
+                values = list(bounds.get("choices", (True, False)))
+            elif annotation in (int, float) or str(annotation) == "float | None":
+                whole = annotation is int
+                step = 1 if whole else 1e-9
+                low = bounds.get("min", 0) + (step if bounds.get("min_exclusive") else 0)
+                high = bounds.get("max", DEFAULT_INT_MAX if whole else DEFAULT_MAX) \
+                    - (step if bounds.get("max_exclusive") else 0)
+                values = [low, high]
+            else:
+                continue  # tables and per-accelerator maps: covered by the mutation tests
+            edges += [(section.name, f.name, value) for value in values]
+    return edges
+
+
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_assumption_edges()), min_size=1, max_size=12))
+def test_assumptions_at_the_ends_of_their_ranges_evaluate(edges):
+    raw: dict = {}
+    for section, name, value in edges:
+        raw.setdefault(section, {})[name] = value
+    design = SMALL_DESIGN.snapshot()
+    design.assumptions = settings_from_dict(Assumptions, raw, "$.assumptions")
+    evaluation = evaluate(design, CATALOG)
+    json.dumps(evaluation_to_json(evaluation), allow_nan=False)
+    for fmt in FORMATS:
+        render_report(evaluation, fmt)

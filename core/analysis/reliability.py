@@ -256,8 +256,12 @@ def spares_for(mu: float, target: float) -> int:
         return 0
     target = min(max(target, 0.0), 1.0 - 1e-12)
     # scipy's inverse CDF: constant time and memory for any mu (a window of k values around mu
-    # grew with sqrt(mu) and took minutes and GBs at the mu of 1e12 failures).
-    return int(stats.poisson.ppf(target, mu))
+    # grew with sqrt(mu) and took minutes and GBs at the mu of 1e12 failures). Past its range
+    # (mu ~1e19 gives NaN) the normal limit, exact to far more digits than mu carries there.
+    k = stats.poisson.ppf(target, mu)
+    if not math.isfinite(k):
+        k = math.ceil(mu + stats.norm.ppf(target) * math.sqrt(mu))
+    return int(k)
 
 
 # --------------------------------------------------------------------------- analysis
