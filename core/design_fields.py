@@ -40,7 +40,7 @@ MAX_ID_CHARS = 200
 MAX_TEXT_CHARS = 1000
 MAX_METADATA_DEPTH = 32
 MAX_METADATA_INTEGER = 2**63  # JSON readers elsewhere hold 64-bit integers
-ID_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+ID_RE = re.compile(r"[A-Za-z0-9_.\-]+")  # used with fullmatch: "$" would let "id\n" through
 
 
 class FieldProblem(ValueError):
@@ -89,7 +89,7 @@ def text_rule(max_chars: int = MAX_TEXT_CHARS) -> Rule:
 
 
 def id_rule(value: Any) -> str:
-    if type(value) is str and 0 < len(value) <= MAX_ID_CHARS and ID_RE.match(value):
+    if type(value) is str and 0 < len(value) <= MAX_ID_CHARS and ID_RE.fullmatch(value):
         return value
     raise FieldProblem(f"invalid id {show(value)}: use 1 to {MAX_ID_CHARS} letters, digits, '.', '_' or '-'")
 

@@ -72,3 +72,11 @@ def test_an_unbounded_number_is_still_finite(value):
         number_rule()(value)
     with pytest.raises(DesignError, match=r"^metadata\.v\[1\]: expected a finite number"):
         check_metadata({"v": [1.0, value]}, "metadata")
+
+
+@pytest.mark.parametrize("identifier", ["leaf\n", "", "a b", "x" * 201, "su/leaf", 7])
+def test_ids_are_checked_whole(identifier):
+    from core.design_fields import id_rule  # noqa: PLC0415
+
+    with pytest.raises(FieldProblem, match="invalid id"):
+        id_rule(identifier)
