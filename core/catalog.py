@@ -374,6 +374,10 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
                      f"{MAX_CATALOG_NUMBER:g}, got {show(tflops)}")
         if not table.get("bf16"):
             fail("tflops_dense", "needs a bf16 value")
+        # the performance model divides by these (a user entry with 0 was a ZeroDivisionError)
+        for name in ("hbm_gb", "hbm_tbyte_s", "scale_up_gbyte_s_per_dir"):
+            if not values[name] > 0:
+                fail(name, f"must be positive, got {show(values[name])}")
     if kind in COMPUTE_KINDS:
         if values["accelerators"] <= 0:
             fail("accelerators", "must be at least 1")

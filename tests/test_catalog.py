@@ -487,3 +487,14 @@ def test_a_file_without_a_component_list_names_where_it_was_expected(tmp_path):
     path = tmp_path / "odd.json"
     path.write_text('{"components": 5}', encoding="utf-8")
     assert f"{path}: $.components: expected a list of entries" in _load_error(path)
+
+
+@pytest.mark.parametrize("field", ["hbm_gb", "hbm_tbyte_s", "scale_up_gbyte_s_per_dir"])
+def test_an_accelerator_needs_positive_memory_and_bandwidth(tmp_path, field):
+    # the performance model divides by them: 0 used to be a ZeroDivisionError at evaluation
+    accelerator = {"id": "My-GPU", "kind": "accelerator", "vendor": "Acme", "name": "Acme GPU",
+                   "tflops_dense": {"bf16": 1000}, "hbm_gb": 80, "hbm_tbyte_s": 3.35, "tdp_w": 700,
+                   "scale_up_gbyte_s_per_dir": 450, "source": "test fixture", "confidence": "E"}
+    accelerator[field] = 0
+    message = _load_error(_write(tmp_path, [accelerator]))
+    assert f"field {field!r}: must be positive, got 0" in message
