@@ -35,6 +35,7 @@ GPUs, 30M cables) needs about 2.3 GB resident.
 from __future__ import annotations
 
 import argparse
+import atexit
 import copy
 import itertools
 import json
@@ -625,42 +626,43 @@ def run_case(kind: str, path: Path, index: int, state: dict) -> dict:
         return {"outcome": "traceback", "stage": stage, "message": traceback.format_exc()[-3000:]}
 
 
-def worker(memory_bytes: int) -> None:
-    """Read 'index<TAB>kind<TAB>path' lines; answer one JSON line each."""
+def worker(memory_bytes: int, folder: Path) -> None:
+    """Read 'index<TAB>kind<TAB>path' lines; answer one JSON line each. ``folder`` (the
+    parent's, removed by it) holds this worker's own files."""
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     sys.setrecursionlimit(1000)
     from core.catalog import load_catalog  # noqa: PLC0415
 
     _, project = user_catalog_seed()
-    with tempfile.TemporaryDirectory(prefix="fuzz-worker-") as tmp:
-        folder = Path(tmp)
-        catalog_project = folder / "catalog-project.json"
-        catalog_project.write_text(json.dumps(project))
-        state = {"catalog": load_catalog(include_user=False), "catalog_project": catalog_project}
-        warm_up = folder / "warm-up.json"
-        warm_up.write_bytes(BASE_PROJECT.read_bytes())
-        run_case("project", warm_up, 0, state)  # imports and caches: not part of any case's time
-        out = sys.stdout
-        for line in sys.stdin:
-            index, kind, path = line.rstrip("\n").split("\t")
-            start = time.perf_counter()
-            result = run_case(kind, Path(path), int(index), state)
-            result["seconds"] = time.perf_counter() - start
-            result["index"] = int(index)
-            result["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            out.write(json.dumps(result) + "\n")
-            out.flush()
-            if result["outcome"] == "memory":
-                return  # the heap may be in a bad state; the parent starts a fresh worker
+    catalog_project = folder / "catalog-project.json"
+    catalog_project.write_text(json.dumps(project))
+    state = {"catalog": load_catalog(include_user=False), "catalog_project": catalog_project}
+    warm_up = folder / "warm-up.json"
+    warm_up.write_bytes(BASE_PROJECT.read_bytes())
+    run_case("project", warm_up, 0, state)  # imports and caches: not part of any case's time
+    out = sys.stdout
+    for line in sys.stdin:
+        index, kind, path = line.rstrip("\n").split("\t")
+        start = time.perf_counter()
+        result = run_case(kind, Path(path), int(index), state)
+        result["seconds"] = time.perf_counter() - start
+        result["index"] = int(index)
+        result["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        out.write(json.dumps(result) + "\n")
+        out.flush()
+        if result["outcome"] == "memory":
+            return  # the heap may be in a bad state; the parent starts a fresh worker
 
 
 class Worker:
-    def __init__(self, memory_bytes: int):
+    def __init__(self, memory_bytes: int, work: Path):
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                    PYTHONHASHSEED="0")
         env.pop("CLUSTER_DESIGNER_USER_CATALOG", None)
+        folder = Path(tempfile.mkdtemp(prefix="worker-", dir=work))
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--worker", "--memory-bytes", str(memory_bytes)],
+            [sys.executable, __file__, "--worker", "--memory-bytes", str(memory_bytes),
+             "--folder", str(folder)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=ROOT)
         self.buffer = b""
         self.case: tuple | None = None
@@ -701,9 +703,10 @@ def main() -> int:
     parser.add_argument("--kind", default="project", choices=("project", "workload", "catalog"))
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--memory-bytes", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.memory_bytes)
+        worker(args.memory_bytes, args.folder)
         return 0
     if args.replay:
         return replay(args.replay, args.kind)
@@ -727,6 +730,7 @@ def fuzz(args) -> int:
     memory_bytes = int(args.memory_gib * 2**30)
     args.keep.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="fuzz-"))
+    atexit.register(shutil.rmtree, work, ignore_errors=True)  # also after Ctrl+C
     # a sparse file far above the size limit: refused by its size, never read
     huge = work / "huge.json"
     with huge.open("wb") as handle:
@@ -738,7 +742,7 @@ def fuzz(args) -> int:
     examples: dict[str, list[str]] = {}
     slowest: list[tuple[float, str]] = []
     start = time.monotonic()
-    workers = [Worker(memory_bytes) for _ in range(args.jobs)]
+    workers = [Worker(memory_bytes, work) for _ in range(args.jobs)]
     names: dict[int, tuple[str, str, Path]] = {}
     peak = [0.0]  # largest worker resident memory seen, MB
     done = 0
@@ -801,28 +805,27 @@ def fuzz(args) -> int:
                 if results is None:  # died: killed by the kernel or a crash in C
                     record(w.case[0], {"outcome": "memory", "stage": "?",
                                        "message": f"worker exited with {w.proc.wait()}"})
-                    workers[i] = w = Worker(memory_bytes)
+                    workers[i] = w = Worker(memory_bytes, work)
                     feed(w)
                     continue
                 for result in results:
                     record(result["index"], result)
                     if result["outcome"] == "memory":
                         w.kill()
-                        workers[i] = w = Worker(memory_bytes)
+                        workers[i] = w = Worker(memory_bytes, work)
                     feed(w)
             elif time.monotonic() > w.deadline and not select.select([w.proc.stdout], [], [], 0)[0]:
                 # (an answer that came while this process was busy is read on the next pass)
                 w.kill()
                 record(w.case[0], {"outcome": "hang", "stage": "?", "seconds": args.timeout_s,
                                    "message": f"no answer in {args.timeout_s:g} s"})
-                workers[i] = w = Worker(memory_bytes)
+                workers[i] = w = Worker(memory_bytes, work)
                 feed(w)
         if done and done % 1000 == 0:
             print(f"... {done} files, {time.monotonic() - start:.0f} s", file=sys.stderr)
     for w in workers:
         w.proc.stdin.close()
         w.proc.wait()
-    shutil.rmtree(work)
     elapsed = time.monotonic() - start
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"python bench/fuzz.py --files {args.files} --seed {args.seed} --jobs {args.jobs} "
