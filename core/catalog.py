@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from core.design_fields import MAX_ID_CHARS, check_text, show
 from core.errors import CatalogError
 from core.jsonfile import read_json
 
@@ -145,6 +146,12 @@ FIELDS["supernode"] = {
     "scale_up_tiers": ((int,), False, 1),
 }
 FIELDS["dpu"] = dict(FIELDS["nic"])
+
+# Bounds of every catalog number: far beyond any real part, low enough that the analyses'
+# products stay finite (an accelerator count of 10**30 or a price of 1e308 would not).
+MAX_CATALOG_NUMBER = 1e12
+MAX_CATALOG_INTEGER = 1_000_000
+MAX_CATALOG_TEXT = 100_000  # sources and notes cite at length
 
 SWITCH_ROLES = ("scale-out", "scale-up")
 # Confidence tags of ../shared/reference/README.md (P, D, S, R, E), possibly mixed ("P/E").
@@ -296,21 +303,33 @@ def _check_type(value: Any, types: tuple[type, ...]) -> bool:
     return isinstance(value, types)
 
 
+def _out_of_range(value: Any) -> str:
+    """Why a catalog number is out of range ("" when it is fine): negative, or too large."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return ""
+    if value < 0:
+        return "must not be negative"
+    high = MAX_CATALOG_INTEGER if isinstance(value, int) else MAX_CATALOG_NUMBER
+    if value > high:
+        return f"{show(value)} is above the maximum {high:,}"
+    return ""
+
+
 def parse_entry(raw: Any, origin: str, index: int) -> ComponentSpec:
     """Validate one raw JSON entry and build its spec."""
     if not isinstance(raw, dict):
         raise CatalogError(f"{origin}: entry #{index} is not a JSON object")
     entry_id = raw.get("id")
-    label = f"entry {entry_id!r}" if isinstance(entry_id, str) else f"entry #{index}"
+    label = f"entry {show(entry_id)}" if isinstance(entry_id, str) else f"entry #{index}"
     kind = raw.get("kind")
-    if kind not in FIELDS:
+    if not isinstance(kind, str) or kind not in FIELDS:
         raise CatalogError(
-            f"{origin}: {label} field 'kind': {kind!r} is not one of {', '.join(KINDS)}"
+            f"{origin}: {label} field 'kind': {show(kind)} is not one of {', '.join(KINDS)}"
         )
     schema = {**_COMMON, **FIELDS[kind]}
     unknown = sorted(set(raw) - set(schema))
     if unknown:
-        raise CatalogError(f"{origin}: {label} field {unknown[0]!r}: unknown field for a {kind}")
+        raise CatalogError(f"{origin}: {label} field {show(unknown[0])}: unknown field for a {kind}")
     values: dict[str, Any] = {}
     for name, (types, required, default) in schema.items():
         if name not in raw or raw[name] is None:
@@ -321,10 +340,15 @@ def parse_entry(raw: Any, origin: str, index: int) -> ComponentSpec:
         value = raw[name]
         if not _check_type(value, types):
             raise CatalogError(
-                f"{origin}: {label} field {name!r}: expected {_type_name(types)}, got {value!r}"
+                f"{origin}: {label} field {name!r}: expected {_type_name(types)}, got {show(value)}"
             )
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
-            raise CatalogError(f"{origin}: {label} field {name!r}: must not be negative")
+        if isinstance(value, str):
+            check_text(value, f"{origin}: {label} field {name!r}", CatalogError,
+                       MAX_ID_CHARS if name in ("id", "kind", "accelerator", "nic", "dpu")
+                       else MAX_CATALOG_TEXT)
+        problem = _out_of_range(value)
+        if problem:
+            raise CatalogError(f"{origin}: {label} field {name!r}: {problem}")
         values[name] = value
     if not values["id"].strip():
         raise CatalogError(f"{origin}: {label} field 'id': must not be empty")
@@ -347,11 +371,17 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
         table = values["tflops_dense"]
         for precision, tflops in table.items():
             if precision not in PRECISIONS:
-                fail("tflops_dense", f"unknown precision {precision!r}")
-            if tflops is not None and (not _check_type(tflops, _NUMBER) or tflops <= 0):
-                fail("tflops_dense", f"{precision} must be a positive number")
+                fail("tflops_dense", f"unknown precision {show(precision)}")
+            if tflops is not None and (not _check_type(tflops, _NUMBER) or tflops <= 0
+                                       or _out_of_range(tflops)):
+                fail("tflops_dense", f"{precision} must be a positive number up to "
+                     f"{MAX_CATALOG_NUMBER:g}, got {show(tflops)}")
         if not table.get("bf16"):
             fail("tflops_dense", "needs a bf16 value")
+        # the performance model divides by these (a user entry with 0 was a ZeroDivisionError)
+        for name in ("hbm_gb", "hbm_tbyte_s", "scale_up_gbyte_s_per_dir"):
+            if not values[name] > 0:
+                fail(name, f"must be positive, got {show(values[name])}")
     if kind in COMPUTE_KINDS:
         if values["accelerators"] <= 0:
             fail("accelerators", "must be at least 1")
@@ -364,11 +394,14 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
         for i, item in enumerate(values["scale_up_switches"]):
             if (
                 not isinstance(item, dict)
+                or set(item) != {"id", "count"}
                 or not isinstance(item.get("id"), str)
                 or not _check_type(item.get("count"), (int,))
                 or item["count"] <= 0
+                or _out_of_range(item["count"])
             ):
-                fail(f"scale_up_switches[{i}]", 'expected {"id": str, "count": positive int}')
+                fail(f"scale_up_switches[{i}]", 'expected {"id": str, "count": positive int up to '
+                     f'{MAX_CATALOG_INTEGER:,}}}, got {show(item)}')
         if values["scale_up_ports"] < 0:
             fail("scale_up_ports", "must not be negative")
         if values["scale_up_ports"] and not (values["scale_up_port_gbit_s"] or 0) > 0:
@@ -389,11 +422,17 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
             try:
                 speed_value = float(speed)
             except ValueError:
-                fail("ports_by_gbit_s", f"speed {speed!r} is not a number")
-            if speed_value <= 0 or not _check_type(count, (int,)) or count <= 0:
-                fail("ports_by_gbit_s", f"{speed}: port count must be a positive integer")
+                speed_value = math.nan
+            if not 0 < speed_value <= MAX_CATALOG_NUMBER:  # refuses "nan" and "inf" too
+                fail("ports_by_gbit_s", f"speed {show(speed)} is not a positive number")
+            if not _check_type(count, (int,)) or count <= 0 or _out_of_range(count):
+                fail("ports_by_gbit_s", f"{show(speed)}: port count must be a positive integer up to "
+                     f"{MAX_CATALOG_INTEGER:,}")
     if kind in ("nic", "dpu") and (values["ports"] <= 0 or values["port_gbit_s"] <= 0):
         fail("ports", "ports and port_gbit_s must be positive")
+    if kind in ("nic", "dpu") and not all(isinstance(p, str) and len(p) <= MAX_ID_CHARS
+                                          for p in values["protocols"]):
+        fail("protocols", f"expected a list of protocol names, got {show(values['protocols'])}")
     if kind in ("transceiver", "cable") and values["medium"] not in MEDIA:
         fail("medium", f"must be one of {', '.join(MEDIA)}")
     if kind == "storage" and values["read_gbyte_s"] <= 0:
@@ -406,7 +445,8 @@ def load_catalog_file(path: Path) -> list[ComponentSpec]:
     data = read_json(path, CatalogError, "catalog")
     entries = data.get("components") if isinstance(data, dict) else data
     if not isinstance(entries, list):
-        raise CatalogError(f"{origin}: expected a list of entries under 'components'")
+        where = "$.components" if isinstance(data, dict) else "$"
+        raise CatalogError(f"{origin}: {where}: expected a list of entries under 'components'")
     return [parse_entry(raw, origin, i) for i, raw in enumerate(entries)]
 
 

@@ -24,3 +24,12 @@ class GeneratorError(DesignError):
 
 class WorkloadError(DesignError):
     """A workload description is invalid."""
+
+
+class DesignTooLargeError(DesignError):
+    """A design multiplies out beyond what the engine holds (limits in core/limits.py).
+
+    ``largest`` is (block path prefix "pod/su/", link index or None, child id or None): the
+    item with the largest share, when the whole design is too large."""
+
+    largest: tuple = ()

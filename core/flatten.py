@@ -29,6 +29,7 @@ import numpy as np
 
 from core.catalog import COMPUTE_KINDS, Catalog, ComponentSpec
 from core.errors import DesignError
+from core.limits import check_design_size
 from core.model import LINK_KINDS, MEDIA, Block, Design, Link, Node
 
 
@@ -212,6 +213,7 @@ def flatten(design: Design, catalog: Catalog) -> FlatDesign:
     Each block's components and links are read one attribute at a time over the whole list
     (``map``/``attrgetter`` into numpy), the cheapest way through 100,000s of Python objects.
     """
+    check_design_size(design, catalog)  # refuse what would not fit before anything is expanded
     groups = _GroupColumns(catalog)
     link_blocks: list[LinkBlock] = []
 

@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from typing import Any, Callable, Iterator
 
+from core.design_fields import LINK_KINDS, MEDIA, check_id  # noqa: F401 - the GUI imports them from here
+from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, block_fields_ok, check,
+                                check_fields, check_metadata, check_text, link_fields_ok,
+                                node_fields_ok, show)
 from core.errors import DesignError
-
-LINK_KINDS = ("scale-up", "scale-out", "storage", "frontend")
-MEDIA = ("fiber", "copper")
-_ID_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+from core.settings import settings_from_dict, settings_to_dict
+from core.workload import check_workload
 
 
 @dataclass
@@ -40,6 +42,10 @@ class Node:
     y: float = 0.0
     tier: str = ""  # scale-out switch tier ("leaf", "spine", "core"); "" = infer from links
     overrides: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not node_fields_ok(self.__dict__):
+            check_fields(self, NODE_RULES, lambda: f"component {show(self.id)}", sep=" field ")
 
     @property
     def label(self) -> str:
@@ -59,6 +65,10 @@ class Link:
     length_m: float = 10.0
     medium: str = "fiber"
 
+    def __post_init__(self) -> None:
+        if not link_fields_ok(self.__dict__):
+            check_fields(self, LINK_RULES, lambda: f"link {show(self.id)}", sep=" field ")
+
 
 @dataclass
 class Block:
@@ -71,6 +81,12 @@ class Block:
     y: float = 0.0
     collapsed: bool = True
     role: str = ""  # free label: "rack", "su", "pod", "island"...
+
+    def __post_init__(self) -> None:
+        # Its own fields only: children and links are checked as they join (AddNode, AddLink)
+        # and when saved; a detached Block is also used as a scratch id set (designer/edits.py).
+        if not block_fields_ok(self.__dict__):
+            check_fields(self, BLOCK_RULES, lambda: f"block {show(self.id)}", sep=" field ")
 
     @property
     def label(self) -> str:
@@ -99,6 +115,34 @@ class Block:
         raise DesignError(f"no link {link_id!r} in block {self.id!r}")
 
 
+def _check_assumptions(value: Any) -> Any:
+    """None (defaults) or an assumptions dataclass whose every value passes the file checks."""
+    if value is None:
+        return None
+    if not is_dataclass(value) or isinstance(value, type):
+        raise DesignError(f"assumptions: expected an Assumptions object, got {show(value)}")
+    # the values that differ from the defaults: what a file would hold (defaults are valid)
+    settings_from_dict(type(value), settings_to_dict(value, only_changed=True), "assumptions")
+    return value
+
+
+def _check_root(value: Any) -> Block:
+    if not isinstance(value, Block):
+        raise DesignError(f"design root: expected a Block, got {show(value)}")
+    return value
+
+
+# The design-level fields and their checks; every assignment goes through them (a Design is
+# assigned rarely: building, loading, a workload/assumptions change, a generator run).
+_DESIGN_RULES: dict[str, Callable[[Any], Any]] = {
+    "name": lambda value: check_text(value, "design name"),
+    "root": _check_root,
+    "workload": check_workload,
+    "assumptions": _check_assumptions,
+    "metadata": lambda value: check_metadata(value, "metadata"),
+}
+
+
 @dataclass
 class Design:
     name: str
@@ -107,6 +151,10 @@ class Design:
     assumptions: Any = None       # core.assumptions.Assumptions | None (defaults)
     metadata: dict[str, Any] = field(default_factory=dict)
     _observers: list[Callable[["Change"], None]] = field(default_factory=list, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        rule = _DESIGN_RULES.get(name)
+        object.__setattr__(self, name, value if rule is None else rule(value))
 
     # --- lookup -------------------------------------------------------------------------
     def resolve(self, path: str) -> "Node | Block":
@@ -161,22 +209,24 @@ class Design:
             self.name == other.name
             and self.root == other.root
             and self.workload == other.workload
-            and self.assumptions == other.assumptions
+            and _same_assumptions(self.assumptions, other.assumptions)
             and self.metadata == other.metadata
         )
+
+
+def _same_assumptions(a: Any, b: Any) -> bool:
+    """None means "all defaults", so it equals an assumptions object holding only defaults
+    (a file stores only changed values: such an object saves as nothing and loads as None)."""
+    if a is None or b is None:
+        given = b if a is None else a
+        return given is None or given == type(given)()
+    return a == b
 
 
 @dataclass(frozen=True)
 class Change:
     kind: str         # "structure", "links", "properties", "geometry", "workload", "assumptions"
     block_path: str   # the block whose content changed
-
-
-def check_id(identifier: str) -> None:
-    if not identifier or not _ID_RE.match(identifier):
-        raise DesignError(
-            f"invalid id {identifier!r}: use letters, digits, '.', '_' or '-'"
-        )
 
 
 def unique_id(block: Block, base: str) -> str:
@@ -212,18 +262,9 @@ def _outer_links(design: Design, block_path: str) -> list[Link]:
 
 
 def _validate_link(design: Design, block_path: str, link: Link) -> None:
-    check_id(link.id)
+    # the link may have been changed since it was built
+    check_fields(link, LINK_RULES, lambda: f"link {show(link.id)}", sep=" field ")
     block = design.block(block_path)
-    if link.kind not in LINK_KINDS:
-        raise DesignError(f"link {link.id}: kind {link.kind!r} is not one of {', '.join(LINK_KINDS)}")
-    if link.medium not in MEDIA:
-        raise DesignError(f"link {link.id}: medium {link.medium!r} is not fiber or copper")
-    if link.count < 1:
-        raise DesignError(f"link {link.id}: count must be at least 1")
-    if link.speed_gbit_s <= 0:
-        raise DesignError(f"link {link.id}: speed must be positive")
-    if link.length_m < 0:
-        raise DesignError(f"link {link.id}: length must not be negative")
     if link.a == link.b:
         raise DesignError(f"link {link.id}: both ends are {link.a!r}")
     for end in (link.a, link.b):
@@ -338,10 +379,11 @@ class RemoveLink(Operation):
         return AddLink(self.block_path, link, index, restore=True)
 
 
-_NODE_FIELDS = {"count": int, "name": str, "x": float, "y": float, "tier": str,
-                "catalog_id": str, "overrides": dict}
-_BLOCK_FIELDS = {"count": int, "name": str, "x": float, "y": float, "collapsed": bool, "role": str}
-_LINK_FIELDS = {"kind": str, "speed_gbit_s": float, "count": int, "length_m": float, "medium": str}
+# What SetProperty may change (ids and link ends change only through structural operations).
+_NODE_FIELDS = {name: NODE_RULES[name] for name in
+                ("count", "name", "x", "y", "tier", "catalog_id", "overrides")}
+_BLOCK_FIELDS = {name: BLOCK_RULES[name] for name in ("count", "name", "x", "y", "collapsed", "role")}
+_LINK_FIELDS = {name: LINK_RULES[name] for name in ("kind", "speed_gbit_s", "count", "length_m", "medium")}
 
 
 @dataclass
@@ -373,24 +415,10 @@ class SetProperty(Operation):
             allowed = _NODE_FIELDS if isinstance(target, Node) else _BLOCK_FIELDS
         if self.name not in allowed:
             raise DesignError(f"{self.name!r} cannot be set on this item")
-        kind = allowed[self.name]
-        value = self.value
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise DesignError(f"{self.name}: expected {kind.__name__}, got {value!r}")
-        if self.name == "count" and value < 1:
-            raise DesignError(f"count must be at least 1, got {value}")
-        if self.name in ("speed_gbit_s",) and value <= 0:
-            raise DesignError(f"{self.name} must be positive")
-        if self.name == "length_m" and value < 0:
-            raise DesignError("length must not be negative")
-        if self.name == "kind" and value not in LINK_KINDS:
-            raise DesignError(f"link kind {value!r} is not one of {', '.join(LINK_KINDS)}")
-        if self.name == "medium" and value not in MEDIA:
-            raise DesignError(f"medium {value!r} is not fiber or copper")
+        # the rules of core/design_fields.py, as for a built item and a loaded file
+        value = check(allowed[self.name], self.value, self.name)
         old = getattr(target, self.name)
-        setattr(target, self.name, copy.deepcopy(value) if kind is dict else value)
+        setattr(target, self.name, value)
         return SetProperty(self.path, self.name, old, self.link_id)
 
 

@@ -1,23 +1,29 @@
 """Project files: JSON with a format id and version, validated on load, saved atomically.
 
 Errors name the JSON path of the problem (``$.design.children[2].count: ...``). A file written
-by a newer version is refused. Saving writes a temporary file in the same folder, flushes and
-fsyncs it, then renames it over the target, so a failed save leaves the old file intact.
+by a newer version is refused. Every field is checked with the rules the model itself uses
+(core/design_fields.py), and a design that multiplies out beyond what the engine holds is
+refused before anything is expanded (core/limits.py). ``save_project`` runs the same checks on
+what it is about to write, so it never writes a file that ``load_project`` refuses. Saving
+writes a temporary file in the same folder, flushes and fsyncs it, then renames it over the
+target, so a failed save leaves the old file intact.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 from core.assumptions import Assumptions, assumptions_from_dict, assumptions_to_dict
 from core.atomic_write import atomic_write_bytes, atomic_write_text  # noqa: F401 - callers import them from here
 from core.catalog import Catalog
-from core.errors import DesignError, ProjectFileError, WorkloadError
+from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, Rule, check, check_metadata,
+                                check_text, show, show_key)
+from core.errors import DesignError, DesignTooLargeError, ProjectFileError, WorkloadError
 from core.jsonfile import read_json
-from core.model import LINK_KINDS, MEDIA, Block, Design, Link, Node, check_id
+from core.limits import check_design_size, check_nesting
+from core.model import Block, Design, Link, Node
 from core.workload import workload_from_dict, workload_to_dict
 
 FORMAT_ID = "cluster-designer.project"
@@ -28,149 +34,119 @@ def _fail(path: str, message: str) -> None:
     raise ProjectFileError(f"{path}: {message}")
 
 
-def _expect(raw: dict, key: str, kind, path: str, default: Any = ..., positive: bool = False):
-    if key not in raw:
-        if default is ...:
+def _object(raw: Any, path: str, keys: set[str], required: tuple[str, ...]) -> None:
+    if not isinstance(raw, dict):
+        _fail(path, f"expected an object, got {show(raw)}")
+    if not keys.issuperset(raw):
+        unknown = next(key for key in raw if key not in keys)
+        _fail(f"{path}.{show_key(unknown)}", "unknown key")
+    for key in required:
+        if key not in raw:
             _fail(f"{path}.{key}", "missing")
-        return default
-    value = raw[key]
-    ok = isinstance(value, kind) and not (isinstance(value, bool) and kind is not bool)
-    if kind is float:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok:
-        name = {int: "an integer", float: "a number", str: "a string", bool: "true or false",
-                list: "a list", dict: "an object"}[kind]
-        _fail(f"{path}.{key}", f"expected {name}, got {value!r}")
-    if positive and value < 1:
-        _fail(f"{path}.{key}", f"must be at least 1, got {value}")
-    return float(value) if kind is float else value
 
 
-def _check_keys(raw: dict, allowed: set[str], path: str) -> None:
-    for key in raw:
-        if key not in allowed:
-            _fail(f"{path}.{key}", "unknown key")
+def _build(cls: type, raw: dict, rules: dict[str, Rule], path: str, others: tuple[str, ...]) -> Any:
+    """``cls`` from ``raw`` without its ``others`` keys (raw holds only known keys by now). The
+    model checks its fields as it is built; when it refuses, the same rules run again here to
+    name the JSON path of the bad value."""
+    kwargs = dict(raw)
+    for key in others:
+        kwargs.pop(key, None)
+    try:
+        return cls(**kwargs)
+    except DesignError:
+        for key, value in kwargs.items():
+            check(rules[key], value, f"{path}.{key}", ProjectFileError)
+        raise
 
 
-_NODE_KEYS = {"type", "id", "catalog_id", "count", "name", "x", "y", "tier", "overrides"}
-_BLOCK_KEYS = {"type", "id", "name", "count", "x", "y", "collapsed", "role", "children", "links"}
-_LINK_KEYS = {"id", "a", "b", "kind", "speed_gbit_s", "count", "length_m", "medium"}
+_NODE_KEYS = {"type", *NODE_RULES}
+_BLOCK_KEYS = {"type", *BLOCK_RULES, "children", "links"}
+_LINK_KEYS = set(LINK_RULES)
 
 
 def _node_from(raw: Any, path: str, catalog: Catalog | None) -> Node:
-    if not isinstance(raw, dict):
-        _fail(path, "expected an object")
-    _check_keys(raw, _NODE_KEYS, path)
-    node = Node(
-        id=_expect(raw, "id", str, path),
-        catalog_id=_expect(raw, "catalog_id", str, path),
-        count=_expect(raw, "count", int, path, 1, positive=True),
-        name=_expect(raw, "name", str, path, ""),
-        x=_expect(raw, "x", float, path, 0.0),
-        y=_expect(raw, "y", float, path, 0.0),
-        tier=_expect(raw, "tier", str, path, ""),
-        overrides=_expect(raw, "overrides", dict, path, {}),
-    )
-    for key, value in node.overrides.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            _fail(f"{path}.overrides.{key}", f"expected a non-negative number, got {value!r}")
+    _object(raw, path, _NODE_KEYS, ("id", "catalog_id"))
+    node = _build(Node, raw, NODE_RULES, path, ("type",))
     if catalog is not None and node.catalog_id not in catalog:
-        _fail(f"{path}.catalog_id", f"unknown component id {node.catalog_id!r}")
+        _fail(f"{path}.catalog_id", f"unknown component id {show(node.catalog_id)}")
     return node
 
 
 def _link_from(raw: Any, path: str) -> Link:
-    if not isinstance(raw, dict):
-        _fail(path, "expected an object")
-    _check_keys(raw, _LINK_KEYS, path)
-    link = Link(
-        id=_expect(raw, "id", str, path),
-        a=_expect(raw, "a", str, path),
-        b=_expect(raw, "b", str, path),
-        kind=_expect(raw, "kind", str, path, "scale-out"),
-        speed_gbit_s=_expect(raw, "speed_gbit_s", float, path, 400.0),
-        count=_expect(raw, "count", int, path, 1, positive=True),
-        length_m=_expect(raw, "length_m", float, path, 10.0),
-        medium=_expect(raw, "medium", str, path, "fiber"),
-    )
-    if link.kind not in LINK_KINDS:
-        _fail(f"{path}.kind", f"{link.kind!r} is not one of {', '.join(LINK_KINDS)}")
-    if link.medium not in MEDIA:
-        _fail(f"{path}.medium", f"{link.medium!r} is not fiber or copper")
-    if link.speed_gbit_s <= 0:
-        _fail(f"{path}.speed_gbit_s", "must be positive")
-    if link.length_m < 0:
-        _fail(f"{path}.length_m", "must not be negative")
-    return link
+    _object(raw, path, _LINK_KEYS, ("id", "a", "b"))
+    return _build(Link, raw, LINK_RULES, path, ())
 
 
-def _block_from(raw: Any, path: str, catalog: Catalog | None) -> Block:
-    if not isinstance(raw, dict):
-        _fail(path, "expected an object")
-    _check_keys(raw, _BLOCK_KEYS, path)
-    block = Block(
-        id=_expect(raw, "id", str, path, "root"),
-        name=_expect(raw, "name", str, path, ""),
-        count=_expect(raw, "count", int, path, 1, positive=True),
-        x=_expect(raw, "x", float, path, 0.0),
-        y=_expect(raw, "y", float, path, 0.0),
-        collapsed=_expect(raw, "collapsed", bool, path, True),
-        role=_expect(raw, "role", str, path, ""),
-    )
-    for i, child in enumerate(_expect(raw, "children", list, path, [])):
+def _list(raw: dict, key: str, path: str) -> list:
+    value = raw.get(key, [])
+    if not isinstance(value, list):
+        _fail(f"{path}.{key}", f"expected a list, got {show(value)}")
+    return value
+
+
+def _block_from(raw: Any, path: str, catalog: Catalog | None, instances: int = 1, depth: int = 0) -> Block:
+    """The block at ``path``, repeated ``instances`` times by its ancestors, ``depth`` levels down.
+
+    Repeats and depth are checked before the children are read, so a file of seventy nested
+    blocks of two is refused at the block that passes the limit, not after building them all.
+    """
+    _object(raw, path, _BLOCK_KEYS, ())
+    block = _build(Block, {"id": "root", **raw}, BLOCK_RULES, path, ("type", "children", "links"))
+    instances *= block.count
+    try:
+        check_nesting(instances, depth, f"{path}.count")
+    except DesignTooLargeError as exc:
+        raise ProjectFileError(str(exc)) from None
+    for i, child in enumerate(_list(raw, "children", path)):
         child_path = f"{path}.children[{i}]"
         if not isinstance(child, dict):
-            _fail(child_path, "expected an object")
+            _fail(child_path, f"expected an object, got {show(child)}")
         kind = child.get("type", "component")
         if kind == "block":
-            item: Node | Block = _block_from(child, child_path, catalog)
+            item: Node | Block = _block_from(child, child_path, catalog, instances, depth + 1)
         elif kind == "component":
             item = _node_from(child, child_path, catalog)
         else:
-            _fail(f"{child_path}.type", f"{kind!r} is not 'component' or 'block'")
-        try:
-            check_id(item.id)
-        except DesignError as exc:
-            _fail(f"{child_path}.id", str(exc))
+            _fail(f"{child_path}.type", f"{show(kind)} is not 'component' or 'block'")
         if item.id in block.children:
-            _fail(f"{child_path}.id", f"duplicate id {item.id!r}")
+            _fail(f"{child_path}.id", f"duplicate id {show(item.id)}")
         block.children[item.id] = item
     seen: set[str] = set()
-    for i, raw_link in enumerate(_expect(raw, "links", list, path, [])):
+    for i, raw_link in enumerate(_list(raw, "links", path)):
         link_path = f"{path}.links[{i}]"
         link = _link_from(raw_link, link_path)
         if link.id in seen:
-            _fail(f"{link_path}.id", f"duplicate link id {link.id!r}")
+            _fail(f"{link_path}.id", f"duplicate link id {show(link.id)}")
         seen.add(link.id)
         for end in ("a", "b"):
             target: Any = block
             for part in getattr(link, end).split("/"):
                 if not isinstance(target, Block) or part not in target.children:
-                    _fail(f"{link_path}.{end}", f"no component {getattr(link, end)!r} in this block")
+                    _fail(f"{link_path}.{end}", f"no component {show(getattr(link, end))} in this block")
                 target = target.children[part]
             if not isinstance(target, Node):
-                _fail(f"{link_path}.{end}", f"{getattr(link, end)!r} is a block, not a component")
+                _fail(f"{link_path}.{end}", f"{show(getattr(link, end))} is a block, not a component")
         block.links.append(link)
     return block
 
 
 def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$") -> Design:
     if not isinstance(raw, dict):
-        _fail(source, "expected a JSON object")
+        _fail(source, f"expected a JSON object, got {show(raw)}")
     fmt = raw.get("format")
     if fmt != FORMAT_ID:
-        _fail("$.format", f"not a Cluster Designer project (format {fmt!r}, expected {FORMAT_ID!r})")
+        _fail("$.format", f"not a Cluster Designer project (format {show(fmt)}, expected {FORMAT_ID!r})")
     version = raw.get("version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        _fail("$.version", f"expected an integer, got {version!r}")
+    if type(version) is not int or version < 1:
+        _fail("$.version", f"expected an integer of at least 1, got {show(version)}")
     if version > FORMAT_VERSION:
-        raise ProjectFileError(
-            f"this project was saved by a newer Cluster Designer (file format {version}; "
-            f"this version reads up to {FORMAT_VERSION}); please update the application"
-        )
-    _check_keys(raw, {"format", "version", "name", "design", "workload", "assumptions", "metadata"}, "$")
-    name = _expect(raw, "name", str, "$", "Untitled")
-    root = _block_from(_expect(raw, "design", dict, "$"), "$.design", catalog)
+        _fail("$.version", f"this project was saved by a newer Cluster Designer (file format {show(version)}; "
+              f"this version reads up to {FORMAT_VERSION}); please update the application")
+    _object(raw, "$", {"format", "version", "name", "design", "workload", "assumptions", "metadata"},
+            ("design",))
+    name = check_text(raw.get("name", "Untitled"), "$.name", ProjectFileError)
+    root = _block_from(raw["design"], "$.design", catalog)
     workload = None
     if raw.get("workload") is not None:
         try:
@@ -178,9 +154,29 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
         except WorkloadError as exc:
             raise ProjectFileError(str(exc)) from None
     # No stored assumptions means "all defaults", which a design represents as None.
-    assumptions = assumptions_from_dict(raw["assumptions"], "$.assumptions") if raw.get("assumptions") else None
-    metadata = _expect(raw, "metadata", dict, "$", {})
-    return Design(name, root, workload, assumptions, metadata)
+    stored = raw.get("assumptions")
+    assumptions = None if stored is None or stored == {} else assumptions_from_dict(stored, "$.assumptions")
+    metadata = check_metadata(raw.get("metadata", {}), "$.metadata", ProjectFileError)
+    design = Design(name, root, workload, assumptions, metadata)
+    try:
+        check_design_size(design, catalog)
+    except DesignTooLargeError as exc:
+        raise ProjectFileError(f"{_count_path(root, exc.largest)}: {exc}") from None
+    return design
+
+
+def _count_path(root: Block, item: tuple) -> str:
+    """The JSON path of the count of ``item`` (see DesignTooLargeError.largest) in a file."""
+    if not item:
+        return "$.design"
+    prefix, link_index, child_id = item
+    path, block = "$.design", root
+    for part in prefix.strip("/").split("/") if prefix else []:
+        path += f".children[{list(block.children).index(part)}]"
+        block = block.children[part]
+    if link_index is not None:
+        return f"{path}.links[{link_index}].count"
+    return f"{path}.children[{list(block.children).index(child_id)}].count"
 
 
 def _node_to_dict(node: Node) -> dict[str, Any]:
@@ -190,7 +186,7 @@ def _node_to_dict(node: Node) -> dict[str, Any]:
     for key in ("name", "tier"):
         if getattr(node, key):
             out[key] = getattr(node, key)
-    out["x"], out["y"] = round(node.x, 2), round(node.y, 2)
+    out["x"], out["y"] = node.x, node.y
     if node.overrides:
         out["overrides"] = dict(node.overrides)
     return out
@@ -204,7 +200,7 @@ def _block_to_dict(block: Block) -> dict[str, Any]:
         out["count"] = block.count
     if block.role:
         out["role"] = block.role
-    out["x"], out["y"] = round(block.x, 2), round(block.y, 2)
+    out["x"], out["y"] = block.x, block.y
     if not block.collapsed:
         out["collapsed"] = False
     out["children"] = [
@@ -231,6 +227,10 @@ def design_to_dict(design: Design) -> dict[str, Any]:
 
 
 def load_project(path: str | Path, catalog: Catalog | None = None) -> Design:
+    """The design in ``path``; every problem is a one-line ProjectFileError "<file>: <where>: ...".
+
+    With a ``catalog``, unknown component ids and the accelerator limit are checked too
+    (without one, ``evaluate`` checks them against its catalog)."""
     path = Path(path)
     raw = read_json(path, ProjectFileError, "project")
     try:
@@ -240,5 +240,12 @@ def load_project(path: str | Path, catalog: Catalog | None = None) -> Design:
 
 
 def save_project(design: Design, path: str | Path) -> None:
-    text = json.dumps(design_to_dict(design), indent=1, allow_nan=False)
+    """Write ``design`` to ``path`` atomically, after the loader's own checks of what is written
+    (so a design changed past the model's checks is refused here, not by the next load)."""
+    data = design_to_dict(design)
+    try:
+        design_from_dict(data)
+    except ProjectFileError as exc:
+        raise ProjectFileError(f"cannot save {Path(path).name}: {exc}") from None
+    text = json.dumps(data, indent=1, allow_nan=False)
     atomic_write_text(path, text + "\n")

@@ -13,23 +13,34 @@ bounds.
   not allowed: ``{"min": 0.0, "min_exclusive": True, "max": 1.0}``);
 * ``choices``: the allowed strings;
 * ``unit``: how the value is measured (shown by editors and in messages; "fraction" for a
-  dimensionless share).
+  dimensionless share);
+* ``min_items``: the fewest entries a list value may have; ``same_length_as``: another list
+  field this one pairs with entry by entry (a table's x and y columns).
 
-A field without bounds is checked for type and sign only (no negative numbers). ``None`` is
-allowed where the annotation allows it and skips the bounds. Project files
-(``settings_from_dict``) and the GUI (``check_setting``) share this one validation.
+A field without bounds is checked for type and sign only (no negative numbers). Every number
+must be finite, and a field without its own ``max`` stays at or below ``DEFAULT_MAX`` (1e12;
+a whole-number field ``DEFAULT_INT_MAX``, the device units the engine holds): beyond that a
+value is a typo and would overflow the analyses. A list or dict value holds at most
+``MAX_ITEMS`` entries. ``None`` is allowed where the annotation allows it and skips the bounds.
+Project files (``settings_from_dict``) and the GUI (``check_setting``) share this one validation.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import typing
 from typing import Any, Mapping
 
+from core.design_fields import MAX_ID_CHARS, check_text, show, show_key
 from core.errors import ProjectFileError
+from core.limits import MAX_UNITS
 
 BOUND_KEYS = ("min", "max", "min_exclusive", "max_exclusive", "choices", "unit")
+DEFAULT_MAX = 1e12
+DEFAULT_INT_MAX = MAX_UNITS
+MAX_ITEMS = 10_000
 
 
 # --- types -------------------------------------------------------------------------------
@@ -105,7 +116,7 @@ def has_bounds(cls: type, name: str) -> bool:
 
 
 def _num(value: Any) -> str:
-    return repr(value) if isinstance(value, float) else str(value)
+    return repr(value) if isinstance(value, float) else show(value)
 
 
 def describe_range(bounds: Mapping[str, Any]) -> str:
@@ -153,7 +164,7 @@ def check_bounds(value: Any, bounds: Mapping[str, Any], where: str) -> None:
     allowed = describe_range(bounds)
     choices = bounds.get("choices")
     if choices and isinstance(value, str) and value not in choices:
-        raise ProjectFileError(f"{where}: {json.dumps(value)} is not {allowed}")
+        raise ProjectFileError(f"{where}: {json.dumps(show_key(value))} is not {allowed}")
     lo, hi = bounds.get("min"), bounds.get("max")
     for where, number in _numbers(value, where):
         if lo is not None:
@@ -170,15 +181,35 @@ def check_bounds(value: Any, bounds: Mapping[str, Any], where: str) -> None:
                                        f"(allowed {allowed})")
 
 
+def _check_sizes(value: Any, where: str) -> None:
+    """Lists and dicts (and the lists inside a dict) hold at most MAX_ITEMS entries; dict keys
+    are short text."""
+    if isinstance(value, (list, tuple, dict)) and len(value) > MAX_ITEMS:
+        raise ProjectFileError(f"{where}: {len(value):,} entries; at most {MAX_ITEMS:,}")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            check_text(key, f"{where} key", ProjectFileError, MAX_ID_CHARS)
+            _check_sizes(item, f"{where}.{show_key(key)}")
+
+
 def _check_field(f: dataclasses.Field, annotation: Any, value: Any, where: str) -> Any:
     if not _type_ok(value, annotation):
-        raise ProjectFileError(f"{where}: invalid value {value!r} (expected {_type_name(annotation)})")
+        raise ProjectFileError(f"{where}: invalid value {show(value)} (expected {_type_name(annotation)})")
+    _check_sizes(value, where)
     bounds = {k: f.metadata[k] for k in BOUND_KEYS if k in f.metadata}
-    if "min" not in bounds:
-        for path, number in _numbers(value, where):
-            if number < 0:
-                raise ProjectFileError(f"{path}: must not be negative")
+    for path, number in _numbers(value, where):
+        if isinstance(number, float) and not math.isfinite(number):
+            raise ProjectFileError(f"{path}: expected a finite number, got {number}")
+        if "min" not in bounds and number < 0:
+            raise ProjectFileError(f"{path}: must not be negative")
     check_bounds(value, bounds, where)
+    if "max" not in bounds:
+        for path, number in _numbers(value, where):
+            high = DEFAULT_INT_MAX if isinstance(number, int) else DEFAULT_MAX
+            if number > high:
+                limit = f"{high:,}" if isinstance(high, int) else f"{high:g}"
+                raise ProjectFileError(f"{path}: {_num(number)} is above {limit}, the most any "
+                                       f"assumption without its own maximum takes (core/settings.py)")
     if isinstance(value, list) and typing.get_origin(annotation) is tuple:
         value = tuple(value)
     elif _is_union(annotation) and isinstance(value, list) and any(
@@ -220,13 +251,31 @@ def settings_from_dict(cls, raw: Any, path: str):
     kwargs = {}
     for key, value in raw.items():
         if key not in fields:
-            raise ProjectFileError(f"{path}.{key}: unknown assumption")
+            raise ProjectFileError(f"{path}.{show_key(key)}: unknown assumption")
         annotation = hints[key]
         if dataclasses.is_dataclass(annotation):
             kwargs[key] = settings_from_dict(annotation, value, f"{path}.{key}")
             continue
         kwargs[key] = _check_field(fields[key], annotation, value, f"{path}.{key}")
-    return cls(**kwargs)
+    built = cls(**kwargs)
+    _check_shapes(built, path)
+    return built
+
+
+def _check_shapes(obj: Any, path: str) -> None:
+    """``min_items`` and ``same_length_as`` (see the module docstring) on a built dataclass: a
+    table's columns are checked together, whichever of them a file or an edit changed."""
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if not isinstance(value, (list, tuple)):
+            continue
+        if len(value) < f.metadata.get("min_items", 0):
+            raise ProjectFileError(f"{path}.{f.name}: {len(value)} entries; at least "
+                                   f"{f.metadata['min_items']} needed")
+        other = f.metadata.get("same_length_as")
+        if other and len(value) != len(getattr(obj, other)):
+            raise ProjectFileError(f"{path}.{f.name}: {len(value)} entries, but {other} has "
+                                   f"{len(getattr(obj, other))}; they pair up one to one")
 
 
 def settings_to_dict(obj, only_changed: bool = False) -> dict[str, Any]:

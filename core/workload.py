@@ -10,14 +10,35 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from core.design_fields import check_text, show, show_key
 from core.errors import WorkloadError
 from core.jsonfile import read_json
+from core.limits import MAX_ACCELERATORS
 
 ACTIVATIONS = ("gelu", "swiglu", "relu", "geglu")
 GATED_ACTIVATIONS = ("swiglu", "geglu")
 RECOMPUTE = ("none", "selective", "full")
 PRECISIONS = ("bf16", "fp16", "fp8")
 PRESETS_DIR = Path(__file__).resolve().parent.parent / "resources" / "workloads"
+
+# Allowed range of every integer field: far above any model or job run so far, low enough that
+# the analyses' products stay exact in float64 and nothing they loop over runs long.
+INTEGER_BOUNDS: dict[str, tuple[int, int]] = {
+    # model
+    "layers": (1, 10_000), "hidden": (1, 1_000_000), "ffn_hidden": (1, 10_000_000),
+    "heads": (1, 100_000), "kv_heads": (0, 100_000), "vocab": (1, 100_000_000),
+    "seq_len": (1, 100_000_000),
+    # mixture of experts (0 experts: a dense model)
+    "experts": (0, 1_000_000), "top_k": (0, 1_000_000), "shared_experts": (0, 100_000),
+    "expert_ffn_hidden": (0, 10_000_000), "dense_layers": (0, 10_000),
+    # parallelism: each degree at most the accelerators the engine holds
+    "tp": (1, MAX_ACCELERATORS), "pp": (1, MAX_ACCELERATORS), "dp": (1, MAX_ACCELERATORS),
+    "cp": (1, MAX_ACCELERATORS), "ep": (1, MAX_ACCELERATORS), "micro_batch": (1, 1_000_000),
+    "global_batch": (1, 1_000_000_000), "virtual_stages": (1, 10_000), "zero_stage": (0, 3),
+    # a preset fitted to a design: the design's GPUs
+    "design_gpus": (1, MAX_ACCELERATORS),
+}
+MAX_TRAINING_TOKENS = 1e18
 
 
 @dataclass(frozen=True)
@@ -122,24 +143,23 @@ def _build(cls, raw: Any, path: str, nested: Mapping[str, Any] | None = None):
     kwargs: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in known:
-            raise WorkloadError(f"{path}.{key}: unknown key (expected one of {', '.join(known)})")
+            raise WorkloadError(f"{path}.{show_key(key)}: unknown key (expected one of {', '.join(known)})")
         if key in nested:
             kwargs[key] = nested[key](value, f"{path}.{key}")
             continue
         expected = known[key].type  # annotation string: "int", "str" or "bool"
         if expected == "bool":
             if not isinstance(value, bool):
-                raise WorkloadError(f"{path}.{key}: expected true or false, got {value!r}")
+                raise WorkloadError(f"{path}.{key}: expected true or false, got {show(value)}")
         elif expected == "int":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-                isinstance(value, float) and not value.is_integer()
-            ):
-                raise WorkloadError(f"{path}.{key}: expected an integer, got {value!r}")
-            value = int(value)
-            if value < 0:
-                raise WorkloadError(f"{path}.{key}: must not be negative, got {value}")
-        elif expected == "str" and not isinstance(value, str):
-            raise WorkloadError(f"{path}.{key}: expected a string, got {value!r}")
+            if type(value) is not int:  # 96.0 too: a count of layers is written as an integer
+                raise WorkloadError(f"{path}.{key}: expected an integer, got {show(value)}")
+            low, high = INTEGER_BOUNDS[key]
+            if not low <= value <= high:
+                raise WorkloadError(f"{path}.{key}: {show(value)} is outside the allowed "
+                                    f"{low} to {high:,}")
+        elif expected == "str":
+            check_text(value, f"{path}.{key}", WorkloadError)
         kwargs[key] = value
     missing = [
         name
@@ -162,13 +182,10 @@ def _parse_moe(raw: Any, path: str) -> MoeSpec:
 
 
 def _parse_model(raw: Any, path: str) -> ModelSpec:
-    model = _build(ModelSpec, raw, path, {"moe": _parse_moe})
-    for key in ("layers", "hidden", "ffn_hidden", "heads", "vocab", "seq_len"):
-        if getattr(model, key) <= 0:
-            raise WorkloadError(f"{path}.{key}: must be positive")
+    model = _build(ModelSpec, raw, path, {"moe": _parse_moe})  # ranges: INTEGER_BOUNDS
     if model.activation not in ACTIVATIONS:
         raise WorkloadError(
-            f"{path}.activation: {model.activation!r} is not one of {', '.join(ACTIVATIONS)}"
+            f"{path}.activation: {show(model.activation)} is not one of {', '.join(ACTIVATIONS)}"
         )
     if model.hidden % model.heads:
         raise WorkloadError(f"{path}.heads: hidden {model.hidden} is not divisible by {model.heads}")
@@ -185,15 +202,10 @@ def _parse_parallelism(raw: Any, path: str) -> Parallelism | str:
     if raw == "auto":
         return "auto"
     if isinstance(raw, str):
-        raise WorkloadError(f"{path}: expected an object or \"auto\", got {raw!r}")
-    par = _build(Parallelism, raw, path)
-    for key in ("tp", "pp", "dp", "cp", "ep", "micro_batch", "global_batch", "virtual_stages"):
-        if getattr(par, key) < 1:
-            raise WorkloadError(f"{path}.{key}: must be at least 1")
-    if par.zero_stage not in (0, 1, 2, 3):
-        raise WorkloadError(f"{path}.zero_stage: must be 0, 1, 2 or 3")
+        raise WorkloadError(f"{path}: expected an object or \"auto\", got {show(raw)}")
+    par = _build(Parallelism, raw, path)  # ranges (degrees at least 1, ZeRO 0-3): INTEGER_BOUNDS
     if par.recompute not in RECOMPUTE:
-        raise WorkloadError(f"{path}.recompute: {par.recompute!r} is not one of {', '.join(RECOMPUTE)}")
+        raise WorkloadError(f"{path}.recompute: {show(par.recompute)} is not one of {', '.join(RECOMPUTE)}")
     if par.global_batch % (par.dp * par.micro_batch):
         raise WorkloadError(
             f"{path}.global_batch: {par.global_batch} is not a multiple of "
@@ -208,8 +220,6 @@ def _parse_preset_fit(raw: Any, path: str) -> PresetFit:
     fit = _build(PresetFit, raw, path, {"preset_parallelism": _parse_parallelism})
     if isinstance(fit.preset_parallelism, str):
         raise WorkloadError(f"{path}.preset_parallelism: expected an object, got {fit.preset_parallelism!r}")
-    if fit.design_gpus < 1:
-        raise WorkloadError(f"{path}.design_gpus: must be at least 1")
     return fit
 
 
@@ -220,19 +230,18 @@ def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
     known = {"name", "model", "parallelism", "precision", "training_tokens", "preset_fit"}
     for key in raw:
         if key not in known:
-            raise WorkloadError(f"{path}.{key}: unknown key (expected one of {', '.join(sorted(known))})")
+            raise WorkloadError(f"{path}.{show_key(key)}: unknown key (expected one of {', '.join(sorted(known))})")
     for key in ("model", "parallelism"):
         if key not in raw:
             raise WorkloadError(f"{path}.{key}: missing")
-    name = raw.get("name", "workload")
-    if not isinstance(name, str):
-        raise WorkloadError(f"{path}.name: expected a string")
+    name = check_text(raw.get("name", "workload"), f"{path}.name", WorkloadError)
     precision = raw.get("precision", "bf16")
-    if precision not in PRECISIONS:
-        raise WorkloadError(f"{path}.precision: {precision!r} is not one of {', '.join(PRECISIONS)}")
+    if not isinstance(precision, str) or precision not in PRECISIONS:
+        raise WorkloadError(f"{path}.precision: {show(precision)} is not one of {', '.join(PRECISIONS)}")
     tokens = raw.get("training_tokens", 300e9)
-    if isinstance(tokens, bool) or not isinstance(tokens, (int, float)) or tokens <= 0:
-        raise WorkloadError(f"{path}.training_tokens: expected a positive number, got {tokens!r}")
+    if isinstance(tokens, bool) or not isinstance(tokens, (int, float)) or not 0 < tokens <= MAX_TRAINING_TOKENS:
+        raise WorkloadError(f"{path}.training_tokens: expected a number above 0 and at most "
+                            f"{MAX_TRAINING_TOKENS:g}, got {show(tokens)}")
     model = _parse_model(raw["model"], f"{path}.model")
     parallelism = _parse_parallelism(raw["parallelism"], f"{path}.parallelism")
     if not isinstance(parallelism, str):
@@ -256,6 +265,20 @@ def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
             )
     fit = _parse_preset_fit(raw["preset_fit"], f"{path}.preset_fit") if raw.get("preset_fit") is not None else None
     return Workload(name, model, parallelism, precision, float(tokens), fit)
+
+
+def check_workload(workload: Any) -> Workload | None:
+    """``workload`` (None or a Workload built in code) if a workload file could hold it: the
+    same checks as ``workload_from_dict`` (types, integer fields, bounds, divisibility)."""
+    if workload is None:
+        return None
+    if not isinstance(workload, Workload) or not isinstance(workload.model, ModelSpec) \
+            or not isinstance(workload.model.moe, MoeSpec) \
+            or not isinstance(workload.parallelism, (Parallelism, str)):
+        raise WorkloadError(f"workload: expected a Workload of ModelSpec, MoeSpec and Parallelism, "
+                            f"got {show(workload)}")
+    workload_from_dict(workload_to_dict(workload))
+    return workload
 
 
 def workload_to_dict(workload: Workload) -> dict[str, Any]:

@@ -460,3 +460,41 @@ def test_boolean_port_count_is_rejected(tmp_path):
               "latency_ns": 500, "max_power_w": 900, "source": "test fixture", "confidence": "E"}
     path = _write(tmp_path, [switch])
     _assert_names(_load_error(path), path, "My-Switch", "ports_by_gbit_s")
+
+
+@pytest.mark.parametrize("change, field, problem", [
+    # what used to crash or pass silently: a list as kind, "nan" as a port speed, absurd counts
+    ({"kind": ["nic"]}, "kind", "is not one of"),
+    ({"ports": 10**30}, "ports", "above the maximum 1,000,000"),
+    ({"power_w": 1e300}, "power_w", "above the maximum 1,000,000,000,000"),
+    ({"power_w": float("nan")}, "power_w", "expected a number, got nan"),
+    ({"protocols": [["deep"]]}, "protocols", "expected a list of protocol names"),
+])
+def test_out_of_range_and_mistyped_values_name_the_field(tmp_path, change, field, problem):
+    message = _load_error(_write(tmp_path, [_nic(**change)]))
+    assert f"field {field!r}" in message and problem in message
+
+
+def test_a_switch_port_speed_must_be_a_finite_number(tmp_path):
+    switch = {"id": "My-Switch", "kind": "switch", "vendor": "Acme", "name": "Acme switch",
+              "role": "scale-out", "protocol": "ethernet", "ports_by_gbit_s": {"nan": 64},
+              "latency_ns": 500, "max_power_w": 1000, "source": "test fixture", "confidence": "E"}
+    message = _load_error(_write(tmp_path, [switch]))
+    assert "field 'ports_by_gbit_s': speed 'nan' is not a positive number" in message
+
+
+def test_a_file_without_a_component_list_names_where_it_was_expected(tmp_path):
+    path = tmp_path / "odd.json"
+    path.write_text('{"components": 5}', encoding="utf-8")
+    assert f"{path}: $.components: expected a list of entries" in _load_error(path)
+
+
+@pytest.mark.parametrize("field", ["hbm_gb", "hbm_tbyte_s", "scale_up_gbyte_s_per_dir"])
+def test_an_accelerator_needs_positive_memory_and_bandwidth(tmp_path, field):
+    # the performance model divides by them: 0 used to be a ZeroDivisionError at evaluation
+    accelerator = {"id": "My-GPU", "kind": "accelerator", "vendor": "Acme", "name": "Acme GPU",
+                   "tflops_dense": {"bf16": 1000}, "hbm_gb": 80, "hbm_tbyte_s": 3.35, "tdp_w": 700,
+                   "scale_up_gbyte_s_per_dir": 450, "source": "test fixture", "confidence": "E"}
+    accelerator[field] = 0
+    message = _load_error(_write(tmp_path, [accelerator]))
+    assert f"field {field!r}: must be positive, got 0" in message

@@ -18,9 +18,12 @@ def test_a_link_without_cables_is_a_one_line_error(catalog):
     root.children["servers"] = Node("servers", "DGX-H100", 4)
     pod = Block("pod", count=2, children={"leaf": Node("leaf", "QM9700", 1),
                                           "spine": Node("spine", "QM9700", 1)})
-    pod.links.append(Link("up", "leaf", "spine", count=0))
+    with pytest.raises(DesignError, match=r"^link 'up' field count: must be at least 1, got 0$"):
+        Link("up", "leaf", "spine", count=0)
+    pod.links.append(Link("up", "leaf", "spine", count=4))
+    pod.links[0].count = 0  # set past the model's constructor: flatten still refuses it
     root.children["pod"] = pod
-    with pytest.raises(DesignError, match=r"^link up in pod: count must be at least 1$"):
+    with pytest.raises(DesignError, match=r"^link pod/up: count must be a whole number of at least 1, got 0$"):
         flatten(Design("d", root), catalog)
     pod.links[0] = Link("up", "leaf", "spines", count=4)
     with pytest.raises(DesignError, match=r"^link up in pod: no component at 'spines'$"):

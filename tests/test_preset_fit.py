@@ -138,7 +138,7 @@ def test_fit_record_round_trips_and_a_new_layout_drops_it():
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"design_gpus": 0}, "preset_fit.design_gpus: must be at least 1"),
+    ({"design_gpus": 0}, "preset_fit.design_gpus: 0 is outside the allowed 1 to 10,000,000"),
     ({"preset_parallelism": "auto"}, "preset_fit.preset_parallelism: expected an object"),
     ({"preset_parallelism": {"tp": 0}}, "preset_fit.preset_parallelism.tp"),
     ({"note": 3}, "preset_fit.note: expected a string"),

@@ -107,12 +107,25 @@ def test_types_are_still_checked_first():
 
 
 # --- fields without metadata ---------------------------------------------------------------
-def test_fields_without_metadata_accept_any_non_negative_value():
-    raw = {"ratio": 7.5, "count": 10**9, "sizes": [0.0, 1e30], "table": {"a": 123.0}, "label": "anything"}
+def test_fields_without_metadata_accept_non_negative_values_up_to_the_default_maximum():
+    raw = {"ratio": 7.5, "count": 10**7, "sizes": [0.0, 1e12], "table": {"a": 123.0}, "label": "anything"}
     loaded = settings_from_dict(_Plain, raw, "$.x")
-    assert loaded == _Plain(7.5, 10**9, (0.0, 1e30), {"a": 123.0}, "anything")
+    assert loaded == _Plain(7.5, 10**7, (0.0, 1e12), {"a": 123.0}, "anything")
     assert not any(has_bounds(_Plain, f.name) for f in dataclasses.fields(_Plain))
     assert check_setting(_Plain, "ratio", 1e12) == 1e12
+
+
+@pytest.mark.parametrize("raw, message", [
+    # beyond these a number is a typo and overflows the analyses; the message states the bound
+    ({"sizes": [0.0, 1e30]}, r"^\$\.x\.sizes\[1\]: 1e\+30 is above 1e\+12, the most any assumption"),
+    ({"count": 10**9}, r"^\$\.x\.count: 1000000000 is above 20,000,000"),
+    ({"ratio": float("nan")}, r"^\$\.x\.ratio: expected a finite number, got nan"),
+    ({"table": {"a": float("inf")}}, r"^\$\.x\.table\.a: expected a finite number, got inf"),
+    ({"sizes": [1.0] * 10_001}, r"^\$\.x\.sizes: 10,001 entries; at most 10,000"),
+])
+def test_fields_without_metadata_refuse_non_finite_and_huge_values(raw, message):
+    with pytest.raises(ProjectFileError, match=message):
+        settings_from_dict(_Plain, raw, "$.x")
 
 
 @pytest.mark.parametrize("raw, path", [
@@ -247,3 +260,15 @@ def test_round_trip_is_unchanged():
 def test_bounds_do_not_constrain_code_that_builds_assumptions_directly():
     # Only user input (files, GUI) is validated; analyses may still be handed any value.
     assert PowerAssumptions(pue=0.5).pue == 0.5
+
+
+@pytest.mark.parametrize("raw, message", [
+    # a table's columns pair up (a mismatch was an IndexError in the performance model)
+    ({"gemm_efficiency": [0.5]}, r"^\$\.a\.performance\.gemm_efficiency: 1 entries, but "
+                                 r"gemm_efficiency_gflop has 4; they pair up one to one$"),
+    ({"gemm_efficiency_gflop": [], "gemm_efficiency": []},
+     r"^\$\.a\.performance\.gemm_efficiency_gflop: 0 entries; at least 1 needed$"),
+])
+def test_paired_lists_are_checked_together(raw, message):
+    with pytest.raises(ProjectFileError, match=message):
+        assumptions_from_dict({"performance": raw}, "$.a")

@@ -180,3 +180,30 @@ def test_llama3_405b_one_layer_chunks_are_allowed():
     raw["parallelism"].update(virtual_stages=9)
     with pytest.raises(WorkloadError, match="cannot fill"):
         workload_from_dict(raw)
+
+
+@pytest.mark.parametrize("path, value, message", [
+    # integer fields take integers only, within a range the message states
+    ("model.layers", 96.0, r"workload\.model\.layers: expected an integer, got 96\.0$"),
+    ("model.layers", 10**30, r"workload\.model\.layers: 1000000000000000000000000000000 is outside the allowed 1 to 10,000$"),
+    ("parallelism.global_batch", 0, r"workload\.parallelism\.global_batch: 0 is outside the allowed 1 to 1,000,000,000$"),
+    ("parallelism.zero_stage", 4, r"workload\.parallelism\.zero_stage: 4 is outside the allowed 0 to 3$"),
+    ("model.seq_len", float("nan"), r"workload\.model\.seq_len: expected an integer, got nan$"),
+    # the token count is a finite number (10**400 used to overflow float())
+    ("training_tokens", float("inf"), r"workload\.training_tokens: expected a number above 0 and at most 1e\+18, got inf$"),
+    ("training_tokens", 10**400, r"workload\.training_tokens: expected a number above 0 and at most 1e\+18"),
+])
+def test_integer_fields_and_the_token_count_are_bounded(path, value, message):
+    with pytest.raises(WorkloadError, match=message):
+        workload_from_dict(mutate(path, value))
+
+
+def test_a_workload_built_in_code_is_checked_when_a_design_takes_it():
+    from core.model import Block, Design  # noqa: PLC0415
+    from core.workload import ModelSpec, Workload  # noqa: PLC0415
+
+    good = workload_from_dict(GOOD)
+    assert Design("d", Block("root"), workload=good).workload is good
+    odd_heads = Workload("w", ModelSpec(4, 512, 2048, 7), Parallelism())  # 512 % 7 != 0
+    with pytest.raises(WorkloadError, match=r"^workload\.model\.heads: hidden 512 is not divisible by 7"):
+        Design("d", Block("root"), workload=odd_heads)

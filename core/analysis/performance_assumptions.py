@@ -48,8 +48,10 @@ class PerformanceAssumptions:
     # GEMM efficiency prior by GEMM size (GFLOP -> fraction of peak): Calculon's H100/A100
     # system files, >=128 GFLOP 0.95, >=16 0.90, >=1 0.60, else 0.10 (P, performance.md §2).
     # We interpolate linearly in log(size) between the points instead of stepping.
-    gemm_efficiency_gflop: tuple[float, ...] = field(default=(0.01, 1.0, 16.0, 128.0), metadata=_POSITIVE_GFLOP)
-    gemm_efficiency: tuple[float, ...] = field(default=(0.10, 0.60, 0.90, 0.95), metadata=_EFFICIENCY)
+    gemm_efficiency_gflop: tuple[float, ...] = field(default=(0.01, 1.0, 16.0, 128.0),
+                                                     metadata={**_POSITIVE_GFLOP, "min_items": 1})
+    gemm_efficiency: tuple[float, ...] = field(default=(0.10, 0.60, 0.90, 0.95),
+                                               metadata={**_EFFICIENCY, "same_length_as": "gemm_efficiency_gflop"})
     # Measured cuBLASLt square-GEMM sweeps (m = n = k = 1024 ... 16384/32768), as a fraction of
     # the sweep's best, for accelerators where one is public (P: Azure/AI-benchmarking-guide,
     # Azure_Results/ND_A100_v4_results.md FP16: 119.4 / 221.8 / 228.0 / 253.7 / 256.5 TF/s;

@@ -96,8 +96,8 @@ def plan_clos(
         raise GeneratorError(f"need at least one node, got {nodes}")
     if radix < 2:
         raise GeneratorError(f"switch radix {radix} is too small")
-    if oversubscription < 1 or pod_oversubscription < 1:
-        raise GeneratorError("oversubscription ratios are down:up and must be at least 1")
+    if not (1 <= oversubscription < math.inf and 1 <= pod_oversubscription < math.inf):  # NaN too
+        raise GeneratorError("oversubscription ratios are down:up and must be at least 1 (and finite)")
     e = endpoints_per_node
     k = radix
     # Exact ratio with whole ports: u = floor(k / (1 + r)) up, d = floor(u * r) down.

@@ -1,0 +1,126 @@
+"""How much the engine holds, and the up-front check that a design stays within it.
+
+A design is stored compactly (a block repeated N times is stored once), but the analyses expand
+it into numpy arrays: one entry per device unit (server, switch, storage node...) and one per
+cable. A count of 2**63, a bundle of 10**12 cables or seventy nested blocks of two would make
+numpy try a multi-TiB allocation or overflow int64, so ``check_design_size`` multiplies the
+design out with Python integers (exact, no overflow) and refuses it, naming its expanded size
+and the limit, before anything is allocated. The loader runs it on every project and
+``evaluate``/``flatten`` run it before they expand anything.
+
+Limits (the engine on a 2-core machine, measured with ``bench/bench_core.py``-style fat trees):
+
+* ``MAX_ACCELERATORS`` = 10,000,000 GPUs/accelerators. 10M DGX A100 GPUs on a 3-tier SN5600
+  fabric (30M cables) evaluate in about 8 s with 2.2 GB peak memory.
+* ``MAX_UNITS`` = 20,000,000 device units of any kind (a DGX, a switch, a storage node = 1).
+* ``MAX_CABLES`` = 40,000,000 cables (link bundle counts times their blocks' repeats); at about
+  75 bytes per cable in the device graph this keeps an evaluation near 3 GB.
+* ``MAX_BLOCK_DEPTH`` = 64 levels of nested blocks (server, rack, SU, pod... need a handful;
+  deeper trees would exhaust Python's recursion in copies and comparisons).
+
+So an evaluation at the limits needs 2-3 GB (bench/fuzz.py runs its workers under a 4 GiB
+address-space cap for this reason) and 10-20 s.
+
+Files are refused before parsing when larger than ``MAX_FILE_BYTES`` (512 MiB: a 100,000-GPU
+project is 7 KiB; an inventory import with 100,580 separately drawn servers and switches and
+their 1.48 million links is 293 MB and parses into about 1.3 GB, so a file at the limit stays
+near 2.5 GB while loading); JSON
+nested deeper than Python's parser holds (about 1,000 levels) is refused with its line and
+column (core/jsonfile.py).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from core.design_fields import show
+from core.errors import DesignError, DesignTooLargeError
+
+MAX_ACCELERATORS = 10_000_000
+MAX_UNITS = 20_000_000
+MAX_CABLES = 40_000_000
+MAX_BLOCK_DEPTH = 64
+MAX_FILE_BYTES = 512 * 2**20
+
+
+def _size(n: int) -> str:
+    """12,345 below a billion, 9.2e18 above (an exact 19-digit number says nothing more).
+    Exact integer arithmetic: products of 4000-digit counts are beyond any float."""
+    if n < 10**9:
+        return f"{n:,}"
+    exponent = int(math.log10(n))
+    mantissa = n / 10**exponent  # int / int: a float in [1, 10) however large n is
+    if mantissa >= 9.95:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{mantissa:.1f}e{exponent}"
+
+
+def check_nesting(instances: int, depth: int, where: str) -> None:
+    """Refuse a block ``depth`` levels down repeated ``instances`` times in all (its count times
+    its ancestors'): more repeats than the engine holds units, or deeper than it holds.
+    Checked per path while walking down, so the product never grows past one step beyond."""
+    if instances > MAX_UNITS:
+        raise DesignTooLargeError(
+            f"{where}: this block is repeated {_size(instances)} times in all (its count times its "
+            f"enclosing blocks'); the engine holds at most {MAX_UNITS:,} device units "
+            f"(limit in core/limits.py)")
+    if depth > MAX_BLOCK_DEPTH:
+        raise DesignTooLargeError(
+            f"{where}: blocks nested {depth} deep; the engine holds at most {MAX_BLOCK_DEPTH} "
+            f"levels (limit in core/limits.py)")
+
+
+def check_design_size(design: Any, catalog: Any = None) -> None:
+    """Refuse a design that multiplies out beyond the limits above (``DesignTooLargeError``).
+
+    Counts units and cables of every node and link bundle (block counts multiplied along the
+    path, exactly, with Python integers), and accelerators when ``catalog`` is given; blocks
+    are checked on the way down with ``check_nesting``. A count that is not a whole number of at
+    least 1 (set by code past the model's checks) is refused too. One pass over the drawn
+    items, without recursion.
+    """
+    totals = {"accelerators": 0, "units": 0, "cables": 0}
+    # kind -> (amount, label, (block path, link index or None, child id or None))
+    largest: dict[str, tuple[int, str, tuple]] = {kind: (0, "", ()) for kind in totals}
+
+    def add(kind: str, amount: int, where: str, item: tuple) -> None:
+        totals[kind] += amount
+        if amount > largest[kind][0]:
+            largest[kind] = (amount, where, item)
+
+    root_count = _count(design.root, "design root")
+    check_nesting(root_count, 0, "design root")
+    stack: list[tuple[Any, str, int, int]] = [(design.root, "", root_count, 0)]
+    while stack:
+        block, prefix, instances, depth = stack.pop()
+        for index, link in enumerate(block.links):
+            label = f"link {prefix}{link.id}"
+            add("cables", instances * _count(link, label), label, (prefix, index, None))
+        for child_id, child in block.children.items():
+            path = prefix + child_id
+            amount = instances * _count(child, path)
+            if hasattr(child, "children"):
+                check_nesting(amount, depth + 1, path)
+                stack.append((child, path + "/", amount, depth + 1))
+                continue
+            add("units", amount, path, (prefix, None, child_id))
+            if catalog is not None and child.catalog_id in catalog:
+                per_unit = catalog.get(child.catalog_id).get("accelerators", 0)
+                add("accelerators", amount * per_unit, path, (prefix, None, child_id))
+    for kind, what, limit in (("accelerators", "accelerators", MAX_ACCELERATORS),
+                              ("units", "device units", MAX_UNITS), ("cables", "cables", MAX_CABLES)):
+        if totals[kind] > limit:
+            amount, where, item = largest[kind]
+            error = DesignTooLargeError(
+                f"design expands to {_size(totals[kind])} {what} (largest share: {where}, "
+                f"{_size(amount)}); the engine holds at most {limit:,} (limit in core/limits.py)")
+            error.largest = item  # lets the loader name the JSON path of that count
+            raise error
+
+
+def _count(item: Any, where: str) -> int:
+    count = item.count
+    if type(count) is not int or count < 1:
+        raise DesignError(f"{where}: count must be a whole number of at least 1, got {show(count)}")
+    return count
