@@ -9,8 +9,6 @@
 
 from __future__ import annotations
 
-import math
-
 from core.analysis.performance import analyze_performance
 from core.analysis.reliability import ettr_curve
 from core.errors import DesignError
@@ -51,9 +49,9 @@ def mfu_scaling_series(ev: Evaluation, points: int = SCALING_POINTS) -> tuple[tu
 def ettr_series(ev: Evaluation, points: int = ETTR_POINTS) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """(checkpoint intervals in minutes, ETTR at each), log-spaced around the optimum."""
     r = ev.reliability
-    if not r.mtbi_hours > 0 or math.isinf(r.mtbi_hours):
+    if r.mtbi_hours is None:  # nothing can fail: no curve to draw
         return (), ()
-    optimum = r.checkpoint_interval_min if r.checkpoint_interval_min > 0 else r.mtbi_hours * 6
+    optimum = r.checkpoint_interval_min if r.checkpoint_interval_min else r.mtbi_hours * 6
     upper = max(optimum * 6, 10.0)
     lower = max(optimum / 20, 0.05)
     intervals = [lower * (upper / lower) ** (i / (points - 1)) for i in range(points)]

@@ -325,7 +325,7 @@ def test_no_workload_restart_loss_only(catalog):
     inventory = Inventory(tuple(dgx_nodes(catalog, 128)))
     result = analyze_reliability(inventory, None, None, 0.0)
     assert result.checkpoint_size_gb == 0.0 and result.checkpoint_blocking_s == 0.0
-    assert result.checkpoint_interval_min == 0.0
+    assert result.checkpoint_interval_min is None  # no checkpoint, so no interval to advise
     assert result.job_gpus == 1024
     m_min = result.mtbi_hours * 60
     assert result.ettr == pytest.approx(math.exp(-7.0 / m_min))  # R = 2 + 5 min (§7 defaults)
@@ -338,13 +338,14 @@ def test_no_storage_sync_is_json_friendly(catalog):
     a = ReliabilityAssumptions(checkpoint_mode="sync")
     result = analyze_reliability(inventory, None, workload(1024), 0.0, ("cluster/storage-switch",), a)
     assert "NO_STORAGE" in {d.code for d in result.diagnostics}
-    assert result.checkpoint_write_s == 0.0 and not result.checkpoint_persisted
+    assert result.checkpoint_write_s is None and not result.checkpoint_persisted
     assert result.checkpoint_blocking_s == 300.0  # §7/§11: 5 min sync save
     assert result.single_points_of_failure == 1
     data = json.loads(json.dumps(result.to_json(), allow_nan=False))
-    for key in ("interruptions_per_day", "mtbi_hours", "checkpoint_write_s",
+    for key in ("interruptions_per_day", "mtbi_hours",
                 "checkpoint_interval_min", "ettr", "single_points_of_failure"):
         assert isinstance(data[key], (int, float))  # DESIGN.md evaluation JSON "reliability"
+    assert data["checkpoint_write_s"] is None  # nothing persists it: no time, not 0 s
 
 
 def test_empty_design_and_auto_parallelism(catalog):

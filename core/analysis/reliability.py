@@ -42,14 +42,16 @@ LOW_ETTR = 0.9  # §4: "keeps ETTR >= 0.9" is the bar the reference discusses
 @dataclass(frozen=True)
 class ReliabilityResult:
     interruptions_per_day: float
-    mtbi_hours: float                 # 0 when nothing can fail (empty design)
+    mtbi_hours: float | None          # None when nothing can fail (no interruption to wait for)
     rate_per_1000_node_days: float    # unplanned λ_job per job node, x 1000 (§2 "per node" figure)
     checkpoint_size_gb: float
-    checkpoint_write_s: float         # time to persist one checkpoint (0 when it cannot)
+    checkpoint_write_s: float | None  # time to persist one checkpoint (None: no storage reaches it)
     checkpoint_blocking_s: float      # training stall per checkpoint
-    checkpoint_interval_min: float    # compute time between checkpoints (Daly, >= persist time)
-    daly_interval_min: float          # Daly optimum before the async persist floor
-    young_interval_min: float
+    # compute time between checkpoints (Daly, >= persist time); None when no checkpoint is taken
+    # (no workload) or none is ever needed (nothing can fail)
+    checkpoint_interval_min: float | None
+    daly_interval_min: float | None   # Daly optimum before the async persist floor
+    young_interval_min: float | None
     restart_total_min: float          # detection + restart (+ spare wait when enabled)
     ettr: float                       # Daly-exact efficiency at checkpoint_interval_min
     ettr_first_order: float
@@ -66,10 +68,15 @@ class ReliabilityResult:
     @property
     def checkpoint_persisted(self) -> bool:
         """False when there is a checkpoint but no storage bandwidth to write it to."""
-        return self.checkpoint_size_gb <= 0 or self.checkpoint_write_s > 0
+        return self.checkpoint_size_gb <= 0 or self.checkpoint_write_s is not None
 
     def to_json(self) -> dict[str, Any]:
         return to_jsonable(self)
+
+
+def _finite_or_none(minutes: float) -> float | None:
+    """An interval of minutes, or None where it is infinite (no failure ever calls for one)."""
+    return None if math.isinf(minutes) else minutes
 
 
 # --------------------------------------------------------------------------- formulas (§3, §4, §5)
@@ -196,8 +203,8 @@ def analyze_reliability(
     rate_by_kind = dict(rates.rate_by_kind)
     unplanned_per_day = rates.unplanned_per_day
     per_day = unplanned_per_day + rate_by_kind["planned"]
-    mtbi_hours = 24.0 / per_day if per_day > 0 else 0.0
-    mtbi_min = mtbi_hours * 60.0 if per_day > 0 else math.inf
+    mtbi_hours = 24.0 / per_day if per_day > 0 else None
+    mtbi_min = mtbi_hours * 60.0 if mtbi_hours is not None else math.inf
     if per_day <= 0:
         diagnostics.append(Diagnostic(
             "NO_FAILURE_MODEL", "nothing in the design can fail: no nodes, GPUs or switches"))
@@ -220,7 +227,6 @@ def analyze_reliability(
         ))
         interval = write_s / 60.0
     if math.isinf(interval):  # no failures: checkpoints are never needed
-        interval = 0.0
         ettr = ettr1 = 1.0
     else:
         ettr = daly_efficiency(interval, blocking_min, restart_total, mtbi_min)
@@ -238,11 +244,11 @@ def analyze_reliability(
         mtbi_hours=mtbi_hours,
         rate_per_1000_node_days=unplanned_per_day * 1000.0 / job_nodes if job_nodes else 0.0,
         checkpoint_size_gb=size_bytes / 1e9,
-        checkpoint_write_s=write_s,
+        checkpoint_write_s=write_s if size_bytes <= 0 or storage_write_gbyte_s > 0 else None,
         checkpoint_blocking_s=blocking_s,
-        checkpoint_interval_min=interval,
-        daly_interval_min=0.0 if math.isinf(daly) else daly,
-        young_interval_min=0.0 if math.isinf(young) else young,
+        checkpoint_interval_min=_finite_or_none(interval) if size_bytes > 0 else None,
+        daly_interval_min=_finite_or_none(daly) if size_bytes > 0 else None,
+        young_interval_min=_finite_or_none(young) if size_bytes > 0 else None,
         restart_total_min=restart_total,
         ettr=ettr,
         ettr_first_order=ettr1,

@@ -24,11 +24,13 @@ class ReliabilityPanel(MetricsPanel):
         self.set_rows([
             ("Job GPUs", num(r.job_gpus)),
             ("Interruptions per day", num(r.interruptions_per_day, 2)),
-            ("Mean time between interruptions", num(r.mtbi_hours, 1, "h")),
+            ("Mean time between interruptions",
+             num(r.mtbi_hours, 1, "h") if r.mtbi_hours is not None else "nothing can fail"),
             ("Checkpoint size", num(r.checkpoint_size_gb, 0, "GB")),
             ("Checkpoint write", num(r.checkpoint_write_s, 1, "s") if r.checkpoint_persisted
              else "no storage"),
-            ("Checkpoint interval (optimum)", num(r.checkpoint_interval_min, 1, "min")),
+            ("Checkpoint interval (optimum)", num(r.checkpoint_interval_min, 1, "min")
+             if r.checkpoint_interval_min is not None else "no checkpoints needed"),
             ("Effective training time ratio", pct(r.ettr)),
             ("Restart (detect + restart)", num(r.restart_total_min, 1, "min")),
             ("Single points of failure", num(ev.spof_units)),
@@ -38,7 +40,7 @@ class ReliabilityPanel(MetricsPanel):
             values = [v * 100 for v in result.ettr_values]
             mark = None
             text = ""
-            if r.checkpoint_interval_min > 0:
+            if r.checkpoint_interval_min:
                 mark = (r.checkpoint_interval_min, r.ettr * 100)
                 minutes = r.checkpoint_interval_min
                 shown = f"{minutes:.1f}" if minutes < 10 else f"{minutes:,.0f}"
