@@ -133,8 +133,11 @@ class MainWindow(QMainWindow):
                                Qt.DockWidgetArea.BottomDockWidgetArea)
         self.palette = PaletteWidget(self.catalog)
         self.outline = OutlineWidget(self.catalog)
-        self.inspector = InspectorWidget(self.document, self.catalog)
+        self.inspector = InspectorWidget(self.document, self.catalog, lambda: self.scene.summary)
         self.inspector.link_reconnected.connect(self._reselect_link)
+        self.inspector.pick.connect(self._pick)
+        self.inspector.pick_group.connect(lambda key: self.scene.select_group(key))
+        self.inspector.pick_bundle.connect(lambda key: self.scene.select_bundle(key))
         self.workload_panel = WorkloadPanel(self.document, self.catalog)
         self.assumptions_panel = AssumptionsPanel(self.document)
         self.overview_panel = OverviewPanel()
@@ -380,8 +383,13 @@ class MainWindow(QMainWindow):
             self.scene.blockSignals(False)
 
     def _on_selection(self) -> None:
-        self.inspector.show_selection(self.scene.block_path, self.scene.selected_ids(),
-                                      self.scene.selected_link_ids())
+        scene = self.scene
+        self.inspector.show_selection(scene.block_path, scene.selected_ids(), scene.selected_link_ids(),
+                                      scene.selected_groups(), scene.selected_bundles())
+
+    def _pick(self, ids: list[str], link_ids: list[str]) -> None:
+        """A member picked from the Inspector's list of a group card or bundle: select it."""
+        self.scene.select(ids, link_ids)
 
     def _on_evaluated(self, result: Result) -> None:
         for panel in self.metric_panels:
@@ -453,7 +461,7 @@ class MainWindow(QMainWindow):
         depth = len(common)
         keys = list(dict.fromkeys(p.split("/")[depth] for p in valid))
         self.scene.select(keys)
-        card = self.scene.card(keys[0])
+        card = self.scene.card(keys[0]) or self.scene.group_card_of(keys[0])
         if card is not None:
             rect = self.scene.content_rect(selected_only=True)
             if not self.view.viewport().rect().contains(self.view.mapFromScene(rect).boundingRect()):

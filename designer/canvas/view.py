@@ -17,6 +17,7 @@ from core.catalog import Catalog
 from core.errors import DesignError
 from core.model import MoveItems
 from designer import edits, mime, style
+from designer.canvas.aggregate_items import BundleItem, GroupCard
 from designer.canvas.items import CARD_H, CARD_W, BlockItem, LinkItem, _Card
 from designer.canvas.placement import free_spot
 from designer.canvas.scene import DesignScene
@@ -99,7 +100,7 @@ class DesignView(QGraphicsView):
             self.fit()
 
     def center_on_item(self, key: str) -> None:
-        card = self.design_scene.card(key)
+        card = self.design_scene.card(key) or self.design_scene.group_card_of(key)
         if card is not None:
             self.centerOn(card)
 
@@ -119,6 +120,12 @@ class DesignView(QGraphicsView):
                 return item
         return None
 
+    def _aggregate_item_at(self, pos) -> GroupCard | BundleItem | None:
+        for item in self.items(pos):
+            if isinstance(item, (GroupCard, BundleItem)):
+                return item
+        return None
+
     def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MouseButton.MiddleButton:
             self._pan_origin = event.position()
@@ -130,6 +137,13 @@ class DesignView(QGraphicsView):
             wants_link = self.connect_mode or event.modifiers() & Qt.KeyboardModifier.ShiftModifier
             if card is not None and wants_link:
                 self._start_link(card)
+                event.accept()
+                return
+            summary_item = self._aggregate_item_at(event.position().toPoint())
+            if summary_item is not None and not event.modifiers():
+                # A plain click on a group card or bundle selects it and lists its members, even
+                # when it is already selected because one of them was picked.
+                self._select_aggregate(summary_item)
                 event.accept()
                 return
         super().mousePressEvent(event)
@@ -395,14 +409,23 @@ class DesignView(QGraphicsView):
     def contextMenuEvent(self, event) -> None:
         item = None
         for candidate in self.items(event.pos()):
-            if isinstance(candidate, (_Card, LinkItem)):
+            if isinstance(candidate, (_Card, LinkItem, GroupCard, BundleItem)):
                 item = candidate
                 break
-        if item is not None and not item.isSelected():
+        if isinstance(item, (GroupCard, BundleItem)):
+            if not item.isSelected():
+                self._select_aggregate(item)
+        elif item is not None and not item.isSelected():
             self.design_scene.clearSelection()
             item.setSelected(True)
         self.context_menu_requested.emit(event.globalPos(), item)
         event.accept()
+
+    def _select_aggregate(self, item: GroupCard | BundleItem) -> None:
+        if isinstance(item, GroupCard):
+            self.design_scene.select_group(item.key)
+        else:
+            self.design_scene.select_bundle(item.key)
 
     def _push(self, op) -> None:
         try:

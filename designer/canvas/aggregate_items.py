@@ -1,0 +1,228 @@
+"""Items of an aggregated block (designer.canvas.aggregate): one card per group of identical
+children, one line per bundle of links between two groups, and a note saying the view is
+aggregated. They are laid out by the scene (imports often carry no usable positions), are not
+moved by hand, and select the group or bundle; the Inspector lists its members."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtWidgets import QGraphicsItem, QStyle
+
+from designer import icons, style
+from designer.canvas.aggregate import GroupBundle, MemberGroup
+from designer.canvas.items import (_SUB, _TITLE, _draw_badge, _elide, bundle_path, label_rect_at,
+                                   paint_link)
+from designer.format import count as fmt_count, speed as fmt_speed
+
+GROUP_W, GROUP_H = 250.0, 84.0
+STACK_OFFSETS = (8.0, 4.0)       # the cards peeking out behind say "many"
+LOOP_RISE = 90.0                 # how far a bundle from a group to itself loops above the card
+NOTE_W = 760.0
+NOTE_PAD = 12.0
+_NOTE_FONT = QFont()
+_NOTE_FONT.setPointSizeF(9.0)
+
+
+class GroupCard(QGraphicsItem):
+    """A group of identical children drawn as one stacked card; selecting it lists the members."""
+
+    def __init__(self, key: str):
+        super().__init__()
+        self.key = key
+        self.group: MemberGroup | None = None
+        self.picked: list[str] = []  # members chosen in the Inspector (shown on the card)
+        self.bundles: list["BundleItem"] = []
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setAcceptHoverEvents(True)
+        self._hover = False
+
+    def set_group(self, group: MemberGroup, picked: list[str]) -> None:
+        self.group, self.picked = group, picked
+        what = "blocks" if group.kind == "block" else "components"
+        tier = f", tier {group.tier}" if group.tier else ""
+        self.setToolTip(f"{group.title}{tier}\n{len(group.members):,} {what} drawn as one card "
+                        f"({group.units:,} units)\nClick to list them in the Inspector")
+        self.update()
+
+    def card_rect(self) -> QRectF:
+        return QRectF(-GROUP_W / 2, -GROUP_H / 2, GROUP_W, GROUP_H)
+
+    def boundingRect(self) -> QRectF:
+        return self.card_rect().adjusted(-4, -14, 14, 14)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addRoundedRect(self.card_rect(), 8, 8)
+        return path
+
+    def hoverEnterEvent(self, event) -> None:
+        self._hover = True
+        self.update()
+
+    def hoverLeaveEvent(self, event) -> None:
+        self._hover = False
+        self.update()
+
+    def title(self) -> str:
+        group = self.group
+        if group is None:
+            return ""
+        if group.kind == "block":
+            return group.title
+        return f"{group.catalog_id} · {group.tier}" if group.tier else group.catalog_id
+
+    def status(self) -> str:
+        """The card's last line: how many members it draws, or which are picked among them."""
+        group = self.group
+        if group is None:
+            return ""
+        if len(self.picked) == 1:
+            return f"selected: {self.picked[0]}"
+        if self.picked:
+            return f"{len(self.picked):,} of {len(group.members):,} selected"
+        what = "blocks" if group.kind == "block" else "components"
+        return f"{len(group.members):,} separate {what}"
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        group = self.group
+        if group is None:
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = self.card_rect()
+        accent = style.color(group.kind)
+        painter.setPen(QPen(style.CARD_BORDER, 1))
+        for offset in STACK_OFFSETS:
+            painter.setBrush(QColor("#eceff1") if offset > STACK_OFFSETS[-1] else QColor("#f5f7f8"))
+            painter.drawRoundedRect(rect.translated(offset, offset), 8, 8)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        if selected:
+            pen = QPen(style.SELECTION, 3)
+        else:
+            pen = QPen(style.CARD_BORDER.darker(115) if self._hover else style.CARD_BORDER, 1.2)
+        painter.setPen(pen)
+        painter.setBrush(style.CARD_FILL)
+        painter.drawRoundedRect(rect, 8, 8)
+        icons.renderer(group.kind).render(painter, QRectF(rect.left() + 10, rect.top() + 14, 40, 40))
+        left = rect.left() + 58
+        width = rect.right() - left - 8
+        painter.setPen(style.TEXT)
+        painter.setFont(_TITLE)
+        painter.drawText(QRectF(left, rect.top() + 8, width, 20), Qt.AlignmentFlag.AlignLeft
+                         | Qt.AlignmentFlag.AlignVCenter, _elide(self.title(), _TITLE, width))
+        painter.setPen(style.SUBTEXT)
+        painter.setFont(_SUB)
+        name = "" if group.kind == "block" else group.title
+        painter.drawText(QRectF(left, rect.top() + 28, width, 16), Qt.AlignmentFlag.AlignLeft
+                         | Qt.AlignmentFlag.AlignVCenter, _elide(name, _SUB, width))
+        painter.setPen(style.SELECTION.darker(130) if self.picked else style.SUBTEXT)
+        painter.drawText(QRectF(left, rect.top() + 46, width, 16), Qt.AlignmentFlag.AlignLeft
+                         | Qt.AlignmentFlag.AlignVCenter, _elide(self.status(), _SUB, width))
+        _draw_badge(painter, rect.right() + 4, rect.top(), fmt_count(group.units), accent)
+
+
+class BundleItem(QGraphicsItem):
+    """The links of one kind between two groups (or among one group's members: a loop)."""
+
+    def __init__(self, key: str, source: GroupCard, target: GroupCard):
+        super().__init__()
+        self.key = key
+        self.source, self.target = source, target
+        self.bundle: GroupBundle | None = None
+        self.picked: list[str] = []  # link ids chosen in the Inspector
+        self.bend = 0.0
+        self.label = ""
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setZValue(-1)
+        self._path = QPainterPath()
+        self._label_rect = QRectF()
+        source.bundles.append(self)
+        if target is not source:
+            target.bundles.append(self)
+
+    def detach(self) -> None:
+        for card in (self.source, self.target):
+            if self in card.bundles:
+                card.bundles.remove(self)
+
+    def set_bundle(self, bundle: GroupBundle, picked: list[str]) -> None:
+        self.bundle, self.picked = bundle, picked
+        speed = f"~{fmt_speed(round(bundle.speed_gbit_s))}" if bundle.mixed else fmt_speed(bundle.speed_gbit_s)
+        self.label = f"{fmt_count(bundle.cables)} {speed}"
+        titles = [card.group.title if card.group else "" for card in (self.source, self.target)]
+        between = f"among {titles[0]}" if self.source is self.target else f"between {titles[0]} and {titles[1]}"
+        mixed = " (mixed speeds: the mean)" if bundle.mixed else ""
+        chosen = f"\nselected: {picked[0]}" if len(picked) == 1 else ""
+        self.setToolTip(f"{bundle.links:,} {bundle.kind} links, {bundle.cables:,} cables at "
+                        f"{bundle.speed_gbit_s:g} Gb/s{mixed}, {between}\nClick to list them in the Inspector"
+                        f"{chosen}")
+        self.update_path()
+
+    def update_path(self) -> None:
+        self.prepareGeometryChange()
+        if self.source is self.target:
+            rect = self.source.card_rect().translated(self.source.pos())
+            offset = self.bend * 0.6
+            start = QPointF(rect.center().x() - 40 + offset, rect.top())
+            end = QPointF(rect.center().x() + 40 + offset, rect.top())
+            top = rect.top() - LOOP_RISE - abs(self.bend)
+            path = QPainterPath(start)
+            path.cubicTo(QPointF(start.x() - 30, top), QPointF(end.x() + 30, top), end)
+        else:
+            path = bundle_path(self.source, self.target, self.bend)
+        self._path = path
+        self._label_rect = label_rect_at(path.pointAtPercent(0.5), self.label)
+        self.update()
+
+    def path(self) -> QPainterPath:
+        return QPainterPath(self._path)
+
+    def label_rect(self) -> QRectF:
+        return QRectF(self._label_rect)
+
+    def boundingRect(self) -> QRectF:
+        return self._path.boundingRect().adjusted(-8, -8, 8, 8).united(self._label_rect.adjusted(-2, -2, 2, 2))
+
+    def shape(self) -> QPainterPath:
+        stroker = QPainterPathStroker()
+        stroker.setWidth(12)
+        shape = stroker.createStroke(self._path)
+        shape.addRect(self._label_rect)
+        return shape
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        if self.bundle is not None:
+            paint_link(painter, self._path, self._label_rect, self.label, self.bundle.kind,
+                       bool(option.state & QStyle.StateFlag.State_Selected))
+
+
+class AggregateNote(QGraphicsItem):
+    """Tells the user the block is drawn aggregated, and how to reach a single component."""
+
+    def __init__(self):
+        super().__init__()
+        self.text = ""
+        self.setZValue(2)
+        self._rect = QRectF(0, 0, NOTE_W, 40)
+
+    def set_text(self, text: str, width: float) -> None:
+        self.prepareGeometryChange()
+        self.text = text
+        inner = QRectF(0, 0, width - 2 * NOTE_PAD, 10_000)
+        bounds = QFontMetricsF(_NOTE_FONT).boundingRect(inner, int(Qt.TextFlag.TextWordWrap), text)
+        self._rect = QRectF(0, 0, width, bounds.height() + 2 * NOTE_PAD)
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-1, -1, 1, 1)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(QColor("#90caf9"), 1.2))
+        painter.setBrush(QColor("#e3f2fd"))
+        painter.drawRoundedRect(self._rect, 8, 8)
+        painter.setPen(QColor("#0d47a1"))
+        painter.setFont(_NOTE_FONT)
+        painter.drawText(self._rect.adjusted(NOTE_PAD, NOTE_PAD, -NOTE_PAD, -NOTE_PAD),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
+                         self.text)
