@@ -19,6 +19,7 @@ from core.project import load_project, save_project
 from designer import icons
 from designer.assumptions_panel import AssumptionsPanel
 from designer.breadcrumb import Breadcrumb
+from designer.busy import Cancelled, run_busy
 from designer.canvas.actions import CanvasActions
 from designer.canvas.scene import DesignScene
 from designer.canvas.view import DesignView
@@ -512,7 +513,10 @@ class MainWindow(QMainWindow):
         if not self.maybe_save():
             return False
         try:
-            design = load_project(path, self.catalog)
+            design = self.read_project(Path(path))
+        except Cancelled:
+            self.statusBar().showMessage(f"Opening {Path(path).name} cancelled", STATUS_MS)
+            return False
         except DesignError as exc:
             # The current document and its file stay untouched: nothing is ever saved over a
             # file that failed to load.
@@ -523,6 +527,17 @@ class MainWindow(QMainWindow):
         self._add_recent(Path(path))
         self.statusBar().showMessage(f"Opened {path}", STATUS_MS)
         return True
+
+    def read_project(self, path: Path):
+        """The design in project file ``path``, read on a worker thread while the window says
+        so (a design drawn device by device is 300 MB of JSON). Raises DesignError, or
+        designer.busy.Cancelled when the user gives up waiting."""
+        try:
+            size = f" ({path.stat().st_size / 1e6:,.0f} MB)"
+        except OSError:
+            size = ""  # load_project names the problem
+        return run_busy(self, f"Opening {path.name}{size}…", lambda: load_project(path, self.catalog),
+                        cancellable=True, what="opening the project")
 
     def load_design(self, design, path: Path | None, copy_of: Path | None = None) -> None:
         """Show an already loaded design (the command line path; no prompts). With ``path``
@@ -551,13 +566,13 @@ class MainWindow(QMainWindow):
         part of what is saved; nothing changes when the write fails."""
         design = self.document.design
         rename = SetDesignName(path.stem) if name_after_file else None
+        # Written from a snapshot on a worker thread, while the window says so: writing a design
+        # drawn device by device takes seconds.
+        named = design.snapshot()
+        if rename is not None:
+            rename.apply(named)
         try:
-            if rename is None:
-                save_project(design, path)
-            else:
-                named = design.snapshot()
-                rename.apply(named)
-                save_project(named, path)
+            run_busy(self, f"Saving {path.name}…", lambda: save_project(named, path), what="saving the project")
         except DesignError as exc:
             QMessageBox.critical(self, "Cannot save project", str(exc))
             return False
@@ -665,7 +680,9 @@ class MainWindow(QMainWindow):
                 f"{draft.saved_at}?", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
             if answer == QMessageBox.StandardButton.Yes:
                 try:
-                    design = load_project(draft.project, self.catalog)
+                    design = self.read_project(draft.project)
+                except Cancelled:
+                    continue  # the draft stays for the next start
                 except DesignError as exc:
                     QMessageBox.critical(self, "Cannot recover", str(exc))
                     continue
