@@ -344,8 +344,8 @@ class MainWindow(QMainWindow):
     # --- model events --------------------------------------------------------------------
     def _on_change(self, change: Change) -> None:
         self.scene.on_change(change)
+        self.outline.follow(self.document.design, change.kind)
         if change.kind != "geometry":
-            self.outline.rebuild(self.document.design)
             self.breadcrumb.show_path(self.document.design, self.scene.block_path)
             self._update_title()  # an untitled design's title is its name, which edits change
         self.inspector.refresh()

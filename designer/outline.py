@@ -43,14 +43,61 @@ class OutlineModel(QAbstractItemModel):
         self.design: Design | None = None
         self._ids: dict[str, int] = {}       # block path -> internal id (from 1)
         self._paths: list[str] = [""]        # internal id -> block path (0: the top row)
-        self._keys: dict[str, list[str]] = {}
+        self._keys: dict[str, list[str]] = {}     # block path -> its children's ids
+        self._blocks: dict[str, list[bool]] = {}  # block path -> which children are blocks
         self._rows: dict[str, dict[str, int]] = {}
 
     def set_design(self, design: Design) -> None:
         self.beginResetModel()
         self.design = design
-        self._ids, self._paths, self._keys, self._rows = {}, [""], {}, {}
+        self._ids, self._paths, self._keys, self._blocks, self._rows = {}, [""], {}, {}, {}
         self.endResetModel()
+
+    def sync(self) -> bool:
+        """Follow an edit of the design's structure with row signals, so the view keeps its open
+        blocks and lays out only what changed (a reset makes it ask about every row of an open
+        block again). Handles one run of rows removed or inserted per block; False when the
+        change is anything else (the caller resets)."""
+        for path in sorted(self._keys, key=lambda p: p.count("/") + bool(p)):
+            if path not in self._keys:
+                continue  # below a block removed just now
+            block = self._item(path)
+            if not isinstance(block, Block):
+                return False
+            keys = list(block.children)
+            blocks = [isinstance(child, Block) for child in block.children.values()]
+            if keys == self._keys[path] and blocks == self._blocks[path]:
+                continue
+            if not self._one_run(path, keys, blocks):
+                return False
+        return True
+
+    def _one_run(self, path: str, keys: list[str], blocks: list[bool]) -> bool:
+        old_keys, old_blocks = self._keys[path], self._blocks[path]
+        start = next((n for n, (a, b) in enumerate(zip(old_keys, keys)) if a != b), min(len(old_keys), len(keys)))
+        removed, inserted = len(old_keys) - len(keys), len(keys) - len(old_keys)
+        if removed > 0 and old_keys[:start] + old_keys[start + removed:] == keys \
+                and old_blocks[:start] + old_blocks[start + removed:] == blocks:
+            self.beginRemoveRows(self.index_of(path), start, start + removed - 1)
+            gone = [f"{path}/{key}" if path else key for key in old_keys[start:start + removed]]
+            self._store(path, keys, blocks)
+            for cached in list(self._keys):
+                if any(cached == g or cached.startswith(g + "/") for g in gone):
+                    del self._keys[cached], self._blocks[cached]
+                    self._rows.pop(cached, None)
+            self.endRemoveRows()
+            return True
+        if inserted > 0 and keys[:start] + keys[start + inserted:] == old_keys \
+                and blocks[:start] + blocks[start + inserted:] == old_blocks:
+            self.beginInsertRows(self.index_of(path), start, start + inserted - 1)
+            self._store(path, keys, blocks)
+            self.endInsertRows()
+            return True
+        return False
+
+    def _store(self, path: str, keys: list[str], blocks: list[bool]) -> None:
+        self._keys[path], self._blocks[path] = keys, blocks
+        self._rows.pop(path, None)
 
     # --- paths and indexes ---------------------------------------------------------------
     def _block_id(self, path: str) -> int:
@@ -64,7 +111,9 @@ class OutlineModel(QAbstractItemModel):
         keys = self._keys.get(path)
         if keys is None:
             item = self._item(path)
-            keys = self._keys[path] = list(item.children) if isinstance(item, Block) else []
+            children = item.children if isinstance(item, Block) else {}
+            keys = self._keys[path] = list(children)
+            self._blocks[path] = [isinstance(child, Block) for child in children.values()]
         return keys
 
     def _item(self, path: str) -> Node | Block | None:
@@ -103,23 +152,46 @@ class OutlineModel(QAbstractItemModel):
 
     # --- QAbstractItemModel --------------------------------------------------------------
     def index(self, row: int, column: int, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:
-        if self.design is None or not self.hasIndex(row, column, parent):
+        # The view asks this for every row of an open block when it lays them out (100,000 rows
+        # of an import): no hasIndex (which would call rowCount each time), the bounds come from
+        # the cached list of the block's children.
+        if self.design is None or not 0 <= column < 2:
             return QModelIndex()
         if not parent.isValid():
-            return self.createIndex(row, column, _TOP)
-        return self.createIndex(row, column, self._block_id(self.path_of(parent)))
+            return self.createIndex(row, column, _TOP) if row == 0 else QModelIndex()
+        parent_path = "" if parent.internalId() == _TOP else self.path_of(parent)
+        if not 0 <= row < len(self._children(parent_path)):
+            return QModelIndex()
+        return self.createIndex(row, column, self._block_id(parent_path))
 
     def parent(self, index=QModelIndex()):  # noqa: D401 - Qt's overloaded name
         if not index.isValid() or index.internalId() == _TOP:
             return QModelIndex()
         return self.index_of(self._paths[index.internalId()])
 
+    def _is_block(self, index: QModelIndex | QPersistentModelIndex) -> bool:
+        """Whether the row ``index`` is a block, from its parent's cached flags (the view asks
+        for every row of an open block: a component row must cost no lookup in the design)."""
+        if index.internalId() == _TOP:
+            return True
+        parent_path = self._paths[index.internalId()]
+        self._children(parent_path)
+        flags = self._blocks[parent_path]
+        return 0 <= index.row() < len(flags) and flags[index.row()]
+
+    def hasChildren(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:
+        if self.design is None:
+            return False
+        if not parent.isValid():
+            return True
+        return parent.column() == 0 and self._is_block(parent) and bool(self._children(self.path_of(parent)))
+
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         if self.design is None:
             return 0
         if not parent.isValid():
             return 1
-        if parent.column() != 0:
+        if parent.column() != 0 or not self._is_block(parent):
             return 0
         return len(self._children(self.path_of(parent)))
 
@@ -227,6 +299,21 @@ class OutlineWidget(QWidget):
             if index.isValid():
                 self.tree.setExpanded(index, True)
         self.tree.verticalScrollBar().setValue(scroll)
+        if self.search.text().strip():
+            self.find()
+
+    def follow(self, design: Design, change_kind: str) -> None:
+        """Show an edit of ``design``: its structure changed (rows in or out), or only values
+        (names, counts: painted afresh), or nothing the outline shows (positions)."""
+        if design is not self.design:
+            self.rebuild(design)
+            return
+        if change_kind == "geometry":
+            return
+        if change_kind == "structure" and not self.model.sync():
+            self.rebuild(design)
+            return
+        self.tree.viewport().update()
         if self.search.text().strip():
             self.find()
 

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMenu
 
 from core.catalog import default_catalog
 from core.generators import FatTreeOptions, generate_fat_tree
+from core.model import SetProperty
 from designer.canvas import aggregate
 from designer.canvas.aggregate_items import BundleItem, GroupCard
 from tests.separate_design import draw_separately
@@ -189,3 +190,21 @@ def test_a_right_click_on_a_card_selects_it_and_a_double_click_does_not_crash(sh
     assert "Pick one" in menu.actions()[0].text() and shown.canvas_actions.select_all in menu.actions()
     qtbot.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
     assert shown.scene.block_path == "" and shown.scene.selected_groups() == [card.key]
+
+
+def test_the_outline_follows_a_deletion_and_its_undo_row_by_row(shown):
+    """A reset would close the open blocks and lay out 100,000 rows again after every edit."""
+    outline = shown.outline
+    model = outline.model
+    resets, removed, inserted = [], [], []
+    model.modelReset.connect(lambda: resets.append(True))
+    model.rowsRemoved.connect(lambda _parent, first, last: removed.append((first, last)))
+    model.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
+    shown.scene.select(["nodes-5"])
+    shown.canvas_actions.delete.trigger()
+    assert removed == [(5, 5)] and model.rowCount(model.index_of("")) == SERVERS + LEAVES + SPINES - 1
+    shown.document.undo_stack.undo()
+    assert inserted == [(5, 5)] and model.index_of("nodes-5").row() == 5
+    shown.document.push(SetProperty("nodes-6", "count", 4))
+    assert outline.item_for("nodes-6").text(1) == "×4"
+    assert resets == [] and outline.tree.isExpanded(model.index_of(""))
