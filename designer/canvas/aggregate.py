@@ -24,7 +24,7 @@ from typing import Callable
 
 import numpy as np
 
-from core.model import LINK_KINDS, Block, Link
+from core.model import LINK_KINDS, Block, Link, Node
 
 AGGREGATE_CHILDREN = 300   # more children than this in one block: drawn as groups
 AGGREGATE_LINKS = 1_500    # more links than this in one block: drawn as bundles
@@ -82,10 +82,10 @@ class Summary:
     _link_a: np.ndarray = field(repr=False)       # per link: code of the child holding end a
     _link_b: np.ndarray = field(repr=False)
     _codes: dict[str, int] = field(repr=False)     # child id -> code
-    _group_of: dict[str, int] = field(repr=False)  # child id -> group index
+    group_index_of: dict[str, int] = field(repr=False)  # child id -> group index
 
     def group_of(self, child_id: str) -> int | None:
-        return self._group_of.get(child_id)
+        return self.group_index_of.get(child_id)
 
     def group_index(self, key: str) -> int | None:
         return next((n for n, group in enumerate(self.groups) if group.key == key), None)
@@ -123,11 +123,14 @@ class _LinkColumns:
         self.cables = np.empty(0, dtype=np.int64)
         self.speed = np.empty(0, dtype=np.float64)
 
-    def update(self, children: list[str], links: list[Link]) -> None:
+    def update(self, children: list[str], links: list[Link]) -> bool:
+        """Bring the columns in line with ``links``; False when they were already."""
         for child_id in children:
             self.codes.setdefault(child_id, len(self.codes))
         ids = np.fromiter(map(id, links), dtype=np.int64, count=len(links))
         old, m, n = self._ids, len(self._ids), len(ids)
+        if m == n and np.array_equal(old, ids):
+            return False
         common = min(m, n)
         differs = np.flatnonzero(old[:common] != ids[:common])
         start = int(differs[0]) if differs.size else common
@@ -139,6 +142,7 @@ class _LinkColumns:
             setattr(self, name, np.concatenate([column[:start], values, column[m - tail:]]))
         self._ids = ids
         self._links = list(links)
+        return True
 
     def _read(self, links: list[Link]) -> tuple[np.ndarray, ...]:
         n = len(links)
@@ -164,18 +168,36 @@ class BlockSummarizer:
     def __init__(self, kind_of: KindOf):
         self._kind_of = kind_of
         self._columns = _LinkColumns()
+        # The children as of the last summary (held, so their id()s stay unique) and what was
+        # made of them: an edit of links only leaves the groups as they were, and an edit of
+        # nothing drawn here (a position) leaves the whole summary.
+        self._children: list[Node | Block] = []
+        self._child_ids = np.empty(0, dtype=np.int64)
+        self._keys: list[str] = []
+        self._last: Summary | None = None
 
     def summarize(self, block: Block) -> Summary:
         keys = list(block.children)
-        self._columns.update(keys, block.links)
+        links_changed = self._columns.update(keys, block.links)
         columns = self._columns
-        groups, group_of = self._groups(block)
+        children = list(block.children.values())
+        child_ids = np.fromiter(map(id, children), dtype=np.int64, count=len(children))
+        last = self._last
+        same_children = last is not None and keys == self._keys and np.array_equal(child_ids, self._child_ids)
+        if same_children and not links_changed:
+            return last
+        if same_children:
+            groups, group_of = last.groups, last.group_index_of
+        else:
+            groups, group_of = self._groups(block)
         group_by_code = np.full(len(columns.codes), -1, dtype=np.int64)
-        for child_id, index in group_of.items():
-            group_by_code[columns.codes[child_id]] = index
+        group_by_code[np.fromiter(map(columns.codes.__getitem__, group_of), dtype=np.int64, count=len(group_of))] = \
+            np.fromiter(group_of.values(), dtype=np.int64, count=len(group_of))
         link_bundle, bundles = self._bundles(groups, group_by_code)
-        return Summary(len(keys), len(block.links), groups, bundles, link_bundle, columns.a, columns.b,
-                       columns.codes, group_of)
+        self._children, self._child_ids, self._keys = children, child_ids, keys
+        self._last = Summary(len(keys), len(block.links), groups, bundles, link_bundle, columns.a, columns.b,
+                             columns.codes, group_of)
+        return self._last
 
     def _groups(self, block: Block) -> tuple[tuple[MemberGroup, ...], dict[str, int]]:
         members: dict[tuple[str, str, str], list[str]] = {}
