@@ -78,3 +78,32 @@ def test_a_quick_open_shows_no_dialog(window, small_design, tmp_path):
     shown = []
     QTimer.singleShot(0, lambda: shown.extend(window.findChildren(QProgressDialog)))
     assert window.open_file(path) and shown == []
+
+
+def test_the_minutely_autosave_writes_off_the_gui_thread_and_a_discard_wins(window, small_design, qtbot,
+                                                                            monkeypatch):
+    """A draft of a design drawn device by device takes 10+ s to write: the window must not
+    freeze every minute, and a draft finished after a save (discard) must not be left behind."""
+    import designer.recovery as recovery_module
+    from core.model import SetProperty
+
+    window.load_design(small_design, None)
+    window.document.push(SetProperty(next(iter(small_design.root.children)), "name", "Unsaved"))
+    recovery = window.recovery
+
+    def slow_save(design, target):
+        time.sleep(SLOW_S)
+        save_project(design, target)
+
+    monkeypatch.setattr(recovery_module, "save_project", slow_save)
+    start = time.perf_counter()
+    recovery.autosave_in_background()
+    assert time.perf_counter() - start < SLOW_S / 2  # back to the user at once
+    with qtbot.waitSignal(recovery._wrote, timeout=10_000):
+        pass
+    assert load_project(recovery.draft_path).content_equal(window.document.design)
+    recovery.autosave_in_background()
+    recovery.discard()  # a save while the draft is being written
+    with qtbot.waitSignal(recovery._wrote, timeout=10_000):
+        pass
+    assert not recovery.draft_path.exists() and not recovery.meta_path.exists()
