@@ -28,6 +28,7 @@ from core.catalog import Catalog
 from core.errors import DesignError
 from core.model import LINK_KINDS, MEDIA, Block, Link, Node, SetProperty
 from designer.canvas.aggregate import GroupBundle, MemberGroup, Summary
+from designer.canvas.aggregate_items import group_name, members_noun
 from designer.document import DesignDocument
 from designer.edits import link_end_choices, move_link_end
 from designer.format import speed as fmt_speed
@@ -542,15 +543,14 @@ class InspectorWidget(QScrollArea):
     def _build_group(self, group: MemberGroup) -> None:
         summary = self.summary_of()
         block = self.document.design.block(self._block_path)
-        what = "blocks" if group.kind == "block" else "components"
-        name = group.title if group.kind == "block" else f"{group.catalog_id}" + (f" ({group.tier})" if group.tier else "")
-        self._heading.setText(f"{len(group.members):,} × {name}")
+        what = members_noun(group)
+        self._heading.setText(f"{len(group.members):,} × {group_name(group, ' · ')}")
         detail = "" if group.kind == "block" else f"{group.title}<br>"
         self._info.setText(
             f"{detail}{len(group.members):,} separate {what} ({group.units:,} units) of "
             f"{block.label or 'the design'}, drawn as one card: the block holds {summary.children:,} items "
             f"and {summary.links:,} links. Pick one to see and edit it.")
-        members = self._list(what, f"group:{group.key}")
+        members = self._list("blocks" if group.kind == "block" else "components", f"group:{group.key}")
         members.set_rows(group.members, lambda key: _member_label(block, key))
         members.picked.connect(lambda key: self.pick.emit([key], []))
 
@@ -558,7 +558,7 @@ class InspectorWidget(QScrollArea):
         summary = self.summary_of()
         block = self.document.design.block(self._block_path)
         ends = [summary.groups[bundle.a], summary.groups[bundle.b]]
-        names = [g.catalog_id or g.title for g in ends]
+        names = [group_name(g, " · ") for g in ends]
         self._heading.setText(f"{bundle.links:,} links: {names[0]} ↔ {names[1]}")
         speed = f"{bundle.speed_gbit_s:,.0f} Gb/s on average (mixed speeds)" if bundle.mixed else \
             f"{bundle.speed_gbit_s:g} Gb/s"

@@ -214,7 +214,7 @@ class BlockSummarizer:
         for index, (key, ids) in enumerate(members.items()):
             what, name, tier = key
             if what == "block":
-                kind, title, row = "block", f"{name or 'block'} blocks", DEVICE_ROW
+                kind, title, row = "block", f"{name} blocks" if name else "blocks", DEVICE_ROW
             else:
                 kind, title = self._kind_of(name)
                 row = _SWITCH_ROW.get(tier, 2) if kind == "switch" else DEVICE_ROW

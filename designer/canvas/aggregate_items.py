@@ -24,6 +24,18 @@ _NOTE_FONT = QFont()
 _NOTE_FONT.setPointSizeF(9.0)
 
 
+def group_name(group: MemberGroup, tier_joint: str = " ") -> str:
+    """A group as the canvas and the Inspector name it: "SN5600 · leaf", "DGX-H100", "rack blocks"."""
+    if group.kind == "block":
+        return group.title
+    return f"{group.catalog_id}{tier_joint}{group.tier}" if group.tier else group.catalog_id
+
+
+def members_noun(group: MemberGroup) -> str:
+    one = len(group.members) == 1
+    return ("block" if one else "blocks") if group.kind == "block" else ("component" if one else "components")
+
+
 class GroupCard(QGraphicsItem):
     """A group of identical children drawn as one stacked card; selecting it lists the members."""
 
@@ -39,7 +51,7 @@ class GroupCard(QGraphicsItem):
 
     def set_group(self, group: MemberGroup, picked: list[str]) -> None:
         self.group, self.picked = group, picked
-        what = "blocks" if group.kind == "block" else "components"
+        what = members_noun(group)
         tier = f", tier {group.tier}" if group.tier else ""
         self.setToolTip(f"{group.title}{tier}\n{len(group.members):,} {what} drawn as one card "
                         f"({group.units:,} units)\nClick to list them in the Inspector")
@@ -65,12 +77,7 @@ class GroupCard(QGraphicsItem):
         self.update()
 
     def title(self) -> str:
-        group = self.group
-        if group is None:
-            return ""
-        if group.kind == "block":
-            return group.title
-        return f"{group.catalog_id} · {group.tier}" if group.tier else group.catalog_id
+        return "" if self.group is None else group_name(self.group, " · ")
 
     def status(self) -> str:
         """The card's last line: how many members it draws, or which are picked among them."""
@@ -81,8 +88,7 @@ class GroupCard(QGraphicsItem):
             return f"selected: {self.picked[0]}"
         if self.picked:
             return f"{len(self.picked):,} of {len(group.members):,} selected"
-        what = "blocks" if group.kind == "block" else "components"
-        return f"{len(group.members):,} separate {what}"
+        return f"{len(group.members):,} separate {members_noun(group)}"
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         group = self.group

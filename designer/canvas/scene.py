@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import operator
 from contextlib import contextmanager
+from itertools import compress, repeat
 from typing import Iterator
 
 import numpy as np
@@ -42,7 +43,7 @@ GROUP_ROW_GAP = 240.0   # between rows (room for the loop of a bundle within one
 GROUPS_PER_ROW = 6
 NOTE_GAP = 70.0         # between the note and the top row
 FEW_LINKS = 8           # picked links looked up one by one (more: one pass over the block's links)
-_LINK_ID = operator.attrgetter("id")
+_LINK_ID, _END_A, _END_B = operator.attrgetter("id"), operator.attrgetter("a"), operator.attrgetter("b")
 
 
 class DesignScene(QGraphicsScene):
@@ -453,7 +454,12 @@ class DesignScene(QGraphicsScene):
         for depth in range(len(parts)):
             owner_path = "/".join(parts[:depth])
             rel = "/".join(parts[depth:])
-            for link in self.design.block(owner_path).links:
+            links = self.design.block(owner_path).links
+            # An owner may hold a million links (an import): the ones with an end in here are
+            # picked in C, and only they are looked at.
+            inside = map(operator.or_, map(str.startswith, map(_END_A, links), repeat(rel + "/")),
+                         map(str.startswith, map(_END_B, links), repeat(rel + "/")))
+            for link in compress(links, inside):
                 for near, far in ((link.a, link.b), (link.b, link.a)):
                     if not near.startswith(rel + "/") or far.startswith(rel + "/"):
                         continue
