@@ -63,6 +63,7 @@ class InspectorWidget(QScrollArea):
         self.summary_of = summary_of  # the summary of the block the canvas shows, if aggregated
         self._block_path = ""         # that block
         self.members: MemberList | None = None  # the list shown, if any (tests drive it)
+        self.back: QPushButton | None = None    # the way back from a member to its list, if any
         self._filters: dict[str, str] = {}      # filter text per list, kept across rebuilds
         # The item being read into the form: found once per build or refresh, not once per field
         # (finding a link in a block of a million links takes a pass over them).
@@ -172,6 +173,7 @@ class InspectorWidget(QScrollArea):
         self._refreshers = []
         self.fields = {}
         self.members = None
+        self.back = None
         body = QWidget()
         outer = QVBoxLayout(body)
         outer.setContentsMargins(10, 8, 10, 8)
@@ -493,19 +495,20 @@ class InspectorWidget(QScrollArea):
         summary = self.summary_of()
         return summary if summary is not None and block_path == self._block_path else None
 
-    def _insert(self, widget: QWidget, stretch: int = 0, top: bool = False) -> None:
-        """Put ``widget`` in the form's page: under the heading (``top``) or above the final
-        stretch; a list takes the height the page has to spare."""
+    def _insert(self, widget: QWidget, stretch: int = 0, under_form: bool = False) -> None:
+        """Put ``widget`` in the form's page: right under the fields (``under_form``: the dock is
+        sized for the longest form, which must still show whole) or above the final stretch; a
+        list takes the height the page has to spare."""
         layout = self._body.layout()
-        layout.insertWidget(1 if top else layout.count() - 1, widget, stretch)
+        layout.insertWidget(2 if under_form else layout.count() - 1, widget, stretch)
 
     def _add_back(self, text: str, slot: Callable[[], None]) -> None:
         button = QPushButton(text)
         button.setFlat(True)
         button.setStyleSheet("text-align: left; color: #1565c0;")
         button.clicked.connect(slot)
-        self.fields["back"] = button
-        self._insert(button, top=True)
+        self.back = button
+        self._insert(button, under_form=True)
 
     def _list(self, what: str, key: str) -> MemberList:
         members = MemberList(what)

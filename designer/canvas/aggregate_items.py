@@ -1,12 +1,12 @@
 """Items of an aggregated block (designer.canvas.aggregate): one card per group of identical
-children, one line per bundle of links between two groups, and a note saying the view is
-aggregated. They are laid out by the scene (imports often carry no usable positions), are not
-moved by hand, and select the group or bundle; the Inspector lists its members."""
+children and one line per bundle of links between two groups (the view's banner says the block
+is aggregated). They are laid out by the scene (imports often carry no usable positions), are
+not moved by hand, and select the group or bundle; the Inspector lists its members."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPainterPathStroker, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle
 
 from designer import icons, style
@@ -17,11 +17,7 @@ from designer.format import count as fmt_count, speed as fmt_speed
 
 GROUP_W, GROUP_H = 250.0, 84.0
 STACK_OFFSETS = (8.0, 4.0)       # the cards peeking out behind say "many"
-LOOP_RISE = 90.0                 # how far a bundle from a group to itself loops above the card
-NOTE_W = 760.0
-NOTE_PAD = 12.0
-_NOTE_FONT = QFont()
-_NOTE_FONT.setPointSizeF(9.0)
+LOOP_REACH = 90.0                # how far a bundle from a group to itself loops out of the card
 
 
 def group_name(group: MemberGroup, tier_joint: str = " ") -> str:
@@ -167,13 +163,13 @@ class BundleItem(QGraphicsItem):
     def update_path(self) -> None:
         self.prepareGeometryChange()
         if self.source is self.target:
+            # A loop out of the card's right side (rows above and below are close).
             rect = self.source.card_rect().translated(self.source.pos())
-            offset = self.bend * 0.6
-            start = QPointF(rect.center().x() - 40 + offset, rect.top())
-            end = QPointF(rect.center().x() + 40 + offset, rect.top())
-            top = rect.top() - LOOP_RISE - abs(self.bend)
+            y = rect.center().y() + self.bend * 0.3
+            start, end = QPointF(rect.right(), y - 18), QPointF(rect.right(), y + 18)
+            reach = rect.right() + LOOP_REACH + abs(self.bend)
             path = QPainterPath(start)
-            path.cubicTo(QPointF(start.x() - 30, top), QPointF(end.x() + 30, top), end)
+            path.cubicTo(QPointF(reach, y - 50), QPointF(reach, y + 50), end)
         else:
             path = bundle_path(self.source, self.target, self.bend)
         self._path = path
@@ -200,35 +196,3 @@ class BundleItem(QGraphicsItem):
         if self.bundle is not None:
             paint_link(painter, self._path, self._label_rect, self.label, self.bundle.kind,
                        bool(option.state & QStyle.StateFlag.State_Selected))
-
-
-class AggregateNote(QGraphicsItem):
-    """Tells the user the block is drawn aggregated, and how to reach a single component."""
-
-    def __init__(self):
-        super().__init__()
-        self.text = ""
-        self.setZValue(2)
-        self._rect = QRectF(0, 0, NOTE_W, 40)
-
-    def set_text(self, text: str, width: float) -> None:
-        self.prepareGeometryChange()
-        self.text = text
-        inner = QRectF(0, 0, width - 2 * NOTE_PAD, 10_000)
-        bounds = QFontMetricsF(_NOTE_FONT).boundingRect(inner, int(Qt.TextFlag.TextWordWrap), text)
-        self._rect = QRectF(0, 0, width, bounds.height() + 2 * NOTE_PAD)
-        self.update()
-
-    def boundingRect(self) -> QRectF:
-        return self._rect.adjusted(-1, -1, 1, 1)
-
-    def paint(self, painter: QPainter, option, widget=None) -> None:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(QPen(QColor("#90caf9"), 1.2))
-        painter.setBrush(QColor("#e3f2fd"))
-        painter.drawRoundedRect(self._rect, 8, 8)
-        painter.setPen(QColor("#0d47a1"))
-        painter.setFont(_NOTE_FONT)
-        painter.drawText(self._rect.adjusted(NOTE_PAD, NOTE_PAD, -NOTE_PAD, -NOTE_PAD),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
-                         self.text)

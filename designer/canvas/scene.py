@@ -31,23 +31,24 @@ from core.errors import DesignError
 from core.model import Block, Change, Design, Node
 from designer import style
 from designer.canvas.aggregate import BlockSummarizer, Summary, needs_aggregation
-from designer.canvas.aggregate_items import GROUP_W, NOTE_W, AggregateNote, BundleItem, GroupCard
+from designer.canvas.aggregate_items import GROUP_W, BundleItem, GroupCard
 from designer.canvas.items import (BlockItem, ComponentItem, ExternalLinkItem, LinkItem, PreviewChild,
                                    PreviewLink, _Card)
 
 PARALLEL_SPACING = 46.0
 SUMMARY_ITEMS = 3
 # Layout of an aggregated block: rows of group cards (core, spine, leaf, devices), top down.
-GROUP_GAP = 150.0       # between cards of one row
-GROUP_ROW_GAP = 240.0   # between rows (room for the loop of a bundle within one group)
+GROUP_GAP = 150.0       # between cards of one row (room for the loop of a bundle within a group)
+GROUP_ROW_GAP = 150.0   # between rows: the card and the label of the bundles between rows
 GROUPS_PER_ROW = 6
-NOTE_GAP = 70.0         # between the note and the top row
 FEW_LINKS = 8           # picked links looked up one by one (more: one pass over the block's links)
 _LINK_ID, _END_A, _END_B = operator.attrgetter("id"), operator.attrgetter("a"), operator.attrgetter("b")
 
 
 class DesignScene(QGraphicsScene):
     block_changed = Signal(str)
+    # What the view's banner says about an aggregated block ("" when drawn item by item).
+    note_changed = Signal(str)
 
     def __init__(self, design: Design, catalog: Catalog, parent=None):
         super().__init__(parent)
@@ -64,7 +65,7 @@ class DesignScene(QGraphicsScene):
         self._summarizers: dict[str, BlockSummarizer] = {}  # by block path, kept while nearby
         self._group_cards: dict[str, GroupCard] = {}
         self._bundle_items: dict[str, BundleItem] = {}
-        self._note: AggregateNote | None = None
+        self.note = ""
         self._picked_ids: list[str] = []
         self._picked_links: list[str] = []
         # Connected first, so the picks are current when the other listeners hear the signal.
@@ -87,7 +88,6 @@ class DesignScene(QGraphicsScene):
             self._external.clear()
             self._group_cards.clear()
             self._bundle_items.clear()
-            self._note = None
             self.summary = None
             self._picked_ids, self._picked_links = [], []
         self.sync()
@@ -154,6 +154,10 @@ class DesignScene(QGraphicsScene):
                 self._clear_summary()
                 self._sync_items(block)
         self._update_scene_rect()
+        note = self._note_text(self.summary)
+        if note != self.note:
+            self.note = note
+            self.note_changed.emit(note)
 
     def _clear_items(self) -> None:
         """Drop the item-by-item cards and links (the block became too big for them)."""
@@ -273,9 +277,6 @@ class DesignScene(QGraphicsScene):
     def _clear_summary(self) -> None:
         for key in list(self._group_cards):
             self._remove_group_card(key)
-        if self._note is not None:
-            self.removeItem(self._note)
-            self._note = None
         self.summary = None
         self._picked_ids, self._picked_links = [], []
 
@@ -309,7 +310,6 @@ class DesignScene(QGraphicsScene):
             if card.pos() != QPointF(x, y):
                 card.setPos(x, y)
         self._sync_bundles(summary, picked_links)
-        self._sync_note(summary)
         if self._picked_ids or self._picked_links:
             # The picks' cards and bundles are the selection (a pick may have changed group).
             self.clearSelection()
@@ -358,26 +358,15 @@ class DesignScene(QGraphicsScene):
                 item.set_bundle(bundle, [link_id for link_id, position in picked_links.items()
                                          if summary.bundle_of_link(position) == index])
 
-    def _sync_note(self, summary: Summary) -> None:
-        if self._note is None:
-            self._note = AggregateNote()
-            self.addItem(self._note)
-        what = "items" if any(g.kind == "block" for g in summary.groups) else "components"
-        self._note.set_text(
-            f"Aggregated view: this block holds {summary.children:,} {what} and {summary.links:,} links, too "
-            f"many to draw one by one. Identical {what} are drawn as one card ({len(summary.groups)} cards) "
-            f"and the links between two cards as one line ({len(summary.bundles)} lines). Click a card or "
-            f"a line to list what it holds in the Inspector, and pick one there to edit it; the Outline "
-            f"lists every component.", self._note_width(summary))
-        positions = _group_positions(summary)
-        top = min((y for _, y in positions), default=0.0)
-        width = self._note.boundingRect().width() - 2
-        self._note.setPos(-width / 2, top - self._note.boundingRect().height() - NOTE_GAP)
-
     @staticmethod
-    def _note_width(summary: Summary) -> float:
-        widest = max((x for x, _ in _group_positions(summary)), default=0.0)
-        return max(NOTE_W, 2 * widest + GROUP_W)
+    def _note_text(summary: Summary | None) -> str:
+        if summary is None:
+            return ""
+        what = "items" if any(g.kind == "block" for g in summary.groups) else "components"
+        return (f"Aggregated view: {summary.children:,} {what} and {summary.links:,} links in this block, too many "
+                f"to draw one by one. A card stands for identical {what}, a line for the links between two "
+                f"cards. Click one to list them in the Inspector, and pick one there to edit it; the Outline "
+                f"lists every {what[:-1]}.")
 
     def _drop_unselected_picks(self) -> None:
         """Picks whose card or bundle the user deselected (a click elsewhere) are dropped."""
@@ -519,8 +508,6 @@ class DesignScene(QGraphicsScene):
         rects = [card.mapRectToScene(card.card_rect()) for card in cards]
         rects += [link.mapRectToScene(link.label_rect()) for link in lines]
         rects += [stub.sceneBoundingRect() for stub in self._external]
-        if self._note is not None:
-            rects.append(self._note.sceneBoundingRect())
         segments = []
         for link in lines:
             for polygon in link.mapToScene(link.path()).toSubpathPolygons():

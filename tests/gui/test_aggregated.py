@@ -49,7 +49,7 @@ def _bundle(window, tier: str) -> BundleItem:
                                                                          {"leaf", "spine"}))
 
 
-def test_a_big_block_is_three_group_cards_two_bundles_and_a_note(shown):
+def test_a_big_block_is_three_group_cards_two_bundles_and_a_banner(shown):
     scene = shown.scene
     assert scene.cards() == [] and scene.summary is not None
     cards = [item for item in scene.items() if isinstance(item, GroupCard)]
@@ -60,8 +60,11 @@ def test_a_big_block_is_three_group_cards_two_bundles_and_a_note(shown):
     assert len(bundles) == 2
     assert sum(b.bundle.cables for b in bundles) == sum(link.count for link in root.links)
     assert _bundle(shown, "leaf").label == f"×{SERVERS * 8:,} 400G"  # 8 rails a server
-    note = scene._note.text  # noqa: SLF001 - what the user reads above the cards
-    assert "Aggregated view" in note and "176 components" in note and "1,536 links" in note
+    banner = shown.view.banner  # what the user reads over the canvas
+    assert banner.isVisible() and banner.geometry().top() >= shown.view.viewport().geometry().top()
+    assert "Aggregated view" in banner.text() and "176 components" in banner.text() and "1,536 links" in banner.text()
+    top_card = shown.view.mapFromScene(_card(shown, "QM9700", "spine").sceneBoundingRect().topLeft())
+    assert top_card.y() > banner.geometry().bottom() - shown.view.viewport().geometry().top()  # not hidden under it
     # Rows: spines above leaves above servers, whatever the imported positions say.
     assert _card(shown, "QM9700", "spine").y() < _card(shown, "QM9700", "leaf").y() < _card(shown, "DGX-H100").y()
     assert shown.outline.model.rowCount(shown.outline.model.index_of("")) == SERVERS + LEAVES + SPINES
@@ -73,6 +76,7 @@ def test_the_same_block_under_the_threshold_is_drawn_item_by_item(window, import
     window.load_design(imported, None)
     assert window.scene.summary is None and len(window.scene.cards()) == SERVERS + LEAVES + SPINES
     assert not any(isinstance(item, GroupCard) for item in window.scene.items())
+    assert window.view.banner.isHidden()
 
 
 def test_clicking_a_card_lists_its_members_and_picking_one_edits_it_with_undo(shown, qtbot):
@@ -99,7 +103,7 @@ def test_clicking_a_card_lists_its_members_and_picking_one_edits_it_with_undo(sh
     assert scene.selected_ids() == ["nodes-12"]  # still picked after the undo
     # Back to the list, filtered as it was; and a click on the card (already selected) lists
     # the members again.
-    inspector.fields["back"].click()
+    inspector.back.click()
     assert scene.selected_ids() == [] and inspector.members.filter.text() == "nodes-12"
     assert inspector.members.model.rowCount() == 9 and inspector.members.count_label.text() == "9 of 128 components"
     inspector.members.picked.emit("nodes-12")
