@@ -31,7 +31,7 @@ from core.errors import DesignError
 from core.model import Block, Change, Design, Node
 from designer import style
 from designer.canvas.aggregate import BlockSummarizer, Summary, needs_aggregation
-from designer.canvas.aggregate_items import GROUP_W, BundleItem, GroupCard
+from designer.canvas.aggregate_items import GROUP_W, BundleItem, GroupCard, group_name
 from designer.canvas.items import (BlockItem, ComponentItem, ExternalLinkItem, LinkItem, PreviewChild,
                                    PreviewLink, _Card)
 
@@ -246,7 +246,8 @@ class DesignScene(QGraphicsScene):
         """A big child block's card shows its groups and bundles, laid out as the block itself
         is when stepped into."""
         positions = _group_positions(summary)
-        children = [PreviewChild(g.kind, g.title, g.units, x, y) for g, (x, y) in zip(summary.groups, positions)]
+        children = [PreviewChild(g.kind, group_name(g, " · "), g.units, x, y)
+                    for g, (x, y) in zip(summary.groups, positions)]
         links = [PreviewLink(b.a, b.b, b.kind, b.cables) for b in summary.bundles if b.a != b.b]
         return children, links
 

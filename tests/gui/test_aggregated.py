@@ -212,3 +212,19 @@ def test_the_outline_follows_a_deletion_and_its_undo_row_by_row(shown):
     shown.document.push(SetProperty("nodes-6", "count", 4))
     assert outline.item_for("nodes-6").text(1) == "×4"
     assert resets == [] and outline.tree.isExpanded(model.index_of(""))
+
+
+def test_a_big_child_block_expanded_shows_its_groups_not_its_first_children(window, imported, low_threshold):
+    from core.model import Group
+
+    imported.apply(Group("", tuple(imported.root.children), "pod", "Imported pod"))
+    imported.apply(SetProperty("pod", "collapsed", False))
+    window.load_design(imported, None)
+    card = window.scene.card("pod")
+    preview = card.preview_items()
+    assert sorted((t.label, t.count) for t in preview.tiles) == [
+        ("DGX-H100", SERVERS), ("QM9700 · leaf", LEAVES), ("QM9700 · spine", SPINES)]
+    assert preview.hidden == 0  # not "… 136 more": every group is a tile
+    assert sorted(w.count for w in preview.wires) == sorted(
+        b.cables for b in window.scene._summarizer("pod").summarize(imported.block("pod")).bundles)  # noqa: SLF001
+    assert card.summary == f"DGX-H100 ×{SERVERS} · QM9700 · leaf ×{LEAVES} · QM9700 · spine ×{SPINES}"
