@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QEventLoop, QThreadPool, QTimer
 
 from core.atomic_write import atomic_write_bytes
 from core.errors import DesignError
@@ -58,7 +58,10 @@ def run(project_path: str | None, screenshot: str | None = None) -> int:
     if design is not None:
         window.load_design(design, path, copy_of)
     QTimer.singleShot(0, window.offer_recovery)
-    return app.exec()
+    status = app.exec()
+    # A cancelled open may still be reading on a worker thread: let it end before Python does.
+    QThreadPool.globalInstance().waitForDone()
+    return status
 
 
 def _screenshot(app, window, design, path: Path | None, copy_of: Path | None, out: Path) -> int:
