@@ -228,3 +228,15 @@ def test_a_big_child_block_expanded_shows_its_groups_not_its_first_children(wind
     assert sorted(w.count for w in preview.wires) == sorted(
         b.cables for b in window.scene._summarizer("pod").summarize(imported.block("pod")).bundles)  # noqa: SLF001
     assert card.summary == f"DGX-H100 ×{SERVERS} · QM9700 · leaf ×{LEAVES} · QM9700 · spine ×{SPINES}"
+
+
+def test_a_component_placed_from_the_palette_joins_the_view_picked_and_undoes(shown):
+    before = len(shown.document.design.root.children)
+    new_id = shown.view.place("AI400X2")
+    assert len(shown.document.design.root.children) == before + 1
+    assert shown.scene.selected_ids() == [new_id] and shown.inspector.fields["count"].value() == 1
+    card = _card(shown, "AI400X2")
+    assert card.isSelected() and card.status() == f"selected: {new_id}"
+    shown.document.undo_stack.undo()
+    assert not any(isinstance(i, GroupCard) and i.group.catalog_id == "AI400X2" for i in shown.scene.items())
+    assert shown.scene.selected_ids() == []
