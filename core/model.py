@@ -240,7 +240,7 @@ def _link_index(block: Block, link_id: str) -> int:
     """Position of link ``link_id`` in ``block.links`` (ids compared in C: list.index on the
     links themselves would compare whole dataclasses)."""
     try:
-        return list(map(_LINK_ID, block.links)).index(link_id)
+        return operator.indexOf(map(_LINK_ID, block.links), link_id)  # stops at the link
     except ValueError:
         raise DesignError(f"no link {link_id!r} in block {block.id!r}") from None
 

@@ -579,7 +579,7 @@ _LINK_ID = operator.attrgetter("id")
 def _link_position(links: list[Link], link_id: str) -> int:
     """Where link ``link_id`` is in ``links`` (ids compared in C), -1 if absent."""
     try:
-        return list(map(_LINK_ID, links)).index(link_id)
+        return operator.indexOf(map(_LINK_ID, links), link_id)  # stops at the link
     except ValueError:
         return -1
 

@@ -326,15 +326,15 @@ class DesignScene(QGraphicsScene):
         """Where the links ``link_ids`` are in ``block.links`` (the ones that still exist)."""
         if not link_ids:
             return {}
-        ids = list(map(_LINK_ID, block.links))  # in C: a block may own millions of links
+        # In C: a block may own millions of links.
         if len(link_ids) > FEW_LINKS:
             wanted = set(link_ids)
-            found = {link_id: n for n, link_id in enumerate(ids) if link_id in wanted}
+            found = {link_id: n for n, link_id in enumerate(map(_LINK_ID, block.links)) if link_id in wanted}
             return {link_id: found[link_id] for link_id in link_ids if link_id in found}
         positions = {}
         for link_id in link_ids:
             try:
-                positions[link_id] = ids.index(link_id)
+                positions[link_id] = operator.indexOf(map(_LINK_ID, block.links), link_id)
             except ValueError:
                 continue  # gone (deleted, undone)
         return positions
