@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QEventLoop, QThreadPool, QTimer
 
 from core.atomic_write import atomic_write_bytes
 from core.errors import DesignError
@@ -23,34 +23,48 @@ def run(project_path: str | None, screenshot: str | None = None) -> int:
     copy (saving asks for a file, so the installed example is never written over, and it is not
     listed under recent files). With ``screenshot``: wait for the first evaluation, save the
     window as PNG and return 0. A project that fails to load prints one line on stderr and
-    returns 2."""
+    returns 2.
+
+    The window shows before the project is read: reading a design drawn device by device takes
+    seconds, and the window says so (designer.busy) instead of nothing appearing at all."""
     from designer.qtapp import ensure_app  # noqa: PLC0415 - Qt starts only when the GUI runs
 
     app = ensure_app(headless=screenshot is not None)
     from core.catalog import default_catalog  # noqa: PLC0415
-    from core.project import load_project  # noqa: PLC0415
+    from designer.busy import Cancelled  # noqa: PLC0415
     from designer.main_window import MainWindow  # noqa: PLC0415
 
     path = None if project_path is None else Path(project_path)
     try:
         catalog = default_catalog()
-        design = load_project(path or DEFAULT_EXAMPLE, catalog)
     except DesignError as exc:
         sys.stderr.write(f"cluster-designer: {exc}\n")
         return 2
     copy_of = DEFAULT_EXAMPLE if path is None else None
     window = MainWindow(catalog, interactive=screenshot is None)
     if screenshot is not None:
-        return _screenshot(app, window, design, path, copy_of, Path(screenshot))
-    window.load_design(design, path, copy_of)
+        window.resize(*SCREENSHOT_SIZE)
     window.show()
+    try:
+        design = window.read_project(path or DEFAULT_EXAMPLE)
+    except Cancelled:
+        design = None  # the user gave up waiting: the window stays, with an empty design
+    except DesignError as exc:
+        sys.stderr.write(f"cluster-designer: {exc}\n")
+        window.close()
+        return 2
+    if screenshot is not None:
+        return _screenshot(app, window, design, path, copy_of, Path(screenshot))
+    if design is not None:
+        window.load_design(design, path, copy_of)
     QTimer.singleShot(0, window.offer_recovery)
-    return app.exec()
+    status = app.exec()
+    # A cancelled open may still be reading on a worker thread: let it end before Python does.
+    QThreadPool.globalInstance().waitForDone()
+    return status
 
 
 def _screenshot(app, window, design, path: Path | None, copy_of: Path | None, out: Path) -> int:
-    window.resize(*SCREENSHOT_SIZE)
-    window.show()
     loop = QEventLoop()
     window.evaluator.finished.connect(loop.quit)
     window.evaluator.failed.connect(loop.quit)

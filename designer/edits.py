@@ -12,7 +12,7 @@ import dataclasses
 from core.catalog import Catalog
 from core.errors import DesignError
 from core.model import (
-    AddLink, AddNode, Block, Design, Group, Link, Macro, Node, Operation, RemoveLink,
+    AddLink, AddNode, Block, Design, Group, Link, Macro, Node, Operation, RemoveItems, RemoveLink,
     RemoveNode, Ungroup, unique_id, unique_link_id,
 )
 
@@ -33,11 +33,12 @@ def add_component(design: Design, catalog: Catalog, block_path: str, catalog_id:
 
 
 def delete_items(block_path: str, item_ids: list[str], link_ids: list[str]) -> Operation:
-    # Links first: removing a node also drops its links, which would make a later
-    # RemoveLink of the same link fail.
-    ops: list[Operation] = [RemoveLink(block_path, link_id) for link_id in link_ids]
-    ops += [RemoveNode(block_path, item_id) for item_id in item_ids]
-    return ops[0] if len(ops) == 1 else Macro("Delete", ops)
+    """One undo step deleting children and links of a block. One item: RemoveNode or RemoveLink;
+    more: RemoveItems, one pass over the links however many (a warning's components revealed in
+    a block of 100,000 can be thousands)."""
+    if len(item_ids) + len(link_ids) == 1:
+        return RemoveNode(block_path, item_ids[0]) if item_ids else RemoveLink(block_path, link_ids[0])
+    return RemoveItems(block_path, tuple(item_ids), tuple(link_ids))
 
 
 def group_items(design: Design, block_path: str, item_ids: list[str]) -> Group:
@@ -89,11 +90,18 @@ def paste(design: Design, block_path: str, frag: Block,
         clone.id = new_id
         clone.x, clone.y = item.x + dx, item.y + dy
         ops.append(AddNode(block_path, clone))
-    probe = Block("probe", links=list(block.links))
+    # New link ids as unique_link_id names them ("link<n>"), with the block's ids gathered once
+    # rather than once per pasted link.
+    taken = {link.id for link in block.links}
+    count = len(block.links)
     for link in frag.links:
         clone = copy.deepcopy(link)
-        clone.id = unique_link_id(probe)
-        probe.links.append(clone)
+        count += 1
+        n = count
+        while f"link{n}" in taken:
+            n += 1
+        clone.id = f"link{n}"
+        taken.add(clone.id)
         for attr in ("a", "b"):
             head, _, rest = getattr(link, attr).partition("/")
             setattr(clone, attr, mapping[head] + ("/" + rest if rest else ""))

@@ -1,7 +1,9 @@
 """Continuous evaluation: debounced, off the GUI thread, newest request wins.
 
 Every model change calls ``request()``. After ``DEBOUNCE_MS`` of quiet the design is
-snapshotted (an immutable deep copy) and evaluated on a one-thread pool; while one run is
+snapshotted (``Design.snapshot``: new blocks and containers sharing the nodes and links, which
+edits replace rather than change, so the copy is immutable and costs ~20 ms for 1.5 million
+links where a deep copy took ~20 s) and evaluated on a one-thread pool; while one run is
 busy, only the newest snapshot waits (older ones are dropped), and a result is published only
 if no newer request arrived meanwhile. ``evaluate_now()`` runs synchronously (tests, bench,
 screenshot).

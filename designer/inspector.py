@@ -6,24 +6,33 @@ one-line error under the form and the widget snaps back to the model's value.
 A link's two ends are editable among the components inside the block that owns it (paths
 relative to that block, "su/leaf"); moving an end is one undo step (designer.edits.move_link_end:
 RemoveLink + AddLink with the same id and properties).
+
+In a block the canvas draws aggregated (designer.canvas.aggregate), a selected group card or
+bundle shows a searchable list of its members or links; picking one selects it (``pick``), and
+its form offers the way back to the list and, for a component, the list of its own links.
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QCompleter, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit, QScrollArea, QSpinBox,
-    QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QCompleter, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit, QListView, QPushButton,
+    QScrollArea, QSpinBox, QVBoxLayout, QWidget,
 )
 
 from core.catalog import Catalog
 from core.errors import DesignError
 from core.model import LINK_KINDS, MEDIA, Block, Link, Node, SetProperty
+from designer.canvas.aggregate import GroupBundle, MemberGroup, Summary
+from designer.canvas.aggregate_items import group_name, members_noun
 from designer.document import DesignDocument
 from designer.edits import link_end_choices, move_link_end
+from designer.format import speed as fmt_speed
+from designer.member_list import MemberList
 
 RATE_KEY = "failure_rate_per_1000_days"
 # The catalog field an item's power override replaces, by kind (as core/analysis/power.py reads).
@@ -40,11 +49,25 @@ MAX_COUNT = 10_000_000
 class InspectorWidget(QScrollArea):
     error = Signal(str)
     link_reconnected = Signal(str)  # link id, after one of its ends moved (the canvas reselects it)
+    # In an aggregated block: select these children and links (picked from a list), or a group
+    # card / bundle again (by key).
+    pick = Signal(list, list)
+    pick_group = Signal(str)
+    pick_bundle = Signal(str)
 
-    def __init__(self, document: DesignDocument, catalog: Catalog, parent=None):
+    def __init__(self, document: DesignDocument, catalog: Catalog,
+                 summary_of: Callable[[], Summary | None] = lambda: None, parent=None):
         super().__init__(parent)
         self.document = document
         self.catalog = catalog
+        self.summary_of = summary_of  # the summary of the block the canvas shows, if aggregated
+        self._block_path = ""         # that block
+        self.members: MemberList | None = None  # the list shown, if any (tests drive it)
+        self.back: QPushButton | None = None    # the way back from a member to its list, if any
+        self._filters: dict[str, str] = {}      # filter text per list, kept across rebuilds
+        # The item being read into the form: found once per build or refresh, not once per field
+        # (finding a link in a block of a million links takes a pass over them).
+        self._found: tuple[Any, Any] | None = None
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._target: tuple[str, str, str] | None = None  # ("node"|"block"|"link", path, link id)
@@ -56,8 +79,25 @@ class InspectorWidget(QScrollArea):
         self._build_empty("Select a component, link or block to see and edit its properties.")
 
     # --- selection -----------------------------------------------------------------------
-    def show_selection(self, block_path: str, ids: list[str], link_ids: list[str]) -> None:
+    def show_selection(self, block_path: str, ids: list[str], link_ids: list[str],
+                       groups: list[str] = (), bundles: list[str] = ()) -> None:
+        """Show the selected children and links of block ``block_path``; with none, the one
+        selected group card or bundle of an aggregated block (``groups``, ``bundles``: keys)."""
+        self._block_path = block_path
         if self._moving_link and not ids and not link_ids:
+            return
+        if not ids and not link_ids and len(groups) + len(bundles) == 1:
+            self._target = ("group", block_path, groups[0]) if groups else ("bundle", block_path, bundles[0])
+            if self._resolve() is None:
+                self._target = None
+                self._build_empty("The selected item no longer exists.")
+                return
+            self._build()
+            return
+        if not ids and not link_ids and len(groups) + len(bundles) > 1:
+            self._target = None
+            self._build_empty(f"{len(groups) + len(bundles)} cards and lines selected: click one to list what "
+                              "it holds.")
             return
         if len(ids) + len(link_ids) > 1:
             self._target = None
@@ -94,18 +134,35 @@ class InspectorWidget(QScrollArea):
             self._target = None
             self._build_empty("The selected item no longer exists.")
             return
-        for refresh in self._refreshers:
-            refresh()
+        if self._target[0] in ("group", "bundle"):
+            self._build()  # its list follows the block (members added or gone)
+            return
+        self._found = (self._target, self._resolve())
+        try:
+            for refresh in self._refreshers:
+                refresh()
+        finally:
+            self._found = None
 
     def _resolve(self) -> Any:
         """The shown item, or None when nothing is shown or the design no longer has it (or has
         another kind of item at its path, whose fields the form does not have)."""
         if self._target is None:
             return None
+        if self._found is not None and self._found[0] == self._target:
+            return self._found[1]
         kind, path, link_id = self._target
+        if kind in ("group", "bundle"):
+            summary = self.summary_of()
+            if summary is None or path != self._block_path:
+                return None
+            index = summary.group_index(link_id) if kind == "group" else summary.bundle_index(link_id)
+            if index is None:
+                return None
+            return summary.groups[index] if kind == "group" else summary.bundles[index]
         try:
             if kind == "link":
-                return self.document.design.block(path).link(link_id)
+                return _link_in(self.document.design.block(path), link_id)
             item = self.document.design.resolve(path)
         except DesignError:
             return None
@@ -115,6 +172,8 @@ class InspectorWidget(QScrollArea):
     def _new_body(self) -> tuple[QVBoxLayout, QFormLayout]:
         self._refreshers = []
         self.fields = {}
+        self.members = None
+        self.back = None
         body = QWidget()
         outer = QVBoxLayout(body)
         outer.setContentsMargins(10, 8, 10, 8)
@@ -156,12 +215,20 @@ class InspectorWidget(QScrollArea):
         _, form = self._new_body()
         item = self._resolve()
         kind = self._target[0]  # type: ignore[index]
-        if kind == "link":
-            self._build_link(form, item)
-        elif kind == "block":
-            self._build_block(form, item)
-        else:
-            self._build_node(form, item)
+        self._found = (self._target, item)
+        try:
+            if kind == "group":
+                self._build_group(item)
+            elif kind == "bundle":
+                self._build_bundle(item)
+            elif kind == "link":
+                self._build_link(form, item)
+            elif kind == "block":
+                self._build_block(form, item)
+            else:
+                self._build_node(form, item)
+        finally:
+            self._found = None
         self._show_body()
 
     def _commit(self, name: str, value: Any, text: str | None = None) -> None:
@@ -323,6 +390,7 @@ class InspectorWidget(QScrollArea):
             info += [f"<b>Vendor</b> {spec.vendor}", f"<b>Source</b> {spec.source}",
                      f"<b>Confidence</b> {spec.confidence}"]
         self._info.setText("<br>".join(info))
+        self._add_member_context(path)
 
     def _build_block(self, form: QFormLayout, block: Block) -> None:
         self._heading.setText(f"{block.label}  (block)")
@@ -334,6 +402,7 @@ class InspectorWidget(QScrollArea):
         self._info.setText(f"<b>Path</b> {self._target[1]}<br><b>Contains</b> {len(block.children)} "  # type: ignore[index]
                            f"direct items, {nodes} components, {len(block.links)} link bundles<br>"
                            "Double-click the block on the canvas to step inside.")
+        self._add_member_context(self._target[1])  # type: ignore[index]
 
     def _link_end(self, form: QFormLayout, label: str, end: str) -> QComboBox:
         """An editable choice of the component at end ``end`` ("a" or "b") of the selected link."""
@@ -347,15 +416,24 @@ class InspectorWidget(QScrollArea):
         combo.setToolTip("A component inside the block that owns this link (path relative to it); "
                          "pick one or type its path")
 
+        # A block drawn device by device offers 100,000 ends: the choices live in one string
+        # list model (no item objects), compared with the last ones as a Python list, and the
+        # popup lays out rows of one height without measuring each.
+        view = QListView()
+        view.setUniformItemSizes(True)
+        combo.setView(view)
+        shown: list[str] = []
+
         def read() -> None:
             value = getattr(self._resolve(), end)
             choices = link_end_choices(self.document.design, self._target[1])  # type: ignore[index]
-            if [combo.itemText(i) for i in range(combo.count())] != choices:
-                combo.clear()
-                combo.addItems(choices)
+            if choices != shown:
+                shown[:] = choices
+                combo.setModel(QStringListModel(choices, combo))
             index = combo.findText(value)
             if index < 0:
                 combo.addItem(value)
+                shown.clear()  # the list now holds more than the choices: rebuilt at the next read
                 index = combo.count() - 1
             combo.setCurrentIndex(index)
             combo.setEditText(value)
@@ -403,3 +481,128 @@ class InspectorWidget(QScrollArea):
         self._choice(form, "Medium", "medium", [(m, m) for m in MEDIA])
         self._info.setText(f"<b>Owned by</b> {self._target[1] or 'design root'}<br>"  # type: ignore[index]
                            "Ends are components inside the owning block, as paths relative to it.")
+        summary = self._aggregated(self._target[1])  # type: ignore[index]
+        if summary is not None:
+            links = self.document.design.block(self._target[1]).links  # type: ignore[index]
+            bundle = summary.bundle_of_link(_link_position(links, link.id))
+            if bundle is not None:
+                self._add_back(f"◂ All {summary.bundles[bundle].links:,} links of this line",
+                               lambda key=summary.bundles[bundle].key: self.pick_bundle.emit(key))
+
+    # --- aggregated blocks: lists of members -------------------------------------------------
+    def _aggregated(self, block_path: str) -> Summary | None:
+        """The summary of ``block_path`` when it is the aggregated block the canvas shows."""
+        summary = self.summary_of()
+        return summary if summary is not None and block_path == self._block_path else None
+
+    def _insert(self, widget: QWidget, stretch: int = 0, under_form: bool = False) -> None:
+        """Put ``widget`` in the form's page: right under the fields (``under_form``: the dock is
+        sized for the longest form, which must still show whole) or above the final stretch; a
+        list takes the height the page has to spare."""
+        layout = self._body.layout()
+        layout.insertWidget(2 if under_form else layout.count() - 1, widget, stretch)
+
+    def _add_back(self, text: str, slot: Callable[[], None]) -> None:
+        button = QPushButton(text)
+        button.setFlat(True)
+        button.setStyleSheet("text-align: left; color: #1565c0;")
+        button.clicked.connect(slot)
+        self.back = button
+        self._insert(button, under_form=True)
+
+    def _list(self, what: str, key: str) -> MemberList:
+        members = MemberList(what)
+        members.filter.blockSignals(True)
+        members.filter.setText(self._filters.get(key, ""))
+        members.filter.blockSignals(False)
+        members.filter.textChanged.connect(lambda text: self._filters.__setitem__(key, text))
+        self.members = members
+        self._insert(members, stretch=10)
+        return members
+
+    def _add_member_context(self, path: str) -> None:
+        """For a child of the aggregated block: the way back to its card's list, and the list
+        of its links (where a single link is found to edit or delete)."""
+        parent, _, key = path.rpartition("/")
+        summary = self._aggregated(parent)
+        index = summary.group_of(key) if summary is not None else None
+        if index is None:
+            return
+        group = summary.groups[index]
+        self._add_back(f"◂ All {len(group.members):,} like it", lambda: self.pick_group.emit(group.key))
+        links = self._list("links of this component", f"member:{path}")
+        block = self.document.design.block(parent)
+
+        def fill() -> None:
+            current = self.summary_of()
+            if current is not None:
+                links.set_rows(current.member_links(key), lambda p: _link_label(block.links[int(p)]),
+                               lambda p: _link_search(block.links[int(p)]))
+
+        links.picked.connect(lambda p: self.pick.emit([], [block.links[int(p)].id]))
+        self._refreshers.append(fill)
+        fill()
+
+    def _build_group(self, group: MemberGroup) -> None:
+        summary = self.summary_of()
+        block = self.document.design.block(self._block_path)
+        what = members_noun(group)
+        self._heading.setText(f"{len(group.members):,} × {group_name(group, ' · ')}")
+        detail = "" if group.kind == "block" else f"{group.title}<br>"
+        self._info.setText(
+            f"{detail}{len(group.members):,} separate {what} ({group.units:,} units) of "
+            f"{block.label or 'the design'}, drawn as one card: the block holds {summary.children:,} items "
+            f"and {summary.links:,} links. Pick one to see and edit it.")
+        members = self._list("blocks" if group.kind == "block" else "components", f"group:{group.key}")
+        members.set_rows(group.members, lambda key: _member_label(block, key))
+        members.picked.connect(lambda key: self.pick.emit([key], []))
+
+    def _build_bundle(self, bundle: GroupBundle) -> None:
+        summary = self.summary_of()
+        block = self.document.design.block(self._block_path)
+        ends = [summary.groups[bundle.a], summary.groups[bundle.b]]
+        names = [group_name(g, " · ") for g in ends]
+        self._heading.setText(f"{bundle.links:,} links: {names[0]} ↔ {names[1]}")
+        speed = f"{bundle.speed_gbit_s:,.0f} Gb/s on average (mixed speeds)" if bundle.mixed else \
+            f"{bundle.speed_gbit_s:g} Gb/s"
+        self._info.setText(f"{bundle.kind}, {bundle.cables:,} cables at {speed}, drawn as one line. "
+                           "Pick a link to see and edit it (Delete removes it).")
+        links = self._list("links", f"bundle:{bundle.key}")
+        links.set_rows(summary.bundle_links(summary.bundle_index(bundle.key)),
+                       lambda p: _link_label(block.links[int(p)]), lambda p: _link_search(block.links[int(p)]))
+        links.picked.connect(lambda p: self.pick.emit([], [block.links[int(p)].id]))
+
+
+_LINK_ID = operator.attrgetter("id")
+
+
+def _link_position(links: list[Link], link_id: str) -> int:
+    """Where link ``link_id`` is in ``links`` (ids compared in C), -1 if absent."""
+    try:
+        return operator.indexOf(map(_LINK_ID, links), link_id)  # stops at the link
+    except ValueError:
+        return -1
+
+
+def _link_in(block: Block, link_id: str) -> Link:
+    position = _link_position(block.links, link_id)
+    if position < 0:
+        raise DesignError(f"no link {link_id!r} in block {block.id!r}")
+    return block.links[position]
+
+
+def _member_label(block: Block, key: str) -> str:
+    child = block.children.get(key)
+    if child is None:
+        return key
+    name = f" — {child.name}" if child.name and child.name != key else ""
+    count = f" ×{child.count:,}" if child.count != 1 else ""
+    return f"{key}{name}{count}"
+
+
+def _link_label(link: Link) -> str:
+    return f"{link.id}: {link.a} ↔ {link.b}  ×{link.count:,} {fmt_speed(link.speed_gbit_s)}"
+
+
+def _link_search(link: Link) -> str:
+    return f"{link.id} {link.a} {link.b}"

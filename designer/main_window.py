@@ -19,6 +19,7 @@ from core.project import load_project, save_project
 from designer import icons
 from designer.assumptions_panel import AssumptionsPanel
 from designer.breadcrumb import Breadcrumb
+from designer.busy import Cancelled, run_busy
 from designer.canvas.actions import CanvasActions
 from designer.canvas.scene import DesignScene
 from designer.canvas.view import DesignView
@@ -133,8 +134,11 @@ class MainWindow(QMainWindow):
                                Qt.DockWidgetArea.BottomDockWidgetArea)
         self.palette = PaletteWidget(self.catalog)
         self.outline = OutlineWidget(self.catalog)
-        self.inspector = InspectorWidget(self.document, self.catalog)
+        self.inspector = InspectorWidget(self.document, self.catalog, lambda: self.scene.summary)
         self.inspector.link_reconnected.connect(self._reselect_link)
+        self.inspector.pick.connect(self._pick)
+        self.inspector.pick_group.connect(lambda key: self.scene.select_group(key))
+        self.inspector.pick_bundle.connect(lambda key: self.scene.select_bundle(key))
         self.workload_panel = WorkloadPanel(self.document, self.catalog)
         self.assumptions_panel = AssumptionsPanel(self.document)
         self.overview_panel = OverviewPanel()
@@ -342,8 +346,8 @@ class MainWindow(QMainWindow):
     # --- model events --------------------------------------------------------------------
     def _on_change(self, change: Change) -> None:
         self.scene.on_change(change)
+        self.outline.follow(self.document.design, change.kind)
         if change.kind != "geometry":
-            self.outline.rebuild(self.document.design)
             self.breadcrumb.show_path(self.document.design, self.scene.block_path)
             self._update_title()  # an untitled design's title is its name, which edits change
         self.inspector.refresh()
@@ -382,8 +386,13 @@ class MainWindow(QMainWindow):
             self.scene.blockSignals(False)
 
     def _on_selection(self) -> None:
-        self.inspector.show_selection(self.scene.block_path, self.scene.selected_ids(),
-                                      self.scene.selected_link_ids())
+        scene = self.scene
+        self.inspector.show_selection(scene.block_path, scene.selected_ids(), scene.selected_link_ids(),
+                                      scene.selected_groups(), scene.selected_bundles())
+
+    def _pick(self, ids: list[str], link_ids: list[str]) -> None:
+        """A member picked from the Inspector's list of a group card or bundle: select it."""
+        self.scene.select(ids, link_ids)
 
     def _on_evaluated(self, result: Result) -> None:
         for panel in self.metric_panels:
@@ -459,7 +468,7 @@ class MainWindow(QMainWindow):
         depth = len(common)
         keys = list(dict.fromkeys(p.split("/")[depth] for p in valid))
         self.scene.select(keys)
-        card = self.scene.card(keys[0])
+        card = self.scene.card(keys[0]) or self.scene.group_card_of(keys[0])
         if card is not None:
             rect = self.scene.content_rect(selected_only=True)
             if not self.view.viewport().rect().contains(self.view.mapFromScene(rect).boundingRect()):
@@ -510,7 +519,10 @@ class MainWindow(QMainWindow):
         if not self.maybe_save():
             return False
         try:
-            design = load_project(path, self.catalog)
+            design = self.read_project(Path(path))
+        except Cancelled:
+            self.statusBar().showMessage(f"Opening {Path(path).name} cancelled", STATUS_MS)
+            return False
         except DesignError as exc:
             # The current document and its file stay untouched: nothing is ever saved over a
             # file that failed to load.
@@ -521,6 +533,17 @@ class MainWindow(QMainWindow):
         self._add_recent(Path(path))
         self.statusBar().showMessage(f"Opened {path}", STATUS_MS)
         return True
+
+    def read_project(self, path: Path):
+        """The design in project file ``path``, read on a worker thread while the window says
+        so (a design drawn device by device is 300 MB of JSON). Raises DesignError, or
+        designer.busy.Cancelled when the user gives up waiting."""
+        try:
+            size = f" ({path.stat().st_size / 1e6:,.0f} MB)"
+        except OSError:
+            size = ""  # load_project names the problem
+        return run_busy(self, f"Opening {path.name}{size}…", lambda: load_project(path, self.catalog),
+                        cancellable=True, what="opening the project")
 
     def load_design(self, design, path: Path | None, copy_of: Path | None = None) -> None:
         """Show an already loaded design (the command line path; no prompts). With ``path``
@@ -549,13 +572,13 @@ class MainWindow(QMainWindow):
         part of what is saved; nothing changes when the write fails."""
         design = self.document.design
         rename = SetDesignName(path.stem) if name_after_file else None
+        # Written from a snapshot on a worker thread, while the window says so: writing a design
+        # drawn device by device takes seconds.
+        named = design.snapshot()
+        if rename is not None:
+            rename.apply(named)
         try:
-            if rename is None:
-                save_project(design, path)
-            else:
-                named = design.snapshot()
-                rename.apply(named)
-                save_project(named, path)
+            run_busy(self, f"Saving {path.name}…", lambda: save_project(named, path), what="saving the project")
         except DesignError as exc:
             QMessageBox.critical(self, "Cannot save project", str(exc))
             return False
@@ -663,7 +686,9 @@ class MainWindow(QMainWindow):
                 f"{draft.saved_at}?", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
             if answer == QMessageBox.StandardButton.Yes:
                 try:
-                    design = load_project(draft.project, self.catalog)
+                    design = self.read_project(draft.project)
+                except Cancelled:
+                    continue  # the draft stays for the next start
                 except DesignError as exc:
                     QMessageBox.critical(self, "Cannot recover", str(exc))
                     continue

@@ -14,12 +14,14 @@ from datetime import datetime
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
+from PySide6.QtCore import QObject, QStandardPaths, QThreadPool, QTimer, Signal
 
 from core.errors import DesignError
+from core.model import Design
 from core.processes import pid_alive
 from core.project import atomic_write_text, save_project
 from designer.document import DesignDocument
+from designer.worker import WorkerJob
 
 AUTOSAVE_MS = 60_000
 
@@ -51,6 +53,9 @@ class RecoveryManager(QObject):
     # Why drafts cannot be written (an unwritable app-data folder, a full disk): emitted when
     # autosave starts failing or fails for a new reason, not every minute.
     failed = Signal(str)
+    # Internal: a background draft written, or why not (from the worker, queued to the GUI).
+    _wrote = Signal(int, object)
+    _write_failed = Signal(int, str)
 
     def __init__(self, document: DesignDocument, interval_ms: int = AUTOSAVE_MS, parent=None):
         super().__init__(parent)
@@ -59,7 +64,15 @@ class RecoveryManager(QObject):
         self.session = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.timer = QTimer(self)
         self.timer.setInterval(interval_ms)
-        self.timer.timeout.connect(self.autosave)
+        self.timer.timeout.connect(self.autosave_in_background)
+        # The timer's drafts are written on a worker thread from a snapshot: writing a design
+        # drawn device by device takes 10+ s, which would freeze the window every minute.
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._writing = False
+        self._epoch = 0  # bumped by discard(): a draft finished after it is stale
+        self._wrote.connect(self._after_write)
+        self._write_failed.connect(self._after_write)
 
     @property
     def draft_path(self) -> Path:
@@ -73,27 +86,65 @@ class RecoveryManager(QObject):
         self.timer.start()
 
     def autosave(self) -> bool:
-        """Write a draft if there are unsaved changes; returns whether one was written."""
+        """Write a draft now if there are unsaved changes; returns whether one was written."""
         if not self.document.modified:
             return False
-        folder = recovery_dir()
         try:
-            _make_folder(folder)
-            save_project(self.document.design, self.draft_path)
-            meta = {"pid": os.getpid(), "original": str(self.document.path) if self.document.path else None,
-                    "saved_at": datetime.now().isoformat(timespec="seconds"), "name": self.document.design.name}
-            atomic_write_text(self.meta_path, json.dumps(meta))
+            self._write(*self._draft_job())
         except DesignError as exc:
-            # Recovery is best effort: the user keeps working, told once that drafts are off.
-            if str(exc) != self._failure:
-                self._failure = str(exc)
-                self.failed.emit(f"autosave failed: {exc}")
+            self._report(str(exc))
             return False
         self._failure = None
         return True
 
+    def autosave_in_background(self) -> None:
+        """Write a draft of the unsaved changes on a worker thread (one at a time)."""
+        if not self.document.modified or self._writing:
+            return
+        self._writing = True
+        job = self._draft_job()
+        epoch = self._epoch
+
+        def work() -> None:
+            self._write(*job)
+            if self._epoch != epoch:  # discarded while it was written: it must not outlive that
+                self._remove_draft(job[1], job[2])
+
+        self._pool.start(WorkerJob(work, epoch, self._wrote, self._write_failed, "autosave"))
+
+    def _draft_job(self) -> tuple[Design, Path, Path, dict]:
+        """What a draft write needs, taken on the GUI thread: an immutable snapshot, the paths
+        and the meta record."""
+        meta = {"pid": os.getpid(), "original": str(self.document.path) if self.document.path else None,
+                "saved_at": datetime.now().isoformat(timespec="seconds"), "name": self.document.design.name}
+        return self.document.design.snapshot(), self.draft_path, self.meta_path, meta
+
+    @staticmethod
+    def _write(design: Design, draft: Path, meta_path: Path, meta: dict) -> None:
+        _make_folder(draft.parent)
+        save_project(design, draft)
+        atomic_write_text(meta_path, json.dumps(meta))
+
+    def _after_write(self, _epoch: int, outcome: object) -> None:
+        self._writing = False
+        if isinstance(outcome, str):
+            self._report(outcome.removeprefix("autosave failed: "))
+        else:
+            self._failure = None
+
+    def _report(self, problem: str) -> None:
+        # Recovery is best effort: the user keeps working, told once that drafts are off.
+        if problem != self._failure:
+            self._failure = problem
+            self.failed.emit(f"autosave failed: {problem}")
+
     def discard(self) -> None:
-        for path in (self.draft_path, self.meta_path):
+        self._epoch += 1
+        self._remove_draft(self.draft_path, self.meta_path)
+
+    @staticmethod
+    def _remove_draft(draft: Path, meta: Path) -> None:
+        for path in (draft, meta):
             try:
                 path.unlink()
             except OSError:

@@ -13,6 +13,7 @@ from core.errors import DesignError
 from core.model import Block, Design, MoveItems, SetProperty
 from core.project import design_from_dict, design_to_dict
 from designer import edits, mime
+from designer.canvas.aggregate_items import BundleItem, GroupCard
 from designer.canvas.items import BlockItem, LinkItem
 from designer.canvas.view import DesignView
 from designer.document import DesignDocument
@@ -165,7 +166,7 @@ class CanvasActions(QObject):
             self.scene.select(new_ids)
 
     def select_everything(self) -> None:
-        self.scene.select([c.key for c in self.scene.cards()])
+        self.scene.select_all()
 
     def group_selection(self) -> None:
         ids = self.scene.selected_ids()
@@ -238,7 +239,9 @@ class CanvasActions(QObject):
     # --- context menu --------------------------------------------------------------------
     def show_context_menu(self, global_pos, item) -> None:
         menu = QMenu(self.view)
-        if isinstance(item, LinkItem):
+        if isinstance(item, (GroupCard, BundleItem)):
+            self._fill_aggregate_menu(menu, item)
+        elif isinstance(item, LinkItem):
             menu.addAction(self.delete)
         elif isinstance(item, BlockItem):
             for action in (self.step_in, self.toggle_collapse, self.repeat, None, self.ungroup,
@@ -252,3 +255,18 @@ class CanvasActions(QObject):
                            self.fit, self.zoom_in, self.zoom_out):
                 menu.addSeparator() if action is None else menu.addAction(action)
         menu.exec(global_pos)
+
+    def _fill_aggregate_menu(self, menu: QMenu, item: GroupCard | BundleItem) -> None:
+        """A group card or bundle: what was picked among its members, or how to pick one."""
+        if item.picked:
+            menu.addSection(item.picked[0] if len(item.picked) == 1 else f"{len(item.picked):,} selected")
+            if isinstance(item, BundleItem):
+                actions = [self.delete]
+            else:
+                actions = [self.step_in, self.repeat, None, self.group, None, self.cut, self.copy, self.duplicate,
+                           self.delete]
+        else:
+            menu.addSection("Pick one in the Inspector's list to edit it")
+            actions = [self.select_all, None, self.fit, self.zoom_in, self.zoom_out]
+        for action in actions:
+            menu.addSeparator() if action is None else menu.addAction(action)

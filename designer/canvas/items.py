@@ -494,6 +494,51 @@ def _border_point(card: _Card, toward: QPointF) -> QPointF:
     return _rect_exit(card.card_rect().translated(card.pos()), card.pos(), toward)
 
 
+def bundle_path(source, target, bend: float) -> QPainterPath:
+    """The line of a link between two cards (anything with ``pos()`` and ``card_rect()``), from
+    border to border, curved sideways by ``bend`` (parallel bundles of one pair)."""
+    p1, p2 = source.pos(), target.pos()
+    mid = (p1 + p2) / 2
+    line = QLineF(p1, p2)
+    normal = QPointF(-line.dy(), line.dx())
+    length = math.hypot(normal.x(), normal.y()) or 1.0
+    control = mid + normal / length * bend
+    a = _border_point(source, control)
+    b = _border_point(target, control)
+    path = QPainterPath(a)
+    if bend:
+        path.quadTo(control, b)
+    else:
+        path.lineTo(b)
+    return path
+
+
+def label_rect_at(centre: QPointF, label: str) -> QRectF:
+    """The pill a link's label is drawn in, centred on ``centre``."""
+    w = QFontMetricsF(_SUB).horizontalAdvance(label) + 12
+    return QRectF(centre.x() - w / 2, centre.y() - 9, w, 18)
+
+
+def paint_link(painter: QPainter, path: QPainterPath, label_rect: QRectF, label: str, kind: str,
+               selected: bool) -> None:
+    """A link's line (highlighted when selected) and its label pill, in the colours of its kind."""
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    colour, width, dash = style.LINK_STYLE.get(kind, style.LINK_STYLE["scale-out"])
+    if selected:
+        painter.setPen(QPen(style.SELECTION, width + 5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+        painter.drawPath(path)
+    pen = QPen(QColor(colour), width, dash, Qt.PenCapStyle.RoundCap)
+    painter.setPen(pen)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawPath(path)
+    painter.setPen(QPen(QColor(colour), 1.2))
+    painter.setBrush(QColor("#ffffff"))
+    painter.drawRoundedRect(label_rect, 9, 9)
+    painter.setFont(_SUB)
+    painter.setPen(QColor(colour).darker(120))
+    painter.drawText(label_rect, Qt.AlignmentFlag.AlignCenter, label)
+
+
 class LinkItem(QGraphicsItem):
     """A link bundle between two cards; ``bend`` separates parallel bundles of one pair."""
 
@@ -526,24 +571,8 @@ class LinkItem(QGraphicsItem):
 
     def update_path(self) -> None:
         self.prepareGeometryChange()
-        p1, p2 = self.source.pos(), self.target.pos()
-        mid = (p1 + p2) / 2
-        line = QLineF(p1, p2)
-        normal = QPointF(-line.dy(), line.dx())
-        length = math.hypot(normal.x(), normal.y()) or 1.0
-        control = mid + normal / length * self.bend
-        a = _border_point(self.source, control)
-        b = _border_point(self.target, control)
-        path = QPainterPath(a)
-        if self.bend:
-            path.quadTo(control, b)
-        else:
-            path.lineTo(b)
-        self._path = path
-        metrics = QFontMetricsF(_SUB)
-        w = metrics.horizontalAdvance(self.label) + 12
-        centre = path.pointAtPercent(0.5)
-        self._label_rect = QRectF(centre.x() - w / 2, centre.y() - 9, w, 18)
+        self._path = bundle_path(self.source, self.target, self.bend)
+        self._label_rect = label_rect_at(self._path.pointAtPercent(0.5), self.label)
         self.update()
 
     def path(self) -> QPainterPath:
@@ -565,22 +594,8 @@ class LinkItem(QGraphicsItem):
         return shape
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        colour, width, dash = style.LINK_STYLE.get(self.kind, style.LINK_STYLE["scale-out"])
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        if selected:
-            painter.setPen(QPen(style.SELECTION, width + 5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
-            painter.drawPath(self._path)
-        pen = QPen(QColor(colour), width, dash, Qt.PenCapStyle.RoundCap)
-        painter.setPen(pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawPath(self._path)
-        painter.setPen(QPen(QColor(colour), 1.2))
-        painter.setBrush(QColor("#ffffff"))
-        painter.drawRoundedRect(self._label_rect, 9, 9)
-        painter.setFont(_SUB)
-        painter.setPen(QColor(colour).darker(120))
-        painter.drawText(self._label_rect, Qt.AlignmentFlag.AlignCenter, self.label)
+        paint_link(painter, self._path, self._label_rect, self.label, self.kind,
+                   bool(option.state & QStyle.StateFlag.State_Selected))
 
 
 class ExternalLinkItem(QGraphicsItem):

@@ -11,12 +11,13 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QCursor, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsView, QMenu
+from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsView, QLabel, QMenu
 
 from core.catalog import Catalog
 from core.errors import DesignError
 from core.model import MoveItems
 from designer import edits, mime, style
+from designer.canvas.aggregate_items import BundleItem, GroupCard
 from designer.canvas.items import CARD_H, CARD_W, BlockItem, LinkItem, _Card
 from designer.canvas.placement import free_spot
 from designer.canvas.scene import DesignScene
@@ -27,6 +28,7 @@ ZOOM_MIN, ZOOM_MAX = 0.03, 4.0
 ZOOM_STEP = 1.18
 FIT_MAX_ZOOM = 1.25   # a lone card should not fill the screen
 PLACE_GAP = 20.0      # free space kept around a newly placed card
+BANNER_MARGIN = 8     # px between the banner and the canvas's edges
 
 
 class DesignView(QGraphicsView):
@@ -64,6 +66,17 @@ class DesignView(QGraphicsView):
         self.auto_fit = False
         for bar in (self.horizontalScrollBar(), self.verticalScrollBar()):
             bar.actionTriggered.connect(self._user_scrolled)
+        # Over the top of the canvas, at screen size whatever the zoom: says when the block is
+        # drawn aggregated (designer.canvas.aggregate). A child of the view, not of its viewport,
+        # so scrolling does not move it; clicks go through to the canvas.
+        self.banner = QLabel(self)
+        self.banner.setWordWrap(True)
+        self.banner.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.banner.setStyleSheet("background: #e3f2fd; color: #0d47a1; border: 1px solid #90caf9; "
+                                  "border-radius: 6px; padding: 6px 10px;")
+        self.banner.hide()
+        scene.note_changed.connect(self.show_note)
+        self.show_note(scene.note)
 
     @property
     def design_scene(self) -> DesignScene:
@@ -86,20 +99,54 @@ class DesignView(QGraphicsView):
         rect = self.design_scene.content_rect()
         if rect.isNull():
             return
-        self.fitInView(rect.adjusted(-40, -40, 40, 40), Qt.AspectRatioMode.KeepAspectRatio)
-        if self.zoom_level() > FIT_MAX_ZOOM:
+        covered = self._banner_height()
+        if covered:
+            # The content fits below the banner: the scale of the viewport less its height, and
+            # the centre moved up by half of it.
+            viewport = self.viewport().rect()
+            padded = rect.adjusted(-40, -40, 40, 40)
+            zoom = min(viewport.width() / padded.width(), (viewport.height() - covered) / padded.height(),
+                       FIT_MAX_ZOOM)
             self.resetTransform()
-            self.scale(FIT_MAX_ZOOM, FIT_MAX_ZOOM)
-            self.centerOn(rect.center())
+            self.scale(zoom, zoom)
+            self.centerOn(rect.center().x(), rect.center().y() - covered / 2 / zoom)
+        else:
+            self.fitInView(rect.adjusted(-40, -40, 40, 40), Qt.AspectRatioMode.KeepAspectRatio)
+            if self.zoom_level() > FIT_MAX_ZOOM:
+                self.resetTransform()
+                self.scale(FIT_MAX_ZOOM, FIT_MAX_ZOOM)
+                self.centerOn(rect.center())
         self.auto_fit = True
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        self._place_banner()
         if self.auto_fit:
             self.fit()
 
+    # --- the banner of an aggregated block -------------------------------------------------
+    def show_note(self, text: str) -> None:
+        was_shown = self.banner.isVisible()
+        self.banner.setText(text)
+        self.banner.setVisible(bool(text))
+        self._place_banner()
+        if was_shown != bool(text) and self.auto_fit:
+            self.fit()
+
+    def _place_banner(self) -> None:
+        if not self.banner.text():
+            return
+        area = self.viewport().geometry()
+        width = max(120, area.width() - 2 * BANNER_MARGIN)
+        self.banner.setGeometry(area.left() + BANNER_MARGIN, area.top() + BANNER_MARGIN, width,
+                                self.banner.heightForWidth(width))
+
+    def _banner_height(self) -> int:
+        """Pixels at the top of the canvas the banner covers (0 when it is hidden)."""
+        return self.banner.height() + 2 * BANNER_MARGIN if not self.banner.isHidden() else 0
+
     def center_on_item(self, key: str) -> None:
-        card = self.design_scene.card(key)
+        card = self.design_scene.card(key) or self.design_scene.group_card_of(key)
         if card is not None:
             self.centerOn(card)
 
@@ -119,6 +166,12 @@ class DesignView(QGraphicsView):
                 return item
         return None
 
+    def _aggregate_item_at(self, pos) -> GroupCard | BundleItem | None:
+        for item in self.items(pos):
+            if isinstance(item, (GroupCard, BundleItem)):
+                return item
+        return None
+
     def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MouseButton.MiddleButton:
             self._pan_origin = event.position()
@@ -130,6 +183,13 @@ class DesignView(QGraphicsView):
             wants_link = self.connect_mode or event.modifiers() & Qt.KeyboardModifier.ShiftModifier
             if card is not None and wants_link:
                 self._start_link(card)
+                event.accept()
+                return
+            summary_item = self._aggregate_item_at(event.position().toPoint())
+            if summary_item is not None and not event.modifiers():
+                # A plain click on a group card or bundle selects it and lists its members, even
+                # when it is already selected because one of them was picked.
+                self._select_aggregate(summary_item)
                 event.accept()
                 return
         super().mousePressEvent(event)
@@ -395,14 +455,23 @@ class DesignView(QGraphicsView):
     def contextMenuEvent(self, event) -> None:
         item = None
         for candidate in self.items(event.pos()):
-            if isinstance(candidate, (_Card, LinkItem)):
+            if isinstance(candidate, (_Card, LinkItem, GroupCard, BundleItem)):
                 item = candidate
                 break
-        if item is not None and not item.isSelected():
+        if isinstance(item, (GroupCard, BundleItem)):
+            if not item.isSelected():
+                self._select_aggregate(item)
+        elif item is not None and not item.isSelected():
             self.design_scene.clearSelection()
             item.setSelected(True)
         self.context_menu_requested.emit(event.globalPos(), item)
         event.accept()
+
+    def _select_aggregate(self, item: GroupCard | BundleItem) -> None:
+        if isinstance(item, GroupCard):
+            self.design_scene.select_group(item.key)
+        else:
+            self.design_scene.select_bundle(item.key)
 
     def _push(self, op) -> None:
         try:

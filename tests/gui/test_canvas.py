@@ -129,6 +129,7 @@ def test_connect_mode_and_move_with_snap(window, qtbot, point_of):
     node = window.document.design.root.children[a]
     assert node.y % 20 == 0 and node.y != 200
     window.document.undo_stack.undo()
+    node = window.document.design.root.children[a]  # edits replace a node rather than change it
     assert (node.x, node.y) == (0, 200)
     assert window.scene.card(a).pos() == QPointF(0, 200)
 

@@ -37,10 +37,10 @@ def test_inspector_rejects_invalid_values(window, small_design):
     assert "kind" in window.inspector.fields
     length = window.inspector.fields["length_m"]
     length.setValue(42.0)
-    assert link.length_m == 42.0
+    assert small_design.root.link(link.id).length_m == 42.0  # edits replace a link rather than change it
     window.inspector.fields["kind"].setCurrentText("storage")
     window.inspector.fields["kind"].activated.emit(window.inspector.fields["kind"].currentIndex())
-    assert link.kind == "storage"
+    assert small_design.root.link(link.id).kind == "storage"
     node_path = next(p for p, n in small_design.root.iter_nodes() if n.tier == "spine")
     window.reveal_path(node_path)
     rate = window.inspector.fields["overrides.failure_rate_per_1000_days"]
