@@ -29,7 +29,7 @@ from PySide6.QtGui import QImage, QPainter  # noqa: E402
 
 from core.catalog import default_catalog  # noqa: E402
 from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
-from core.model import SetProperty  # noqa: E402
+from core.operations import SetProperty  # noqa: E402
 from core.project import load_project, save_project  # noqa: E402
 from core.workload import list_presets, load_preset  # noqa: E402
 from designer.qtapp import ensure_app  # noqa: E402

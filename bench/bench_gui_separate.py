@@ -76,7 +76,7 @@ def _open_and_edit(path: Path, edits: int) -> dict[str, object]:
     from PySide6.QtCore import QEventLoop, QTimer  # noqa: PLC0415
 
     from core.catalog import default_catalog  # noqa: PLC0415
-    from core.model import RemoveLink, SetProperty  # noqa: PLC0415
+    from core.operations import RemoveLink, SetProperty  # noqa: PLC0415
     from designer.main_window import MainWindow  # noqa: PLC0415
     from designer.qtapp import ensure_app  # noqa: PLC0415
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from core.assumptions import Assumptions
 from core.errors import DesignError
-from core.model import SetAssumptions
+from core.operations import SetAssumptions
 from designer.assumption_fields import (
     SECTION_TITLES, FieldInfo, defaults, format_compact, format_value, parse_value, section_fields, section_reset, sections,
     with_value,

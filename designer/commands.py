@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtGui import QUndoCommand
 
-from core.model import Design, Operation
+from core.model import Design
+from core.operations import Operation
 
 
 class OperationCommand(QUndoCommand):

@@ -7,7 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from core.model import Block, Change, Design, Operation
+from core.model import Block, Change, Design
+from core.operations import Operation
 from designer.commands import OperationCommand
 
 

@@ -11,9 +11,9 @@ import dataclasses
 
 from core.catalog import Catalog
 from core.errors import DesignError
-from core.model import (
-    AddLink, AddNode, Block, Design, Group, Link, Macro, Node, Operation, RemoveItems, RemoveLink,
-    RemoveNode, Ungroup, unique_id, unique_link_id,
+from core.model import Block, Design, Link, Node, unique_id, unique_link_id
+from core.operations import (
+    AddLink, AddNode, Group, Macro, Operation, RemoveItems, RemoveLink, RemoveNode, Ungroup,
 )
 
 PASTE_OFFSET = 40.0

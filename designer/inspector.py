@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
 
 from core.catalog import Catalog
 from core.errors import DesignError
-from core.model import LINK_KINDS, MEDIA, Block, Link, Node, SetProperty
+from core.model import LINK_KINDS, MEDIA, Block, Link, Node
+from core.operations import SetProperty
 from designer.canvas.aggregate import GroupBundle, MemberGroup, Summary
 from designer.canvas.aggregate_items import group_name, members_noun
 from designer.document import DesignDocument

@@ -14,7 +14,8 @@ from PySide6.QtWidgets import (
 
 from core.catalog import Catalog, default_catalog
 from core.errors import DesignError
-from core.model import Change, ReplaceRoot, SetDesignName
+from core.model import Change
+from core.operations import ReplaceRoot, SetDesignName
 from core.project import load_project, save_project
 from designer import icons
 from designer.assumptions_panel import AssumptionsPanel

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from core.catalog import Catalog, default_catalog
 from core.errors import DesignError
 from core.flatten import flatten
-from core.model import SetWorkload
+from core.operations import SetWorkload
 from core.preset_fit import fit_to_design
 from core.workload import (
     ACTIVATIONS, PRECISIONS, RECOMPUTE, Workload, list_presets, load_preset, with_parallelism, workload_from_dict,

@@ -10,7 +10,8 @@ from hypothesis import given, strategies as st
 from core.catalog import load_catalog
 from core.errors import DesignError
 from core.generators import FatTreeOptions, generate_fat_tree
-from core.model import AddLink, AddNode, Group, Link, MoveItems, Node, RemoveLink, RemoveNode, SetProperty
+from core.model import Link, Node
+from core.operations import AddLink, AddNode, Group, MoveItems, RemoveLink, RemoveNode, SetProperty
 from designer.canvas.aggregate import BlockSummarizer
 from tests.separate_design import draw_separately
 

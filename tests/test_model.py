@@ -7,8 +7,10 @@ import pytest
 from core.errors import DesignError
 from core.flatten import flatten
 from core.generators import FatTreeOptions, generate_fat_tree
-from core.model import (AddLink, AddNode, Block, Design, Group, Link, Macro, MoveItems, Node,
-                        RemoveLink, RemoveNode, SetProperty, Ungroup)
+from core.model import Block, Design, Link, Node
+from core.operations import (
+    AddLink, AddNode, Group, Macro, MoveItems, RemoveLink, RemoveNode, SetProperty, Ungroup,
+)
 
 
 def small_design() -> Design:

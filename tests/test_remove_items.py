@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hypothesis import given, strategies as st
 
-from core.model import Macro, RemoveItems, RemoveLink, RemoveNode
+from core.operations import Macro, RemoveItems, RemoveLink, RemoveNode
 from core.project import design_to_dict, load_project
 from designer.edits import delete_items
 

@@ -7,8 +7,10 @@ from pathlib import Path
 from hypothesis import given, strategies as st
 
 from core.errors import DesignError
-from core.model import (AddLink, AddNode, Block, Design, Group, Link, MoveItems, Node, RemoveLink, RemoveNode,
-                        SetProperty, Ungroup)
+from core.model import Block, Design, Link, Node
+from core.operations import (
+    AddLink, AddNode, Group, MoveItems, RemoveLink, RemoveNode, SetProperty, Ungroup,
+)
 from core.project import design_to_dict, load_project
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "resources" / "examples" / "dgx-h100-superpod-4su.json"

@@ -7,8 +7,10 @@ from pathlib import Path
 from hypothesis import given, strategies as st
 
 from core.errors import DesignError
-from core.model import (AddLink, Block, Design, Group, Link, Node, RemoveLink, RemoveNode, SetDesignName,
-                        SetProperty, Ungroup)
+from core.model import Block, Design, Link, Node
+from core.operations import (
+    AddLink, Group, RemoveLink, RemoveNode, SetDesignName, SetProperty, Ungroup,
+)
 from core.project import design_from_dict, design_to_dict, load_project
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "resources" / "examples" / "dgx-h100-superpod-4su.json"

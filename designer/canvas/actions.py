@@ -10,7 +10,8 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu
 
 from core.errors import DesignError
-from core.model import Block, Design, MoveItems, SetProperty
+from core.model import Block, Design
+from core.operations import MoveItems, SetProperty
 from core.project import design_from_dict, design_to_dict
 from designer import edits, mime
 from designer.canvas.aggregate_items import BundleItem, GroupCard

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsView, QLabel, QMenu
 
 from core.catalog import Catalog
 from core.errors import DesignError
-from core.model import MoveItems
+from core.operations import MoveItems
 from designer import edits, mime, style
 from designer.canvas.aggregate_items import BundleItem, GroupCard
 from designer.canvas.items import CARD_H, CARD_W, BlockItem, LinkItem, _Card

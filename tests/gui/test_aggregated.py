@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QMenu
 
 from core.catalog import default_catalog
 from core.generators import FatTreeOptions, generate_fat_tree
-from core.model import SetProperty
+from core.operations import SetProperty
 from designer.canvas import aggregate
 from designer.canvas.aggregate_items import BundleItem, GroupCard
 from tests.separate_design import draw_separately
@@ -215,7 +215,7 @@ def test_the_outline_follows_a_deletion_and_its_undo_row_by_row(shown):
 
 
 def test_a_big_child_block_expanded_shows_its_groups_not_its_first_children(window, imported, low_threshold):
-    from core.model import Group
+    from core.operations import Group
 
     imported.apply(Group("", tuple(imported.root.children), "pod", "Imported pod"))
     imported.apply(SetProperty("pod", "collapsed", False))

@@ -85,7 +85,7 @@ def test_the_minutely_autosave_writes_off_the_gui_thread_and_a_discard_wins(wind
     """A draft of a design drawn device by device takes 10+ s to write: the window must not
     freeze every minute, and a draft finished after a save (discard) must not be left behind."""
     import designer.recovery as recovery_module
-    from core.model import SetProperty
+    from core.operations import SetProperty
 
     window.load_design(small_design, None)
     window.document.push(SetProperty(next(iter(small_design.root.children)), "name", "Unsaved"))

@@ -8,7 +8,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from core.generators import FatTreeOptions, generate_fat_tree
-from core.model import Block, Node, SetProperty
+from core.model import Block, Node
+from core.operations import SetProperty
 
 
 def _drop(win, catalog_id, pos: QPoint):
@@ -174,7 +175,7 @@ def test_delete_group_ungroup_and_navigation(window):
     # The outer link is drawn to the block's card.
     assert window.scene.link_item(root.links[0].id).source is window.scene.card(group_id)
     # Repeat the block; the badge and outline follow.
-    from core.model import SetProperty
+    from core.operations import SetProperty
     doc.push(SetProperty(group_id, "count", 4))
     assert window.scene.card(group_id).count == 4
     assert window.outline.item_for(group_id).text(1) == "×4"

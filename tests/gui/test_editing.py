@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPointF
 
-from core.model import MoveItems, SetProperty
+from core.operations import MoveItems, SetProperty
 from core.project import design_to_dict, load_project
 from core.workload import list_presets
 from designer.wizard import TemplateWizard

@@ -4,7 +4,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 
-from core.model import AddLink, AddNode, Block, Design, Link, Node, SetProperty
+from core.model import Block, Design, Link, Node
+from core.operations import AddLink, AddNode, SetProperty
 from core.project import load_project
 from designer.canvas.items import PREVIEW_MAX_CHILDREN, BlockItem
 

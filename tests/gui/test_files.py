@@ -10,7 +10,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication
 
 from core.errors import DesignError
-from core.model import SetProperty
+from core.operations import SetProperty
 from core.project import design_to_dict, load_project, save_project
 from designer.export import export_diagram
 from designer.recovery import RecoveryManager

@@ -8,7 +8,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog
 
 from core.catalog import default_catalog
-from core.model import SetProperty
+from core.operations import SetProperty
 from core.project import load_project
 from designer.app import DEFAULT_EXAMPLE, run
 from designer.main_window import MainWindow

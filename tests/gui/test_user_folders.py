@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from core.catalog import USER_CATALOG_ENV, load_catalog
-from core.model import SetProperty
+from core.operations import SetProperty
 from designer import recovery
 from designer.main_window import MainWindow
 from designer.qtapp import APPLICATION, ORGANIZATION

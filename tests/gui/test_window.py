@@ -8,7 +8,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QTabBar
 
 from core.catalog import default_catalog
-from core.model import MoveItems
+from core.operations import MoveItems
 from designer.default_layout import MIN_CANVAS_WIDTH_PX, MIN_SIDE_PX, SEPARATORS_PX, side_widths_px
 from designer.window_fit import FRAME_ESTIMATE, PREFERRED_SIZE, SCREEN_MARGIN_PX, fitted_geometry
 
