@@ -32,7 +32,8 @@ column (core/jsonfile.py).
 from __future__ import annotations
 
 import math
-from typing import Any
+import operator
+from typing import Any, Callable
 
 from core.design_fields import show
 from core.errors import DesignError, DesignTooLargeError
@@ -78,36 +79,51 @@ def check_design_size(design: Any, catalog: Any = None) -> None:
     path, exactly, with Python integers), and accelerators when ``catalog`` is given; blocks
     are checked on the way down with ``check_nesting``. A count that is not a whole number of at
     least 1 (set by code past the model's checks) is refused too. One pass over the drawn
-    items, without recursion.
+    items, without recursion, and per block in C (map, sum, max): a block imported device by
+    device holds 100,000 components and 1.5 million links, and this runs before every evaluation.
     """
     totals = {"accelerators": 0, "units": 0, "cables": 0}
     # kind -> (amount, label, (block path, link index or None, child id or None))
     largest: dict[str, tuple[int, str, tuple]] = {kind: (0, "", ()) for kind in totals}
+    per_unit: dict[str, int] = {}  # accelerators per unit of a catalog id
 
-    def add(kind: str, amount: int, where: str, item: tuple) -> None:
-        totals[kind] += amount
-        if amount > largest[kind][0]:
-            largest[kind] = (amount, where, item)
+    def add(kind: str, instances: int, amounts: list[int], where: Callable[[int], str],
+            item: Callable[[int], tuple]) -> None:
+        """``amounts`` per item of one block, repeated ``instances`` times."""
+        if not amounts:
+            return
+        top = max(amounts)
+        totals[kind] += instances * sum(amounts)
+        if instances * top > largest[kind][0]:
+            index = amounts.index(top)
+            largest[kind] = (instances * top, where(index), item(index))
 
     root_count = _count(design.root, "design root")
     check_nesting(root_count, 0, "design root")
     stack: list[tuple[Any, str, int, int]] = [(design.root, "", root_count, 0)]
     while stack:
         block, prefix, instances, depth = stack.pop()
-        for index, link in enumerate(block.links):
-            label = f"link {prefix}{link.id}"
-            add("cables", instances * _count(link, label), label, (prefix, index, None))
+        links = block.links
+        add("cables", instances, _counts(links, lambda i: f"link {prefix}{links[i].id}"),
+            lambda i: f"link {prefix}{links[i].id}", lambda i: (prefix, i, None))
+        nodes = []
         for child_id, child in block.children.items():
-            path = prefix + child_id
-            amount = instances * _count(child, path)
             if hasattr(child, "children"):
+                path = prefix + child_id
+                amount = instances * _count(child, path)
                 check_nesting(amount, depth + 1, path)
                 stack.append((child, path + "/", amount, depth + 1))
-                continue
-            add("units", amount, path, (prefix, None, child_id))
-            if catalog is not None and child.catalog_id in catalog:
-                per_unit = catalog.get(child.catalog_id).get("accelerators", 0)
-                add("accelerators", amount * per_unit, path, (prefix, None, child_id))
+            else:
+                nodes.append(child)
+        counts = _counts(nodes, lambda i: prefix + nodes[i].id)
+        add("units", instances, counts, lambda i: prefix + nodes[i].id, lambda i: (prefix, None, nodes[i].id))
+        if catalog is not None and nodes:
+            ids = list(map(_CATALOG_ID, nodes))
+            for catalog_id in set(ids).difference(per_unit):
+                per_unit[catalog_id] = (catalog.get(catalog_id).get("accelerators", 0)
+                                        if catalog_id in catalog else 0)
+            add("accelerators", instances, list(map(operator.mul, counts, map(per_unit.__getitem__, ids))),
+                lambda i: prefix + nodes[i].id, lambda i: (prefix, None, nodes[i].id))
     for kind, what, limit in (("accelerators", "accelerators", MAX_ACCELERATORS),
                               ("units", "device units", MAX_UNITS), ("cables", "cables", MAX_CABLES)):
         if totals[kind] > limit:
@@ -117,6 +133,19 @@ def check_design_size(design: Any, catalog: Any = None) -> None:
                 f"{_size(amount)}); the engine holds at most {limit:,} (limit in core/limits.py)")
             error.largest = item  # lets the loader name the JSON path of that count
             raise error
+
+
+_COUNT, _CATALOG_ID = operator.attrgetter("count"), operator.attrgetter("catalog_id")
+
+
+def _counts(items: list, where: Callable[[int], str]) -> list[int]:
+    """The counts of ``items``, each checked as ``_count`` does (the label of a bad one made
+    only when there is one)."""
+    counts = list(map(_COUNT, items))
+    if counts and (set(map(type, counts)) != {int} or min(counts) < 1):
+        for index, item in enumerate(items):
+            _count(item, where(index))
+    return counts
 
 
 def _count(item: Any, where: str) -> int:
