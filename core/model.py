@@ -12,9 +12,11 @@ block that owns the link.
 Every edit goes through an operation of core/operations.py whose ``apply`` returns its inverse.
 Observers subscribed to the design receive a ``Change`` after every applied operation.
 
-Operations never change a ``Node`` or a ``Link`` in place: they put a changed copy where it was.
-Blocks and their ``children``/``links`` containers do change in place, so ``Design.snapshot``
-copies the blocks and containers and shares the nodes and links: an immutable snapshot of a
+Nodes and links are frozen: an edit puts a changed copy where one was (``dataclasses.replace``,
+which checks the fields again), so neither an operation nor a script can leave a NaN, a
+fractional count or a zero speed in one. Blocks check each field as it is set, and they and
+their ``children``/``links`` containers do change in place, so ``Design.snapshot`` copies the
+blocks and containers and shares the nodes and links: an immutable snapshot of a
 design drawn device by device (100,000 nodes, 1.5 million links) costs pointer copies, not a
 deep copy of every object.
 """
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field, is_dataclass
 from typing import Any, Callable, Iterator
 
 from core.design_fields import LINK_KINDS, MEDIA  # noqa: F401 - the GUI imports them from here
-from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, block_fields_ok,
+from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, check,
                                 check_fields, check_metadata, check_text, link_fields_ok,
                                 node_fields_ok, show)
 from core.errors import DesignError
@@ -36,7 +38,7 @@ from core.settings import settings_from_dict, settings_to_dict
 from core.workload import check_workload
 
 
-@dataclass
+@dataclass(frozen=True)
 class Node:
     """A component placement: ``count`` identical units of catalog entry ``catalog_id``."""
 
@@ -58,7 +60,7 @@ class Node:
         return self.name or self.id
 
 
-@dataclass
+@dataclass(frozen=True)
 class Link:
     """A bundle of ``count`` cables per instance of the owning block."""
 
@@ -88,11 +90,14 @@ class Block:
     collapsed: bool = True
     role: str = ""  # free label: "rack", "su", "pod", "island"...
 
-    def __post_init__(self) -> None:
-        # Its own fields only: children and links are checked as they join (AddNode, AddLink)
-        # and when saved; a detached Block is also used as a scratch id set (designer/edits.py).
-        if not block_fields_ok(self.__dict__):
-            check_fields(self, BLOCK_RULES, lambda: f"block {show(self.id)}", sep=" field ")
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Its own fields, when built and whenever set (blocks are few, and operations change
+        # them in place); children and links are checked as they join (AddNode, AddLink) and
+        # when saved. A detached Block is also used as a scratch id set (designer/edits.py).
+        rule = BLOCK_RULES.get(name)
+        if rule is not None:
+            value = check(rule, value, f"block {show(self.__dict__.get('id', value))} field {name}")
+        object.__setattr__(self, name, value)
 
     @property
     def label(self) -> str:

@@ -86,25 +86,23 @@ def paste(design: Design, block_path: str, frag: Block,
         new_id = _free_id(taken, item.id)
         taken.add(new_id)
         mapping[item.id] = new_id
-        clone = copy.deepcopy(item)
-        clone.id = new_id
-        clone.x, clone.y = item.x + dx, item.y + dy
+        clone = dataclasses.replace(copy.deepcopy(item), id=new_id, x=item.x + dx, y=item.y + dy)
         ops.append(AddNode(block_path, clone))
     # New link ids as unique_link_id names them ("link<n>"), with the block's ids gathered once
     # rather than once per pasted link.
     taken = {link.id for link in block.links}
     count = len(block.links)
     for link in frag.links:
-        clone = copy.deepcopy(link)
         count += 1
         n = count
         while f"link{n}" in taken:
             n += 1
-        clone.id = f"link{n}"
-        taken.add(clone.id)
+        taken.add(f"link{n}")
+        ends = {}
         for attr in ("a", "b"):
             head, _, rest = getattr(link, attr).partition("/")
-            setattr(clone, attr, mapping[head] + ("/" + rest if rest else ""))
+            ends[attr] = mapping[head] + ("/" + rest if rest else "")
+        clone = dataclasses.replace(link, id=f"link{n}", **ends)
         ops.append(AddLink(block_path, clone))
     op: Operation = ops[0] if len(ops) == 1 else Macro("Paste", ops)
     return op, [mapping[i.id] for i in items]
@@ -112,8 +110,7 @@ def paste(design: Design, block_path: str, frag: Block,
 
 def new_link(design: Design, block_path: str, link: Link) -> AddLink:
     block = design.block(block_path)
-    link.id = unique_link_id(block)
-    return AddLink(block_path, link)
+    return AddLink(block_path, dataclasses.replace(link, id=unique_link_id(block)))
 
 
 def link_end_choices(design: Design, block_path: str) -> list[str]:

@@ -41,9 +41,9 @@ def zero_speed_fabric() -> Design:
     root = Block("root", children={"servers": Node("servers", "DGX-H100", 4),
                                    "leaf": Node("leaf", "QM9700", 1)})
     link = Link("a", "servers", "leaf", count=32)
-    # Neither a file nor the model's constructors accept a 0 Gb/s link any more; a script that
-    # sets the field afterwards still gets a performance result that says the step cannot run.
-    link.speed_gbit_s = 0.0
+    # Neither a file nor the model accepts a 0 Gb/s link (links are frozen and checked); a
+    # script that forces one past the checks still gets a result that says the step cannot run.
+    object.__setattr__(link, "speed_gbit_s", 0.0)
     root.links.append(link)
     return Design("no bandwidth", root)
 
