@@ -85,12 +85,20 @@ def test_a_file_names_the_json_path_of_the_count_that_is_too_large(tmp_path, cat
         load_project(path, catalog)
 
 
-def test_a_count_set_past_the_model_checks_is_refused_by_evaluate_and_save(tmp_path, catalog):
+def test_a_count_forced_past_the_model_checks_is_refused_by_evaluate_and_save(tmp_path, catalog):
     design = servers(4)
-    design.root.children["rack"].children["nodes"].count = 2.5  # plain assignment: no check
+    # Nodes are frozen (tests/test_model.py); only a script that goes around that gets here.
+    object.__setattr__(design.root.children["rack"].children["nodes"], "count", 2.5)
     with pytest.raises(DesignError, match=r"rack/nodes: count must be a whole number of at least 1, got 2\.5"):
         evaluate(design, catalog)
     with pytest.raises(ProjectFileError, match=r"^cannot save p\.json: \$\.design\.children\[0\]"
                                                r"\.children\[0\]\.count: expected integer, got 2\.5"):
         save_project(design, tmp_path / "p.json")
     assert not (tmp_path / "p.json").exists()
+
+
+def test_a_link_count_forced_to_zero_is_named_by_evaluate(catalog):
+    design = servers(4)
+    object.__setattr__(design.root.children["rack"].links[0], "count", 0)
+    with pytest.raises(DesignError, match=r"^link rack/l1: count must be a whole number of at least 1, got 0$"):
+        evaluate(design, catalog)

@@ -1,6 +1,7 @@
 """Reversible design operations: every edit's inverse restores the model exactly."""
 
 import copy
+import dataclasses
 
 import pytest
 
@@ -119,6 +120,27 @@ def test_invalid_edits_are_refused_and_change_nothing(op, message):
 def test_items_a_file_could_not_hold_cannot_be_built(build, message):
     with pytest.raises(DesignError, match=message):
         build()
+
+
+def test_items_changed_in_code_obey_the_same_rules():
+    # Nodes and links are frozen (operations and scripts put a changed copy in their place, and
+    # the copy is checked); blocks check a field as it is set.
+    node, link, block = Node("n", "QM9700"), Link("l", "a", "b"), Block("b")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        node.count = 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        link.speed_gbit_s = 0.0
+    with pytest.raises(DesignError, match="count: expected integer, got 2.5"):
+        dataclasses.replace(node, count=2.5)
+    with pytest.raises(DesignError, match="speed_gbit_s: must be above 0"):
+        dataclasses.replace(link, speed_gbit_s=0.0)
+    with pytest.raises(DesignError, match=r"^block 'b' field count: expected integer, got 2\.5"):
+        block.count = 2.5
+    with pytest.raises(DesignError, match="block 'b' field x: expected a finite number"):
+        block.x = float("nan")
+    assert block.count == 1 and block.x == 0.0  # the refused values were not kept
+    block.count = 4
+    assert block.count == 4
 
 
 @pytest.mark.parametrize("name,value,message", [
