@@ -6,12 +6,12 @@ not moved by hand, and select the group or bundle; the Inspector lists its membe
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle
 
 from designer import icons, style
 from designer.canvas.aggregate import GroupBundle, MemberGroup
-from designer.canvas.items import (_SUB, _TITLE, _draw_badge, _elide, bundle_path, label_rect_at,
+from designer.canvas.items import (BundleLine, _SUB, _TITLE, _draw_badge, _elide, bundle_path, label_rect_at,
                                    paint_link)
 from designer.format import count as fmt_count, speed as fmt_speed
 
@@ -123,21 +123,14 @@ class GroupCard(QGraphicsItem):
         _draw_badge(painter, rect.right() + 4, rect.top(), fmt_count(group.units), accent)
 
 
-class BundleItem(QGraphicsItem):
+class BundleItem(BundleLine):
     """The links of one kind between two groups (or among one group's members: a loop)."""
 
     def __init__(self, key: str, source: GroupCard, target: GroupCard):
-        super().__init__()
-        self.key = key
+        super().__init__(key)
         self.source, self.target = source, target
         self.bundle: GroupBundle | None = None
         self.picked: list[str] = []  # link ids chosen in the Inspector
-        self.bend = 0.0
-        self.label = ""
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setZValue(-1)
-        self._path = QPainterPath()
-        self._label_rect = QRectF()
         source.bundles.append(self)
         if target is not source:
             target.bundles.append(self)
@@ -175,22 +168,6 @@ class BundleItem(QGraphicsItem):
         self._path = path
         self._label_rect = label_rect_at(path.pointAtPercent(0.5), self.label)
         self.update()
-
-    def path(self) -> QPainterPath:
-        return QPainterPath(self._path)
-
-    def label_rect(self) -> QRectF:
-        return QRectF(self._label_rect)
-
-    def boundingRect(self) -> QRectF:
-        return self._path.boundingRect().adjusted(-8, -8, 8, 8).united(self._label_rect.adjusted(-2, -2, 2, 2))
-
-    def shape(self) -> QPainterPath:
-        stroker = QPainterPathStroker()
-        stroker.setWidth(12)
-        shape = stroker.createStroke(self._path)
-        shape.addRect(self._label_rect)
-        return shape
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         if self.bundle is not None:

@@ -539,22 +539,49 @@ def paint_link(painter: QPainter, path: QPainterPath, label_rect: QRectF, label:
     painter.drawText(label_rect, Qt.AlignmentFlag.AlignCenter, label)
 
 
-class LinkItem(QGraphicsItem):
-    """A link bundle between two cards; ``bend`` separates parallel bundles of one pair."""
+class BundleLine(QGraphicsItem):
+    """A selectable line between two cards with a label pill halfway: what a link bundle and an
+    aggregated group bundle share. Subclasses set ``_path`` and ``_label_rect`` in their
+    ``update_path`` and paint them."""
 
-    def __init__(self, key: str, source: _Card, target: _Card):
+    def __init__(self, key: str):
         super().__init__()
-        self.key = key  # link id in the current block
-        self.source, self.target = source, target
-        source.links.append(self)
-        target.links.append(self)
-        self.kind = "scale-out"
+        self.key = key
         self.label = ""
-        self.bend = 0.0
+        self.bend = 0.0  # separates parallel lines between one pair of cards
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(-1)
         self._path = QPainterPath()
         self._label_rect = QRectF()
+
+    def path(self) -> QPainterPath:
+        """The drawn line, from the source card's border to the target card's border."""
+        return QPainterPath(self._path)
+
+    def label_rect(self) -> QRectF:
+        """The pill with the bundle's count and speed, halfway along the line."""
+        return QRectF(self._label_rect)
+
+    def boundingRect(self) -> QRectF:
+        return self._path.boundingRect().adjusted(-8, -8, 8, 8).united(self._label_rect.adjusted(-2, -2, 2, 2))
+
+    def shape(self) -> QPainterPath:
+        stroker = QPainterPathStroker()
+        stroker.setWidth(12)
+        shape = stroker.createStroke(self._path)
+        shape.addRect(self._label_rect)
+        return shape
+
+
+class LinkItem(BundleLine):
+    """A link bundle between two cards; ``bend`` separates parallel bundles of one pair."""
+
+    def __init__(self, key: str, source: _Card, target: _Card):
+        super().__init__(key)  # key: link id in the current block
+        self.source, self.target = source, target
+        source.links.append(self)
+        target.links.append(self)
+        self.kind = "scale-out"
 
     def detach(self) -> None:
         for card in (self.source, self.target):
@@ -574,24 +601,6 @@ class LinkItem(QGraphicsItem):
         self._path = bundle_path(self.source, self.target, self.bend)
         self._label_rect = label_rect_at(self._path.pointAtPercent(0.5), self.label)
         self.update()
-
-    def path(self) -> QPainterPath:
-        """The drawn line, from the source card's border to the target card's border."""
-        return QPainterPath(self._path)
-
-    def label_rect(self) -> QRectF:
-        """The pill with the bundle's count and speed, halfway along the line."""
-        return QRectF(self._label_rect)
-
-    def boundingRect(self) -> QRectF:
-        return self._path.boundingRect().adjusted(-8, -8, 8, 8).united(self._label_rect.adjusted(-2, -2, 2, 2))
-
-    def shape(self) -> QPainterPath:
-        stroker = QPainterPathStroker()
-        stroker.setWidth(12)
-        shape = stroker.createStroke(self._path)
-        shape.addRect(self._label_rect)
-        return shape
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         paint_link(painter, self._path, self._label_rect, self.label, self.kind,
