@@ -23,7 +23,7 @@ address-space cap for this reason) and 10-20 s.
 
 Files are refused before parsing when larger than ``MAX_FILE_BYTES`` (512 MiB: a 100,000-GPU
 project is 7 KiB; an inventory import with 100,580 separately drawn servers and switches and
-their 1.48 million links is 293 MB and parses into about 1.3 GB, so a file at the limit stays
+their 1.48 million links is 236 MB and parses into about 1.3 GB, so a file at the limit stays
 near 2.5 GB while loading); JSON
 nested deeper than Python's parser holds (about 1,000 levels) is refused with its line and
 column (core/jsonfile.py).

@@ -30,6 +30,26 @@ def test_save_then_load_gives_an_equal_design(tmp_path, catalog):
     assert design_to_dict(loaded) == design_to_dict(design)
 
 
+def test_a_saved_file_has_one_line_per_component_and_link(tmp_path, catalog):
+    # A file with 1.5 million links reads and diffs line by line; blocks and settings stay
+    # indented as json.dumps(indent=1) writes them.
+    design = sample(catalog)
+    path = tmp_path / "p.json"
+    save_project(design, path)
+    text = path.read_text()
+    data = design_to_dict(design)
+    assert json.loads(text) == data
+    lines = text.splitlines()
+    components = [line for line in lines if '"type": "component"' in line]
+    links = [line for line in lines if line.lstrip().startswith('{"id": ')]
+    assert len(components) == sum(1 for _ in design.root.iter_nodes())
+    assert len(links) == len(design.root.links) + sum(len(b.links) for _, b in design.root.iter_blocks())
+    assert all(json.loads(line.strip().rstrip(",")) for line in components + links)
+    assert lines[:3] == ["{", ' "format": "cluster-designer.project",', f' "version": {FORMAT_VERSION},']
+    assert text.endswith("}\n")
+    assert '"assumptions": {\n  "power": {\n   "pue": 1.2\n  }\n }' in text
+
+
 def test_only_changed_assumptions_are_stored(tmp_path, catalog):
     path = tmp_path / "p.json"
     save_project(sample(catalog), path)
