@@ -301,7 +301,7 @@ def test_partial_job_uses_part_of_the_cluster():
     r = analyze_performance(dgx_a100(2048), w)
     assert r.job_gpus == 1024
     info = [d for d in r.diagnostics if d.code == "JOB_USES_PART_OF_CLUSTER"]
-    assert info and "1024" in info[0].message and "2048" in info[0].message
+    assert info and "1,024" in info[0].message and "2,048" in info[0].message
     exact = analyze_performance(dgx_a100(2048).restricted_to(1024), w)
     assert r.step_time_s == pytest.approx(exact.step_time_s)
 

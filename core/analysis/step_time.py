@@ -83,7 +83,7 @@ def job_fabric(fabric: FabricView, job_gpus: int, diags: list[Diagnostic] | None
             diags.append(
                 Diagnostic(
                     "JOB_USES_PART_OF_CLUSTER",
-                    f"the job uses {job_gpus} of the design's {fabric.gpus} GPUs",
+                    f"the job uses {job_gpus:,} of the design's {fabric.gpus:,} GPUs",
                 )
             )
         return fabric.restricted_to(job_gpus)
