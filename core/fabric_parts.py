@@ -33,7 +33,9 @@ def partition_diagnostic(flat: FlatDesign, graph: UnitGraph, labels: np.ndarray,
     gpus_by_label = np.bincount(labels, weights=gpu_weight)
     parts = np.flatnonzero(gpus_by_label > 0)
     parts = parts[np.argsort(-gpus_by_label[parts], kind="stable")]
-    in_fabric = unit_rank >= 0
+    # Only units of GPU-holding parts: a mistyped count can leave a million unlinked switches,
+    # each a part of its own that nothing here needs to look at.
+    in_fabric = (unit_rank >= 0) & (gpus_by_label[labels] > 0)
     top_rank = np.full(len(gpus_by_label), -1, dtype=np.int64)
     np.maximum.at(top_rank, labels[in_fabric], unit_rank[in_fabric])
     # the groups each part holds, as one sorted key per (part, group) pair
@@ -46,19 +48,18 @@ def partition_diagnostic(flat: FlatDesign, graph: UnitGraph, labels: np.ndarray,
 
     named = parts[:PARTS_NAMED]
     names = [_part_name(flat, graph, pair_group[pair_label == c], int(first_top[c])) for c in named]
-    shown = []
-    for i, (c, name) in enumerate(zip(named, names)):
+    for i, c in enumerate(named):
         unit = int(first_top[c])
         if _copies(flat, int(graph.unit_group[unit])) > 1:
-            name += f" ({_copy_text(flat, graph, unit)})"
-        elif names.count(name) > 1:
-            name += f" (part {i + 1})"
-        shown.append(f"{name}: {int(gpus_by_label[c]):,} GPUs")
+            names[i] += f" ({_copy_text(flat, graph, unit)})"
+    # several parts in one place (one copy of a block falling apart): numbered
+    names = [f"{name} (part {i + 1})" if names.count(name) > 1 else name for i, name in enumerate(names)]
+    shown = [f"{name}: {int(gpus_by_label[c]):,} GPUs" for c, name in zip(named, names)]
     more = len(parts) - len(named)
     listing = ", ".join(shown) + (f" and {more} more" if more else "")
 
     # the top switch groups of every part are where a tier above would join them
-    top_groups = np.unique(graph.unit_group[is_top & (gpus_by_label[labels] > 0)])
+    top_groups = np.unique(graph.unit_group[is_top])
     join_paths = [_path(flat, int(g)) for g in top_groups]
     above = int(top_rank[parts].max()) + 1
     tier = (f"{tier_names[above - 1]} tier" if above <= len(tier_names)

@@ -202,3 +202,17 @@ def test_any_set_of_unjoined_leaves_is_explained_part_by_part(servers_per_part):
         assert f"b{i}: {gpus:,} GPUs" in split.message
     assert (f"and {parts - 4} more);" in split.message) == (parts > 4)
     assert "common spine tier" in split.message
+
+
+def test_a_block_that_falls_apart_numbers_its_parts_and_ignores_unlinked_switches():
+    # A mistyped leaf count (bench/fuzz.py found one: 8 -> 1,039,634): the servers' cables spread
+    # over so many leaves that every server is a part of its own, and the leaves no cable
+    # reaches are parts without GPUs that the explanation leaves out.
+    rack = Block("rack", count=2, children={
+        "servers": Node("servers", "DGX-H100", 4), "leaf": Node("leaf", "QM9700", 100_000)},
+        links=[Link("up", "servers", "leaf", count=32)])
+    ev = evaluate(Design("typo", Block("root", children={"rack": rack})), default_catalog())
+    (split,) = [w for w in ev.warnings if w.code == "FABRIC_PARTITIONED"]
+    assert "in 8 parts" in split.message  # 8 servers, not 200,000 leaves
+    assert "rack (copy 1 of 2) (part 1): 8 GPUs, rack (copy 1 of 2) (part 2): 8 GPUs" in split.message
+    assert "and 4 more);" in split.message
