@@ -71,7 +71,14 @@ def _read_bytes(path: Path, error: type[DesignError], what: str) -> bytes:
             raise error(f"{path}: {info.st_size / 2**20:,.0f} MiB is too large for a {what} file "
                         f"(at most {MAX_FILE_BYTES // 2**20} MiB, limit in core/limits.py)")
         with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+            # read(n) allocates n bytes first: ask for what stat saw, then follow a file that
+            # grows while we read it in 1 MiB steps, never past the limit
+            chunks = [handle.read(min(info.st_size, MAX_FILE_BYTES) + 1)]
+            total = len(chunks[0])
+            while total <= MAX_FILE_BYTES and (chunk := handle.read(min(2**20, MAX_FILE_BYTES + 1 - total))):
+                chunks.append(chunk)
+                total += len(chunk)
+            data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     except FileNotFoundError:
         raise error(f"{path}: no such file (cannot read {what} file)") from None
     except IsADirectoryError:

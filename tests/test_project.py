@@ -2,6 +2,7 @@
 
 import json
 import os
+import tracemalloc
 
 import pytest
 
@@ -134,3 +135,17 @@ def test_binary_file(tmp_path, catalog):
     path.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(ProjectFileError, match="not a text"):
         load_project(path, catalog)
+
+
+def test_loading_a_small_file_allocates_about_its_size(tmp_path, catalog):
+    # The reader once asked for the size limit (512 MiB) up front on every load: under a memory
+    # cap (or on a small machine) opening a 10 KB project could fail.
+    path = tmp_path / "p.json"
+    save_project(sample(catalog), path)
+    tracemalloc.start()
+    try:
+        load_project(path, catalog)
+        peak_bytes = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak_bytes < 20 * 2**20
