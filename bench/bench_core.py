@@ -8,11 +8,8 @@ Budgets (issue #2, 2-core machine): 100,000 GPUs evaluate < 1 s; 1,000,000 < 10 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
-import time
-import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -24,6 +21,7 @@ from core.generators.supernode import nvl72_rack_from_parts  # noqa: E402
 from core.model import Block, Design  # noqa: E402
 from core.project import load_project, save_project  # noqa: E402
 from core.workload import load_preset  # noqa: E402
+from timing import median_s, peak_mb  # noqa: E402
 
 # (GPUs, server, switch): a 1M-GPU fabric needs radix 256 (51.2T at 200G) to fit 3 tiers.
 CASES = [
@@ -34,21 +32,6 @@ CASES = [
 ]
 
 
-def median_time(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def peak_mb(fn) -> float:
-    tracemalloc.start()
-    fn()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak / 1e6
 
 
 def main() -> None:
@@ -63,13 +46,13 @@ def main() -> None:
         design.workload = workload
         evaluate(design, catalog)  # warm caches (catalog, imports)
         repeat = args.repeat if gpus < 1_000_000 else max(1, args.repeat // 2)
-        t = median_time(lambda: evaluate(design, catalog), repeat)
+        t = median_s(lambda: evaluate(design, catalog), repeat)
         mem = peak_mb(lambda: evaluate(design, catalog))
         print(f"{gpus:>10,}  {t * 1000:>13.1f} ms  {mem:>9.1f} MB")
     # hand-drawn NVL72 racks: the scale-up domain comes from connected components over cables
     drawn = Design("drawn NVL72 racks", Block("root", children={"rack": nvl72_rack_from_parts(1_389)}))
     evaluate(drawn, catalog)
-    t = median_time(lambda: evaluate(drawn, catalog), args.repeat)
+    t = median_s(lambda: evaluate(drawn, catalog), args.repeat)
     mem = peak_mb(lambda: evaluate(drawn, catalog))
     print(f"{1_389 * 72:>10,}  {t * 1000:>13.1f} ms  {mem:>9.1f} MB  (hand-drawn NVL72 scale-up, "
           f"{1_389 * 1_296:,} cables)")
@@ -77,8 +60,8 @@ def main() -> None:
     design.workload = workload
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "100k.json"
-        save_time = median_time(lambda: save_project(design, path), args.repeat)
-        load_time = median_time(lambda: load_project(path, catalog), args.repeat)
+        save_time = median_s(lambda: save_project(design, path), args.repeat)
+        load_time = median_s(lambda: load_project(path, catalog), args.repeat)
         print(f"100,000-GPU project: {path.stat().st_size / 1024:.1f} KiB on disk, "
               f"save {save_time * 1000:.1f} ms, load {load_time * 1000:.1f} ms (median)")
 

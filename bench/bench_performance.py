@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -28,15 +27,8 @@ from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
 from core.process_pool import default_workers  # noqa: E402
 from core.topology import analyze_topology  # noqa: E402
 from core.workload import load_preset  # noqa: E402
+from timing import median_s  # noqa: E402
 
-
-def median_ms(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
 
 
 def main() -> int:
@@ -47,7 +39,7 @@ def main() -> int:
     design = generate_fat_tree(FatTreeOptions(16384, "DGX-H100", "QM9700"), catalog)
     workload = load_preset("llama3-405b")
     evaluate(design, catalog, workload)  # warm-up (imports, caches)
-    ms = median_ms(lambda: evaluate(design, catalog, workload), args.repeat)
+    ms = 1e3 * median_s(lambda: evaluate(design, catalog, workload), args.repeat)
     ev = evaluate(design, catalog, workload)
     perf = ev.performance
     print(f"evaluate, 16,384 x H100 + Llama 3 405B (tp 8, pp 16, dp 128): {ms:.1f} ms median "

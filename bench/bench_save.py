@@ -20,18 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from core.catalog import load_catalog  # noqa: E402
 from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
 from core.project import save_project  # noqa: E402
+from timing import median_s  # noqa: E402
 
 CROWDED_FILES = 10_000  # a folder of exports and runs next to the project: the stale-temp scan reads it
 LEFTOVER_TEMPS = 1_000  # temps of killed saves to clear at once (dead pid)
 
-
-def median_ms(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
 
 
 def row(label: str, ms: float, note: str = "") -> None:
@@ -56,7 +49,7 @@ def main() -> None:
         path = alone / "100k.json"
         save_project(design, path)
         print(f"100,000-GPU project ({path.stat().st_size / 1024:.1f} KiB), median of {args.repeat}:")
-        row("save, folder holds only the project", median_ms(lambda: save_project(design, path), args.repeat))
+        row("save, folder holds only the project", 1e3 * median_s(lambda: save_project(design, path), args.repeat))
 
         crowded = root / "crowded"
         crowded.mkdir()
@@ -64,7 +57,7 @@ def main() -> None:
             (crowded / f"run-{n:05d}.csv").touch()
         path = crowded / "100k.json"
         save_project(design, path)
-        row(f"save, folder holds {CROWDED_FILES:,} other files", median_ms(lambda: save_project(design, path), args.repeat))
+        row(f"save, folder holds {CROWDED_FILES:,} other files", 1e3 * median_s(lambda: save_project(design, path), args.repeat))
 
         gone = dead_pid()
         cleared = []

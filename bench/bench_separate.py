@@ -20,11 +20,8 @@ of load and evaluate. Budget (issue: nothing a user loads can exhaust the app): 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
-import time
-import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -37,6 +34,7 @@ from core.model import Design  # noqa: E402
 from core.project import load_project, save_project  # noqa: E402
 from core.workload import load_preset  # noqa: E402
 from tests.separate_design import draw_separately  # noqa: E402
+from timing import median_wall_cpu_s, peak_mb  # noqa: E402
 
 ISLAND_GPUS = 6_144  # 768 DGX H100: the largest island a radix-128 spine serves at 4:1
 
@@ -59,24 +57,6 @@ def design_with_at_least(target: int, catalog: Catalog) -> Design:
     return islands_design(islands, catalog)
 
 
-def median_s(fn, repeat: int) -> tuple[float, float]:
-    """Median wall-clock and CPU seconds of ``fn`` (CPU time shows the cost when other
-    processes share the cores)."""
-    wall, cpu = [], []
-    for _ in range(repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        fn()
-        wall.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
-    return statistics.median(wall), statistics.median(cpu)
-
-
-def peak_mb(fn) -> float:
-    tracemalloc.start()
-    fn()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak / 1e6
 
 
 def main() -> None:
@@ -94,14 +74,14 @@ def main() -> None:
         blocks = design_with_at_least(target, catalog)
         design = draw_separately(blocks, catalog)
         design.workload = workload
-        build = median_s(lambda: draw_separately(blocks, catalog), args.repeat)
-        flat_s = median_s(lambda: flatten(design, catalog), args.repeat)
+        build = median_wall_cpu_s(lambda: draw_separately(blocks, catalog), args.repeat)
+        flat_s = median_wall_cpu_s(lambda: flatten(design, catalog), args.repeat)
         ev = evaluate(design, catalog)
-        eval_s = median_s(lambda: evaluate(design, catalog), args.repeat)
+        eval_s = median_wall_cpu_s(lambda: evaluate(design, catalog), args.repeat)
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "imported.json"
-            save_s = median_s(lambda: save_project(design, path), args.repeat)
-            load_s = median_s(lambda: load_project(path, catalog), args.repeat)
+            save_s = median_wall_cpu_s(lambda: save_project(design, path), args.repeat)
+            load_s = median_wall_cpu_s(lambda: load_project(path, catalog), args.repeat)
             size_mb = path.stat().st_size / 1e6
             load_mb = peak_mb(lambda: load_project(path, catalog))
         eval_mb = peak_mb(lambda: evaluate(design, catalog))

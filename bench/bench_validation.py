@@ -11,10 +11,8 @@ assumptions are re-checked).
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -24,6 +22,7 @@ from core.limits import check_design_size  # noqa: E402
 from core.model import Block, Design, Link, Node  # noqa: E402
 from core.project import load_project, save_project  # noqa: E402
 from core.workload import load_preset  # noqa: E402
+from timing import median_s  # noqa: E402
 
 
 def build(nodes: int) -> Design:
@@ -37,14 +36,6 @@ def build(nodes: int) -> Design:
         root.links.append(Link(f"l{i}", f"n{i}", f"leaf{i % leaves}", "scale-out", 400.0, 8, 10.0, "fiber"))
     return Design("flat", root, workload=load_preset("llama3-70b"))
 
-
-def median_s(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:
