@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from core.catalog_prices import price_problem
 from core.design_fields import MAX_ID_CHARS, check_text, show
 from core.errors import CatalogError
 from core.jsonfile import read_json
@@ -52,6 +53,8 @@ _COMMON: dict[str, tuple[tuple[type, ...], bool, Any]] = {
     "confidence": ((str,), True, None),
     "notes": ((str,), False, ""),
     "price_usd": (_NUMBER, False, None),
+    # {"usd", "year", "evidence", "source", "note"}: see core/catalog_prices.py
+    "price": ((dict,), False, None),
     "failure_rate_per_1000_days": (_NUMBER, False, None),
     "failure_rate_source": ((str,), False, ""),
 }
@@ -223,9 +226,12 @@ class Catalog:
         self._specs: dict[str, ComponentSpec] = {}
         for spec in specs:
             if spec.id in self._specs:
+                first = self._specs[spec.id].origin
+                hint = ("; a user entry may redefine a built-in one only to change its 'price'"
+                        if Path(first).parent == BUILTIN_CATALOG_DIR else "")
                 raise CatalogError(
                     f"{spec.origin}: entry {spec.id!r} field 'id': duplicate catalog id "
-                    f"(already defined in {self._specs[spec.id].origin})"
+                    f"(already defined in {first}{hint})"
                 )
             self._specs[spec.id] = spec
         self._check_references()
@@ -356,6 +362,10 @@ def parse_entry(raw: Any, origin: str, index: int) -> ComponentSpec:
         raise CatalogError(
             f"{origin}: {label} field 'confidence': {values['confidence']!r} is not a tag like P, S, E or P/E"
         )
+    if values["price"] is not None:
+        problem = price_problem(values["price"], MAX_CATALOG_TEXT)
+        if problem:
+            raise CatalogError(f"{origin}: {label} field {problem[0]!r}: {problem[1]}")
     _check_kind_rules(values, origin, f"entry {values['id']!r}")
     common = {k: values.pop(k) for k in ("id", "kind", "vendor", "name", "source", "confidence")}
     return ComponentSpec(fields=values, origin=origin, **common)
@@ -487,10 +497,39 @@ def load_catalog(
         try:
             user = default_user_catalog_path()
             if user is not None:
-                return Catalog([*specs, *load_catalog_file(user), *extra])
+                return Catalog(_with_price_overrides(specs, [*load_catalog_file(user), *extra]))
         except CatalogError as exc:
             warnings.append(f"user catalog ignored: {exc}")
-    return Catalog([*specs, *extra], warnings)
+    return Catalog(_with_price_overrides(specs, extra), warnings)
+
+
+def _with_price_overrides(builtin: list[ComponentSpec],
+                          user: list[ComponentSpec]) -> list[ComponentSpec]:
+    """``builtin`` then ``user``, where a user entry that repeats a built-in id and differs from
+    it only in its price takes the built-in's place.
+
+    Prices depend on the buyer, the year and the deal, so a user may state their own; the specs
+    carry cited sources and stay the same on every machine. Any other repeated id is left in
+    for ``Catalog`` to refuse as a duplicate."""
+    position = {spec.id: i for i, spec in enumerate(builtin)}
+    merged = list(builtin)
+    rest = []
+    for spec in user:
+        i = position.pop(spec.id, None)
+        if i is not None and _differs_only_in_price(builtin[i], spec):
+            merged[i] = spec
+        else:
+            rest.append(spec)
+    return [*merged, *rest]
+
+
+def _differs_only_in_price(builtin: ComponentSpec, user: ComponentSpec) -> bool:
+    def spec_without_price(spec: ComponentSpec) -> tuple:
+        return (spec.kind, spec.vendor, spec.name, spec.source, spec.confidence,
+                {k: v for k, v in spec.fields.items() if k != "price"})
+
+    return (spec_without_price(builtin) == spec_without_price(user)
+            and builtin.get("price") != user.get("price"))
 
 
 _DEFAULT: Catalog | None = None
