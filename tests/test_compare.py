@@ -197,3 +197,12 @@ def test_cli_bad_input_is_one_line_naming_the_file(pair, tmp_path, capsys, probl
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert (str(bad) in err) if problem != "one" else ("two or more" in err)
     assert not out.exists()
+
+
+def test_the_summary_says_when_the_designs_run_different_workloads(evaluations):
+    without = copy.deepcopy(evaluations[0])
+    without["workload"] = None
+    same = compare_evaluations([evaluations[0], copy.deepcopy(evaluations[0])], ["A", "B"]).summary[1]
+    different = compare_evaluations([evaluations[0], without], ["A", "B"]).summary[1]
+    assert "runs" not in same
+    assert different.endswith("; it runs no workload, A runs Llama 3 70B.")
