@@ -161,7 +161,8 @@ def _build_parser() -> argparse.ArgumentParser:
                "    --format md -o comparison.md")
     cmp.add_argument("projects", nargs="+", metavar="PROJECT",
                      help="project files (.json), two or more; the first is the baseline the others are "
-                          "compared with")
+                          "compared with. A saved evaluation (evaluate --format json -o FILE) is compared "
+                          "as it is")
     _add_workload_options(cmp, "replaces every project's own workload")
     cmp.add_argument("--format", choices=("json", "md", "html", "csv"), default="md",
                      help="md, html: side-by-side table with deltas and the sentences; json: comparison "
@@ -247,10 +248,48 @@ def _design_names(paths: list[str]) -> list[str]:
     return [f"{stem} ({i + 1})" for i, stem in enumerate(stems)]
 
 
-def _cmd_compare(args) -> int:
-    from core.compare import compare_evaluations, comparison_to_json  # noqa: PLC0415
+def _saved_evaluation(path: str) -> dict | None:
+    """The evaluation JSON in ``path`` (``evaluate --format json -o``), or None when the file
+    holds something else."""
+    from core.errors import ProjectFileError  # noqa: PLC0415
+    from core.evaluate import EVALUATION_FORMAT  # noqa: PLC0415
+    from core.jsonfile import read_json  # noqa: PLC0415
+
+    raw = read_json(path, ProjectFileError, "project")
+    return raw if isinstance(raw, dict) and raw.get("format") == EVALUATION_FORMAT else None
+
+
+def _comparable_evaluation(path: str, args, shared_workload, is_preset: bool) -> dict:
+    """The evaluation JSON of one ``compare`` input: a project evaluated now (with the
+    ``--workload``), or an evaluation saved earlier, used as it is."""
+    from core.errors import ProjectFileError  # noqa: PLC0415
     from core.evaluate import evaluate, evaluation_to_json  # noqa: PLC0415
     from core.project import load_project  # noqa: PLC0415
+
+    try:
+        design = load_project(path)
+    except ProjectFileError:
+        # Not a project: a saved evaluation is read only on this path, so projects are read once.
+        saved = _saved_evaluation(path)
+        if saved is None:
+            raise
+        if args.workload:
+            raise DesignError(f"{path}: a saved evaluation cannot be re-run with --workload; "
+                              "compare its project instead") from None
+        return saved
+    try:
+        workload = shared_workload
+        if is_preset:
+            workload = _load_workload_arg(args.workload, design, args.keep_preset_layout, f"{path}: ")
+        return evaluation_to_json(evaluate(design, workload=workload))
+    except DesignError as exc:
+        if str(exc).startswith(f"{path}:"):
+            raise
+        raise DesignError(f"{path}: {exc}") from None
+
+
+def _cmd_compare(args) -> int:
+    from core.compare import compare_evaluations, comparison_to_json  # noqa: PLC0415
     from core.report.comparison import render_comparison  # noqa: PLC0415
     from core.workload import list_presets  # noqa: PLC0415
 
@@ -259,18 +298,9 @@ def _cmd_compare(args) -> int:
     # A workload file is read once (its errors name it); a preset is fitted to each design.
     is_preset = args.workload in list_presets()
     shared_workload = _load_workload_arg(args.workload) if args.workload and not is_preset else None
-    evaluations = []
-    for path in args.projects:  # sequential: a 100,000-GPU design evaluates in well under 0.1 s
-        design = load_project(path)
-        try:
-            workload = shared_workload
-            if is_preset:
-                workload = _load_workload_arg(args.workload, design, args.keep_preset_layout, f"{path}: ")
-            evaluations.append(evaluation_to_json(evaluate(design, workload=workload)))
-        except DesignError as exc:
-            if str(exc).startswith(f"{path}:"):
-                raise
-            raise DesignError(f"{path}: {exc}") from None
+    # Sequential: a 100,000-GPU design evaluates in well under 0.1 s, less than starting a
+    # worker process would cost.
+    evaluations = [_comparable_evaluation(path, args, shared_workload, is_preset) for path in args.projects]
     comparison = compare_evaluations(evaluations, _design_names(args.projects))
     if args.format == "json":
         text = json.dumps(comparison_to_json(comparison, list(args.projects)), indent=2, allow_nan=False)

@@ -206,3 +206,14 @@ def test_the_summary_says_when_the_designs_run_different_workloads(evaluations):
     different = compare_evaluations([evaluations[0], without], ["A", "B"]).summary[1]
     assert "runs" not in same
     assert different.endswith("; it runs no workload, A runs Llama 3 70B.")
+
+
+def test_cli_compares_a_saved_evaluation_with_a_project(pair, tmp_path, capsys):
+    saved = tmp_path / "saved.json"
+    assert main(["evaluate", str(pair[0]), "-o", str(saved)]) == 0
+    assert main(["compare", str(saved), str(pair[0]), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"][1] == f"{pair[0].stem}: the same as saved on every headline metric."
+    # A saved evaluation holds its results, not a design to run another workload on.
+    assert main(["compare", str(saved), str(pair[0]), "--workload", "llama3-70b"]) == 2
+    assert "saved.json: a saved evaluation cannot be re-run with --workload" in capsys.readouterr().err
