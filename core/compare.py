@@ -282,16 +282,18 @@ def _design_sentence(name: str, base_name: str, metrics: tuple[Metric, ...],
 
     wins = [_phrase(m, d) for m, d in _strongest_by_theme(significant(BETTER), SUMMARY_WINS)]
     losses = [_phrase(m, d) for m, d in _strongest_by_theme(significant(WORSE), SUMMARY_LOSSES)]
-    # A loss from zero (no storage at all in the first design) has no percentage: say it plainly.
+    # A change from zero (no storage at all in the first design) has no percentage: say it plainly.
     unmeasured = [m for m, d in zip(metrics, deltas) if d.better in (BETTER, WORSE) and d.relative is None]
     missing = [m for m, d, known in zip(metrics, deltas, either_has_value)
                if d.better == NOT_AVAILABLE and known and m.direction != NEITHER]
     if wins and losses:
         text = f"{name}: {_join(wins)}, at {_join(losses)} than {base_name}"
     elif wins:
-        text = f"{name}: {_join(wins)} than {base_name}, and no headline metric worse"
+        text = (f"{name}: {_join(wins)} than {base_name}, and nothing worse by "
+                f"{format_percent(SUMMARY_MIN_RELATIVE)} or more")
     elif losses:
-        text = f"{name}: nothing better than {base_name}; {_join(losses)}"
+        text = (f"{name}: nothing better than {base_name} by {format_percent(SUMMARY_MIN_RELATIVE)} "
+                f"or more; {_join(losses)}")
     elif all(d.better in (EQUAL, NOT_AVAILABLE) for d in deltas):
         text = f"{name}: the same as {base_name} on every headline metric"
     else:
@@ -316,7 +318,7 @@ def _workload_name(evaluation: dict) -> str:
 def _baseline_sentence(name: str, metrics: tuple[Metric, ...], values: list[float | None]) -> str:
     """"A (baseline): 8,192 GPUs, bisection bandwidth 409.6 Tb/s, ..." - its headline figures."""
     by_path = {m.path: (m, v) for m, v in zip(metrics, values)}
-    parts = [f"{m.noun} {format_value(v, m.unit)}" if m.unit != "GPUs" else f"{v:,} GPUs"
+    parts = [f"{m.noun} {format_value(v, m.unit)}" if m.unit != "GPUs" else format_value(v, m.unit)
              for path in BASELINE_HEADLINE if path in by_path
              for m, v in [by_path[path]] if v is not None]
     return f"{name} (baseline)" + (": " + ", ".join(parts) if parts else "") + "."

@@ -217,3 +217,11 @@ def test_cli_compares_a_saved_evaluation_with_a_project(pair, tmp_path, capsys):
     # A saved evaluation holds its results, not a design to run another workload on.
     assert main(["compare", str(saved), str(pair[0]), "--workload", "llama3-70b"]) == 2
     assert "saved.json: a saved evaluation cannot be re-run with --workload" in capsys.readouterr().err
+
+
+def test_every_design_after_the_first_is_compared_with_the_first(evaluations):
+    full, islands = evaluations
+    data = comparison_to_json(compare_evaluations([full, islands, full], ["A", "B", "C"]))
+    assert [d["design"] for d in data["deltas"]] == ["B", "C"] and len(data["summary"]) == 3
+    assert data["deltas"][0]["metrics"]["bandwidth.bisection_tbit_s"]["better"] == WORSE
+    assert {d["better"] for d in data["deltas"][1]["metrics"].values()} <= {EQUAL, NOT_AVAILABLE}
