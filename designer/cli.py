@@ -16,7 +16,7 @@ from pathlib import Path
 
 from core.errors import DesignError
 
-SUBCOMMANDS = ("evaluate", "generate", "export", "catalog")
+SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare")
 HELP_WIDTH = 78
 
 
@@ -152,6 +152,25 @@ def _build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--width", type=_positive_int, default=1600, metavar="PIXELS",
                     help="PNG width in pixels (default: 1600)")
 
+    cmp = _sub(sub, "compare", "compare designs side by side",
+               "Evaluate two or more projects and compare every headline metric (counts, bandwidth, "
+               "latency, power, reliability, performance, cost) against the first: absolute and relative "
+               "deltas, better or worse, and one sentence per design saying where it wins and loses. "
+               "A metric that has no value in a design (a job that cannot run) is n/a, never a number.",
+               "cluster-designer compare fat-tree.json islands.json --workload llama3-70b \\\n"
+               "    --format md -o comparison.md")
+    cmp.add_argument("projects", nargs="+", metavar="PROJECT",
+                     help="project files (.json), two or more; the first is the baseline the others are "
+                          "compared with. A saved evaluation (evaluate --format json -o FILE) is compared "
+                          "as it is")
+    _add_workload_options(cmp, "replaces every project's own workload")
+    cmp.add_argument("--format", choices=("json", "md", "html", "csv"), default="md",
+                     help="md, html: side-by-side table with deltas and the sentences; json: comparison "
+                          "JSON (cluster-designer.comparison/1) holding each design's evaluation JSON; csv: "
+                          "one metric a row, raw numbers in the units of the unit column (default: md)")
+    cmp.add_argument("-o", "--output", metavar="FILE",
+                     help="write to this file (atomically) instead of stdout")
+
     cat = _sub(sub, "catalog", "list catalog components",
                "List the component catalog (built-in entries and the user catalog file).",
                "cluster-designer catalog --kind switch --format table")
@@ -178,9 +197,10 @@ def _write_output(text: str, output: str | None) -> None:
             sys.stdout.write("\n")
 
 
-def _load_workload_arg(value: str, design=None, keep_layout: bool = False):
+def _load_workload_arg(value: str, design=None, keep_layout: bool = False, label: str = ""):
     """The workload ``--workload`` names: a preset, fitted to ``design``'s GPUs unless
-    ``keep_layout`` (the note goes to stderr), or a workload file, used as written."""
+    ``keep_layout`` (the note goes to stderr, after ``label``), or a workload file, used as
+    written."""
     from core.workload import list_presets, load_preset, load_workload  # noqa: PLC0415
 
     if value in list_presets():
@@ -192,7 +212,7 @@ def _load_workload_arg(value: str, design=None, keep_layout: bool = False):
         from core.preset_fit import fit_to_design  # noqa: PLC0415
 
         workload, note = fit_to_design(preset, flatten(design, default_catalog()).gpus, value)
-        sys.stderr.write(f"cluster-designer: {note}\n")
+        sys.stderr.write(f"cluster-designer: {label}{note}\n")
         return workload
     if not Path(value).exists() and not value.endswith(".json"):
         raise DesignError(
@@ -213,6 +233,79 @@ def _cmd_evaluate(args) -> int:
         text = json.dumps(evaluation_to_json(evaluation), indent=2, allow_nan=False)
     else:
         text = render_report(evaluation, args.format)
+    _write_output(text, args.output)
+    return 0
+
+
+def _design_names(paths: list[str]) -> list[str]:
+    """Column names: file stems; the paths where stems repeat (a/x.json vs b/x.json); numbered
+    stems where even the paths repeat (a design compared with itself)."""
+    stems = [Path(p).stem for p in paths]
+    if len(set(stems)) == len(stems):
+        return stems
+    if len(set(paths)) == len(paths):
+        return list(paths)
+    return [f"{stem} ({i + 1})" for i, stem in enumerate(stems)]
+
+
+def _saved_evaluation(path: str) -> dict | None:
+    """The evaluation JSON in ``path`` (``evaluate --format json -o``), or None when the file
+    holds something else."""
+    from core.errors import ProjectFileError  # noqa: PLC0415
+    from core.evaluate import EVALUATION_FORMAT  # noqa: PLC0415
+    from core.jsonfile import read_json  # noqa: PLC0415
+
+    raw = read_json(path, ProjectFileError, "project")
+    return raw if isinstance(raw, dict) and raw.get("format") == EVALUATION_FORMAT else None
+
+
+def _comparable_evaluation(path: str, args, shared_workload, is_preset: bool) -> dict:
+    """The evaluation JSON of one ``compare`` input: a project evaluated now (with the
+    ``--workload``), or an evaluation saved earlier, used as it is."""
+    from core.errors import ProjectFileError  # noqa: PLC0415
+    from core.evaluate import evaluate, evaluation_to_json  # noqa: PLC0415
+    from core.project import load_project  # noqa: PLC0415
+
+    try:
+        design = load_project(path)
+    except ProjectFileError:
+        # Not a project: a saved evaluation is read only on this path, so projects are read once.
+        saved = _saved_evaluation(path)
+        if saved is None:
+            raise
+        if args.workload:
+            raise DesignError(f"{path}: a saved evaluation cannot be re-run with --workload; "
+                              "compare its project instead") from None
+        return saved
+    try:
+        workload = shared_workload
+        if is_preset:
+            workload = _load_workload_arg(args.workload, design, args.keep_preset_layout, f"{path}: ")
+        return evaluation_to_json(evaluate(design, workload=workload))
+    except DesignError as exc:
+        if str(exc).startswith(f"{path}:"):
+            raise
+        raise DesignError(f"{path}: {exc}") from None
+
+
+def _cmd_compare(args) -> int:
+    from core.compare import compare_evaluations, comparison_to_json  # noqa: PLC0415
+    from core.report.comparison import render_comparison  # noqa: PLC0415
+    from core.workload import list_presets  # noqa: PLC0415
+
+    if len(args.projects) < 2:
+        raise DesignError("compare needs two or more project files (the first is the baseline)")
+    # A workload file is read once (its errors name it); a preset is fitted to each design.
+    is_preset = args.workload in list_presets()
+    shared_workload = _load_workload_arg(args.workload) if args.workload and not is_preset else None
+    # Sequential: a 100,000-GPU design evaluates in well under 0.1 s, less than starting a
+    # worker process would cost.
+    evaluations = [_comparable_evaluation(path, args, shared_workload, is_preset) for path in args.projects]
+    comparison = compare_evaluations(evaluations, _design_names(args.projects))
+    if args.format == "json":
+        text = json.dumps(comparison_to_json(comparison, list(args.projects)), indent=2, allow_nan=False)
+    else:
+        text = render_comparison(comparison, args.format)
     _write_output(text, args.output)
     return 0
 
@@ -274,7 +367,7 @@ def _cmd_catalog(args) -> int:
 def _gui_parser() -> argparse.ArgumentParser:
     gui = _Parser(prog="cluster-designer", **_with_example(
         "Open the Cluster Designer window. Commands without a window: evaluate, generate, export, "
-        "catalog (cluster-designer COMMAND --help).",
+        "catalog, compare (cluster-designer COMMAND --help).",
         "cluster-designer cluster.json --screenshot shot.png"))
     gui.add_argument("project", nargs="?", metavar="PROJECT",
                      help="project file to open (default: the bundled 4-SU DGX H100 SuperPOD example)")
@@ -311,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         args = _build_parser().parse_args(argv)
         _warn_about_catalog()
         handler = {"evaluate": _cmd_evaluate, "generate": _cmd_generate,
-                   "export": _cmd_export, "catalog": _cmd_catalog}[args.command]
+                   "export": _cmd_export, "catalog": _cmd_catalog, "compare": _cmd_compare}[args.command]
         return handler(args)
     except DesignError as exc:
         sys.stderr.write(f"cluster-designer: {exc}\n")

@@ -1,0 +1,346 @@
+"""Side-by-side comparison of evaluations: headline metrics, deltas against the first design,
+better/worse marks and one sentence per design.
+
+Works on evaluation JSON dicts (``evaluation_to_json``, format ``cluster-designer.evaluation/1``)
+rather than on ``Evaluation`` objects, so a saved evaluation compares like a fresh one and any
+section an analysis adds later (``cost``, ``inference``) is compared as soon as its keys are
+listed in ``METRICS``: a metric absent from every design is left out, a metric absent or null in
+one design is "n/a" for that design, never a number.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+COMPARISON_FORMAT = "cluster-designer.comparison/1"
+
+HIGHER, LOWER, NEITHER = "higher", "lower", "neither"
+BETTER, WORSE, EQUAL, DIFFERENT, NOT_AVAILABLE = "better", "worse", "equal", "different", "n/a"
+
+# Two values this close are the same result computed twice (float noise), not a difference.
+EQUAL_REL_TOLERANCE = 1e-9
+# Differences smaller than this are not called wins or losses in the one-line summaries: an
+# analytical model is not that precise, and a sentence full of 0.1% changes hides the real ones.
+SUMMARY_MIN_RELATIVE = 0.005
+SUMMARY_WINS, SUMMARY_LOSSES = 3, 3
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One compared metric. ``noun`` and ``up``/``down`` make the summary's words ("23% more
+    bisection bandwidth", "9% shorter training"); ``theme`` groups metrics that move together
+    (IT and facility power) so a summary names each theme once."""
+
+    section: str
+    key: str
+    label: str
+    unit: str
+    direction: str
+    noun: str = ""
+    up: str = "more"
+    down: str = "less"
+    theme: str = ""
+
+    @property
+    def path(self) -> str:
+        return f"{self.section}.{self.key}"
+
+
+def _m(section, key, label, unit, direction, noun="", up="more", down="less", theme=""):
+    # The label reads as the noun once its first letter is lowercased (acronyms such as GPU stay).
+    return Metric(section, key, label, unit, direction, noun or label[0].lower() + label[1:], up, down,
+                  theme or key)
+
+
+# The headline metrics, in report order. Units follow the key names of the evaluation contract;
+# "fraction" values (MFU, ETTR) are shown as percentages by the renderers.
+METRICS: tuple[Metric, ...] = (
+    _m("counts", "gpus", "GPUs", "GPUs", NEITHER),
+    _m("counts", "servers", "Servers / super-nodes", "count", NEITHER),
+    _m("counts", "switches", "Scale-out switches", "count", NEITHER),
+    _m("counts", "scale_up_switches", "Scale-up switch chips", "count", NEITHER),
+    _m("counts", "nics", "NICs", "count", NEITHER),
+    _m("counts", "dpus", "DPUs", "count", NEITHER),
+    _m("counts", "storage_nodes", "Storage nodes", "count", NEITHER),
+    _m("counts", "links", "Cables", "count", NEITHER),
+    _m("counts", "transceivers", "Transceivers", "count", NEITHER),
+    _m("bandwidth", "scale_up_domain_gpus", "Scale-up domain", "GPUs", HIGHER,
+       "GPUs per scale-up domain", "more", "fewer"),
+    _m("bandwidth", "per_gpu_scale_up_gbyte_s", "Scale-up bandwidth per GPU", "GB/s", HIGHER),
+    _m("bandwidth", "per_gpu_scale_out_gbit_s", "Scale-out bandwidth per GPU", "Gb/s", HIGHER),
+    _m("bandwidth", "bisection_tbit_s", "Bisection bandwidth", "Tb/s", HIGHER),
+    _m("bandwidth", "allreduce_busbw_gbyte_s", "All-reduce bus bandwidth", "GB/s", HIGHER),
+    _m("bandwidth", "alltoall_per_gpu_gbyte_s", "All-to-all bandwidth per GPU", "GB/s", HIGHER),
+    _m("bandwidth", "storage_read_gbyte_s", "Storage read bandwidth", "GB/s", HIGHER,
+       theme="storage"),
+    _m("bandwidth", "storage_write_gbyte_s", "Storage write bandwidth", "GB/s", HIGHER,
+       theme="storage"),
+    _m("latency", "max_switch_hops", "Max switch hops", "hops", LOWER,
+       "switch hops", "more", "fewer", "latency"),
+    _m("latency", "gpu_to_gpu_max_us", "GPU-to-GPU latency, max", "us", LOWER,
+       "worst-case GPU-to-GPU latency", "higher", "lower", "latency"),
+    _m("latency", "gpu_to_gpu_mean_us", "GPU-to-GPU latency, mean", "us", LOWER,
+       "mean GPU-to-GPU latency", "higher", "lower", "latency"),
+    _m("latency", "allreduce_small_us", "Small all-reduce latency", "us", LOWER,
+       "small all-reduce latency", "higher", "lower"),
+    _m("power", "it_kw", "IT power", "kW", LOWER, "power", theme="power"),
+    _m("power", "facility_kw", "Facility power", "kW", LOWER, "facility power", theme="power"),
+    _m("power", "pue", "PUE", "ratio", LOWER, "PUE", "higher", "lower"),
+    _m("power", "max_rack_kw", "Max rack power", "kW", LOWER, "rack power density", "higher", "lower"),
+    _m("power", "network_kw", "Network power", "kW", LOWER),
+    _m("power", "energy_mwh_facility", "Training energy (facility)", "MWh", LOWER,
+       "training energy", theme="energy"),
+    _m("power", "energy_cost_usd", "Training energy cost", "USD", LOWER,
+       "energy cost", theme="energy"),
+    _m("power", "co2_t", "Training CO2", "t", LOWER, "CO2", theme="energy"),
+    _m("reliability", "interruptions_per_day", "Interruptions per day", "per day", LOWER,
+       "interruptions", theme="interruptions"),
+    _m("reliability", "mtbi_hours", "Mean time between interruptions", "h", HIGHER,
+       "time between interruptions", "longer", "shorter", "interruptions"),
+    _m("reliability", "checkpoint_write_s", "Checkpoint write", "s", LOWER,
+       "checkpoint write time", "longer", "shorter"),
+    _m("reliability", "checkpoint_interval_min", "Checkpoint interval", "min", NEITHER),
+    _m("reliability", "ettr", "Effective training time ratio", "fraction", HIGHER,
+       "effective training time"),
+    _m("reliability", "single_points_of_failure", "Single points of failure", "count", LOWER,
+       "single points of failure", "more", "fewer"),
+    _m("performance", "job_gpus", "GPUs used by the job", "GPUs", NEITHER),
+    _m("performance", "mfu", "MFU", "fraction", HIGHER, "MFU", "higher", "lower", "speed"),
+    _m("performance", "tflops_per_gpu", "Achieved TFLOP/s per GPU", "TFLOP/s", HIGHER,
+       "TFLOP/s per GPU", "more", "fewer", "speed"),
+    _m("performance", "step_time_s", "Step time", "s", LOWER, "step time", "longer", "shorter", "speed"),
+    _m("performance", "tokens_per_s", "Training throughput", "tokens/s", HIGHER,
+       "training throughput", "higher", "lower", "speed"),
+    _m("performance", "training_days", "Training time", "days", LOWER,
+       "training", "slower", "faster", "time"),
+    _m("performance", "memory_per_gpu_gb", "Memory per GPU", "GB", NEITHER),
+    _m("cost", "hardware_capex_usd", "Hardware capex", "USD", LOWER, "hardware cost", theme="capex"),
+    _m("cost", "facility_capex_usd", "Facility capex", "USD", LOWER, "facility cost", theme="capex"),
+    _m("cost", "capex_usd", "Capex", "USD", LOWER, "capex", theme="capex"),
+    _m("cost", "opex_usd_per_year", "Opex per year", "USD/year", LOWER, "opex", theme="opex"),
+    _m("cost", "tco_usd_per_year", "TCO per year", "USD/year", LOWER, "TCO", theme="tco"),
+    _m("cost", "usd_per_gpu_hour", "Cost per GPU-hour", "USD/GPU-hour", LOWER,
+       "cost per GPU-hour", "higher", "lower", "unit-cost"),
+    _m("cost", "training_run_usd", "Training run cost", "USD", LOWER, "run cost", theme="run-cost"),
+    _m("cost", "usd_per_million_tokens_trained", "Cost per million tokens trained", "USD/Mtoken",
+       LOWER, "cost per token", "higher", "lower", "run-cost"),
+    _m("inference", "prefill_tokens_per_s_per_gpu", "Prefill per GPU", "tokens/s", HIGHER,
+       "prefill throughput", "higher", "lower"),
+    _m("inference", "decode_tokens_per_s_per_gpu", "Decode per GPU", "tokens/s", HIGHER,
+       "decode throughput", "higher", "lower"),
+    _m("inference", "ttft_ms", "Time to first token", "ms", LOWER, "time to first token",
+       "longer", "shorter"),
+    _m("inference", "tpot_ms", "Time per output token", "ms", LOWER, "time per output token",
+       "longer", "shorter"),
+    _m("inference", "tokens_per_s_per_mw", "Tokens per second per MW", "tokens/s/MW", HIGHER,
+       "tokens per MW", "more", "fewer"),
+)
+
+# Headline figures named in the baseline's own sentence, when present.
+BASELINE_HEADLINE = ("counts.gpus", "bandwidth.bisection_tbit_s", "power.facility_kw",
+                     "performance.mfu", "performance.training_days", "cost.capex_usd")
+
+
+@dataclass(frozen=True)
+class Delta:
+    """One metric of one design against the first: ``absolute`` and ``relative`` (a fraction of
+    the first design's value) are None when either value is missing, or (relative only) when the
+    first design's value is 0 and this one's is not."""
+
+    absolute: float | None
+    relative: float | None
+    better: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"absolute": self.absolute, "relative": self.relative, "better": self.better}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    names: tuple[str, ...]
+    evaluations: tuple[dict, ...]
+    metrics: tuple[Metric, ...]
+    values: tuple[tuple[float | None, ...], ...]  # values[metric index][design index]
+    deltas: tuple[tuple[Delta, ...], ...]  # deltas[design index - 1][metric index]
+    summary: tuple[str, ...]  # one sentence per design, the first describing the baseline
+
+
+def metric_value(evaluation: dict, metric: Metric) -> float | None:
+    """The metric's number in one evaluation: None when its section or key is absent, null,
+    not a number (a bool is not a metric) or not finite."""
+    section = evaluation.get(metric.section)
+    value = section.get(metric.key) if isinstance(section, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _present(evaluations: list[dict], metric: Metric) -> bool:
+    return any(isinstance(ev.get(metric.section), dict) and metric.key in ev[metric.section]
+               for ev in evaluations)
+
+
+def delta(base: float | None, value: float | None, direction: str) -> Delta:
+    """``value`` against ``base`` for a metric whose better side is ``direction``."""
+    if base is None or value is None:
+        return Delta(None, None, NOT_AVAILABLE)
+    absolute = value - base
+    if not math.isfinite(absolute):  # two huge values of opposite sign
+        return Delta(None, None, NOT_AVAILABLE)
+    if math.isclose(value, base, rel_tol=EQUAL_REL_TOLERANCE, abs_tol=0.0):
+        return Delta(absolute, absolute / abs(base) if base else 0.0, EQUAL)
+    relative = absolute / abs(base) if base else None
+    if relative is not None and not math.isfinite(relative):
+        relative = None
+    if direction == NEITHER:
+        better = DIFFERENT
+    else:
+        better = BETTER if (absolute > 0) == (direction == HIGHER) else WORSE
+    return Delta(absolute, relative, better)
+
+
+def compare_evaluations(evaluations: list[dict], names: list[str]) -> Comparison:
+    """Every metric of ``METRICS`` present in at least one evaluation, each design after the
+    first against the first. Needs two or more evaluations and one name each."""
+    if len(evaluations) != len(names):
+        raise ValueError(f"{len(evaluations)} evaluations but {len(names)} names")
+    if len(evaluations) < 2:
+        raise ValueError("a comparison needs at least two evaluations")
+    metrics = tuple(m for m in METRICS if _present(evaluations, m))
+    values = tuple(tuple(metric_value(ev, m) for ev in evaluations) for m in metrics)
+    deltas = tuple(
+        tuple(delta(row[0], row[j], m.direction) for m, row in zip(metrics, values))
+        for j in range(1, len(evaluations))
+    )
+    summary = (_baseline_sentence(names[0], metrics, [row[0] for row in values]),) + tuple(
+        _design_sentence(names[j], names[0], metrics, deltas[j - 1],
+                         [row[0] is not None or row[j] is not None for row in values],
+                         _workload_name(evaluations[j]), _workload_name(evaluations[0]))
+        for j in range(1, len(evaluations))
+    )
+    return Comparison(tuple(names), tuple(evaluations), metrics, values, deltas, summary)
+
+
+def format_value(value: float | None, unit: str) -> str:
+    """A value for people: thousands separators, fractions as percentages, "n/a" for None."""
+    if value is None:
+        return "n/a"
+    if unit == "fraction":
+        return f"{value * 100:.1f}%"
+    if isinstance(value, int) or float(value).is_integer() and abs(value) >= 1:
+        text = f"{value:,.0f}"
+    elif abs(value) >= 1000:
+        text = f"{value:,.0f}"
+    elif abs(value) >= 100:
+        text = f"{value:.1f}"
+    elif abs(value) >= 1:
+        text = f"{value:,.2f}"
+    else:
+        text = f"{value:.3g}"
+    if unit == "USD":
+        return f"${text}"
+    return text if unit in ("count", "ratio") else f"{text} {unit}"
+
+
+def format_percent(relative: float) -> str:
+    percent = abs(relative) * 100
+    if percent >= 10:
+        return f"{percent:.0f}%"
+    return f"{percent:.1f}%" if percent >= 1 else f"{percent:.2g}%"
+
+
+def _phrase(metric: Metric, d: Delta) -> str:
+    word = metric.up if d.absolute > 0 else metric.down
+    return f"{format_percent(d.relative)} {word} {metric.noun}"
+
+
+def _strongest_by_theme(pairs: list[tuple[Metric, Delta]], limit: int) -> list[tuple[Metric, Delta]]:
+    """The largest relative change of each theme, the ``limit`` largest themes first."""
+    best: dict[str, tuple[Metric, Delta]] = {}
+    for metric, d in pairs:
+        kept = best.get(metric.theme)
+        if kept is None or abs(d.relative) > abs(kept[1].relative):
+            best[metric.theme] = (metric, d)
+    return sorted(best.values(), key=lambda p: -abs(p[1].relative))[:limit]
+
+
+def _join(phrases: list[str]) -> str:
+    return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
+
+
+def _design_sentence(name: str, base_name: str, metrics: tuple[Metric, ...],
+                     deltas: tuple[Delta, ...], either_has_value: list[bool],
+                     workload: str, base_workload: str) -> str:
+    """"B: 23% more bisection bandwidth and 9% faster training, at 14% more power" - the largest
+    relative wins and losses against the first design, one per theme; then what changed from
+    zero, and what has a value in only one of the two (a job that cannot run on one)."""
+    def significant(mark):
+        return [(m, d) for m, d in zip(metrics, deltas) if d.better == mark
+                and d.relative is not None and abs(d.relative) >= SUMMARY_MIN_RELATIVE]
+
+    wins = [_phrase(m, d) for m, d in _strongest_by_theme(significant(BETTER), SUMMARY_WINS)]
+    losses = [_phrase(m, d) for m, d in _strongest_by_theme(significant(WORSE), SUMMARY_LOSSES)]
+    # A change from zero (no storage at all in the first design) has no percentage: say it plainly.
+    unmeasured = [m for m, d in zip(metrics, deltas) if d.better in (BETTER, WORSE) and d.relative is None]
+    missing = [m for m, d, known in zip(metrics, deltas, either_has_value)
+               if d.better == NOT_AVAILABLE and known and m.direction != NEITHER]
+    if wins and losses:
+        text = f"{name}: {_join(wins)}, at {_join(losses)} than {base_name}"
+    elif wins:
+        text = (f"{name}: {_join(wins)} than {base_name}, and nothing worse by "
+                f"{format_percent(SUMMARY_MIN_RELATIVE)} or more")
+    elif losses:
+        text = (f"{name}: nothing better than {base_name} by {format_percent(SUMMARY_MIN_RELATIVE)} "
+                f"or more; {_join(losses)}")
+    elif all(d.better in (EQUAL, NOT_AVAILABLE) for d in deltas):
+        text = f"{name}: the same as {base_name} on every headline metric"
+    else:
+        text = (f"{name}: no headline metric better or worse than {base_name} by "
+                f"{format_percent(SUMMARY_MIN_RELATIVE)} or more")
+    if unmeasured:
+        text += f"; {_join([m.noun for m in unmeasured[:3]])} changed from zero"
+    if missing:
+        text += f"; no value to compare for {_join([m.noun for m in missing[:3]])}"
+    # Without a workload there is no checkpoint to write, so reliability and energy differ for
+    # that reason alone: the sentence must not let it pass as a property of the fabric.
+    if workload != base_workload:
+        text += f"; it runs {workload}, {base_name} runs {base_workload}"
+    return text + "."
+
+
+def _workload_name(evaluation: dict) -> str:
+    workload = evaluation.get("workload")
+    return str(workload.get("name") or "an unnamed workload") if isinstance(workload, dict) else "no workload"
+
+
+def _baseline_sentence(name: str, metrics: tuple[Metric, ...], values: list[float | None]) -> str:
+    """"A (baseline): 8,192 GPUs, bisection bandwidth 409.6 Tb/s, ..." - its headline figures."""
+    by_path = {m.path: (m, v) for m, v in zip(metrics, values)}
+    parts = [f"{m.noun} {format_value(v, m.unit)}" if m.unit != "GPUs" else format_value(v, m.unit)
+             for path in BASELINE_HEADLINE if path in by_path
+             for m, v in [by_path[path]] if v is not None]
+    return f"{name} (baseline)" + (": " + ", ".join(parts) if parts else "") + "."
+
+
+def comparison_to_json(comparison: Comparison, paths: list[str] | None = None) -> dict[str, Any]:
+    """The comparison JSON: format id, names (and paths), the metric table, the deltas of each
+    design after the first, one sentence per design, and every design's full evaluation JSON."""
+    out: dict[str, Any] = {"format": COMPARISON_FORMAT, "names": list(comparison.names)}
+    if paths is not None:
+        out["paths"] = list(paths)
+    out["baseline"] = comparison.names[0]
+    out["metrics"] = [
+        {"path": m.path, "section": m.section, "key": m.key, "label": m.label, "unit": m.unit,
+         "direction": m.direction, "values": list(row)}
+        for m, row in zip(comparison.metrics, comparison.values)
+    ]
+    out["deltas"] = [
+        {"design": comparison.names[j + 1], "against": comparison.names[0],
+         "metrics": {m.path: d.to_json() for m, d in zip(comparison.metrics, row)}}
+        for j, row in enumerate(comparison.deltas)
+    ]
+    out["summary"] = list(comparison.summary)
+    out["designs"] = list(comparison.evaluations)
+    return out
