@@ -323,7 +323,8 @@ def test_async_interval_is_at_least_the_persist_time(catalog):
 def test_no_workload_restart_loss_only(catalog):
     inventory = Inventory(tuple(dgx_nodes(catalog, 128)))
     result = analyze_reliability(inventory, None, None, 0.0)
-    assert result.checkpoint_size_gb == 0.0 and result.checkpoint_blocking_s == 0.0
+    assert result.checkpoint_size_gb is None and result.checkpoint_write_s is None  # nothing to checkpoint
+    assert result.checkpoint_blocking_s == 0.0 and result.checkpoint_missing == "no workload"
     assert result.checkpoint_interval_min is None  # no checkpoint, so no interval to advise
     assert result.job_gpus == 1024
     m_min = result.mtbi_hours * 60

@@ -44,8 +44,9 @@ class ReliabilityResult:
     interruptions_per_day: float
     mtbi_hours: float | None          # None when nothing can fail (no interruption to wait for)
     rate_per_1000_node_days: float    # unplanned λ_job per job node, x 1000 (§2 "per node" figure)
-    checkpoint_size_gb: float
-    checkpoint_write_s: float | None  # time to persist one checkpoint (None: no storage reaches it)
+    checkpoint_size_gb: float | None  # None without a workload: there is nothing to checkpoint
+    # time to persist one checkpoint (None: no workload, or no storage reaches the job)
+    checkpoint_write_s: float | None
     checkpoint_blocking_s: float      # training stall per checkpoint
     # compute time between checkpoints (Daly, >= persist time); None when no checkpoint is taken
     # (no workload) or none is ever needed (nothing can fail)
@@ -68,7 +69,14 @@ class ReliabilityResult:
     @property
     def checkpoint_persisted(self) -> bool:
         """False when there is a checkpoint but no storage bandwidth to write it to."""
-        return self.checkpoint_size_gb <= 0 or self.checkpoint_write_s is not None
+        return self.checkpoint_size_gb is None or self.checkpoint_write_s is not None
+
+    @property
+    def checkpoint_missing(self) -> str | None:
+        """Why there is no checkpoint figure to show ("no workload", "no storage"), or None."""
+        if self.checkpoint_size_gb is None:
+            return "no workload"
+        return None if self.checkpoint_persisted else "no storage"
 
     def to_json(self) -> dict[str, Any]:
         return to_jsonable(self)
@@ -243,8 +251,8 @@ def analyze_reliability(
         interruptions_per_day=per_day,
         mtbi_hours=mtbi_hours,
         rate_per_1000_node_days=unplanned_per_day * 1000.0 / job_nodes if job_nodes else 0.0,
-        checkpoint_size_gb=size_bytes / 1e9,
-        checkpoint_write_s=write_s if size_bytes <= 0 or storage_write_gbyte_s > 0 else None,
+        checkpoint_size_gb=size_bytes / 1e9 if workload is not None else None,
+        checkpoint_write_s=write_s if workload is not None and storage_write_gbyte_s > 0 else None,
         checkpoint_blocking_s=blocking_s,
         checkpoint_interval_min=_finite_or_none(interval) if size_bytes > 0 else None,
         daly_interval_min=_finite_or_none(daly) if size_bytes > 0 else None,

@@ -147,11 +147,13 @@ def _reliability_rows(ev: Evaluation) -> list[Row]:
         Row("Interruptions per day", _num(r.interruptions_per_day, 2), "reliability.interruptions_per_day"),
         Row("Mean time between interruptions", _num(r.mtbi_hours, 1, "h") if r.mtbi_hours is not None
             else "nothing can fail", "reliability.mtbi_hours"),
-        Row("Checkpoint size", _num(r.checkpoint_size_gb, 0, "GB"), "reliability.checkpoint_size_gb"),
-        Row("Checkpoint write", _num(r.checkpoint_write_s, 1, "s") if r.checkpoint_persisted
-            else "no storage", "reliability.checkpoint_write_s"),
+        Row("Checkpoint size", _num(r.checkpoint_size_gb, 0, "GB") if r.checkpoint_size_gb is not None
+            else "no workload", "reliability.checkpoint_size_gb"),
+        Row("Checkpoint write", r.checkpoint_missing or _num(r.checkpoint_write_s, 1, "s"),
+            "reliability.checkpoint_write_s"),
         Row("Checkpoint interval (Daly)", _num(r.checkpoint_interval_min, 1, "min")
-            if r.checkpoint_interval_min is not None else "no checkpoints needed",
+            if r.checkpoint_interval_min is not None
+            else "no workload" if r.checkpoint_size_gb is None else "no checkpoints needed",
             "reliability.checkpoint_interval_min"),
         Row("Effective training time ratio", _pct(r.ettr), "reliability.ettr"),
         Row("Single points of failure", f"{ev.spof_units:,}", "reliability.single_points_of_failure"),

@@ -26,11 +26,12 @@ class ReliabilityPanel(MetricsPanel):
             ("Interruptions per day", num(r.interruptions_per_day, 2)),
             ("Mean time between interruptions",
              num(r.mtbi_hours, 1, "h") if r.mtbi_hours is not None else "nothing can fail"),
-            ("Checkpoint size", num(r.checkpoint_size_gb, 0, "GB")),
-            ("Checkpoint write", num(r.checkpoint_write_s, 1, "s") if r.checkpoint_persisted
-             else "no storage"),
+            ("Checkpoint size", num(r.checkpoint_size_gb, 0, "GB") if r.checkpoint_size_gb is not None
+             else "no workload"),
+            ("Checkpoint write", r.checkpoint_missing or num(r.checkpoint_write_s, 1, "s")),
             ("Checkpoint interval (optimum)", num(r.checkpoint_interval_min, 1, "min")
-             if r.checkpoint_interval_min is not None else "no checkpoints needed"),
+             if r.checkpoint_interval_min is not None
+             else "no workload" if r.checkpoint_size_gb is None else "no checkpoints needed"),
             ("Effective training time ratio", pct(r.ettr)),
             ("Restart (detect + restart)", num(r.restart_total_min, 1, "min")),
             ("Single points of failure", num(ev.spof_units)),
