@@ -137,3 +137,16 @@ def test_stacks_command_lists_every_preset(capsys):
     assert [p["id"] for p in listed] == list(STACK_IDS)
     assert listed[0]["checked_against"][:4] == ["1", "2", "3", "4"]
     assert listed[0]["overrides"]["tp_overlap"] == 0.0
+
+
+def test_reports_name_the_stack_and_say_custom(tmp_path, capsys):
+    design = apply_stack(load_project(EXAMPLE), "megatron-lm-2022")
+    design.assumptions = dataclasses.replace(
+        design.assumptions, performance=dataclasses.replace(design.assumptions.performance, pp_overlap=1.0))
+    path = tmp_path / "custom.json"
+    save_project(design, path)
+    assert main(["evaluate", str(path), "--format", "md"]) == 0
+    assert "| Software stack | custom (based on Megatron-LM 2022 (sequence parallelism)) |" in capsys.readouterr().out
+    _, stack = _mfu_of(path, capsys)
+    assert stack == {"id": "megatron-lm-2022", "name": PRESETS["megatron-lm-2022"].name, "custom": True,
+                     "label": "custom (based on Megatron-LM 2022 (sequence parallelism))"}
