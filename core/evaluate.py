@@ -41,6 +41,7 @@ from core.flatten import flatten
 from core.inventory import Inventory, build_inventory
 from core.jsonable import to_jsonable
 from core.model import Design
+from core.stacks import stack_status
 from core.topology import Topology, analyze_topology, single_points_of_failure
 from core.workload import Workload, workload_to_dict
 
@@ -228,16 +229,18 @@ PERFORMANCE_EXTRA_KEYS = ("hfu", "job_gpus", "microbatches", "memory_gb", "paral
 def _performance_json(ev: Evaluation) -> dict[str, Any]:
     """The contract keys (null where the job cannot run or there is none), whether it runs
     (``runs``: null without a workload) and why not (``cannot_run``: code, severity, message),
-    and what stays real when it cannot: the layout, its GPUs, memory per GPU and breakdown."""
+    what stays real when it cannot: the layout, its GPUs, memory per GPU and breakdown, and
+    the software stack assumed (``stack``: preset id, name, whether values were changed)."""
     perf = ev.performance
     runs = None if ev.workload is None else not ev.cannot_run
     reasons = [d.to_json() for d in ev.cannot_run]
+    stack = stack_status(ev.assumptions.performance).to_json()
     if perf is None:
         return {**{key: None for key in (*PERFORMANCE_KEYS, *PERFORMANCE_EXTRA_KEYS)},
-                "runs": runs, "cannot_run": reasons}
+                "runs": runs, "cannot_run": reasons, "stack": stack}
     out = {key: getattr(perf, key) for key in PERFORMANCE_KEYS}
     out["breakdown_s"] = dict(perf.breakdown_s) if perf.breakdown_s is not None else None
     out.update(hfu=perf.hfu, job_gpus=perf.job_gpus, microbatches=perf.microbatches, runs=runs,
                cannot_run=reasons, memory_gb=perf.memory.to_json(),
-               parallelism=asdict(perf.parallelism))
+               parallelism=asdict(perf.parallelism), stack=stack)
     return out

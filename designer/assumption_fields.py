@@ -220,6 +220,12 @@ def _comments(cls: type) -> tuple[dict[str, str], dict[str, str], dict[str, tupl
     return meaning, heading, choices
 
 
+# Fields another tab sets: the software stack's id is chosen in the Workload tab, where choosing
+# it sets every performance value with it (designer/stack_selector.py); editing the id alone
+# here would only relabel the values.
+CHOSEN_ELSEWHERE = {"stack"}
+
+
 @lru_cache(maxsize=None)
 def section_fields(section: str) -> tuple[FieldInfo, ...]:
     cls = type(getattr(Assumptions(), section))
@@ -227,6 +233,8 @@ def section_fields(section: str) -> tuple[FieldInfo, ...]:
     meaning, heading, comment_choices = _comments(cls)
     out = []
     for f in dataclasses.fields(cls):
+        if f.name in CHOSEN_ELSEWHERE:
+            continue
         annotation = hints[f.name]
         base = _base_type(annotation)
         origin = typing.get_origin(base)

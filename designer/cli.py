@@ -15,8 +15,10 @@ import textwrap
 from pathlib import Path
 
 from core.errors import DesignError
+from designer.cli_stacks import (add_stack_option, add_stacks_command, apply_stack_option,
+                                 stacks_text)
 
-SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare")
+SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare", "stacks")
 HELP_WIDTH = 78
 
 
@@ -87,6 +89,7 @@ def _build_parser() -> argparse.ArgumentParser:
               "    -o report.md")
     ev.add_argument("project", metavar="PROJECT", help="project file (.json) to evaluate")
     _add_workload_options(ev, "replaces the project's own workload")
+    add_stack_option(ev, "replaces the project's own performance assumptions")
     ev.add_argument("--format", choices=("json", "md", "csv", "html", "bom"), default="json",
                     help="json: evaluation JSON (cluster-designer.evaluation/1); md, html: readable report; "
                          "csv: one metric a row; bom: bill of materials as CSV (default: json)")
@@ -126,6 +129,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ft.add_argument("--ufm", type=_positive_int, default=0, metavar="N",
                     help="UFM fabric-manager appliances on free leaf ports (SuperPOD RA: 4; default: 0)")
     _add_workload_options(ft, "workload to embed")
+    add_stack_option(ft, "stored in the project")
     ft.add_argument("--name", help="design name (default: derived from GPUs, server and switch)")
     ft.add_argument("-o", "--output", required=True, metavar="PROJECT",
                     help="project file to write (.json, written atomically)")
@@ -139,6 +143,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sn.add_argument("--switch", metavar="SWITCH_ID",
                     help="catalog id of the scale-out switch (default: QM9700; one system alone gets none)")
     _add_workload_options(sn, "workload to embed")
+    add_stack_option(sn, "stored in the project")
     sn.add_argument("--name", help="design name (default: COUNT x SYSTEM_ID)")
     sn.add_argument("-o", "--output", required=True, metavar="PROJECT",
                     help="project file to write (.json, written atomically)")
@@ -164,6 +169,8 @@ def _build_parser() -> argparse.ArgumentParser:
                           "compared with. A saved evaluation (evaluate --format json -o FILE) is compared "
                           "as it is")
     _add_workload_options(cmp, "replaces every project's own workload")
+    add_stack_option(cmp, "every design under this preset (without it, each project's own stack, so "
+                          "projects saved with different stacks compare under different stacks)")
     cmp.add_argument("--format", choices=("json", "md", "html", "csv"), default="md",
                      help="md, html: side-by-side table with deltas and the sentences; json: comparison "
                           "JSON (cluster-designer.comparison/1) holding each design's evaluation JSON; csv: "
@@ -177,6 +184,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cat.add_argument("--kind", metavar="KIND", help="only this kind: " + ", ".join(_catalog_kinds()))
     cat.add_argument("--format", choices=("json", "table"), default="table",
                      help="table: id, kind, vendor, name; json: every spec with its source (default: table)")
+    add_stacks_command(sub, _sub)
     return parser
 
 
@@ -226,7 +234,7 @@ def _cmd_evaluate(args) -> int:
     from core.project import load_project  # noqa: PLC0415
     from core.report import render_report  # noqa: PLC0415
 
-    design = load_project(args.project)
+    design = apply_stack_option(load_project(args.project), args)
     workload = _load_workload_arg(args.workload, design, args.keep_preset_layout) if args.workload else None
     evaluation = evaluate(design, workload=workload)
     if args.format == "json":
@@ -273,10 +281,11 @@ def _comparable_evaluation(path: str, args, shared_workload, is_preset: bool) ->
         saved = _saved_evaluation(path)
         if saved is None:
             raise
-        if args.workload:
-            raise DesignError(f"{path}: a saved evaluation cannot be re-run with --workload; "
+        if args.workload or args.stack:
+            raise DesignError(f"{path}: a saved evaluation cannot be re-run with --workload or --stack; "
                               "compare its project instead") from None
         return saved
+    design = apply_stack_option(design, args)
     try:
         workload = shared_workload
         if is_preset:
@@ -331,7 +340,7 @@ def _cmd_generate(args) -> int:
         raise DesignError("generate needs a template: fat-tree or supernode")
     if args.workload:
         design.workload = _load_workload_arg(args.workload, design, args.keep_preset_layout)
-    save_project(design, args.output)
+    save_project(apply_stack_option(design, args), args.output)
     return 0
 
 
@@ -364,10 +373,15 @@ def _cmd_catalog(args) -> int:
     return 0
 
 
+def _cmd_stacks(args) -> int:
+    _write_output(stacks_text(args), None)
+    return 0
+
+
 def _gui_parser() -> argparse.ArgumentParser:
     gui = _Parser(prog="cluster-designer", **_with_example(
         "Open the Cluster Designer window. Commands without a window: evaluate, generate, export, "
-        "catalog, compare (cluster-designer COMMAND --help).",
+        "catalog, compare, stacks (cluster-designer COMMAND --help).",
         "cluster-designer cluster.json --screenshot shot.png"))
     gui.add_argument("project", nargs="?", metavar="PROJECT",
                      help="project file to open (default: the bundled 4-SU DGX H100 SuperPOD example)")
@@ -404,7 +418,8 @@ def main(argv: list[str] | None = None) -> int:
         args = _build_parser().parse_args(argv)
         _warn_about_catalog()
         handler = {"evaluate": _cmd_evaluate, "generate": _cmd_generate,
-                   "export": _cmd_export, "catalog": _cmd_catalog, "compare": _cmd_compare}[args.command]
+                   "export": _cmd_export, "catalog": _cmd_catalog, "compare": _cmd_compare,
+                   "stacks": _cmd_stacks}[args.command]
         return handler(args)
     except DesignError as exc:
         sys.stderr.write(f"cluster-designer: {exc}\n")

@@ -36,6 +36,7 @@ from core.workload import (
 from designer.document import DesignDocument
 from designer.format import num, pct, seconds
 from designer.search import Candidate, SearchOutcome, SearchRunner
+from designer.stack_selector import StackSelector
 
 MODEL_INTS = [("layers", "Layers"), ("hidden", "Hidden size"), ("ffn_hidden", "FFN hidden"),
               ("heads", "Attention heads"), ("kv_heads", "KV heads (0 = heads)"), ("vocab", "Vocabulary"),
@@ -174,6 +175,8 @@ class WorkloadPanel(QScrollArea):
         self._chosen: tuple[Workload | None, str] = (None, "")
         self.name = QLineEdit()
         top.addRow("Name", self.name)
+        self.stack = StackSelector(document)
+        top.addRow("Software stack", self.stack)
         layout.addLayout(top)
 
         self.spins: dict[str, QSpinBox] = {}

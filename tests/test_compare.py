@@ -225,3 +225,21 @@ def test_every_design_after_the_first_is_compared_with_the_first(evaluations):
     assert [d["design"] for d in data["deltas"]] == ["B", "C"] and len(data["summary"]) == 3
     assert data["deltas"][0]["metrics"]["bandwidth.bisection_tbit_s"]["better"] == WORSE
     assert {d["better"] for d in data["deltas"][1]["metrics"].values()} <= {EQUAL, NOT_AVAILABLE}
+
+
+def test_cli_compares_under_one_stack_or_each_project_s_own(pair, tmp_path, capsys):
+    # --stack puts every design under one preset; without it, projects saved with different
+    # stacks compare under their own (issue 11: "under the same and under different stacks").
+    from core.project import load_project
+    from core.stacks import apply_stack
+
+    old = tmp_path / "full-conservative.json"
+    save_project(apply_stack(load_project(pair[0]), "conservative"), old)
+    assert main(["compare", str(pair[0]), str(old), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [d["performance"]["stack"]["id"] for d in data["designs"]] == ["nemo-2024", "conservative"]
+    assert data["deltas"][0]["metrics"]["performance.mfu"]["better"] == WORSE
+    assert main(["compare", str(pair[0]), str(old), "--stack", "nemo-2024", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [d["performance"]["stack"]["id"] for d in data["designs"]] == ["nemo-2024", "nemo-2024"]
+    assert data["deltas"][0]["metrics"]["performance.mfu"]["better"] == EQUAL

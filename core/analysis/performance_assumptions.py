@@ -23,6 +23,12 @@ _COST = {"min": 0.0, "max": 1.0, "max_exclusive": True}
 _POSITIVE_GFLOP = {"min": 0.0, "min_exclusive": True, "unit": "GFLOP"}
 _ELEMENT_BYTES = {"min": 1.0, "max": 4.0, "unit": "bytes"}
 
+# Ids of the software-stack presets (core/stacks.py holds them; it builds on this class, so
+# the ids live here for the ``stack`` field's check and tests/test_stacks.py keeps both equal).
+STACK_IDS = ("megatron-lm-2021", "megatron-lm-2022", "megatron-deepspeed-2021",
+             "composer-fsdp-2023", "nemo-2024", "nemo-2025", "conservative")
+DEFAULT_STACK = "nemo-2024"
+
 
 @dataclass(frozen=True)
 class PerformanceAssumptions:
@@ -40,7 +46,7 @@ class PerformanceAssumptions:
     within a few percent from 8 to 2,304 H100; GB200 on NVIDIA's NeMo 25.04 BF16 runs on NVL72
     (rows G-*), B200 on Megatron-Bridge 25.11 FP8 runs (rows BB-*). Older stacks are assumption sets: the
     validation rows of Megatron-LM 2021/22, Megatron-DeepSpeed and MosaicML Composer (2023)
-    override what differed (tests/validation/cases.py), e.g. ``tp_overlap=0``,
+    override what differed (the presets of core/stacks.py), e.g. ``tp_overlap=0``,
     ``flash_attention=False`` and Composer's own H100 factor (0.572).
     """
 
@@ -115,7 +121,7 @@ class PerformanceAssumptions:
     #   predictions.
     # * MosaicML Composer FSDP (2023, PyTorch FSDP + Triton/FA2 attention) realises less of the
     #   H100: 0.572 from rows 14 and 16 (MPT-70B 42.57%, MPT-7B 46.44% MFU), kept as that
-    #   stack's assumption in tests/validation/cases.py, not as a default.
+    #   stack's assumption (core/stacks.py, preset composer-fsdp-2023), not as a default.
     # * GB200 (NVL72), current stack: least squares in log step time over NVIDIA's published
     #   NeMo 25.04 BF16 step times on GB200 NVL72 at the smallest scale of each recipe (P:
     #   NVIDIA/dgxc-benchmarking GSW 25.04, llama3.1/README.md and nemotron/README.md "GB200
@@ -301,3 +307,8 @@ class PerformanceAssumptions:
     # 16M tokens on 16,384 H100, ~1,000 per GPU, Dubey et al. Table 4; a 4M-token batch on
     # 16k GPUs leaves one sequence per replica and a pipeline that is mostly bubble).
     auto_tokens_per_gpu: float = field(default=1024.0, metadata={"min": 0.0, "min_exclusive": True, "unit": "tokens"})
+
+    # --- software stack ----------------------------------------------------------------
+    # The preset (core/stacks.py) these values started from; a project without it ran on the
+    # default. Values edited after choosing a preset make the stack "custom (based on X)".
+    stack: str = field(default=DEFAULT_STACK, metadata={"choices": STACK_IDS})

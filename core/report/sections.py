@@ -14,6 +14,7 @@ from core.analysis.bottleneck import BottleneckResult
 from core.analysis.memory import MemoryBreakdown
 from core.assumptions import assumptions_to_dict
 from core.evaluate import Evaluation
+from core.stacks import stack_status
 
 
 # A GPU-to-GPU latency of a fabric in parts: some GPUs have no path to the others.
@@ -164,7 +165,8 @@ def _performance_rows(ev: Evaluation) -> list[Row]:
     """The run's numbers; for a job that cannot run, "does not fit" and why, then what is still
     real (its layout, GPUs and memory per GPU with the breakdown that shows why)."""
     perf, workload = ev.performance, ev.workload
-    rows = [Row("Workload", workload.name if workload else "", "performance.workload")]
+    rows = [Row("Workload", workload.name if workload else "", "performance.workload"),
+            Row("Software stack", stack_status(ev.assumptions.performance).label, "performance.stack")]
     if workload is not None and workload.preset_fit is not None:
         rows.append(Row("Preset fitted to the design", workload.preset_fit.note, "performance.preset_fit"))
     if ev.cannot_run:

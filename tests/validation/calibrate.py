@@ -12,8 +12,8 @@
   log step time over NVIDIA's NeMo 24.09 BF16 runs at the smallest scale of each recipe
   (``cases.NEMO_CALIBRATION_ROWS``: Llama 3.1 8B / 70B / 405B, GPT-3 175B; DGX Cloud
   Benchmarking, P).
-* ``cases.COMPOSER_2023_H100_FACTOR`` (the MosaicML Composer 2023 stack's own H100 factor):
-  least squares in MFU points over the MosaicML H100 rows (§9 rows 14 and 16).
+* ``cases.COMPOSER_2023_H100_FACTOR`` (the MosaicML Composer 2023 stack's own H100 factor,
+  defined with the composer-fsdp-2023 preset in core/stacks.py): least squares in MFU points over the MosaicML H100 rows (§9 rows 14 and 16).
 * ``fp8_gemm_efficiency_scale``: least squares in log step time over the same NeMo runs in
   FP8 (``cases.NEMO_FP8_CALIBRATION_ROWS``), with the fitted H100 factor.
 * ``gemm_efficiency_scale_by_accelerator["GB200"]`` (current stack): least squares in log

@@ -21,67 +21,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.analysis.performance import PerformanceAssumptions
+from core.stacks import COMPOSER_2023_H100_FACTOR, PRE_TRANSFORMER_ENGINE, get_preset
 
 # --------------------------------------------------------------------------------------
 # software stacks (performance assumptions that describe how the run's code behaved)
 
 # The engine's defaults describe a current Megatron-Core / NeMo + Transformer Engine stack
-# (core/analysis/performance.py, PerformanceAssumptions). Each older stack below overrides
-# what that stack did differently: TP communication not overlapped with the GEMMs
-# (``tp_overlap=0``: TE userbuffers did not exist), dropout 0.1 (GPT-3-era recipes), pipeline
-# layers split evenly (``balance_pipeline_ends=False``).
-_PRE_TE = {"tp_overlap": 0.0, "dropout": True, "balance_pipeline_ends": False}
+# (core/analysis/performance_assumptions.py). The older stacks are the presets of
+# core/stacks.py, which document what each did differently; the dicts below are their
+# overrides (distinct objects: ``STACK_NAMES`` tells the rows' stacks apart by identity).
 
-# Megatron-LM as used for SC'21 Table 1 (2021): no sequence parallelism (added 2022), fused
-# softmax instead of FlashAttention, blocking p2p (batch_isend_irecv + wait), the local DDP
-# all-reduces the whole contiguous gradient buffer after the last micro-batch (no overlap),
-# scatter/gather p2p on (SC'21 §4.1).
-MEGATRON_2021 = {
-    "flash_attention": False,
-    "sequence_parallel": False,
-    "pp_overlap": 0.0,
-    "dp_overlap": False,
-    "dp_bucket_mb": 0.0,
-    **_PRE_TE,
-}
-# Megatron-LM of Korthikanti et al. (2022): sequence parallelism + selective recompute.
-MEGATRON_2022 = {**MEGATRON_2021, "sequence_parallel": True}
+
+def _preset(name: str) -> dict:
+    return dict(get_preset(name).overrides)
+
+
+MEGATRON_2021 = _preset("megatron-lm-2021")
+MEGATRON_2022 = _preset("megatron-lm-2022")
 # Korthikanti Table 5 baseline: tensor parallelism without SP, full recompute (the "present
 # work" adds SP; Calculon validation/seqsel/tab5/*_full.json: tensor_par_comm_type "ar").
-MEGATRON_2022_BASELINE = dict(MEGATRON_2021)
-# Megatron-DeepSpeed 2021/22 (MT-NLG, BLOOM): DeepSpeed PipelineEngine sends the full boundary
-# tensor from every TP rank with blocking send then receive (deepspeed/runtime/pipe/p2p.py);
-# ZeRO-1 gradient reduction after the pipeline flush in reduce buckets of 5e8 elements.
-DEEPSPEED_2021 = {
-    **MEGATRON_2021,
-    "pp_scatter_gather": False,
-    "pp_p2p_batched": False,
-    "dp_bucket_mb": 1000.0,
-}
-# MosaicML Composer FSDP (2023): PyTorch FSDP, Triton / FlashAttention-2 attention, no
-# Transformer Engine. Its H100 realises less than the current NVIDIA stack: its own GEMM factor
-# (least squares in MFU points over rows 14 and 16, ``python -m tests.validation.calibrate``,
-# residuals -2.2 / +1.9 points) and the measured FlashAttention-2 efficiency on Hopper (0.47 /
-# 0.48, Azure/AI-benchmarking-guide; see flash_attention_efficiency_by_accelerator).
-COMPOSER_2023_H100_FACTOR = 0.572
-_COMPOSER_2023 = {
-    "tp_overlap": 0.0,
-    "gemm_efficiency_scale_by_accelerator": {
-        **PerformanceAssumptions().gemm_efficiency_scale_by_accelerator,
-        "H100-SXM5-80GB": COMPOSER_2023_H100_FACTOR, "H200-SXM": COMPOSER_2023_H100_FACTOR},
-    "flash_attention_efficiency_by_accelerator": {
-        **PerformanceAssumptions().flash_attention_efficiency_by_accelerator,
-        "H100-SXM5-80GB": 0.47, "H200-SXM": 0.48},
-}
-# amp_bf16 with mixed_precision "DEFAULT": fp32 unsharded parameters (all-gathered in fp32),
-# bf16 gradient reduce-scatter.
-COMPOSER_DEFAULT = {**_COMPOSER_2023, "fsdp_param_gather_bytes": 4.0, "grad_reduce_bytes": 2.0}
+MEGATRON_2022_BASELINE = _preset("megatron-lm-2021")
+DEEPSPEED_2021 = _preset("megatron-deepspeed-2021")
+COMPOSER_DEFAULT = _preset("composer-fsdp-2023")
 # Composer FSDP "PURE" bf16: parameters gathered and gradients reduced in bf16.
-COMPOSER_PURE = {**_COMPOSER_2023, "fsdp_param_gather_bytes": 2.0, "grad_reduce_bytes": 2.0}
+COMPOSER_PURE = {**COMPOSER_DEFAULT, "fsdp_param_gather_bytes": 2.0, "grad_reduce_bytes": 2.0}
 # metaseq (OPT, 2021-22): FairScale FSDP + Megatron TP, fp16, no FlashAttention (R).
 METASEQ_2022 = {"flash_attention": False, "sequence_parallel": False, "pp_overlap": 0.0,
-                **_PRE_TE}
+                **PRE_TRANSFORMER_ENGINE}
 # NVIDIA NeMo 24.09 (DGX Cloud Benchmarking recipes, GSW 25.01): Megatron-Core + Transformer
 # Engine, i.e. the engine's defaults, plus what the recipe configs set (P: NeMo-Framework-
 # Launcher conf/training/llama/llama3_1_{70b,405b}.yaml, dgxc-benchmarking
@@ -90,8 +56,8 @@ METASEQ_2022 = {"flash_attention": False, "sequence_parallel": False, "pp_overla
 # distributed_fused_adam with overlap_grad_sync and overlap_param_sync; cuDNN fused attention
 # (NVTE_FUSED_ATTN=1). Gradient buckets: bucket_cap_mb 125 (Llama 3.1), 220 (GPT-3), read as
 # MiB of bf16 gradients (E). Llama 3.1: no dropout; GPT-3: hidden and attention dropout 0.1.
-NEMO_2409_LLAMA = {"dp_bucket_mb": 131.0}
-NEMO_2409_GPT3 = {"dp_bucket_mb": 231.0, "dropout": True}
+NEMO_2409_LLAMA = {**_preset("nemo-2024"), "dp_bucket_mb": 131.0}
+NEMO_2409_GPT3 = {**_preset("nemo-2024"), "dp_bucket_mb": 231.0, "dropout": True}
 # Meta's Llama 3 stack (Dubey et al. 2024 §3.3.2, P): FSDP that shards optimizer states and
 # gradients but keeps the parameters after the forward (ZeRO-1-like in memory), FP32 gradient
 # accumulation and FP32 reduce-scatter, asynchronous p2p, interleaved schedule, first and last
@@ -504,10 +470,10 @@ BRIDGE_CASES: tuple[PerfCase, ...] = tuple(
 # consecutive GPUs (E: which trays Slurm gave them is not published). The smallest scale of
 # each GB200 recipe in BF16 calibrates the GB200 factor; the rest (larger scale, strong
 # scaling, FP8 with the H100-fitted FP8 factor, the H100 rows) are predictions.
-NEMO_2504 = {}
+NEMO_2504 = _preset("nemo-2025")
 STACK_NAMES[id(NEMO_2504)] = "NeMo 25.04 (NeMo 2.0, Megatron-Core + TE)"
 # Megatron-Bridge 25.11 performance recipes: engine defaults (FP8 current scaling, E).
-BRIDGE_2511 = {}
+BRIDGE_2511 = _preset("nemo-2025")
 STACK_NAMES[id(BRIDGE_2511)] = "Megatron-Bridge 25.11 (Megatron-Core + TE)"
 
 # Llama 3.1 405B in NeMo 2.0: Meta's shapes (8 KV heads) and the Hugging Face tokenizer (the
