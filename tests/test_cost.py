@@ -19,30 +19,13 @@ from hypothesis import strategies as st
 from core.analysis.cost import HOURS_PER_YEAR, CostAssumptions, analyze_cost
 from core.analysis.power import analyze_power
 from core.assumptions import Assumptions, assumptions_from_dict, assumptions_to_dict
-from core.catalog import KINDS, Catalog
+from core.catalog import KINDS
 from core.errors import ProjectFileError
 from core.evaluate import evaluate, evaluation_to_json
 from core.generators import FatTreeOptions, generate_fat_tree
 from core.inventory import Inventory, InventoryItem
 from core.report import render_report
 from core.workload import load_preset
-
-
-def with_prices(catalog: Catalog, prices: dict[str, float]) -> Catalog:
-    """``catalog`` with exactly ``prices`` (catalog id -> USD per unit): others unpriced."""
-    specs = []
-    for spec in catalog:
-        fields = {k: v for k, v in spec.fields.items() if k != "price"}
-        if spec.id in prices:
-            fields["price"] = {"usd": prices[spec.id], "year": 2024, "evidence": "estimate",
-                               "source": "tests/test_cost.py"}
-        specs.append(dataclasses.replace(spec, fields=fields))
-    return Catalog(specs)
-
-
-def every_price(catalog: Catalog) -> dict[str, float]:
-    """A distinct round price for every entry (1,000 USD x its position + 500)."""
-    return {spec.id: 1000.0 * i + 500.0 for i, spec in enumerate(catalog)}
 
 
 def design(catalog, gpus=256, cost=None, workload=None):
@@ -61,7 +44,7 @@ def extended_sum(rows) -> float:
 
 
 @pytest.fixture(scope="module")
-def priced(catalog):
+def priced(catalog, with_prices, every_price):
     return with_prices(catalog, every_price(catalog))
 
 
@@ -115,7 +98,7 @@ def test_a_ten_percent_switch_discount_takes_ten_percent_off_the_switch_lines(pr
     assert after.cost.capex_by_kind_usd["server"] == before.cost.capex_by_kind_usd["server"]
 
 
-def test_an_unpriced_component_makes_cost_not_computable_and_names_it(catalog):
+def test_an_unpriced_component_makes_cost_not_computable_and_names_it(catalog, with_prices, every_price):
     prices = every_price(catalog)
     del prices["QM9700"]
     cat = with_prices(catalog, prices)
@@ -138,7 +121,7 @@ def test_an_unpriced_component_makes_cost_not_computable_and_names_it(catalog):
     assert row["unit_price_usd"] == "" and row["extended_price_usd"] == "" and "no price" in row["note"]
 
 
-def test_an_override_prices_an_unpriced_component(catalog):
+def test_an_override_prices_an_unpriced_component(catalog, with_prices, every_price):
     prices = every_price(catalog)
     del prices["QM9700"]
     cat = with_prices(catalog, prices)
@@ -177,7 +160,7 @@ def _small_inventory(catalog):
     ))
 
 
-def test_gpu_hour_arithmetic_on_a_hand_checked_design(catalog):
+def test_gpu_hour_arithmetic_on_a_hand_checked_design(catalog, with_prices):
     cat = with_prices(catalog, {"DGX-H100": 300_000.0, "QM9700": 20_000.0})
     inventory = _small_inventory(cat)
     # Round power figures: 100 kW IT, 80 kW drawn in training, PUE 1.25.
