@@ -174,6 +174,10 @@ class MainWindow(QMainWindow):
         self.warnings_dock = self._dock("Warnings", self.warnings_panel, bottom, "warnings")
         self.inspector_dock.raise_()
         self.metric_docks[-1].raise_()  # Performance first: it has the most to say
+        # Qt fixes the window's minimum size part-way through the calls above, while some docks
+        # still stand stacked rather than tabbed (with seven metric docks: 734 px, taller than
+        # an 800 px screen allows): recompute it from the finished layout.
+        self.layout().activate()
 
     def _size_docks(self) -> None:
         """The default split for the window's current size: the side columns leave the canvas
