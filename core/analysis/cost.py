@@ -40,7 +40,6 @@ HOURS_PER_YEAR = 8760.0
 # Inventory roles that a compute node's own catalog entry lists (core/inventory.py adds them
 # unpowered, inside the host): their price is the node's.
 IN_HOST_ROLES = ("accelerator", "nic", "dpu", "scale-up")
-_USD = {"min": 0.0, "unit": "USD"}
 
 
 @dataclass(frozen=True)
@@ -60,11 +59,11 @@ class CostAssumptions:
     # average USD 11.7 M per MW across 19 US markets (9.3 M San Antonio to 15.0 M Reno),
     # excluding land, owner-furnished equipment and soft costs. 0 leaves the building out.
     facility_usd_per_mw: float = field(
-        default=11.7e6, metadata={"min": 0.0, "max": 1e9, "unit": "USD / MW IT"})
+        default=11.7e6, metadata={"min": 0.0, "unit": "USD / MW IT"})
     # Colocation or staff per kW of provisioned IT per month. 0: an owned facility whose staff
     # are not counted; colocation with power is typically a few hundred USD per kW-month.
     colocation_usd_per_kw_month: float = field(
-        default=0.0, metadata={"min": 0.0, "max": 1e5, "unit": "USD / kW-month"})
+        default=0.0, metadata={"min": 0.0, "unit": "USD / kW-month"})
     # Discount off the price of every entry of a catalog kind (switch, server, transceiver...),
     # as a fraction: {"switch": 0.1} pays 90 % of the switches' price. None by default.
     discount_by_kind: dict[str, float] = field(
@@ -72,7 +71,7 @@ class CostAssumptions:
     # Price of one unit of a catalog id, USD, replacing the catalog's price (or giving one to an
     # unpriced entry) for this project; the kind's discount still applies.
     price_overrides_usd: dict[str, float] = field(
-        default_factory=dict, metadata={**_USD, "min_exclusive": True, "max": 1e10})
+        default_factory=dict, metadata={"min": 0.0, "min_exclusive": True, "unit": "USD"})
 
 
 @dataclass(frozen=True)

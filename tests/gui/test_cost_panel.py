@@ -61,6 +61,13 @@ def test_a_priced_design_shows_its_cost_and_capex_by_kind(make_window, qtbot, sm
         cost.tco_usd_per_year - cost.capex_usd / 4 + cost.capex_usd / 8)
     assert panel.value("TCO (depreciation + opex)") == money(longer.tco_usd_per_year)
 
+    with qtbot.waitSignal(window.evaluator.finished, timeout=30_000) as blocker:
+        assert window.assumptions_panel.set_text("cost.discount_by_kind", "switch=0.1")
+    discounted = blocker.args[0].evaluation.cost
+    assert discounted.capex_by_kind_usd["switch"] == pytest.approx(0.9 * cost.capex_by_kind_usd["switch"])
+    assert window.document.design.assumptions.cost.discount_by_kind == {"switch": 0.1}
+    assert not window.assumptions_panel.set_text("cost.discount_by_kind", "switch=1.5")  # core's bounds
+
 
 def test_an_unpriced_component_reads_not_computable_with_the_ids(make_window, qtbot, small_design,
                                                                  with_prices, every_price):
