@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.analysis.cost import CostAssumptions
 from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.analysis.power import PowerAssumptions
 from core.analysis.reliability_assumptions import ReliabilityAssumptions
@@ -18,6 +19,7 @@ class Assumptions:
     power: PowerAssumptions = field(default_factory=PowerAssumptions)
     reliability: ReliabilityAssumptions = field(default_factory=ReliabilityAssumptions)
     performance: PerformanceAssumptions = field(default_factory=PerformanceAssumptions)
+    cost: CostAssumptions = field(default_factory=CostAssumptions)
 
 
 def assumptions_from_dict(raw: Any, path: str = "assumptions") -> Assumptions:

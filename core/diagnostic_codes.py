@@ -54,6 +54,9 @@ CODES: dict[str, CodeInfo] = {
         "error", "a link is longer than the reach of any catalog cable for it"),
     "PUE_BELOW_ONE": CodeInfo(
         "error", "the assumed PUE is below 1, which is physically impossible"),
+    "UNPRICED_COMPONENTS": CodeInfo(
+        "error", "some components have no price: capex, TCO and the cost figures derived from "
+                 "them are not computed"),
     # --- the design is risky, or a result is an estimate with a known hole ---------------------
     "FABRIC_PARTITIONED": CodeInfo(
         "warning", "the scale-out fabric falls into parts no switch joins; the message says what would join them"),

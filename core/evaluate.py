@@ -12,6 +12,7 @@ function in ``core/analysis`` of what the steps before it produced:
    (the parallelism search runs inside it when the workload asks for ``"auto"``)
 5. bottleneck                                <- fabric, workload, performance
 6. power (and the run's energy)              <- inventory, days and GPUs of performance
+7. cost                                      <- inventory, catalog prices, power, performance
 
 A job that cannot run on the design (``Evaluation.cannot_run`` says why) has a performance
 result without run numbers, no bottleneck and no run energy: absent, never computed as if it
@@ -30,6 +31,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from core.analysis.bottleneck import BottleneckResult, explain_bottleneck
+from core.analysis.cost import CostResult, analyze_cost
 from core.analysis.network import BandwidthResult, LatencyResult, analyze_bandwidth, analyze_latency
 from core.analysis.performance import PerformanceResult, analyze_performance
 from core.analysis.power import PowerResult, analyze_power
@@ -81,6 +83,7 @@ class Evaluation:
     bottleneck: BottleneckResult | None = None  # what limits MFU and the what-if that helps most
     # why the workload cannot run on the design (errors; empty when it runs or there is none)
     cannot_run: tuple[Diagnostic, ...] = ()
+    cost: CostResult | None = None  # None only for an Evaluation built without it
 
 
 def _counts(inventory: Inventory, topology: Topology) -> Counts:
@@ -143,6 +146,9 @@ def evaluate(
     ran = performance if performance is not None and performance.runs else None
     power = analyze_power(inventory, ran.training_days if ran is not None else None,
                           ran.job_gpus if ran is not None else None, assumptions.power)
+    cost = analyze_cost(inventory, power, performance, catalog, assumptions.cost,
+                        assumptions.power.electricity_usd_per_kwh,
+                        workload.training_tokens if workload is not None else None)
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
                                   *bandwidth.diagnostics, *cannot_run]
@@ -152,11 +158,12 @@ def evaluate(
         warnings.append(Diagnostic("NO_WORKLOAD", "no workload: performance and energy are not computed"))
     warnings.extend(reliability.diagnostics)
     warnings.extend(power.diagnostics)
+    warnings.extend(cost.diagnostics)
     counts = _counts(inventory, topology)
     return Evaluation(
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
         assumptions, inventory, topology, merge_diagnostics(warnings),
-        time.perf_counter() - start, spof_units, bottleneck, cannot_run,
+        time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost,
     )
 
 
@@ -212,6 +219,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "spares_for_target": r.spares_for_target,
         },
         "performance": _performance_json(ev),
+        "cost": _cost_json(ev),
         "bottleneck": ev.bottleneck.to_json() if ev.bottleneck is not None else None,
         "warnings": [w.to_json() for w in ev.warnings],
         "workload": workload_to_dict(ev.workload) if ev.workload is not None else None,
@@ -243,4 +251,28 @@ def _performance_json(ev: Evaluation) -> dict[str, Any]:
     out.update(hfu=perf.hfu, job_gpus=perf.job_gpus, microbatches=perf.microbatches, runs=runs,
                cannot_run=reasons, memory_gb=perf.memory.to_json(),
                parallelism=asdict(perf.parallelism), stack=stack)
+    return out
+
+
+COST_KEYS = ("hardware_capex_usd", "facility_capex_usd", "capex_usd", "capex_by_kind_usd",
+             "opex_usd_per_year", "tco_usd_per_year", "usd_per_gpu_hour", "training_run_usd",
+             "usd_per_million_tokens_trained")
+COST_EXTRA_KEYS = ("capex_usd_per_gpu", "energy_usd_per_year", "maintenance_usd_per_year",
+                   "colocation_usd_per_year", "depreciation_usd_per_year")
+
+
+def _cost_json(ev: Evaluation) -> dict[str, Any]:
+    """The contract keys (null where an unpriced component or a missing run leaves them
+    unknown), the opex parts, the ids without a price and the assumptions the figures used
+    (the power assumptions' electricity price among them)."""
+    cost = ev.cost
+    if cost is None:
+        return {key: None for key in (*COST_KEYS, *COST_EXTRA_KEYS)}
+    out: dict[str, Any] = {key: getattr(cost, key) for key in (*COST_KEYS, *COST_EXTRA_KEYS)}
+    out["capex_by_kind_usd"] = dict(cost.capex_by_kind_usd)
+    out["unpriced_ids"] = list(cost.unpriced_ids)
+    out["assumptions"] = {
+        **assumptions_to_dict(ev.assumptions, only_changed=False)["cost"],
+        "electricity_usd_per_kwh": ev.assumptions.power.electricity_usd_per_kwh,
+    }
     return out

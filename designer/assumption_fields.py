@@ -33,7 +33,7 @@ from core.errors import DesignError
 from core.settings import check_setting, describe_range, setting_bounds
 
 SECTION_TITLES = {"network": "Network", "power": "Power", "reliability": "Reliability",
-                  "performance": "Performance"}
+                  "performance": "Performance", "cost": "Cost"}
 
 # Unit suffixes of field names, longest first: (suffix, unit shown). The suffix leaves the
 # label, except for KEEP_IN_LABEL ("chassis_multiplier" stays "Chassis multiplier", ×).
@@ -87,6 +87,12 @@ LABELS = {
     "optimizer_bytes_per_param": "Optimizer traffic",
     "logits_bytes_per_element": "Logits precision",
     "repair_days_mean": "Repair time",
+    "depreciation_years": "Depreciation period",
+    "maintenance_fraction_per_year": "Maintenance and support",
+    "facility_usd_per_mw": "Facility construction",
+    "colocation_usd_per_kw_month": "Colocation / staff",
+    "discount_by_kind": "Discount by kind",
+    "price_overrides_usd": "Price overrides",
 }
 PHRASES = (("scale_up", "scale-up"), ("scale_out", "scale-out"))
 

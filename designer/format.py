@@ -71,3 +71,31 @@ def seconds(value: float | None) -> str:
     if value >= 1e-3:
         return f"{value * 1e3:,.1f} ms"
     return f"{value * 1e6:,.1f} µs"
+
+
+# (unit, USD per unit), largest first: money reads "$1.23 B", "$45.6 M", "$780 k", "$3.91".
+MONEY_UNITS = (("B", 1e9), ("M", 1e6), ("k", 1e3), ("", 1.0))
+
+
+def money_unit(usd: float) -> tuple[str, float]:
+    """The unit that suits an amount of ``usd`` and how many USD one unit is."""
+    magnitude = abs(usd)
+    return next(((unit, scale) for unit, scale in MONEY_UNITS if magnitude >= scale), MONEY_UNITS[-1])
+
+
+def money(usd: float | None) -> str:
+    """USD with three significant digits in the unit that suits it ("—" when unknown); below
+    1,000 USD with cents to two decimals (a GPU-hour costs "$3.91", not "$4")."""
+    if usd is None or not math.isfinite(usd):
+        return "—"
+    if usd == 0:
+        return "$0"
+    unit, scale = money_unit(usd)
+    if not unit:
+        return f"${usd:,.2f}"
+    value = _round_significant(usd / scale, 3)
+    if abs(value) >= 1000 and unit != "B":  # 999.96 k rounds to 1,000 k: say 1.00 M
+        unit, scale = money_unit(value * scale)
+        value = _round_significant(usd / scale, 3)
+    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
+    return f"${value:,.{decimals}f} {unit}"

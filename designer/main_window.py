@@ -36,6 +36,7 @@ from designer.inspector import InspectorWidget
 from designer.outline import OutlineWidget
 from designer.palette import PaletteWidget
 from designer.panels.bandwidth import BandwidthPanel
+from designer.panels.cost import CostPanel
 from designer.panels.latency import LatencyPanel
 from designer.panels.overview import OverviewPanel
 from designer.panels.performance import PerformancePanel, status_text
@@ -147,10 +148,11 @@ class MainWindow(QMainWindow):
         self.latency_panel = LatencyPanel()
         self.power_panel = PowerPanel()
         self.reliability_panel = ReliabilityPanel()
+        self.cost_panel = CostPanel()
         self.performance_panel = PerformancePanel()
         self.warnings_panel = WarningsPanel()
         self.metric_panels = [self.overview_panel, self.bandwidth_panel, self.latency_panel, self.power_panel,
-                              self.reliability_panel, self.performance_panel]
+                              self.reliability_panel, self.cost_panel, self.performance_panel]
 
         # Bottom docks sit under the canvas only; the side columns run full height.
         self.setCorner(Qt.Corner.BottomLeftCorner, left)
@@ -172,6 +174,10 @@ class MainWindow(QMainWindow):
         self.warnings_dock = self._dock("Warnings", self.warnings_panel, bottom, "warnings")
         self.inspector_dock.raise_()
         self.metric_docks[-1].raise_()  # Performance first: it has the most to say
+        # Qt fixes the window's minimum size part-way through the calls above, while some docks
+        # still stand stacked rather than tabbed (with seven metric docks: 734 px, taller than
+        # an 800 px screen allows): recompute it from the finished layout.
+        self.layout().activate()
 
     def _size_docks(self) -> None:
         """The default split for the window's current size: the side columns leave the canvas

@@ -22,6 +22,32 @@ def catalog():
     return load_catalog(include_user=False)
 
 
+@pytest.fixture(scope="session")
+def with_prices():
+    """``with_prices(catalog, {id: usd})``: ``catalog`` with exactly those prices (every other
+    entry unpriced), whether or not the built-in catalog carries prices of its own."""
+    import dataclasses
+
+    from core.catalog import Catalog
+
+    def build(catalog, prices):
+        specs = []
+        for spec in catalog:
+            fields = {k: v for k, v in spec.fields.items() if k != "price"}
+            if spec.id in prices:
+                fields["price"] = {"usd": prices[spec.id], "year": 2024, "evidence": "estimate",
+                                   "source": "tests"}
+            specs.append(dataclasses.replace(spec, fields=fields))
+        return Catalog(specs)
+    return build
+
+
+@pytest.fixture(scope="session")
+def every_price():
+    """A distinct round price for every entry of a catalog: 1,000 USD x its position + 500."""
+    return lambda catalog: {spec.id: 1000.0 * i + 500.0 for i, spec in enumerate(catalog)}
+
+
 @pytest.fixture
 def permissions_enforced(tmp_path):
     """Skip the test unless this process is refused writing into a read-only folder: root (or a

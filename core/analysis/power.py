@@ -63,7 +63,8 @@ class PowerAssumptions:
     typical_fraction: float = field(
         default=0.8, metadata={"min": 0.0, "min_exclusive": True, "max": 1.0, "unit": "fraction"})
     # Electricity price, USD per kWh of facility energy. USER INPUT (§9: "price and intensity
-    # are user inputs"); 0.08 is an assumed round figure for an industrial tariff, not a source.
+    # are user inputs"); 0.08 is about the US industrial-sector average of 2023-2024 (EIA,
+    # Electric Power Monthly, table 5.3: ~8 cents/kWh). The cost analysis uses the same price.
     electricity_usd_per_kwh: float = field(default=0.08, metadata={"min": 0.0, "unit": "USD / kWh"})
     # Grid carbon intensity, t CO2e per MWh of facility energy. USER INPUT; 0.4 is an assumed
     # round figure near the GPT-3 anchor of §9 (Patterson et al.: 552 t / 1,287 MWh = 0.43);

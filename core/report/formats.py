@@ -26,8 +26,10 @@ def to_markdown(ev: Evaluation) -> str:
         out += ["## Warnings", ""]
         out += [f"- {w.severity}: **{w.code}**: {w.message}" for w in ev.warnings]
         out.append("")
-    out += ["## Bill of materials", "", "| Kind | Id | Name | Role | Qty | Note |", "|---|---|---|---|---:|---|"]
-    out += [f"| {k} | {i} | {n} | {r} | {q:,} | {note} |" for k, i, n, r, q, note in bom_rows(ev)]
+    out += ["## Bill of materials", "", "| Kind | Id | Name | Role | Qty | Unit price (USD) | "
+            "Extended price (USD) | Note |", "|---|---|---|---|---:|---:|---:|---|"]
+    out += [f"| {k} | {i} | {n} | {r} | {q:,} | {_usd(unit)} | {_usd(ext)} | {note} |"
+            for k, i, n, r, q, note, unit, ext in bom_rows(ev)]
     out += ["", "## Assumptions", "", "| Assumption | Value |", "|---|---|"]
     out += [f"| {k} | `{v}` |" for k, v in assumption_lines(ev)]
     return "\n".join(out) + "\n"
@@ -55,9 +57,11 @@ def to_html(ev: Evaluation) -> str:
                   for w in ev.warnings]
         parts.append("</ul>")
     parts.append("<h2>Bill of materials</h2><table><tr><th>Kind</th><th>Id</th><th>Name</th>"
-                 "<th>Role</th><th>Qty</th><th>Note</th></tr>")
+                 "<th>Role</th><th>Qty</th><th>Unit price (USD)</th><th>Extended price (USD)</th>"
+                 "<th>Note</th></tr>")
     parts += [f"<tr><td>{e(k)}</td><td>{e(i)}</td><td>{e(n)}</td><td>{e(r)}</td><td>{q:,}</td>"
-              f"<td>{e(note)}</td></tr>" for k, i, n, r, q, note in bom_rows(ev)]
+              f"<td>{_usd(unit)}</td><td>{_usd(ext)}</td><td>{e(note)}</td></tr>"
+              for k, i, n, r, q, note, unit, ext in bom_rows(ev)]
     parts.append("</table><h2>Assumptions</h2><table><tr><th>Assumption</th><th>Value</th></tr>")
     parts += [f"<tr><td>{e(k)}</td><td><code>{e(v)}</code></td></tr>" for k, v in assumption_lines(ev)]
     parts.append("</table></body></html>")
@@ -79,11 +83,22 @@ def to_csv(ev: Evaluation) -> str:
 
 
 def bom_csv(ev: Evaluation) -> str:
+    """The bill of materials; the price columns come last (the first six are older) and hold
+    plain numbers in USD to the cent, empty where the note says there is no price of its own."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["kind", "catalog_id", "name", "role", "quantity", "note"])
-    writer.writerows(bom_rows(ev))
+    writer.writerow(["kind", "catalog_id", "name", "role", "quantity", "note", "unit_price_usd",
+                     "extended_price_usd"])
+    writer.writerows((*row[:6], _cents(row[6]), _cents(row[7])) for row in bom_rows(ev))
     return buffer.getvalue()
+
+
+def _cents(usd: float | None) -> str:
+    return "" if usd is None else f"{usd:.2f}"
+
+
+def _usd(usd: float | None) -> str:
+    return "" if usd is None else f"{usd:,.0f}"
 
 
 def render_report(ev: Evaluation, fmt: str) -> str:

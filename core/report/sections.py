@@ -57,6 +57,8 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
         sections.append(("Performance", _performance_rows(ev)))
     if ev.bottleneck is not None:
         sections.append(("Bottleneck", _bottleneck_rows(ev.bottleneck)))
+    if ev.cost is not None:
+        sections.append(("Cost", _cost_rows(ev)))
     return sections
 
 
@@ -139,6 +141,43 @@ def _run_value(ev: Evaluation, value: str) -> str:
     if ev.cannot_run:
         return "does not fit (see Performance)"
     return value if ev.workload is not None else "n/a (no workload)"
+
+
+def unpriced_text(ids: tuple[str, ...]) -> str:
+    """"not computable: no price for A, B": why a cost figure is absent."""
+    return "not computable: no price for " + ", ".join(ids)
+
+
+def _cost_rows(ev: Evaluation) -> list[Row]:
+    """Capex (by kind), opex and its parts, TCO, $/GPU-hour and the run; "not computable" and
+    the unpriced ids where a missing price leaves a figure unknown."""
+    c = ev.cost
+    missing = "not computable (no price)"
+
+    def usd(value: float | None, digits: int = 0) -> str:
+        return _num(value, digits, "USD") if value is not None else missing
+
+    run = usd(c.training_run_usd)
+    per_token = usd(c.usd_per_million_tokens_trained, 2)
+    if c.usd_per_gpu_hour is not None and c.training_run_usd is None:
+        run = per_token = _run_value(ev, "n/a")
+    rows = [Row("Result", unpriced_text(c.unpriced_ids), "cost.unpriced_ids")] if c.unpriced_ids else []
+    return rows + [
+        Row("Hardware capex", usd(c.hardware_capex_usd), "cost.hardware_capex_usd"),
+        *[Row(f"  {kind}", usd(value), f"cost.capex_by_kind_usd.{kind}")
+          for kind, value in c.capex_by_kind_usd.items()],
+        Row("Facility capex", usd(c.facility_capex_usd), "cost.facility_capex_usd"),
+        Row("Capex", usd(c.capex_usd), "cost.capex_usd"),
+        Row("Capex per GPU", usd(c.capex_usd_per_gpu), "cost.capex_usd_per_gpu"),
+        Row("Energy per year", usd(c.energy_usd_per_year), "cost.energy_usd_per_year"),
+        Row("Maintenance per year", usd(c.maintenance_usd_per_year), "cost.maintenance_usd_per_year"),
+        Row("Colocation / staff per year", usd(c.colocation_usd_per_year), "cost.colocation_usd_per_year"),
+        Row("Opex per year", usd(c.opex_usd_per_year), "cost.opex_usd_per_year"),
+        Row("TCO per year", usd(c.tco_usd_per_year), "cost.tco_usd_per_year"),
+        Row("Cost per GPU-hour", usd(c.usd_per_gpu_hour, 2), "cost.usd_per_gpu_hour"),
+        Row("Training run", run, "cost.training_run_usd"),
+        Row("Cost per million tokens trained", per_token, "cost.usd_per_million_tokens_trained"),
+    ]
 
 
 def _reliability_rows(ev: Evaluation) -> list[Row]:
@@ -232,12 +271,24 @@ def _bottleneck_rows(bn: BottleneckResult) -> list[Row]:
     return rows
 
 
-def bom_rows(ev: Evaluation) -> list[tuple[str, str, str, str, int, str]]:
-    """(category, catalog id, name, role, quantity, note) for every item of the inventory."""
+def bom_rows(ev: Evaluation) -> list[tuple[str, str, str, str, int, str, float | None, float | None]]:
+    """(category, catalog id, name, role, quantity, note, unit price USD, extended price USD)
+    for every item of the inventory. A price is None for an unpriced item and for what a
+    compute node's own price includes (the note says which); the extended prices of a fully
+    priced design add up to ``cost.hardware_capex_usd``."""
+    lines = ev.cost.lines if ev.cost is not None else [None] * len(ev.inventory.items)
     rows = []
-    for item in sorted(ev.inventory.items, key=lambda i: (i.kind, i.catalog_id, i.role)):
-        note = "inside host power budget" if not item.powered else ""
-        rows.append((item.kind, item.catalog_id, item.spec.name, item.role, item.count, note))
+    for item, line in sorted(zip(ev.inventory.items, lines),
+                             key=lambda pair: (pair[0].kind, pair[0].catalog_id, pair[0].role)):
+        notes = ["inside host power budget"] if not item.powered else []
+        if line is not None and line.in_host:
+            notes.append("price included in the host's")
+        elif line is not None and line.unit_price_usd is None:
+            notes.append("no price")
+        unit = line.unit_price_usd if line is not None else None
+        extended = line.extended_price_usd if line is not None else None
+        rows.append((item.kind, item.catalog_id, item.spec.name, item.role, item.count,
+                     "; ".join(notes), unit, extended))
     return rows
 
 

@@ -1,0 +1,77 @@
+"""Cost: capex (hardware by kind and facility), yearly opex and TCO, $/GPU-hour and the
+training run's cost; "not computable" and the unpriced ids when a price is missing."""
+
+from __future__ import annotations
+
+import math
+
+from designer import style
+from designer.evaluator import Result
+from designer.format import money, money_unit
+from designer.panels.base import MetricsPanel
+from designer.panels.charts import BarChart
+from designer.panels.performance import DOES_NOT_FIT
+
+NOT_COMPUTABLE = "not computable"
+# Short bar labels for a narrow dock; the catalog kinds are the keys.
+BAR_LABELS = {"transceiver": "optics", "supernode": "super-node", "accelerator": "GPUs",
+              "appliance": "mgmt"}
+FACILITY_COLOR = "#90a4ae"
+
+
+class CostPanel(MetricsPanel):
+    title = "Cost"
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.by_kind = BarChart("Capex by kind (hardware and facility)", "USD")
+        self.add_chart(self.by_kind)
+
+    def update_result(self, result: Result) -> None:
+        ev = result.evaluation
+        c = ev.cost
+        why = ""
+        if c.unpriced_ids:
+            why = ("no price for " + ", ".join(c.unpriced_ids) + ": give one in the user catalog "
+                   "or in Assumptions → Cost → Price overrides.")
+
+        def usd(value: float | None) -> tuple[str, str] | tuple[str, str, str]:
+            return (money(value),) if value is not None else (NOT_COMPUTABLE, why)
+
+        run: tuple = usd(c.training_run_usd)
+        per_tokens: tuple = usd(c.usd_per_million_tokens_trained)
+        if c.usd_per_gpu_hour is not None and c.training_run_usd is None:
+            if ev.cannot_run:  # no run to charge: say why instead of a number
+                reasons = "\n".join(d.message for d in ev.cannot_run)
+                run = per_tokens = (DOES_NOT_FIT, reasons)
+            else:
+                run = per_tokens = ("n/a (no workload)",)
+        rows: list = [
+            ("Capex", None),
+            ("Hardware", *usd(c.hardware_capex_usd)),
+            ("Facility", *usd(c.facility_capex_usd)),
+            ("Total", *usd(c.capex_usd)),
+            ("Per GPU", *usd(c.capex_usd_per_gpu)),
+            ("Per year", None),
+            ("Energy", *usd(c.energy_usd_per_year)),
+            ("Maintenance", *usd(c.maintenance_usd_per_year)),
+            ("Colocation / staff", *usd(c.colocation_usd_per_year)),
+            ("Opex", *usd(c.opex_usd_per_year)),
+            ("TCO (depreciation + opex)", *usd(c.tco_usd_per_year)),
+            ("Use", None),
+            ("Per GPU-hour", *usd(c.usd_per_gpu_hour)),
+            ("Training run", *run),
+            ("Per million tokens trained", *per_tokens),
+        ]
+        self.show_message(f"Cost {NOT_COMPUTABLE}: {why}" if why else "")
+        self.set_rows(rows)
+        kinds = list(c.capex_by_kind_usd)
+        values = [c.capex_by_kind_usd[k] for k in kinds] + [c.facility_capex_usd]
+        finite = [v for v in values if v is not None]
+        unit, scale = money_unit(max(finite, default=0.0))
+        self.by_kind.set_unit(f"{unit} USD".strip())
+        self.by_kind.set_data(
+            [BAR_LABELS.get(k, k) for k in kinds] + ["facility"],
+            [v / scale if v is not None else math.nan for v in values], fmt="{:,.3g}",
+            colors=[style.KIND_COLOR.get(k, style.SERIES[i % len(style.SERIES)])
+                    for i, k in enumerate(kinds)] + [FACILITY_COLOR])
