@@ -18,12 +18,13 @@ EVALUATION_TIMEOUT_MS = 120_000
 DEFAULT_EXAMPLE = default_example()
 
 
-def run(project_path: str | None, screenshot: str | None = None) -> int:
+def run(project_path: str | None, screenshot: str | None = None, panel: str | None = None) -> int:
     """Open ``project_path`` in the main window; None opens the bundled example as an untitled
     copy (saving asks for a file, so the installed example is never written over, and it is not
     listed under recent files). With ``screenshot``: wait for the first evaluation, save the
-    window as PNG and return 0. A project that fails to load prints one line on stderr and
-    returns 2.
+    window as PNG and return 0, with the metric panel titled ``panel`` raised (default: the
+    Performance panel, as the window opens). A project that fails to load prints one line on
+    stderr and returns 2.
 
     The window shows before the project is read: reading a design drawn device by device takes
     seconds, and the window says so (designer.busy) instead of nothing appearing at all."""
@@ -54,7 +55,7 @@ def run(project_path: str | None, screenshot: str | None = None) -> int:
         window.close()
         return 2
     if screenshot is not None:
-        return _screenshot(app, window, design, path, copy_of, Path(screenshot))
+        return _screenshot(app, window, design, path, copy_of, Path(screenshot), panel)
     if design is not None:
         window.load_design(design, path, copy_of)
     QTimer.singleShot(0, window.offer_recovery)
@@ -64,13 +65,16 @@ def run(project_path: str | None, screenshot: str | None = None) -> int:
     return status
 
 
-def _screenshot(app, window, design, path: Path | None, copy_of: Path | None, out: Path) -> int:
+def _screenshot(app, window, design, path: Path | None, copy_of: Path | None, out: Path,
+                panel: str | None) -> int:
     loop = QEventLoop()
     window.evaluator.finished.connect(loop.quit)
     window.evaluator.failed.connect(loop.quit)
     QTimer.singleShot(EVALUATION_TIMEOUT_MS, loop.quit)
     window.load_design(design, path, copy_of)
     loop.exec()
+    if panel is not None:
+        window.raise_metric_panel(panel)
     app.processEvents()
     window.view.fit()
     app.processEvents()

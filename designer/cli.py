@@ -20,6 +20,8 @@ from designer.cli_stacks import (add_stack_option, add_stacks_command, apply_sta
 
 SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare", "stacks")
 HELP_WIDTH = 78
+# The metric panels of the window (designer/panels), by the titles of their tabs.
+METRIC_PANELS = ("overview", "bandwidth", "latency", "power", "reliability", "cost", "performance")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -388,6 +390,9 @@ def _gui_parser() -> argparse.ArgumentParser:
     gui.add_argument("--screenshot", metavar="OUT.png",
                      help="render the main window (1600 x 1000 pixels) after the first evaluation, save it "
                           "as PNG and exit; needs no display")
+    gui.add_argument("--panel", metavar="NAME", type=str.lower, choices=METRIC_PANELS,
+                     help="with --screenshot: the metric panel in front (" + ", ".join(METRIC_PANELS)
+                          + "; default: performance)")
     return gui
 
 
@@ -407,7 +412,9 @@ def _run_gui(argv: list[str]) -> int:
     from designer.app import run  # noqa: PLC0415 - Qt is only needed for the GUI
 
     # No project: the bundled example opens as an untitled copy (never saved over).
-    return run(args.project, screenshot=args.screenshot)
+    if args.panel and not args.screenshot:
+        raise DesignError("--panel goes with --screenshot (in the window, click the panel's tab)")
+    return run(args.project, screenshot=args.screenshot, panel=args.panel)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -129,6 +129,16 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         return dock
 
+    def raise_metric_panel(self, title: str) -> None:
+        """Bring the metric panel titled ``title`` (any case: "cost", "Power") to the front."""
+        for panel, dock in zip(self.metric_panels, self.metric_docks):
+            if panel.title.lower() == title.lower():
+                dock.show()
+                dock.raise_()
+                return
+        raise DesignError(f"no metric panel {title!r}; the panels are "
+                          + ", ".join(panel.title.lower() for panel in self.metric_panels))
+
     def _build_docks(self) -> None:
         self.setDockNestingEnabled(True)
         self.setTabPosition(Qt.DockWidgetArea.AllDockWidgetAreas, QTabWidget.TabPosition.North)

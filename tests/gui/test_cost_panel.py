@@ -7,6 +7,7 @@ import math
 import pytest
 
 from core.catalog import default_catalog
+from core.errors import DesignError
 from designer.format import money, money_unit
 from designer.main_window import MainWindow
 
@@ -84,3 +85,13 @@ def test_an_unpriced_component_reads_not_computable_with_the_ids(make_window, qt
     chart = panel.by_kind
     switch = chart.categories.index("switch")
     assert math.isnan(chart.values[switch])  # a gap, not a zero-cost bar
+
+
+def test_a_screenshot_can_show_the_cost_panel(make_window):
+    # cluster-designer PROJECT --screenshot OUT.png --panel cost (the docs' Cost screenshot)
+    win = make_window(default_catalog())
+    win.raise_metric_panel("Cost")
+    assert not win.metric_docks[win.metric_panels.index(win.cost_panel)].visibleRegion().isEmpty()
+    assert win.metric_docks[win.metric_panels.index(win.performance_panel)].visibleRegion().isEmpty()
+    with pytest.raises(DesignError, match="no metric panel 'costs'; the panels are overview, .*cost"):
+        win.raise_metric_panel("costs")
