@@ -25,6 +25,9 @@ SUMMARY_EXTENSIONS = {"md": (".md",), "html": (".html", ".htm"), "csv": (".csv",
                       "bom": (".csv",)}
 MARGIN = 30.0
 MAX_PNG_PIXELS = 20_000
+# A PNG is rendered into one ARGB image: 64 megapixels are 256 MB. A tall diagram at a wide width
+# would otherwise ask for gigabytes (height follows the diagram's aspect ratio).
+MAX_PNG_MEGAPIXELS = 64
 
 
 def with_extension(name: str, ext: str, accepted: tuple[str, ...]) -> Path:
@@ -87,6 +90,10 @@ def png_bytes(image: QImage | QPixmap) -> bytes:
 def _render(scene, source: QRectF, ext: str, width_px: int, title: str) -> bytes:
     if ext == ".png":
         height = max(1, round(width_px * source.height() / source.width()))
+        if width_px * height > MAX_PNG_MEGAPIXELS * 1e6:
+            widest = max(1, int(width_px * (MAX_PNG_MEGAPIXELS * 1e6 / (width_px * height)) ** 0.5))
+            raise DesignError(f"a {width_px:,} x {height:,} px PNG is larger than {MAX_PNG_MEGAPIXELS} "
+                              f"megapixels: use a width of at most {widest:,} px, or SVG or PDF")
         image = QImage(width_px, height, QImage.Format.Format_ARGB32)
         image.fill(Qt.GlobalColor.white)
         painter = QPainter(image)

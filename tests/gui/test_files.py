@@ -117,6 +117,20 @@ def test_selection_export_and_headless_function(window, small_design, tmp_path):
     assert not (tmp_path / "diagram.gif").exists()
 
 
+def test_a_png_too_large_to_render_is_refused_with_the_width_that_fits(small_design, tmp_path):
+    # The height follows the diagram's shape: 20,000 px wide is fine for a wide diagram and
+    # gigabytes for a tall one. A stack of 60 cards is tall.
+    from core.model import Block, Design, Node
+
+    tall = Design("tall", Block("root", children={
+        f"n{i}": Node(f"n{i}", "DGX-H100", 1, x=0.0, y=200.0 * i) for i in range(60)}))
+    with pytest.raises(DesignError, match=r"PNG is larger than 64 megapixels: use a width of at most [\d,]+ px"):
+        export_diagram(tall, tmp_path / "tall.png", width_px=20_000)
+    assert not (tmp_path / "tall.png").exists()
+    export_diagram(tall, tmp_path / "tall.png", width_px=600)
+    assert QImage(str(tmp_path / "tall.png")).width() == 600
+
+
 @pytest.mark.parametrize("fmt,ext", [("md", ".md"), ("html", ".html"), ("csv", ".csv"),
                                      ("json", ".json"), ("bom", ".csv")])
 def test_summary_exports(window, small_design, tmp_path, fmt, ext):
