@@ -52,9 +52,9 @@ def read_baseline(path: Path, catalog: Catalog) -> Baseline:
 
 
 def comparison_names(baseline_name: str, current_name: str) -> list[str]:
-    """Column names; a design compared with its own pinned past needs two different ones."""
+    """The two names; a design compared with its own pinned past needs two different ones."""
     current = current_name or "current design"
-    return [baseline_name, f"{current} (now)" if current == baseline_name else current]
+    return [f"{baseline_name} (baseline)" if current == baseline_name else baseline_name, current]
 
 
 class BaselineController(QObject):

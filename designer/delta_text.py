@@ -29,14 +29,21 @@ def _signed(value: float, text: str) -> str:
     return ("+" if value > 0 else "−" if value < 0 else "±") + text
 
 
-def delta_text(metric: Metric, d: Delta) -> DeltaText:
+def bare_value(value: float | None, unit: str) -> str:
+    """``format_value`` without the unit where a column heading already says it: fractions
+    stay percentages and money keeps its "$"."""
+    return format_value(value, unit if unit in ("fraction", "USD") else "count")
+
+
+def delta_text(metric: Metric, d: Delta, with_unit: bool = True) -> DeltaText:
     color = MARK_COLOR[d.better]
     if d.better == NOT_AVAILABLE or d.absolute is None:
         return DeltaText("n/a", "n/a", "n/a", "n/a", MARK_COLOR[NOT_AVAILABLE])
     if metric.unit == "fraction":  # MFU 41% -> 43% is +2 points, not "+2%" (that is the relative change)
         absolute = _signed(d.absolute, f"{abs(d.absolute) * 100:.1f} pts")
     else:
-        absolute = _signed(d.absolute, format_value(abs(d.absolute), metric.unit))
+        shown = format_value if with_unit else bare_value
+        absolute = _signed(d.absolute, shown(abs(d.absolute), metric.unit))
     relative = _signed(d.relative, format_percent(d.relative)) if d.relative is not None else "—"
     word = MARK_WORD[d.better]
     verdict = f"{MARK_SYMBOL[d.better]} {word}"

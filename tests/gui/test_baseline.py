@@ -4,13 +4,16 @@ panels' values show the current design against it, through edits, undo and other
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.catalog import default_catalog
+from core.compare import METRICS, NOT_AVAILABLE, Delta, delta
 from core.evaluate import evaluate, evaluation_to_json
 from core.generators import FatTreeOptions, generate_fat_tree
 from core.operations import SetProperty
 from core.project import save_project
-from designer.delta_text import MARK_COLOR
+from designer.delta_text import MARK_COLOR, delta_text
 from designer.panels.comparison import NO_BASELINE
 
 WAIT_MS = 20_000
@@ -52,7 +55,7 @@ def test_pin_then_halve_the_design_marks_each_change(window, qtbot, small_design
     window.baseline.pin_action.trigger()
     panel = window.comparison_panel
     # Pinned and unchanged: every metric equal, nothing better or worse.
-    assert panel.row("counts.gpus")[1:] == (f"{gpus:,} GPUs", f"{gpus:,} GPUs", "±0 GPUs", "±0%", "= equal")
+    assert panel.row("counts.gpus") == ("GPUs", f"{gpus:,}", f"{gpus:,}", "±0 (±0%)", "= equal")
     assert "the same as" in panel.sentence()
 
     window.scene.select([_su(small_design)])
@@ -60,20 +63,20 @@ def test_pin_then_halve_the_design_marks_each_change(window, qtbot, small_design
         window.inspector.fields["count"].setValue(2)  # the Inspector's count: half the SUs
     now = window.evaluator.last.evaluation
     assert now.counts.gpus == gpus // 2
-    label, base, current, change, change_pct, verdict = panel.row("counts.gpus")
-    assert (base, current, change, change_pct) == (f"{gpus:,} GPUs", f"{gpus // 2:,} GPUs",
-                                                   f"−{gpus // 2:,} GPUs", "−50%")
+    label, base, current, change, verdict = panel.row("counts.gpus")
+    assert (base, current, change) == (f"{gpus:,}", f"{gpus // 2:,}", f"−{gpus // 2:,} (−50%)")
     assert verdict == "≠ changed"  # a count is neither better nor worse
     # Half the bisection bandwidth is worse, half the power better: sign, word and colour.
     assert panel.row("bandwidth.bisection_tbit_s")[3].startswith("−")
-    assert panel.row("bandwidth.bisection_tbit_s")[5] == "▼ worse"
+    assert panel.row("bandwidth.bisection_tbit_s")[4] == "▼ worse"
     assert panel.row_color("bandwidth.bisection_tbit_s") == MARK_COLOR["worse"]
     assert panel.row("power.facility_kw")[3].startswith("−")
-    assert panel.row("power.facility_kw")[5] == "▲ better"
+    assert panel.row("power.facility_kw")[4] == "▲ better"
     assert panel.row_color("power.facility_kw") == MARK_COLOR["better"]
     assert "less facility power" in panel.sentence() and "less bisection bandwidth" in panel.sentence()
     # Rows are grouped by section, in report order.
     assert panel.sections()[:3] == ["Counts", "Bandwidth", "Latency"]
+    assert panel.row("bandwidth.bisection_tbit_s")[0] == "Bisection bandwidth (Tb/s)"
     # The metric panels keep their values and show the change beside them.
     assert window.overview_panel.value("GPUs") == f"{gpus // 2:,}"
     assert window.overview_panel.delta("GPUs") == "−50% changed"
@@ -99,11 +102,11 @@ def test_undo_after_pin_keeps_the_baseline(window, qtbot, small_design):
     _show(window, qtbot, small_design)
     window.baseline.pin_action.trigger()
     _set_su_count(window, qtbot, 2)
-    assert window.comparison_panel.row("counts.gpus")[5] == "≠ changed"
+    assert window.comparison_panel.row("counts.gpus")[4] == "≠ changed"
     with qtbot.waitSignal(window.evaluator.finished, timeout=WAIT_MS):
         window.document.undo_stack.undo()
     assert window.baseline.baseline is not None
-    assert window.comparison_panel.row("counts.gpus")[5] == "= equal"
+    assert window.comparison_panel.row("counts.gpus")[4] == "= equal"
 
 
 def test_missing_performance_is_na_never_a_number(window, qtbot, small_design):
@@ -112,7 +115,7 @@ def test_missing_performance_is_na_never_a_number(window, qtbot, small_design):
     window.baseline.pin_action.trigger()
     _set_su_count(window, qtbot, 2)
     for path in ("performance.mfu", "performance.training_days"):
-        assert window.comparison_panel.row(path)[1:] == ("n/a",) * 5
+        assert window.comparison_panel.row(path)[1:] == ("n/a",) * 4
 
 
 def test_compare_with_a_project_of_another_size_and_it_survives_opening_files(window, qtbot, tmp_path):
@@ -121,11 +124,11 @@ def test_compare_with_a_project_of_another_size_and_it_survives_opening_files(wi
     _show(window, qtbot, _fat_tree(1024, "full"))
     assert window.baseline.compare_with_file(path)
     panel = window.comparison_panel
-    assert panel.row("counts.gpus")[1:5] == ("512 GPUs", "1,024 GPUs", "+512 GPUs", "+100%")
+    assert panel.row("counts.gpus")[1:4] == ("512", "1,024", "+512 (+100%)")
     assert panel.sentence().startswith("full: ") and "than half" in panel.sentence()
     # Opening another design keeps the baseline: it is compared with the new one.
     _show(window, qtbot, _fat_tree(2048, "double"))
-    assert panel.row("counts.gpus")[1:5] == ("512 GPUs", "2,048 GPUs", "+1,536 GPUs", "+300%")
+    assert panel.row("counts.gpus")[1:4] == ("512", "2,048", "+1,536 (+300%)")
 
 
 def test_compare_with_a_saved_evaluation(window, qtbot, tmp_path):
@@ -135,7 +138,7 @@ def test_compare_with_a_saved_evaluation(window, qtbot, tmp_path):
     _show(window, qtbot, _fat_tree(1024, "full"))
     assert window.baseline.compare_with_file(path)
     assert window.baseline.baseline.name == "half"
-    assert window.comparison_panel.row("counts.gpus")[2] == "1,024 GPUs"
+    assert window.comparison_panel.row("counts.gpus")[2] == "1,024"
 
 
 @pytest.mark.parametrize("content", ["{not json", '{"format": "something-else/1"}', None])
@@ -149,7 +152,7 @@ def test_a_bad_file_is_one_line_and_keeps_the_old_baseline(window, qtbot, small_
         path.write_text(content)
     assert not window.baseline.compare_with_file(path)
     assert window.baseline.baseline is pinned
-    assert window.comparison_panel.row("counts.gpus")[5] == "= equal"
+    assert window.comparison_panel.row("counts.gpus")[4] == "= equal"
     (kind, text), = no_modal_dialogs
     assert kind == "critical" and "\n" not in text and "bad.json" in text
     assert "Traceback" not in text
@@ -172,3 +175,24 @@ def test_a_full_comparison_table_does_not_raise_the_window_minimum_size(window, 
     window.layout().activate()
     assert window.minimumSizeHint().height() <= before.height()
     assert window.minimumSizeHint().width() <= before.width()
+
+
+finite = st.one_of(st.none(), st.floats(-1e15, 1e15, allow_nan=False), st.integers(-10**9, 10**9))
+
+
+@given(finite, finite, st.sampled_from(METRICS))
+def test_every_change_reads_with_the_right_sign_and_word(base, value, metric):
+    """Whatever the numbers: n/a has no digits, the sign follows the change, the word follows
+    the better/worse call (so colour is never the only mark)."""
+    d = delta(base, value, metric.direction)
+    text = delta_text(metric, d)
+    if d.better == NOT_AVAILABLE:
+        assert text == delta_text(metric, Delta(None, None, NOT_AVAILABLE))
+        assert not any(ch.isdigit() for ch in text.short + text.absolute + text.verdict)
+        return
+    sign = "+" if d.absolute > 0 else "−" if d.absolute < 0 else "±"
+    assert text.absolute.startswith(sign)
+    assert text.verdict.endswith({"better": "better", "worse": "worse", "equal": "equal",
+                                  "different": "changed"}[d.better])
+    assert text.short.endswith(text.verdict.split()[-1])
+    assert text.color == MARK_COLOR[d.better]
