@@ -71,6 +71,10 @@ class BaselineController(QObject):
         self._catalog = catalog
         self.baseline: Baseline | None = None
         self._current: Result | None = None
+        # Why the newest evaluation failed ("" when it did not): ``_current`` is then of an
+        # older design, not one to pin.
+        self._failure = ""
+        window.evaluator.failed.connect(self._on_failed)
         self.comparison: Comparison | None = None
         self.pin_action = make_action(window, "&Pin as Baseline", self.pin,
                                       tip="Compare every later evaluation with this one. " + NOT_SAVED)
@@ -91,11 +95,10 @@ class BaselineController(QObject):
     def pin(self) -> bool:
         """The current design's latest evaluation becomes the baseline (evaluated now if an
         edit is still waiting for its evaluation)."""
-        evaluator = self._window.evaluator
-        result = evaluator.last if not evaluator.busy else None
-        result = result or self._window.evaluate_now()
+        fresh = not self._window.evaluator.busy and not self._failure
+        result = (self._current if fresh else None) or self._window.evaluate_now()
         if result is None:
-            self.error.emit("cannot pin a baseline: the design could not be evaluated")
+            self.error.emit(f"cannot pin a baseline: {self._failure or 'the design could not be evaluated'}")
             return False
         name = result.evaluation.design_name or self._window.document.title
         self.set_baseline(Baseline(name, evaluation_to_json(result.evaluation)))
@@ -134,7 +137,13 @@ class BaselineController(QObject):
     def show(self, result: Result) -> None:
         """Compare a new evaluation of the current design with the baseline."""
         self._current = result
+        self._failure = ""
         self._refresh()
+
+    def _on_failed(self, message: str) -> None:
+        # The table keeps comparing the last design that evaluated (the window says the new
+        # one failed); only Pin must not take that older result for the current design.
+        self._failure = message
 
     def _refresh(self) -> None:
         if self.baseline is None or self._current is None:

@@ -196,3 +196,20 @@ def test_every_change_reads_with_the_right_sign_and_word(base, value, metric):
                                   "different": "changed"}[d.better])
     assert text.short.endswith(text.verdict.split()[-1])
     assert text.color == MARK_COLOR[d.better]
+
+
+def test_pin_never_takes_the_result_of_an_older_design(window, qtbot, small_design, monkeypatch):
+    """When the newest evaluation failed, Pin evaluates again; failing again it pins nothing."""
+    from core.errors import DesignError
+    import designer.evaluator
+
+    _show(window, qtbot, small_design)
+
+    def fail(*_args):
+        raise DesignError("su: too many links for this test")
+
+    monkeypatch.setattr(designer.evaluator, "run_evaluation", fail)
+    window.evaluate_now()
+    window.baseline.pin_action.trigger()
+    assert window.baseline.baseline is None
+    assert "too many links" in window.statusBar().currentMessage()
