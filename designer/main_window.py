@@ -133,14 +133,14 @@ class MainWindow(QMainWindow):
 
     def raise_metric_panel(self, title: str) -> None:
         """Bring the metric panel titled ``title`` (any case: "cost", "Power") to the front."""
-        for panel, dock in zip([*self.metric_panels, self.comparison_panel],
-                               [*self.metric_docks, self.comparison_dock]):
+        panels = [*self.metric_panels, self.comparison_panel]
+        for panel, dock in zip(panels, [*self.metric_docks, self.comparison_dock]):
             if panel.title.lower() == title.lower():
                 dock.show()
                 dock.raise_()
                 return
         raise DesignError(f"no metric panel {title!r}; the panels are "
-                          + ", ".join(panel.title.lower() for panel in [*self.metric_panels, self.comparison_panel]))
+                          + ", ".join(panel.title.lower() for panel in panels))
 
     def _build_docks(self) -> None:
         self.setDockNestingEnabled(True)
