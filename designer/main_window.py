@@ -19,6 +19,7 @@ from core.operations import ReplaceRoot, SetDesignName
 from core.project import load_project, save_project
 from designer import icons
 from designer.assumptions_panel import AssumptionsPanel
+from designer.baseline import BaselineController
 from designer.breadcrumb import Breadcrumb
 from designer.busy import Cancelled, run_busy
 from designer.canvas.actions import CanvasActions
@@ -36,6 +37,7 @@ from designer.inspector import InspectorWidget
 from designer.outline import OutlineWidget
 from designer.palette import PaletteWidget
 from designer.panels.bandwidth import BandwidthPanel
+from designer.panels.comparison import ComparisonPanel
 from designer.panels.cost import CostPanel
 from designer.panels.latency import LatencyPanel
 from designer.panels.overview import OverviewPanel
@@ -131,13 +133,14 @@ class MainWindow(QMainWindow):
 
     def raise_metric_panel(self, title: str) -> None:
         """Bring the metric panel titled ``title`` (any case: "cost", "Power") to the front."""
-        for panel, dock in zip(self.metric_panels, self.metric_docks):
+        panels = [*self.metric_panels, self.comparison_panel]
+        for panel, dock in zip(panels, [*self.metric_docks, self.comparison_dock]):
             if panel.title.lower() == title.lower():
                 dock.show()
                 dock.raise_()
                 return
         raise DesignError(f"no metric panel {title!r}; the panels are "
-                          + ", ".join(panel.title.lower() for panel in self.metric_panels))
+                          + ", ".join(panel.title.lower() for panel in panels))
 
     def _build_docks(self) -> None:
         self.setDockNestingEnabled(True)
@@ -181,6 +184,10 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.workload_dock, self.assumptions_dock)
         for dock in self.metric_docks[1:]:
             self.tabifyDockWidget(self.metric_docks[0], dock)
+        # Not a metric panel (it shows no result of its own): fed by the baseline after them.
+        self.comparison_panel = ComparisonPanel()
+        self.comparison_dock = self._dock("Comparison", self.comparison_panel, right, "comparison")
+        self.tabifyDockWidget(self.metric_docks[-1], self.comparison_dock)
         self.warnings_dock = self._dock("Warnings", self.warnings_panel, bottom, "warnings")
         self.inspector_dock.raise_()
         self.metric_docks[-1].raise_()  # Performance first: it has the most to say
@@ -247,6 +254,7 @@ class MainWindow(QMainWindow):
                                             "Re-run every analysis now")
         self.shortcuts_action = self._action("&Keyboard Shortcuts", self.show_shortcuts, "F1")
         self.about_action = self._action("&About Cluster Designer", self.show_about)
+        self.baseline = BaselineController(self, self.catalog)
         self.export_actions = {}
         for ext in DIAGRAM_FORMATS:
             for selection in (False, True):
@@ -292,7 +300,7 @@ class MainWindow(QMainWindow):
 
         design = bar.addMenu("&Design")
         for action in (a.connect_mode, None, a.group, a.ungroup, a.repeat, a.toggle_collapse, None,
-                       a.step_in, a.step_out, None, self.evaluate_action):
+                       a.step_in, a.step_out, None, self.evaluate_action, None, *self.baseline.actions()):
             design.addSeparator() if action is None else design.addAction(action)
 
         view = bar.addMenu("&View")
@@ -351,6 +359,8 @@ class MainWindow(QMainWindow):
         self.evaluator.started.connect(lambda: self.eval_label.setText("Evaluating…"))
         self.evaluator.finished.connect(self._on_evaluated)
         self.evaluator.failed.connect(self._on_evaluation_failed)
+        self.baseline.compared.connect(self._show_comparison)
+        self.baseline.error.connect(self.show_error)
         self.palette.place_requested.connect(lambda cid: self.view.place(cid))
         self.outline.reveal.connect(self.reveal_path)
         self.warnings_panel.reveal.connect(self.reveal_paths)
@@ -426,6 +436,12 @@ class MainWindow(QMainWindow):
         self.run_label.setToolTip(run_tip)
         self.run_label.setStyleSheet("color: #b71c1c; font-weight: 600;" if ev.cannot_run else "")
         self.eval_label.setText(f"Evaluated in {result.elapsed_s * 1000:,.0f} ms")
+        self.baseline.show(result)  # after the panels: their deltas go beside the rows just set
+
+    def _show_comparison(self, comparison) -> None:
+        self.comparison_panel.show_comparison(comparison)
+        for panel in self.metric_panels:
+            panel.show_deltas(comparison)
 
     def _on_evaluation_failed(self, message: str) -> None:
         self.eval_label.setText("Evaluation failed")

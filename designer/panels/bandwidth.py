@@ -10,6 +10,16 @@ from designer.panels.charts import BarChart
 
 class BandwidthPanel(MetricsPanel):
     title = "Bandwidth"
+    metric_paths = {
+        "Scale-up domain": "bandwidth.scale_up_domain_gpus",
+        "Per-GPU scale-up": "bandwidth.per_gpu_scale_up_gbyte_s",
+        "Per-GPU scale-out": "bandwidth.per_gpu_scale_out_gbit_s",
+        "Bisection": "bandwidth.bisection_tbit_s",
+        "All-reduce bus bandwidth": "bandwidth.allreduce_busbw_gbyte_s",
+        "All-to-all per GPU": "bandwidth.alltoall_per_gpu_gbyte_s",
+        "Storage read": "bandwidth.storage_read_gbyte_s",
+        "Storage write": "bandwidth.storage_write_gbyte_s",
+    }
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -5,11 +5,17 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from core.compare import Comparison
+from designer.delta_text import delta_text
+
 
 class MetricsPanel(QScrollArea):
     """Rows of (label, value) plus optional charts, in a scroll area so nothing is clipped."""
 
     title = ""
+    # Row label -> the path of the same metric in core.compare.METRICS: those rows get a small
+    # "+12% better" mark beside their value while a baseline is set.
+    metric_paths: dict[str, str] = {}
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -38,6 +44,8 @@ class MetricsPanel(QScrollArea):
         self._values: dict[str, QLabel] = {}
         self._names: dict[str, QLabel] = {}
         self._shape: list[tuple[str, bool]] = []
+        self._rows_of: dict[str, int] = {}
+        self._deltas: dict[str, QLabel] = {}
         self.show_message("Waiting for the first evaluation…")
 
     def add_chart(self, widget: QWidget) -> None:
@@ -73,6 +81,8 @@ class MetricsPanel(QScrollArea):
                 widget.hide()  # deleteLater is deferred: hide now so old rows never overlap
                 widget.deleteLater()
         self._values.clear()
+        self._rows_of.clear()
+        self._deltas.clear()  # their labels went with the grid's other widgets
         for r, row in enumerate(rows):
             label, value = row[0], row[1]
             tip = row[2] if len(row) > 2 else ""
@@ -97,6 +107,35 @@ class MetricsPanel(QScrollArea):
             self._grid.addWidget(shown, r, 1)
             self._values[label] = shown
             self._names[label] = name
+            self._rows_of[label] = r
+
+    def show_deltas(self, comparison: Comparison | None) -> None:
+        """Beside each row of ``metric_paths``, its change against the baseline (the first
+        design of ``comparison``); nothing, and the values as they were, when it is None."""
+        marks = {}
+        if comparison is not None:
+            found = {m.path: (m, d) for m, d in zip(comparison.metrics, comparison.deltas[0])}
+            for label, path in self.metric_paths.items():
+                if label in self._values and path in found:
+                    marks[label] = delta_text(*found[path])
+        for label, shown in self._deltas.items():
+            if label not in marks:
+                shown.hide()
+        for label, text in marks.items():
+            shown = self._deltas.get(label)
+            if shown is None:
+                shown = QLabel()
+                self._grid.addWidget(shown, self._rows_of[label], 2)
+                self._deltas[label] = shown
+            shown.setText(text.short)
+            shown.setToolTip(f"{text.absolute} against {comparison.names[0]}")
+            shown.setStyleSheet(f"color: {text.color}; font-size: 8pt;")
+            shown.show()
+
+    def delta(self, label: str) -> str:
+        """The change shown beside ``label`` ("" when none; tests read panels through this)."""
+        shown = self._deltas.get(label)
+        return shown.text() if shown is not None and not shown.isHidden() else ""
 
     def message(self) -> str:
         """The note shown above the values ("" when none)."""

@@ -21,6 +21,13 @@ FACILITY_COLOR = "#90a4ae"
 
 class CostPanel(MetricsPanel):
     title = "Cost"
+    metric_paths = {
+        "Hardware": "cost.hardware_capex_usd", "Facility": "cost.facility_capex_usd",
+        "Total": "cost.capex_usd", "Opex": "cost.opex_usd_per_year",
+        "TCO (depreciation + opex)": "cost.tco_usd_per_year", "Per GPU-hour": "cost.usd_per_gpu_hour",
+        "Training run": "cost.training_run_usd",
+        "Per million tokens trained": "cost.usd_per_million_tokens_trained",
+    }
 
     def __init__(self, parent=None):
         super().__init__(parent)

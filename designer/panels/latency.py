@@ -11,6 +11,11 @@ from designer.panels.charts import BarChart
 
 class LatencyPanel(MetricsPanel):
     title = "Latency"
+    metric_paths = {
+        "Max switch hops": "latency.max_switch_hops", "GPU-to-GPU max": "latency.gpu_to_gpu_max_us",
+        "GPU-to-GPU mean": "latency.gpu_to_gpu_mean_us",
+        "Small all-reduce (all GPUs)": "latency.allreduce_small_us",
+    }
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -11,6 +11,13 @@ from designer.panels.performance import DOES_NOT_FIT
 
 class OverviewPanel(MetricsPanel):
     title = "Overview"
+    metric_paths = {
+        "GPUs": "counts.gpus", "Servers / super-nodes": "counts.servers",
+        "Scale-out switches": "counts.switches", "Scale-up switch chips": "counts.scale_up_switches",
+        "NICs": "counts.nics", "DPUs": "counts.dpus", "Storage nodes": "counts.storage_nodes",
+        "Cables": "counts.links", "Transceivers": "counts.transceivers",
+        "MFU": "performance.mfu", "Training time": "performance.training_days",
+    }
 
     def update_result(self, result: Result) -> None:
         ev = result.evaluation

@@ -155,6 +155,12 @@ MEMORY_PARTS = (("weights", "weights_gb"), ("gradients", "gradients_gb"),
 
 class PerformancePanel(MetricsPanel):
     title = "Performance"
+    metric_paths = {
+        "MFU": "performance.mfu", "Achieved per GPU": "performance.tflops_per_gpu",
+        "Step time": "performance.step_time_s", "Tokens per second": "performance.tokens_per_s",
+        "Training time (with ETTR)": "performance.training_days",
+        "Memory per GPU": "performance.memory_per_gpu_gb",
+    }
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -12,6 +12,11 @@ from designer.panels.performance import DOES_NOT_FIT
 
 class PowerPanel(MetricsPanel):
     title = "Power"
+    metric_paths = {
+        "IT (nameplate)": "power.it_kw", "PUE": "power.pue", "Facility": "power.facility_kw",
+        "Max rack": "power.max_rack_kw", "Energy (facility)": "power.energy_mwh_facility",
+        "Electricity cost": "power.energy_cost_usd", "CO₂": "power.co2_t",
+    }
 
     def __init__(self, parent=None):
         super().__init__(parent)

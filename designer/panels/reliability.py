@@ -10,6 +10,14 @@ from designer.panels.charts import LineChart
 
 class ReliabilityPanel(MetricsPanel):
     title = "Reliability"
+    metric_paths = {
+        "Interruptions per day": "reliability.interruptions_per_day",
+        "Mean time between interruptions": "reliability.mtbi_hours",
+        "Checkpoint write": "reliability.checkpoint_write_s",
+        "Checkpoint interval (optimum)": "reliability.checkpoint_interval_min",
+        "Effective training time ratio": "reliability.ettr",
+        "Single points of failure": "reliability.single_points_of_failure",
+    }
 
     def __init__(self, parent=None):
         super().__init__(parent)
