@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from core.errors import ProjectFileError
+from core.evaluate import EVALUATION_FORMAT
+from core.jsonfile import read_json
 
 COMPARISON_FORMAT = "cluster-designer.comparison/1"
 
@@ -344,3 +349,11 @@ def comparison_to_json(comparison: Comparison, paths: list[str] | None = None) -
     out["summary"] = list(comparison.summary)
     out["designs"] = list(comparison.evaluations)
     return out
+
+
+def read_saved_evaluation(path: str | Path) -> dict | None:
+    """The evaluation JSON saved in ``path`` (``evaluate --format json -o``), to compare as it
+    is; None when the file holds something else (a project). A file that cannot be read or
+    parsed raises a one-line ProjectFileError naming it."""
+    raw = read_json(path, ProjectFileError, "project")
+    return raw if isinstance(raw, dict) and raw.get("format") == EVALUATION_FORMAT else None

@@ -14,10 +14,9 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from core.catalog import Catalog
-from core.compare import Comparison, compare_evaluations
+from core.compare import Comparison, compare_evaluations, read_saved_evaluation
 from core.errors import DesignError, ProjectFileError
-from core.evaluate import EVALUATION_FORMAT, evaluate, evaluation_to_json
-from core.jsonfile import read_json
+from core.evaluate import evaluate, evaluation_to_json
 from core.project import load_project
 from designer.busy import Cancelled, run_busy
 from designer.evaluator import Result
@@ -40,8 +39,8 @@ def read_baseline(path: Path, catalog: Catalog) -> Baseline:
         design = load_project(path, catalog)
     except ProjectFileError:
         # Not a project: only then is it read again as a saved evaluation (projects are read once).
-        raw = read_json(path, ProjectFileError, "project")
-        if not (isinstance(raw, dict) and raw.get("format") == EVALUATION_FORMAT):
+        raw = read_saved_evaluation(path)
+        if raw is None:
             raise
         return Baseline(str(raw.get("design") or path.stem), raw)
     try:

@@ -258,20 +258,10 @@ def _design_names(paths: list[str]) -> list[str]:
     return [f"{stem} ({i + 1})" for i, stem in enumerate(stems)]
 
 
-def _saved_evaluation(path: str) -> dict | None:
-    """The evaluation JSON in ``path`` (``evaluate --format json -o``), or None when the file
-    holds something else."""
-    from core.errors import ProjectFileError  # noqa: PLC0415
-    from core.evaluate import EVALUATION_FORMAT  # noqa: PLC0415
-    from core.jsonfile import read_json  # noqa: PLC0415
-
-    raw = read_json(path, ProjectFileError, "project")
-    return raw if isinstance(raw, dict) and raw.get("format") == EVALUATION_FORMAT else None
-
-
 def _comparable_evaluation(path: str, args, shared_workload, is_preset: bool) -> dict:
     """The evaluation JSON of one ``compare`` input: a project evaluated now (with the
     ``--workload``), or an evaluation saved earlier, used as it is."""
+    from core.compare import read_saved_evaluation  # noqa: PLC0415
     from core.errors import ProjectFileError  # noqa: PLC0415
     from core.evaluate import evaluate, evaluation_to_json  # noqa: PLC0415
     from core.project import load_project  # noqa: PLC0415
@@ -280,7 +270,7 @@ def _comparable_evaluation(path: str, args, shared_workload, is_preset: bool) ->
         design = load_project(path)
     except ProjectFileError:
         # Not a project: a saved evaluation is read only on this path, so projects are read once.
-        saved = _saved_evaluation(path)
+        saved = read_saved_evaluation(path)
         if saved is None:
             raise
         if args.workload or args.stack:
