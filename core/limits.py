@@ -35,7 +35,7 @@ import math
 import operator
 from typing import Any, Callable
 
-from core.design_fields import show
+from core.design_fields import check, overrides_rule, show
 from core.errors import DesignError, DesignTooLargeError
 
 MAX_ACCELERATORS = 10_000_000
@@ -78,7 +78,8 @@ def check_design_size(design: Any, catalog: Any = None) -> None:
     Counts units and cables of every node and link bundle (block counts multiplied along the
     path, exactly, with Python integers), and accelerators when ``catalog`` is given; blocks
     are checked on the way down with ``check_nesting``. A count that is not a whole number of at
-    least 1 (set by code past the model's checks) is refused too. One pass over the drawn
+    least 1, or a component's overrides holding a NaN or an out-of-range value (set by code past
+    the model's checks), is refused too. One pass over the drawn
     items, without recursion, and per block in C (map, sum, max): a block imported device by
     device holds 100,000 components and 1.5 million links, and this runs before every evaluation.
     """
@@ -116,6 +117,8 @@ def check_design_size(design: Any, catalog: Any = None) -> None:
             else:
                 nodes.append(child)
         counts = _counts(nodes, lambda i: prefix + nodes[i].id)
+        for node in filter(_OVERRIDES, nodes):  # a frozen node's dict can still be changed in place
+            check(overrides_rule, node.overrides, f"{prefix}{node.id}: overrides")
         add("units", instances, counts, lambda i: prefix + nodes[i].id, lambda i: (prefix, None, nodes[i].id))
         if catalog is not None and nodes:
             ids = list(map(_CATALOG_ID, nodes))
@@ -136,6 +139,7 @@ def check_design_size(design: Any, catalog: Any = None) -> None:
 
 
 _COUNT, _CATALOG_ID = operator.attrgetter("count"), operator.attrgetter("catalog_id")
+_OVERRIDES = operator.attrgetter("overrides")
 
 
 def _counts(items: list, where: Callable[[int], str]) -> list[int]:

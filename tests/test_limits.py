@@ -102,3 +102,11 @@ def test_a_link_count_forced_to_zero_is_named_by_evaluate(catalog):
     object.__setattr__(design.root.children["rack"].links[0], "count", 0)
     with pytest.raises(DesignError, match=r"^link rack/l1: count must be a whole number of at least 1, got 0$"):
         evaluate(design, catalog)
+
+
+def test_an_override_changed_in_place_is_refused_by_evaluate(catalog):
+    # Nodes are frozen, but their overrides are a dict a script can still change in place.
+    design = servers(4)
+    design.root.children["rack"].children["nodes"].overrides["max_power_kw"] = float("nan")
+    with pytest.raises(DesignError, match=r"^rack/nodes: overrides\.max_power_kw: expected a finite number"):
+        evaluate(design, catalog)
