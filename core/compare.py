@@ -18,6 +18,8 @@ from typing import Any
 from core.errors import ProjectFileError
 from core.evaluate import EVALUATION_FORMAT
 from core.jsonfile import read_json
+from core.model import Design
+from core.project import load_project
 
 COMPARISON_FORMAT = "cluster-designer.comparison/1"
 
@@ -351,9 +353,15 @@ def comparison_to_json(comparison: Comparison, paths: list[str] | None = None) -
     return out
 
 
-def read_saved_evaluation(path: str | Path) -> dict | None:
-    """The evaluation JSON saved in ``path`` (``evaluate --format json -o``), to compare as it
-    is; None when the file holds something else (a project). A file that cannot be read or
-    parsed raises a one-line ProjectFileError naming it."""
-    raw = read_json(path, ProjectFileError, "project")
-    return raw if isinstance(raw, dict) and raw.get("format") == EVALUATION_FORMAT else None
+def read_comparable(path: str | Path, catalog: Any = None) -> Design | dict:
+    """What ``path`` holds to compare: a project (a Design, to evaluate) or an evaluation saved
+    earlier (``evaluate --format json -o``; its JSON dict, compared as it is). The file is read
+    a second time only when it is not a project; a file that is neither raises the project
+    loader's one-line error naming it."""
+    try:
+        return load_project(path, catalog)
+    except ProjectFileError:
+        raw = read_json(path, ProjectFileError, "project")
+        if isinstance(raw, dict) and raw.get("format") == EVALUATION_FORMAT:
+            return raw
+        raise

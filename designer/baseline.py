@@ -14,10 +14,9 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from core.catalog import Catalog
-from core.compare import Comparison, compare_evaluations, read_saved_evaluation
-from core.errors import DesignError, ProjectFileError
+from core.compare import Comparison, compare_evaluations, read_comparable
+from core.errors import DesignError
 from core.evaluate import evaluate, evaluation_to_json
-from core.project import load_project
 from designer.busy import Cancelled, run_busy
 from designer.evaluator import Result
 from designer.qaction import make_action
@@ -35,14 +34,9 @@ class Baseline:
 def read_baseline(path: Path, catalog: Catalog) -> Baseline:
     """The baseline in ``path``: a project evaluated now, or an evaluation saved earlier
     (``evaluate --format json -o``) used as it is. Raises a one-line DesignError naming the file."""
-    try:
-        design = load_project(path, catalog)
-    except ProjectFileError:
-        # Not a project: only then is it read again as a saved evaluation (projects are read once).
-        raw = read_saved_evaluation(path)
-        if raw is None:
-            raise
-        return Baseline(str(raw.get("design") or path.stem), raw)
+    design = read_comparable(path, catalog)
+    if isinstance(design, dict):  # a saved evaluation
+        return Baseline(str(design.get("design") or path.stem), design)
     try:
         evaluation = evaluate(design, catalog)
     except DesignError as exc:

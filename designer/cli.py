@@ -261,22 +261,15 @@ def _design_names(paths: list[str]) -> list[str]:
 def _comparable_evaluation(path: str, args, shared_workload, is_preset: bool) -> dict:
     """The evaluation JSON of one ``compare`` input: a project evaluated now (with the
     ``--workload``), or an evaluation saved earlier, used as it is."""
-    from core.compare import read_saved_evaluation  # noqa: PLC0415
-    from core.errors import ProjectFileError  # noqa: PLC0415
+    from core.compare import read_comparable  # noqa: PLC0415
     from core.evaluate import evaluate, evaluation_to_json  # noqa: PLC0415
-    from core.project import load_project  # noqa: PLC0415
 
-    try:
-        design = load_project(path)
-    except ProjectFileError:
-        # Not a project: a saved evaluation is read only on this path, so projects are read once.
-        saved = read_saved_evaluation(path)
-        if saved is None:
-            raise
+    design = read_comparable(path)
+    if isinstance(design, dict):  # a saved evaluation
         if args.workload or args.stack:
             raise DesignError(f"{path}: a saved evaluation cannot be re-run with --workload or --stack; "
-                              "compare its project instead") from None
-        return saved
+                              "compare its project instead")
+        return design
     design = apply_stack_option(design, args)
     try:
         workload = shared_workload
