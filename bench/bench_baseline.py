@@ -14,18 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-_SANDBOX = tempfile.mkdtemp(prefix="cluster-designer-bench-")
-os.environ["XDG_CONFIG_HOME"] = os.path.join(_SANDBOX, "config")  # keep the user's settings out
-os.environ["XDG_DATA_HOME"] = os.path.join(_SANDBOX, "data")
+from gui_sandbox import SANDBOX  # noqa: E402 - before Qt: settings in a temp folder
 
 from core.catalog import default_catalog  # noqa: E402
 from core.evaluate import evaluation_to_json  # noqa: E402
@@ -57,7 +52,7 @@ def main() -> int:
     print(f"  without a baseline        {without * 1000:8.2f} ms")
     print(f"  with a baseline           {with_baseline * 1000:8.2f} ms   "
           f"(of which evaluation_to_json {to_json * 1000:.2f} ms)")
-    saved = Path(_SANDBOX) / "h100-100k-evaluation.json"
+    saved = Path(SANDBOX) / "h100-100k-evaluation.json"
     saved.write_text(json.dumps(evaluation_to_json(result.evaluation)))
     from_project = median_s(lambda: controller.compare_with_file(EXAMPLE), args.repeat)
     from_saved = median_s(lambda: controller.compare_with_file(saved), args.repeat)

@@ -10,19 +10,15 @@ against the budgets of the GUI issue (open < 3 s, edit-to-update < 300 ms, rende
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-_SANDBOX = tempfile.mkdtemp(prefix="cluster-designer-bench-")
-os.environ["XDG_CONFIG_HOME"] = os.path.join(_SANDBOX, "config")  # keep the user's settings out
-os.environ["XDG_DATA_HOME"] = os.path.join(_SANDBOX, "data")
+import gui_sandbox  # noqa: E402,F401 - before Qt: settings in a temp folder
 
 from PySide6.QtCore import QEventLoop, QRectF, QTimer  # noqa: E402
 from PySide6.QtGui import QImage, QPainter  # noqa: E402

@@ -8,17 +8,12 @@ table scrolled to the rows that differ (power, performance, cost).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-_SANDBOX = tempfile.mkdtemp(prefix="cluster-designer-screens-")
-os.environ["XDG_CONFIG_HOME"] = os.path.join(_SANDBOX, "config")  # keep the user's settings out
-os.environ["XDG_DATA_HOME"] = os.path.join(_SANDBOX, "data")
+from gui_sandbox import SANDBOX  # noqa: E402 - before Qt: settings in a temp folder
 
 from core.catalog import default_catalog  # noqa: E402
 from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
@@ -43,7 +38,7 @@ def main() -> int:
     app = ensure_app(headless=True)
     from designer.main_window import MainWindow  # noqa: PLC0415
 
-    baseline = Path(_SANDBOX) / "h100-pod.json"
+    baseline = Path(SANDBOX) / "h100-pod.json"
     save_project(pod("DGX-H100", "H100 pod"), baseline)
     window = MainWindow(default_catalog(), interactive=False)
     window.show()

@@ -11,17 +11,12 @@ shows whole and how wide the canvas is: look at the PNGs for anything cramped or
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-_SANDBOX = tempfile.mkdtemp(prefix="cluster-designer-screens-")
-os.environ["XDG_CONFIG_HOME"] = os.path.join(_SANDBOX, "config")  # keep the user's settings out
-os.environ["XDG_DATA_HOME"] = os.path.join(_SANDBOX, "data")
+import gui_sandbox  # noqa: E402,F401 - before Qt: settings in a temp folder
 
 from PySide6.QtCore import QPoint, QRect  # noqa: E402
 
