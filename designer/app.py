@@ -73,12 +73,12 @@ def _screenshot(app, window, design, path: Path | None, copy_of: Path | None, ou
     QTimer.singleShot(EVALUATION_TIMEOUT_MS, loop.quit)
     window.load_design(design, path, copy_of)
     loop.exec()
-    if panel is not None:
-        window.raise_metric_panel(panel)
-    app.processEvents()
-    window.view.fit()
-    app.processEvents()
     try:
+        if panel is not None:
+            window.raise_metric_panel(panel)  # an unknown name: the error lists the panels
+        app.processEvents()
+        window.view.fit()
+        app.processEvents()
         atomic_write_bytes(out, png_bytes(window.grab()))
     except DesignError as exc:
         sys.stderr.write(f"cluster-designer: {exc}\n")
