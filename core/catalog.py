@@ -7,6 +7,7 @@ names. A bad entry raises ``CatalogError`` naming the file, the id and the field
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -546,16 +547,29 @@ def _with_price_overrides(builtin: list[ComponentSpec],
     for spec in user:
         i = position.pop(spec.id, None)
         if i is not None and _differs_only_in_price(builtin[i], spec):
-            merged[i] = spec
+            merged[i] = _with_release_of(builtin[i], spec)
         else:
             rest.append(spec)
     return [*merged, *rest]
 
 
+# Fields a user copy of a built-in entry may leave out: user catalogs written before entries
+# carried a release year and status restate the price without them, and must keep loading.
+_RELEASE_FIELDS = ("year", "status")
+
+
+def _with_release_of(builtin: ComponentSpec, user: ComponentSpec) -> ComponentSpec:
+    """``user`` with the built-in's release year and status where the user left them out."""
+    missing = {k: builtin.fields.get(k) for k in _RELEASE_FIELDS if user.fields.get(k) is None}
+    return dataclasses.replace(user, fields={**user.fields, **missing}) if missing else user
+
+
 def _differs_only_in_price(builtin: ComponentSpec, user: ComponentSpec) -> bool:
+    left_out = {k for k in _RELEASE_FIELDS if user.fields.get(k) is None}
+
     def spec_without_price(spec: ComponentSpec) -> tuple:
         return (spec.kind, spec.vendor, spec.name, spec.source, spec.confidence,
-                {k: v for k, v in spec.fields.items() if k != "price"})
+                {k: v for k, v in spec.fields.items() if k != "price" and k not in left_out})
 
     return (spec_without_price(builtin) == spec_without_price(user)
             and builtin.get("price") != user.get("price"))

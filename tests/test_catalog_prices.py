@@ -220,6 +220,19 @@ def test_a_user_entry_overrides_a_built_in_price(user_catalog, catalog):
         {k: v for k, v in catalog.get("QM9700").fields.items() if k != "price"}
 
 
+def test_a_price_override_written_before_release_years_still_loads(user_catalog, catalog):
+    # a user copy made before entries carried year/status restates the price without them:
+    # the file keeps working, and the entry keeps the built-in's year and status
+    mine = catalog.get("QM9700").to_json()
+    del mine["year"], mine["status"]
+    mine["price"] = {"usd": 30000, "year": 2026, "evidence": "list", "source": "our deal"}
+    user_catalog([mine])
+    loaded = load_catalog()
+    assert loaded.warnings == ()
+    assert loaded.get("QM9700").get("price")["usd"] == 30000
+    assert (loaded.get("QM9700")["year"], loaded.get("QM9700")["status"]) == (2022, "shipping")
+
+
 def test_a_user_entry_changing_more_than_the_price_is_left_out(user_catalog, catalog):
     mine = catalog.get("QM9700").to_json()
     mine["price"] = {"usd": 30000, "year": 2026, "evidence": "list", "source": "our deal"}
