@@ -30,7 +30,7 @@ NEW_IDS = {
     "Panshi-DPU": "dpu", "ConnectX-9": "nic",
     "Q3450-CPO": "switch", "SN6800-CPO": "switch", "TH6": "switch", "TH-Ultra": "switch",
     "scaleFabric-400G": "switch", "NVLink6-Switch-Chip": "switch",
-    "ParaStor": "storage",
+    "ParaStor": "storage", "OSFP-1.6T-DR8": "transceiver",
 }
 # Not yet shipping when these entries were written: a design built on them is a plan.
 ANNOUNCED = {"VR-NVL144", "Rubin", "NVLink6-Switch-Chip", "ConnectX-9", "BlueField-4",
@@ -169,6 +169,10 @@ QUOTED = [
     ("AMD-Pollara-400", "port_gbit_s", r"up to (\d+) Gbps Ethernet", lambda g: _num(g[0])),
     ("Panshi-DPU", "port_gbit_s", r"~(\d+) Gbps inter-node", lambda g: _num(g[0])),
     ("ParaStor", "rack_units", r"dual-controller (\d)U24", lambda g: _num(g[0])),
+    ("OSFP-1.6T-DR8", "gbit_s", r"(eight|four) (\d+) Gb/s lanes",
+     lambda g: {"eight": 8, "four": 4}[g[0]] * _num(g[1])),
+    ("OSFP-1.6T-DR8", "power_w", r"'below (\d+)W per module'", lambda g: _num(g[0])),
+    ("OSFP-1.6T-DR8", "reach_m", r"up to (\d+) meters in DR8", lambda g: _num(g[0])),
 ]
 
 
@@ -206,6 +210,13 @@ def test_nic_plane_modes_split_the_same_line_rate(builtin):
     for nic in [*builtin.by_kind("nic"), *builtin.by_kind("dpu")]:
         for speed, count in (nic.get("ports_by_gbit_s") or {}).items():
             assert count * float(speed) == nic["ports"] * nic["port_gbit_s"], nic.id
+
+
+def test_a_1600g_link_finds_its_optic(builtin):
+    # ConnectX-9 and TH6's 64 x 1.6T mode need a single-port 1.6T module at both ends
+    from core.inventory import choose_transceiver
+    assert choose_transceiver(builtin, 1600, 30).id == "OSFP-1.6T-DR8"
+    assert choose_transceiver(builtin, 800, 30).id != "OSFP-1.6T-DR8"
 
 
 def test_q3400_offers_only_the_800g_mode_its_documents_state(builtin):

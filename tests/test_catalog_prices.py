@@ -39,11 +39,11 @@ def assert_valid_price(entry: dict) -> None:
 # --------------------------------------------------------------------------- built-in prices
 
 
-def test_the_catalog_has_seventy_six_entries_to_price():
-    # the counts the price tables cover: 50 in ../shared/reference/prices.md, 26 in
+def test_the_catalog_has_seventy_seven_entries_to_price():
+    # the counts the price tables cover: 50 in ../shared/reference/prices.md, 27 in
     # docs/reference/prices-2025-26.md
-    assert len(BUILTIN_ENTRIES) == 76
-    assert sum(entry["price"]["source"].startswith("prices-2025-26.md") for _, entry in BUILTIN_ENTRIES) == 26
+    assert len(BUILTIN_ENTRIES) == 77
+    assert sum(entry["price"]["source"].startswith("prices-2025-26.md") for _, entry in BUILTIN_ENTRIES) == 27
 
 
 @pytest.mark.parametrize("file_name, entry", BUILTIN_ENTRIES,
