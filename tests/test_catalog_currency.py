@@ -370,3 +370,17 @@ def test_a_new_system_evaluates_to_plausible_per_gpu_figures(tmp_path, capsys, b
     assert result["cost"]["hardware_capex_usd"] >= systems * spec["price"]["usd"]
     assert result["power"]["it_kw"] >= systems * spec["typical_power_kw"]
     assert not [w for w in result["warnings"] if w["severity"] == "error"]
+
+
+@pytest.mark.parametrize("ultra, sibling", [
+    (["supernode", "--system", "GB300-NVL72", "--count", "2", "--switch", "Q3400"],
+     ["supernode", "--system", "GB200-NVL72", "--count", "2", "--switch", "QM9700"]),
+    (["fat-tree", "--gpus", "1024", "--server", "DGX-B300", "--switch", "Q3400"],
+     ["fat-tree", "--gpus", "1024", "--server", "DGX-B200", "--switch", "QM9700"]),
+], ids=["GB300-vs-GB200", "B300-vs-B200"])
+def test_blackwell_ultra_trains_like_blackwell_at_the_same_bf16_peak(tmp_path, capsys, ultra, sibling):
+    # same SM generation and BF16 peak, so the same model reaches about the same MFU; before
+    # the Ultra parts took their sibling's calibration they came out ~50% higher
+    mfu_ultra = _generate_and_evaluate(tmp_path, capsys, *ultra)["performance"]["mfu"]
+    mfu_sibling = _generate_and_evaluate(tmp_path, capsys, *sibling)["performance"]["mfu"]
+    assert mfu_ultra == pytest.approx(mfu_sibling, rel=0.1)
