@@ -7,6 +7,7 @@ names. A bad entry raises ``CatalogError`` naming the file, the id and the field
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -57,6 +58,10 @@ _COMMON: dict[str, tuple[tuple[type, ...], bool, Any]] = {
     "price": ((dict,), False, None),
     "failure_rate_per_1000_days": (_NUMBER, False, None),
     "failure_rate_source": ((str,), False, ""),
+    # First shipment, or announcement for an ``announced`` part: lets a user find what is current
+    # (``catalog --since 2025``) and see that a design uses hardware that cannot be bought yet.
+    "year": ((int,), False, None),
+    "status": ((str,), False, None),
 }
 
 FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
@@ -108,6 +113,9 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         "power_w": (_NUMBER, True, None),
         "effective_gbyte_s": (_NUMBER, False, None),
         "protocols": ((list,), False, []),
+        # Port modes like a switch's (ConnectX-8: {"800": 1, "400": 2, "200": 4}); absent means
+        # the one mode {port_gbit_s: ports}.
+        "ports_by_gbit_s": ((dict,), False, None),
     },
     "transceiver": {
         "gbit_s": (_NUMBER, True, None),
@@ -157,6 +165,10 @@ MAX_CATALOG_INTEGER = 1_000_000
 MAX_CATALOG_TEXT = 100_000  # sources and notes cite at length
 
 SWITCH_ROLES = ("scale-out", "scale-up")
+STATUSES = ("shipping", "announced")
+# Release years a catalog entry may carry: far enough back for any part still in service and
+# forward for roadmap announcements; a typo such as 20255 or 225 is caught.
+YEARS = (2000, 2035)
 # Confidence tags of ../shared/reference/README.md (P, D, S, R, E), possibly mixed ("P/E").
 _CONFIDENCE_RE = re.compile(r"^[PDSRE](/[PDSRE])*$")
 COOLING = ("air", "liquid")
@@ -422,24 +434,26 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
             fail("dpu", "required when dpus > 0")
         if values["max_power_kw"] <= 0:
             fail("max_power_kw", "must be positive")
+    year = values["year"]
+    if year is not None and not YEARS[0] <= year <= YEARS[1]:
+        fail("year", f"must be a whole year from {YEARS[0]} to {YEARS[1]}, got {show(year)}")
+    if values["status"] is not None and values["status"] not in STATUSES:
+        fail("status", f"must be one of {', '.join(STATUSES)}, got {show(values['status'])}")
     if kind == "switch":
         if values["role"] not in SWITCH_ROLES:
             fail("role", f"must be one of {', '.join(SWITCH_ROLES)}")
-        ports = values["ports_by_gbit_s"]
-        if not ports:
-            fail("ports_by_gbit_s", "needs at least one speed")
-        for speed, count in ports.items():
-            try:
-                speed_value = float(speed)
-            except ValueError:
-                speed_value = math.nan
-            if not 0 < speed_value <= MAX_CATALOG_NUMBER:  # refuses "nan" and "inf" too
-                fail("ports_by_gbit_s", f"speed {show(speed)} is not a positive number")
-            if not _check_type(count, (int,)) or count <= 0 or _out_of_range(count):
-                fail("ports_by_gbit_s", f"{show(speed)}: port count must be a positive integer up to "
-                     f"{MAX_CATALOG_INTEGER:,}")
+        _check_port_modes(values["ports_by_gbit_s"], fail)
     if kind in ("nic", "dpu") and (values["ports"] <= 0 or values["port_gbit_s"] <= 0):
         fail("ports", "ports and port_gbit_s must be positive")
+    if kind in ("nic", "dpu") and values["ports_by_gbit_s"] is not None:
+        modes = values["ports_by_gbit_s"]
+        _check_port_modes(modes, fail)
+        # the modes describe the same card: its native ports must be one of them
+        native = [count for speed, count in modes.items()
+                  if abs(float(speed) - values["port_gbit_s"]) < 1e-6]
+        if native != [values["ports"]]:
+            fail("ports_by_gbit_s", f"must list the native mode "
+                 f"{show(values['port_gbit_s'])}: {values['ports']} (ports x port_gbit_s)")
     if kind in ("nic", "dpu") and not all(isinstance(p, str) and len(p) <= MAX_ID_CHARS
                                           for p in values["protocols"]):
         fail("protocols", f"expected a list of protocol names, got {show(values['protocols'])}")
@@ -447,6 +461,22 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
         fail("medium", f"must be one of {', '.join(MEDIA)}")
     if kind == "storage" and values["read_gbyte_s"] <= 0:
         fail("read_gbyte_s", "must be positive")
+
+
+def _check_port_modes(ports: dict[str, Any], fail) -> None:
+    """Port modes {speed in Gb/s as text: port count}: at least one, positive speeds and counts."""
+    if not ports:
+        fail("ports_by_gbit_s", "needs at least one speed")
+    for speed, count in ports.items():
+        try:
+            speed_value = float(speed)
+        except ValueError:
+            speed_value = math.nan
+        if not 0 < speed_value <= MAX_CATALOG_NUMBER:  # refuses "nan" and "inf" too
+            fail("ports_by_gbit_s", f"speed {show(speed)} is not a positive number")
+        if not _check_type(count, (int,)) or count <= 0 or _out_of_range(count):
+            fail("ports_by_gbit_s", f"{show(speed)}: port count must be a positive integer up to "
+                 f"{MAX_CATALOG_INTEGER:,}")
 
 
 def load_catalog_file(path: Path) -> list[ComponentSpec]:
@@ -517,16 +547,29 @@ def _with_price_overrides(builtin: list[ComponentSpec],
     for spec in user:
         i = position.pop(spec.id, None)
         if i is not None and _differs_only_in_price(builtin[i], spec):
-            merged[i] = spec
+            merged[i] = _with_release_of(builtin[i], spec)
         else:
             rest.append(spec)
     return [*merged, *rest]
 
 
+# Fields a user copy of a built-in entry may leave out: user catalogs written before entries
+# carried a release year and status restate the price without them, and must keep loading.
+_RELEASE_FIELDS = ("year", "status")
+
+
+def _with_release_of(builtin: ComponentSpec, user: ComponentSpec) -> ComponentSpec:
+    """``user`` with the built-in's release year and status where the user left them out."""
+    missing = {k: builtin.fields.get(k) for k in _RELEASE_FIELDS if user.fields.get(k) is None}
+    return dataclasses.replace(user, fields={**user.fields, **missing}) if missing else user
+
+
 def _differs_only_in_price(builtin: ComponentSpec, user: ComponentSpec) -> bool:
+    left_out = {k for k in _RELEASE_FIELDS if user.fields.get(k) is None}
+
     def spec_without_price(spec: ComponentSpec) -> tuple:
         return (spec.kind, spec.vendor, spec.name, spec.source, spec.confidence,
-                {k: v for k, v in spec.fields.items() if k != "price"})
+                {k: v for k, v in spec.fields.items() if k != "price" and k not in left_out})
 
     return (spec_without_price(builtin) == spec_without_price(user)
             and builtin.get("price") != user.get("price"))

@@ -180,10 +180,17 @@ def _build_parser() -> argparse.ArgumentParser:
 
     cat = _sub(sub, "catalog", "list catalog components",
                "List the component catalog (built-in entries and the user catalog file).",
-               "cluster-designer catalog --kind switch --format table")
+               "cluster-designer catalog --kind switch --since 2025")
     cat.add_argument("--kind", metavar="KIND", help="only this kind: " + ", ".join(_catalog_kinds()))
+    cat.add_argument("--since", type=_positive_int, metavar="YEAR",
+                     help="only entries first shipped (or announced) in YEAR or later, e.g. 2025")
+    cat.add_argument("--status", metavar="STATUS",
+                     help="only shipping or only announced (not yet shipping) hardware")
+    cat.add_argument("--vendor", metavar="TEXT",
+                     help="only entries whose vendor contains TEXT (any case), e.g. nvidia")
     cat.add_argument("--format", choices=("json", "table"), default="table",
-                     help="table: id, kind, vendor, name; json: every spec with its source (default: table)")
+                     help="table: id, kind, vendor, year, status, name; json: every spec with its "
+                          "source (default: table)")
     add_stacks_command(sub, _sub)
     return parser
 
@@ -338,20 +345,20 @@ def _cmd_export(args) -> int:
 
 
 def _cmd_catalog(args) -> int:
-    from core.catalog import KINDS, default_catalog  # noqa: PLC0415
+    from core.catalog import default_catalog  # noqa: PLC0415
+    from core.catalog_filter import CatalogQuery, select  # noqa: PLC0415
 
-    catalog = default_catalog()
-    if args.kind and args.kind not in KINDS:
-        raise DesignError(f"unknown kind {args.kind!r} (kinds: {', '.join(KINDS)})")
-    specs = [s for s in catalog if not args.kind or s.kind == args.kind]
+    query = CatalogQuery(args.kind, args.since, args.status, args.vendor)
+    specs = select(default_catalog(), query)
     if args.format == "json":
         text = json.dumps([s.to_json() for s in specs], indent=2)
     else:
-        rows = [("ID", "KIND", "VENDOR", "NAME")] + [(s.id, s.kind, s.vendor, s.name) for s in specs]
-        widths = [max(len(r[i]) for r in rows) for i in range(3)]
-        text = "\n".join(
-            f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}" for r in rows
-        )
+        rows = [("ID", "KIND", "VENDOR", "YEAR", "STATUS", "NAME")] + [
+            (s.id, s.kind, s.vendor, str(s.get("year", "-")), s.get("status", "-"), s.name)
+            for s in specs]
+        widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        text = "\n".join("  ".join(f"{cell:<{w}}" for cell, w in zip(r, widths)) + f"  {r[5]}"
+                         for r in rows)
     _write_output(text, None)
     return 0
 

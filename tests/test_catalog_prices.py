@@ -31,15 +31,19 @@ def assert_valid_price(entry: dict) -> None:
     price = entry.get("price")
     assert price is not None, f"{entry['id']} has no price"
     assert price_problem(price, 100_000) is None, (entry["id"], price_problem(price, 100_000))
-    assert price["source"].startswith("prices.md §"), entry["id"]
+    # prices.md (../shared/reference) holds the evidence for the entries before 2025-26,
+    # docs/reference/prices-2025-26.md for the newer ones
+    assert price["source"].startswith(("prices.md §", "prices-2025-26.md §")), entry["id"]
 
 
 # --------------------------------------------------------------------------- built-in prices
 
 
-def test_the_catalog_has_fifty_entries_to_price():
-    # the count the price table in ../shared/reference/prices.md covers
-    assert len(BUILTIN_ENTRIES) == 50
+def test_the_catalog_has_seventy_seven_entries_to_price():
+    # the counts the price tables cover: 50 in ../shared/reference/prices.md, 27 in
+    # docs/reference/prices-2025-26.md
+    assert len(BUILTIN_ENTRIES) == 77
+    assert sum(entry["price"]["source"].startswith("prices-2025-26.md") for _, entry in BUILTIN_ENTRIES) == 27
 
 
 @pytest.mark.parametrize("file_name, entry", BUILTIN_ENTRIES,
@@ -214,6 +218,19 @@ def test_a_user_entry_overrides_a_built_in_price(user_catalog, catalog):
             assert loaded.get(spec.id).fields == spec.fields
     assert {k: v for k, v in loaded.get("QM9700").fields.items() if k != "price"} == \
         {k: v for k, v in catalog.get("QM9700").fields.items() if k != "price"}
+
+
+def test_a_price_override_written_before_release_years_still_loads(user_catalog, catalog):
+    # a user copy made before entries carried year/status restates the price without them:
+    # the file keeps working, and the entry keeps the built-in's year and status
+    mine = catalog.get("QM9700").to_json()
+    del mine["year"], mine["status"]
+    mine["price"] = {"usd": 30000, "year": 2026, "evidence": "list", "source": "our deal"}
+    user_catalog([mine])
+    loaded = load_catalog()
+    assert loaded.warnings == ()
+    assert loaded.get("QM9700").get("price")["usd"] == 30000
+    assert (loaded.get("QM9700")["year"], loaded.get("QM9700")["status"]) == (2022, "shipping")
 
 
 def test_a_user_entry_changing_more_than_the_price_is_left_out(user_catalog, catalog):

@@ -81,6 +81,8 @@ class PerformanceAssumptions:
             "H200-SXM": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
             "GB200": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
             "B200": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
+            "GB300": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
+            "B300": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
             "MI300X": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
             "MI325X": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
         }
@@ -92,6 +94,8 @@ class PerformanceAssumptions:
             "H200-SXM": [0.2128, 0.7417, 0.9142, 0.9519, 1.0, 0.9877],
             "GB200": [0.1683, 0.7718, 0.9751, 0.9896, 1.0, 0.9720],
             "B200": [0.1683, 0.7718, 0.9751, 0.9896, 1.0, 0.9720],
+            "GB300": [0.1683, 0.7718, 0.9751, 0.9896, 1.0, 0.9720],
+            "B300": [0.1683, 0.7718, 0.9751, 0.9896, 1.0, 0.9720],
             "MI300X": [0.0458, 0.3690, 0.8240, 1.0, 0.8757, 0.8878],
             "MI325X": [0.0458, 0.3690, 0.8240, 1.0, 0.8757, 0.8878],
         }
@@ -143,12 +147,18 @@ class PerformanceAssumptions:
     #   GB200 rows of that table run 13-30% faster than the 25.04 calibration predicts: rows
     #   BG-*, report-only) and because the same release ran the same 405B layout faster
     #   per GPU on B200 than on GB200 (25.09 table, FP8-MX: 622 vs 578 tokens/s/GPU).
+    # * GB300 and B300 (Blackwell Ultra): no published training run yet. They take their
+    #   Blackwell sibling's curve and factor (E, as H200 takes H100's): the same SM generation
+    #   at the same BF16 peak (2,500 / 2,250 TF, hardware-2025-26.md §1); the Ultra changes
+    #   are HBM capacity and FP4/attention units, which a BF16/FP8 GEMM does not use. Without
+    #   this they fell to the A100-derived default and came out ~50% above GB200/B200 in MFU.
     # Every other row of docs/validation.md is a prediction with these numbers. MI300X,
     # MI325X, Ascend 910C and Gaudi 3 have no public training run with a full layout that we
     # could fit: they carry UNCALIBRATED_ACCELERATOR and take the factor below.
     gemm_efficiency_scale_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY,
         default_factory=lambda: {"A100-SXM4-80GB": 0.759, "H100-SXM5-80GB": 0.644,
-                                 "H200-SXM": 0.644, "GB200": 0.466, "B200": 0.570}
+                                 "H200-SXM": 0.644, "GB200": 0.466, "B200": 0.570,
+                                 "GB300": 0.466, "B300": 0.570}
     )
     # Accelerators with a measured GEMM sweep but no training run to fit: the sweep's best as a
     # fraction of the dense peak. MI300X: 1,159.2 of 2,614.9 TF/s FP8 (P: Azure/AI-benchmarking
