@@ -4,7 +4,7 @@ A price is ``{"usd": number > 0, "year": int, "evidence": "list" | "street" | "e
 "source": text, "note": text (optional)}`` for ONE unit of the entry as the catalog defines it
 (a whole DGX system, one switch, one transceiver module, one cable). The cost analysis reads it
 as ``spec.get("price")``; an entry without one is unpriced, never free. The evidence behind the
-built-in prices is in ../shared/reference/prices.md.
+built-in prices is in docs/reference/prices.md.
 """
 
 from __future__ import annotations

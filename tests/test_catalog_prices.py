@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ def assert_valid_price(entry: dict) -> None:
     price = entry.get("price")
     assert price is not None, f"{entry['id']} has no price"
     assert price_problem(price, 100_000) is None, (entry["id"], price_problem(price, 100_000))
-    # prices.md (../shared/reference) holds the evidence for the entries before 2025-26,
+    # docs/reference/prices.md holds the evidence for the entries before 2025-26,
     # docs/reference/prices-2025-26.md for the newer ones
     assert price["source"].startswith(("prices.md §", "prices-2025-26.md §")), entry["id"]
 
@@ -40,10 +41,26 @@ def assert_valid_price(entry: dict) -> None:
 
 
 def test_the_catalog_has_seventy_seven_entries_to_price():
-    # the counts the price tables cover: 50 in ../shared/reference/prices.md, 27 in
+    # the counts the price tables cover: 50 in docs/reference/prices.md, 27 in
     # docs/reference/prices-2025-26.md
     assert len(BUILTIN_ENTRIES) == 77
     assert sum(entry["price"]["source"].startswith("prices-2025-26.md") for _, entry in BUILTIN_ENTRIES) == 27
+
+
+def test_every_price_cited_from_prices_md_is_in_the_section_it_cites():
+    # the evidence a reviewer reads must hold each entry, in the cited section, at its price
+    text = (Path(__file__).parents[1] / "docs" / "reference" / "prices.md").read_text(encoding="utf-8")
+    sections = {int(number): body for number, body in
+                re.findall(r"^## (\d+)\. .*?$(.*?)(?=^## |\Z)", text, re.M | re.S)}
+    cited = [(entry, int(entry["price"]["source"].split("§")[1].split(";")[0]))
+             for _, entry in BUILTIN_ENTRIES if entry["price"]["source"].startswith("prices.md §")]
+    assert len(cited) == 50
+    for entry, section in cited:
+        row = re.search(rf"^\| {re.escape(entry['id'])} \| ([\d,]+) \| (\d{{4}}) \| (\w+) \|",
+                        sections.get(section, ""), re.M)
+        assert row, f"{entry['id']} is not in prices.md §{section}"
+        price = entry["price"]
+        assert (int(row[1].replace(",", "")), int(row[2]), row[3]) == (price["usd"], price["year"], price["evidence"])
 
 
 @pytest.mark.parametrize("file_name, entry", BUILTIN_ENTRIES,
