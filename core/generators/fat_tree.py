@@ -23,6 +23,7 @@ class FatTreeOptions:
     island_oversubscription: float = 1.0
     storage: str | None = None
     storage_nodes: int = 0
+    storage_switch: str | None = None  # the storage fabric's switch (default: ``switch``)
     ufm_appliances: int = 0
     name: str | None = None
 
@@ -75,7 +76,10 @@ def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
     build_clos_blocks(plan, server.id, switch.id, speed, root)
     add_fabric_managers(root, catalog, plan, switch, options.ufm_appliances)
     if options.storage or options.storage_nodes:
-        add_storage(root, catalog, options.storage, options.storage_nodes, switch, nodes, plan)
+        storage_switch = (catalog.require(options.storage_switch, "switch")
+                          if options.storage_switch else switch)
+        add_storage(root, catalog, options.storage, options.storage_nodes, storage_switch, nodes,
+                    server)
     metadata = {
         "generator": "fat-tree",
         "options": {k: v for k, v in asdict(options).items() if v is not None},
