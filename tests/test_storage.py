@@ -272,3 +272,23 @@ def test_a_tier_too_small_for_the_shard_is_skipped_with_a_warning(catalog):
     plain = evaluate(design, catalog, _job(1024))
     assert "CHECKPOINT_TIER_TOO_SMALL" in {w.code for w in ev.warnings}
     assert ev.reliability.ettr == plain.reliability.ettr
+
+
+def test_converged_storage_on_the_compute_fabric(catalog):
+    # Storage nodes cabled to the compute leaf: their I/O rides the servers' compute NICs.
+    from core.model import Block, Design, Link, Node
+
+    root = Block("root", "converged")
+    root.children["nodes"] = Node("nodes", "DGX-H100", 4)
+    root.children["leaf"] = Node("leaf", "QM9700", 1, tier="leaf")
+    root.children["store"] = Node("store", "AI400X2", 2)
+    root.links.append(Link("c", "nodes", "leaf", "scale-out", 400.0, 32, 10.0))
+    root.links.append(Link("s", "store", "leaf", "storage", 200.0, 4, 10.0))
+    s = evaluate(Design("converged", root), catalog).storage
+    assert s.fabric == "converged"
+    read = s.classes["data_loading"]
+    assert read.path.startswith("DGX-H100 (8 x 400G ConnectX-7 compute NICs per node) -> leaf switches")
+    # 4 x 200G storage links (100 GB/s) limit 2 x 90 GB/s of appliances
+    assert read.bottleneck == "storage links" and read.job_gbyte_s == pytest.approx(100)
+    # one leaf: compute NIC, leaf, storage NIC
+    assert read.latency_us == pytest.approx(1.0 + 0.130 + 2 * 10 * 5 / 1000 + 100.0)

@@ -143,6 +143,30 @@ def _job_gpus(total_gpus: int, workload: Workload | None) -> int:
     return min(int(workload.parallelism.gpus), total_gpus)
 
 
+def _scale_out_switches(flat: FlatDesign) -> np.ndarray:
+    return flat.per_group(
+        lambda spec: spec.kind == "switch" and spec.get("role") == "scale-out", dtype=bool)
+
+
+def _path_groups(flat: FlatDesign, kinds: tuple[str, ...]):
+    """(bundles on the path, the compute nodes' first links onto it, those compute groups,
+    every group reached) over bundles of ``kinds``, or None when no storage is reached."""
+    compute = flat.is_compute
+    on_path = flat.bundles_of_kind(*kinds)
+    touches_compute = compute[flat.bundle_a] | compute[flat.bundle_b]
+    first_links = on_path & touches_compute & ~(compute[flat.bundle_a] & compute[flat.bundle_b])
+    start = np.zeros(len(compute), dtype=bool)
+    start[flat.bundle_a[first_links]] = True
+    start[flat.bundle_b[first_links]] = True
+    start &= compute
+    if not start.any():
+        return None
+    reached = _reach(flat, on_path, _scale_out_switches(flat), start)
+    if not (reached & (flat.kind == "storage")).any():
+        return None
+    return on_path, first_links, start, reached
+
+
 def _reach(flat: FlatDesign, bundles: np.ndarray, through: np.ndarray, start: np.ndarray) -> np.ndarray:
     """Groups reached from ``start`` over ``bundles``, passing only through ``through`` groups."""
     reached = start.copy()
@@ -170,25 +194,18 @@ def analyze_storage(
     total_gpus = flat.gpus
     job_gpus = _job_gpus(total_gpus, workload)
     storage = flat.kind == "storage"
-    compute = flat.is_compute
     n_storage = int(flat.multiplicity[storage].sum())
-    touches_compute = compute[flat.bundle_a] | compute[flat.bundle_b]
-    separate_links = flat.bundles_of_kind(*_SEPARATE_KINDS) & touches_compute
-    converged = not separate_links.any()
-    path_kinds = ("scale-out", *_SEPARATE_KINDS) if converged else _SEPARATE_KINDS
-    on_path = flat.bundles_of_kind(*path_kinds)
-    scale_out_switch = flat.per_group(
-        lambda spec: spec.kind == "switch" and spec.get("role") == "scale-out", dtype=bool)
-    # compute groups with a first link onto the path; switches and storage reached from them
-    first_links = on_path & touches_compute & ~(compute[flat.bundle_a] & compute[flat.bundle_b])
-    start = np.zeros(len(storage), dtype=bool)
-    start[flat.bundle_a[first_links]] = True
-    start[flat.bundle_b[first_links]] = True
-    start &= compute
-    reached = _reach(flat, on_path, scale_out_switch, start) if start.any() else start
-    reached_storage = reached & storage
-    if not reached_storage.any():
+    # A separate storage fabric when the compute nodes' storage links reach storage, else
+    # the compute fabric itself (converged; storage nodes on its switches).
+    route = _path_groups(flat, _SEPARATE_KINDS)
+    converged = route is None
+    if converged:
+        route = _path_groups(flat, ("scale-out", *_SEPARATE_KINDS))
+    if route is None:
         return _no_storage(job_gpus, n_storage)
+    on_path, first_links, start, reached = route
+    reached_storage = reached & storage
+    scale_out_switch = _scale_out_switches(flat)
 
     path_gpus = int(np.dot(flat.multiplicity[start], flat.gpus_per_group_unit[start]))
     f = min(1.0, job_gpus / path_gpus) if path_gpus else 0.0
