@@ -206,10 +206,8 @@ def test_memory_tier_shortens_the_interval_and_raises_ettr(catalog):
     job = _job(1024)
     sync = dataclasses.replace(design, assumptions=Assumptions(
         reliability=dataclasses.replace(Assumptions().reliability, checkpoint_mode="sync")))
-    tiers = StorageAssumptions(checkpoint_tiers=["host-memory"],
-                               checkpoint_tier_gbyte_s_per_node=[200.0],
-                               checkpoint_tier_capacity_gb_per_node=[1000.0],
-                               checkpoint_tier_survives_failure=[True])
+    # host memory at 200 GB/s per node, 1 TB, one copy on a peer node (it survives a failure)
+    tiers = StorageAssumptions(checkpoint_tiers={"host-memory": [200.0, 1000.0, 1]})
     tiered = dataclasses.replace(design, assumptions=Assumptions(
         reliability=sync.assumptions.reliability, storage=tiers))
     before = evaluate(sync, catalog, job).reliability
@@ -246,15 +244,12 @@ def test_a_memory_tier_lost_with_the_node_counts_work_from_the_persisted_checkpo
     design = _design(catalog, 1024, 4)
     job = _job(1024)
 
-    def with_tier(survives: bool):
-        tiers = StorageAssumptions(checkpoint_tiers=["host-memory"],
-                                   checkpoint_tier_gbyte_s_per_node=[200.0],
-                                   checkpoint_tier_capacity_gb_per_node=[1000.0],
-                                   checkpoint_tier_survives_failure=[survives])
+    def with_tier(peer_copies: int):
+        tiers = StorageAssumptions(checkpoint_tiers={"host-memory": [200.0, 1000.0, peer_copies]})
         return evaluate(dataclasses.replace(design, assumptions=Assumptions(storage=tiers)),
                         catalog, job).reliability
 
-    kept, lost = with_tier(True), with_tier(False)
+    kept, lost = with_tier(1), with_tier(0)
     assert lost.checkpoint_recoverable_after_s == pytest.approx(lost.checkpoint_write_s)
     assert lost.restart_total_min == pytest.approx(7.0 + lost.checkpoint_write_s / 60)
     assert lost.ettr < kept.ettr
@@ -263,10 +258,8 @@ def test_a_memory_tier_lost_with_the_node_counts_work_from_the_persisted_checkpo
 
 def test_a_tier_too_small_for_the_shard_is_skipped_with_a_warning(catalog):
     design = _design(catalog, 1024, 4)
-    tiers = StorageAssumptions(checkpoint_tiers=["host-memory"],
-                               checkpoint_tier_gbyte_s_per_node=[200.0],
-                               checkpoint_tier_capacity_gb_per_node=[1.0],
-                               checkpoint_tier_survives_failure=[True])
+    # 988 GB over 128 nodes is 7.7 GB per node, twice with the peer copy: 10 GB is too small
+    tiers = StorageAssumptions(checkpoint_tiers={"host-memory": [200.0, 10.0, 1]})
     ev = evaluate(dataclasses.replace(design, assumptions=Assumptions(storage=tiers)), catalog,
                   _job(1024))
     plain = evaluate(design, catalog, _job(1024))
@@ -292,3 +285,34 @@ def test_converged_storage_on_the_compute_fabric(catalog):
     assert read.bottleneck == "storage links" and read.job_gbyte_s == pytest.approx(100)
     # one leaf: compute NIC, leaf, storage NIC
     assert read.latency_us == pytest.approx(1.0 + 0.130 + 2 * 10 * 5 / 1000 + 100.0)
+
+
+def test_checkpoint_tiers_in_a_project_file_are_checked(catalog):
+    from core.assumptions import assumptions_from_dict
+    from core.errors import DesignError
+
+    loaded = assumptions_from_dict({"storage": {"checkpoint_tiers": {
+        "host-memory": [200, 1024, 1], "local-nvme": [40, 15000, 0]}}})
+    assert [t.name for t in loaded.storage.checkpoint_tier_list()] == ["host-memory", "local-nvme"]
+    with pytest.raises(DesignError, match=r"checkpoint_tiers\.host-memory: expected"):
+        assumptions_from_dict({"storage": {"checkpoint_tiers": {"host-memory": [200, 1024]}}})
+    with pytest.raises(DesignError, match=r"host-memory\[1\]: -1 is below the minimum"):
+        assumptions_from_dict({"storage": {"checkpoint_tiers": {"host-memory": [200, -1, 0]}}})
+
+
+def test_two_tiers_flush_as_a_pipeline_at_the_slowest_stage(catalog):
+    # memory (not replicated) -> local NVMe (not replicated) -> storage: nothing survives a
+    # node failure before the storage has it; the flush runs at the slower of NVMe and storage
+    design = _design(catalog, 1024, 4)
+    job = _job(1024)
+    tiers = StorageAssumptions(checkpoint_tiers={"host-memory": [200.0, 1000.0, 0],
+                                                 "local-nvme": [1.0, 30000.0, 0]})
+    r = evaluate(dataclasses.replace(design, assumptions=Assumptions(storage=tiers)), catalog,
+                 job).reliability
+    size_b = r.checkpoint_size_gb * 1e9
+    snapshot_s = size_b / (128 * 200e9)
+    nvme_s = size_b / (128 * 1e9)                       # 128 GB/s, slower than storage's 208
+    assert r.checkpoint_tiers_used == ("host-memory", "local-nvme")
+    assert r.checkpoint_write_s == pytest.approx(snapshot_s + nvme_s)
+    assert r.checkpoint_recoverable_after_s == pytest.approx(r.checkpoint_write_s)
+    assert r.checkpoint_restore_from == "storage"

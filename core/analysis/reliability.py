@@ -18,8 +18,8 @@ job's storage read bandwidth x ``storage_read_efficiency``.
 stalls while its shard (size / job nodes) is copied into the first tier (the blocking time δ);
 the tiers behind it and the storage path then flush it as a pipeline, so it is persisted after
 δ + size / (the slowest later stage). A failure loses the work since the last checkpoint that
-is *recoverable*: in a tier that survives the failure (``checkpoint_tier_survives_failure``) or
-persisted. A failure within L seconds of a snapshot (L = the time until it is recoverable)
+is *recoverable*: in a tier that survives the failure (one with peer copies on other nodes)
+or persisted. A failure within L seconds of a snapshot (L = the time until it is recoverable)
 falls back to the previous one and redoes one more interval: for failures spread evenly over
 the interval that adds L to the expected rework, which enters Daly's model as restart time
 (R + L). A checkpoint restores from the first surviving tier, else from storage. A tier too
@@ -389,11 +389,13 @@ def _usable_tiers(size_bytes: float, job_nodes: int, checkpoint_tiers: tuple[Che
     shard_gb = size_bytes / 1e9 / job_nodes
     usable = []
     for tier in checkpoint_tiers:
-        if tier.capacity_gb_per_node < shard_gb:
+        needed_gb = shard_gb * (1 + tier.peer_copies)  # its own shard and its peers' copies
+        if tier.capacity_gb_per_node < needed_gb:
             diagnostics.append(Diagnostic(
                 "CHECKPOINT_TIER_TOO_SMALL",
                 f"checkpoint tier {tier.name!r} holds {tier.capacity_gb_per_node:,.0f} GB per "
-                f"node, less than the job's {shard_gb:,.1f} GB shard per node: the tier is skipped"))
+                f"node, less than the {needed_gb:,.1f} GB the job's shard and "
+                f"{tier.peer_copies} peer copies need: the tier is skipped"))
             continue
         usable.append((tier.name, float(tier.gbyte_s_per_node), bool(tier.survives_failure)))
     return usable

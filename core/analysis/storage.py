@@ -33,6 +33,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from core.diagnostics import Diagnostic
+from core.errors import ProjectFileError
 from core.flatten import FlatDesign
 from core.jsonable import to_jsonable
 from core.topology import NS_PER_M, NetworkAssumptions, Topology
@@ -67,29 +68,27 @@ class StorageAssumptions:
     # ``read_iops`` (E: DDN AI400X2 ~3 M IOPS at ~90 GB/s, recalled; hardware.md §7 row).
     iops_per_read_gbyte_s: float = field(default=33_000.0, metadata={"min": 0.0, "unit": "IOPS per GB/s"})
     # --- multi-level checkpoints (article 003: a memory tier plus asynchronous flush) ---
-    # Fast tiers in front of the storage system, first to last (e.g. ["host-memory",
-    # "local-nvme"]); the storage path is always the last, persisting tier. Empty: the
-    # reliability analysis's single-tier model (checkpoint_mode, async_blocking_s).
-    checkpoint_tiers: list[str] = field(default_factory=list)
-    # Per compute node: bandwidth into (and back out of) each tier. E: host memory over
-    # PCIe Gen5 x16 per GPU, ~25 GB/s each, 8 GPUs ~200 GB/s; local NVMe ~8 drives x 6 GB/s.
-    checkpoint_tier_gbyte_s_per_node: list[float] = field(
-        default_factory=list, metadata={"min": 0.0, "min_exclusive": True, "unit": "GB/s per node",
-                                        "same_length_as": "checkpoint_tiers"})
-    # Per compute node: room for checkpoints in each tier (the job's shard must fit).
-    checkpoint_tier_capacity_gb_per_node: list[float] = field(
-        default_factory=list, metadata={"min": 0.0, "unit": "GB per node",
-                                        "same_length_as": "checkpoint_tiers"})
-    # Whether a checkpoint in each tier survives the failure that stops the job (host memory
-    # replicated to a peer node, as in GEMINI: true; memory or NVMe of the failed node: false).
-    checkpoint_tier_survives_failure: list[bool] = field(
-        default_factory=list, metadata={"same_length_as": "checkpoint_tiers"})
+    # Fast tiers in front of the storage system, first to last as listed: name -> [GB/s per
+    # compute node into (and back out of) the tier, GB per node it holds, peer copies]. Peer
+    # copies are replicas on other nodes (GEMINI keeps checkpoints in peers' CPU memory): with
+    # 0 the tier dies with its node, with 1 or more it survives a node failure, and the tier
+    # must hold the job's shard 1 + copies times. E.g. {"host-memory": [200, 1024, 1]}: PCIe
+    # Gen5 x16 ~25 GB/s per GPU x 8 (E). The storage path is always the last, persisting tier.
+    # Empty: the reliability analysis's single-tier model (checkpoint_mode, async_blocking_s).
+    checkpoint_tiers: dict[str, list[float]] = field(
+        default_factory=dict, metadata={"min": 0.0})
+
+    def __post_init__(self) -> None:
+        for name, row in self.checkpoint_tiers.items():
+            if len(row) != 3 or not row[0] > 0 or row[2] != int(row[2]):
+                raise ProjectFileError(
+                    f"assumptions.storage.checkpoint_tiers.{name}: expected [GB/s per node > 0, "
+                    f"GB per node, whole number of peer copies], got {list(row)}")
 
     def checkpoint_tier_list(self) -> tuple["CheckpointTier", ...]:
         """The checkpoint tiers as rows, first to last."""
-        return tuple(CheckpointTier(*row) for row in zip(
-            self.checkpoint_tiers, self.checkpoint_tier_gbyte_s_per_node,
-            self.checkpoint_tier_capacity_gb_per_node, self.checkpoint_tier_survives_failure))
+        return tuple(CheckpointTier(name, float(row[0]), float(row[1]), int(row[2]))
+                     for name, row in self.checkpoint_tiers.items())
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,11 @@ class CheckpointTier:
     name: str
     gbyte_s_per_node: float
     capacity_gb_per_node: float
-    survives_failure: bool
+    peer_copies: int          # replicas on other nodes; > 0 survives a node failure
+
+    @property
+    def survives_failure(self) -> bool:
+        return self.peer_copies > 0
 
 
 @dataclass(frozen=True)

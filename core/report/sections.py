@@ -195,7 +195,7 @@ def _reliability_rows(ev: Evaluation) -> list[Row]:
             else "no workload", "reliability.checkpoint_size_gb"),
         Row("Checkpoint write", r.checkpoint_missing or _num(r.checkpoint_write_s, 1, "s"),
             "reliability.checkpoint_write_s"),
-        Row("Checkpoint blocking", _num(r.checkpoint_blocking_s, 1, "s")
+        Row("Checkpoint blocking", _num(r.checkpoint_blocking_s, 2, "s")
             if r.checkpoint_size_gb is not None else "no workload", "reliability.checkpoint_blocking_s"),
         Row("Checkpoint restore", _restore_text(r), "reliability.checkpoint_restore_s"),
         Row("Checkpoint interval (Daly)", _num(r.checkpoint_interval_min, 1, "min")
@@ -212,7 +212,7 @@ def _restore_text(r: ReliabilityResult) -> str:
         return "no workload"
     if r.checkpoint_restore_s is None:
         return "no storage"
-    return f"{_num(r.checkpoint_restore_s, 1, 's')} from {r.checkpoint_restore_from}"
+    return f"{_num(r.checkpoint_restore_s, 2, 's')} from {r.checkpoint_restore_from}"
 
 
 def storage_rows(ev: Evaluation) -> list[Row]:
