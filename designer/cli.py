@@ -129,6 +129,10 @@ def _build_parser() -> argparse.ArgumentParser:
     ft.add_argument("--storage-switch", metavar="SWITCH_ID",
                     help="catalog id of the storage fabric's own switch, which gets 2 or 3 tiers "
                          "as its ports need (e.g. SN5600; default: the compute --switch)")
+    ft.add_argument("--storage-fabric", choices=("separate", "converged"), default="separate",
+                    help="separate: storage on its own fabric, the servers' storage NICs or DPUs "
+                         "to it; converged: storage leaves on the compute fabric's top tier, "
+                         "reached over the compute NICs (default: separate)")
     ft.add_argument("--ufm", type=_positive_int, default=0, metavar="N",
                     help="UFM fabric-manager appliances on free leaf ports (SuperPOD RA: 4; default: 0)")
     _add_workload_options(ft, "workload to embed")
@@ -318,6 +322,7 @@ def _cmd_generate(args) -> int:
             oversubscription=args.oversubscription, island_gpus=args.island_gpus,
             island_oversubscription=args.island_oversubscription, storage=args.storage,
             storage_nodes=args.storage_nodes, storage_switch=args.storage_switch,
+            storage_fabric=args.storage_fabric,
             ufm_appliances=args.ufm, name=args.name)
         design = generate_fat_tree(options, catalog)
     elif args.template == "supernode":

@@ -316,3 +316,48 @@ def test_two_tiers_flush_as_a_pipeline_at_the_slowest_stage(catalog):
     assert r.checkpoint_write_s == pytest.approx(snapshot_s + nvme_s)
     assert r.checkpoint_recoverable_after_s == pytest.approx(r.checkpoint_write_s)
     assert r.checkpoint_restore_from == "storage"
+
+
+def test_generate_converged_storage_on_the_compute_spines(catalog, tmp_path, capsys):
+    path = tmp_path / "converged.json"
+    assert main(["generate", "fat-tree", "--gpus", "1024", "--server", "DGX-H100", "--switch",
+                 "QM9700", "--storage", "WEKApod", "--storage-nodes", "16",
+                 "--storage-fabric", "converged", "-o", str(path)]) == 0
+    assert main(["evaluate", str(path), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    # 16 x 16 x 400G = 256 storage ports at 32 down per QM9700 leaf: 8 storage leaves whose
+    # 256 uplinks take 4 more 64-port spines than the compute leaves' 16
+    assert data["counts"]["switches_by_tier"] == {"leaf": 32, "spine": 20, "storage-leaf": 8}
+    assert not [w for w in data["warnings"] if w["severity"] != "info"]
+    read = data["storage"]["data_loading"]
+    assert read["path"].startswith("DGX-H100 (8 x 400G ConnectX-7 compute NICs per node) -> "
+                                   "leaf switches -> spine switches -> storage-leaf switches")
+    assert read["bottleneck"] == "WEKApod throughput" and read["job_gbyte_s"] == 16 * 720
+
+
+def test_converged_storage_in_three_tiers_is_one_more_pod(catalog):
+    design = generate_fat_tree(FatTreeOptions(4096, "DGX-H100", "QM9700", storage="AI400X2",
+                                              storage_nodes=16, storage_fabric="converged"),
+                               catalog)
+    ev = evaluate(design, catalog)
+    assert ev.counts.switches_by_tier["storage-spine"] == 2
+    assert ev.counts.switches_by_tier["core"] == 65   # 64 for the compute pods, 1 more
+    assert ev.storage.fabric == "converged"
+    assert "core switches -> storage-spine switches -> storage-leaf switches" in \
+        ev.storage.classes["checkpoint_write"].path
+
+
+def test_converged_storage_beyond_what_the_leaves_reach_says_so(catalog):
+    with pytest.raises(GeneratorError, match="converged storage needs .* spines but a compute "
+                                             "leaf reaches only 32"):
+        generate_fat_tree(FatTreeOptions(1024, "DGX-H100", "QM9700", storage="WEKApod",
+                                         storage_nodes=200, storage_fabric="converged"), catalog)
+
+
+def test_storage_ports_faster_than_the_fabric_keep_their_speed(catalog):
+    # WEKApod's 16 x 400G on a 200G storage fabric: 16 links of 400G, not 32 of 200G
+    design = generate_fat_tree(FatTreeOptions(1024, "DGX-H100", "QM9700", storage="WEKApod",
+                                              storage_nodes=4), catalog)
+    link = design.root.children["storage-fabric"].links[0]
+    assert (link.speed_gbit_s, link.count) == (400.0, 64)
+    assert "NODE_PORTS_EXCEEDED" not in {w.code for w in evaluate(design, catalog).warnings}

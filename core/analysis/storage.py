@@ -236,15 +236,20 @@ def analyze_storage(
     for r in range(1, top + 1):
         names = sorted({tiers.get(i, "switch") for i in np.flatnonzero(switches & (rank == r))})
         tier_path.append("/".join(names))
+    # the path climbs from the compute nodes to the top rank, then descends to the rank the
+    # storage hangs on: a separate fabric's leaves (rank 1) are crossed twice, a converged
+    # fabric's storage leaves (the top rank, reached over the compute spines) once
+    storage_links = on_path & (reached_storage[flat.bundle_a] | reached_storage[flat.bundle_b])
+    ends = np.concatenate([flat.bundle_a[storage_links], flat.bundle_b[storage_links]])
+    attach = int(rank[ends[switches[ends]]].min()) if switches[ends].any() else top
     for r in range(1, top):
         cut = between & (low_rank == r) & (rank[flat.bundle_a] != rank[flat.bundle_b])
         if cut.any():
             gbyte_s = float(flat.capacity_gbit_s[cut].sum()) / 8.0
-            name = f"{tier_path[r - 1]} uplinks"
+            name = f"{tier_path[r - 1]}–{tier_path[r]} links"
             stages.append(_Stage(name, gbyte_s, gbyte_s, shared=True))
-            lengths[name] = 2.0 * _mean_length_ns(flat, cut)
+            lengths[name] = (2.0 if r >= attach else 1.0) * _mean_length_ns(flat, cut)
     # 3. the storage nodes' links and 4. the storage devices
-    storage_links = on_path & (reached_storage[flat.bundle_a] | reached_storage[flat.bundle_b])
     link_gbyte_s = float(flat.capacity_gbit_s[storage_links].sum()) / 8.0
     stages.append(_Stage("storage links", link_gbyte_s, link_gbyte_s, shared=True))
     lengths["storage links"] = _mean_length_ns(flat, storage_links)
@@ -264,12 +269,13 @@ def analyze_storage(
     device_name = " + ".join(storage_ids)
     stages.append(_Stage(f"{device_name} throughput", read, write, shared=True))
 
-    # latency: NICs on both sides, switches (top tier once, others twice), cables
+    # latency: NICs on both sides, every switch rank up to the top and back down to the
+    # storage's, cables
     switch_ns = 0.0
     for r in range(1, top + 1):
         at = np.flatnonzero(switches & (rank == r))
         ns = float(np.mean([float(flat.specs[flat.spec_row[i]].get("latency_ns", 0.0)) for i in at]))
-        switch_ns += ns * (1 if r == top else 2)
+        switch_ns += ns * (2 if attach <= r < top else 1)
     network_us = 2.0 * network.nic_latency_us + (switch_ns + sum(lengths.values())) / 1000.0
 
     path = " -> ".join([f"{'+'.join(node_ids)} ({first_words} per node)",
