@@ -361,3 +361,25 @@ def test_storage_ports_faster_than_the_fabric_keep_their_speed(catalog):
     link = design.root.children["storage-fabric"].links[0]
     assert (link.speed_gbit_s, link.count) == (400.0, 64)
     assert "NODE_PORTS_EXCEEDED" not in {w.code for w in evaluate(design, catalog).warnings}
+
+
+@settings(max_examples=25)
+@given(gpus=st.sampled_from([64, 1024, 4096]), storage=st.sampled_from(["AI400X2", "WEKApod"]),
+       nodes=st.integers(1, 5000), storage_switch=st.sampled_from(["QM9700", "SN5600", "TH5"]),
+       fabric=st.sampled_from(["separate", "converged"]))
+def test_generated_storage_is_within_its_ports_or_refused_plainly(
+        catalog, gpus, storage, nodes, storage_switch, fabric):
+    options = FatTreeOptions(gpus, "DGX-H100", "QM9700", storage=storage, storage_nodes=nodes,
+                             storage_switch=storage_switch, storage_fabric=fabric)
+    try:
+        design = generate_fat_tree(options, catalog)
+    except GeneratorError as exc:
+        assert "\n" not in str(exc)
+        return
+    ev = evaluate(design, catalog)
+    codes = {w.code for w in ev.warnings}
+    assert not codes & {"SWITCH_PORTS_EXCEEDED", "NODE_PORTS_EXCEEDED", "PORT_SPEED_UNSUPPORTED"}
+    spec = catalog.get(storage)
+    read = ev.storage.classes["data_loading"]
+    assert ev.counts.storage_nodes == nodes and ev.storage.fabric == fabric
+    assert read.job_gbyte_s <= nodes * spec["read_gbyte_s"] * (1 + 1e-9)

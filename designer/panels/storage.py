@@ -22,6 +22,7 @@ class StoragePanel(MetricsPanel):
     title = "Storage"
     metric_paths = {
         "Checkpoint persisted after": "reliability.checkpoint_write_s",
+        "Checkpoint restore": "reliability.checkpoint_restore_s",
     }
 
     def __init__(self, parent=None):
