@@ -123,7 +123,8 @@ def _build_parser() -> argparse.ArgumentParser:
     ft.add_argument("--island-oversubscription", type=_ratio, default=1.0, metavar="RATIO",
                     help="oversubscription of the tier joining the islands, down:up, e.g. 4:1 (default: 1:1)")
     ft.add_argument("--storage", metavar="STORAGE_ID",
-                    help="catalog id of the storage appliance on its own fabric (e.g. AI400X2)")
+                    help="catalog id of the storage appliance (e.g. AI400X2), on its own fabric "
+                         "unless --storage-fabric converged")
     ft.add_argument("--storage-nodes", type=_positive_int, default=0, metavar="K",
                     help="storage appliances (needs --storage; default: 0)")
     ft.add_argument("--storage-switch", metavar="SWITCH_ID",

@@ -214,34 +214,77 @@ def analyze_storage(
     f = min(1.0, job_gpus / path_gpus) if path_gpus else 0.0
     c = a.contention
     shared = f / (f + c * (1.0 - f)) if f > 0 else 0.0
-    switches = reached & scale_out_switch
-    tiers = topology.tiers
+    chain = _stage_chain(topology, on_path, first_links, start, reached & scale_out_switch,
+                         reached_storage, converged, a)
+    network_us = 2.0 * network.nic_latency_us + chain.switch_and_cable_ns / 1000.0
+    fabric = "converged" if converged else "separate"
+    classes = {}
+    for io_class in IO_CLASSES:
+        writing = io_class == "checkpoint_write"
+        limits = {s.name: (s.write_gbyte_s if writing else s.read_gbyte_s) * (shared if s.shared else f)
+                  for s in chain.stages}
+        if io_class == "inference_small_read":  # IOPS-bound at the devices, not throughput
+            del limits[chain.device_stage]
+            limits[chain.iops_stage] = chain.small_read_gbyte_s * shared
+        bottleneck = min(limits, key=limits.get)
+        job = limits[bottleneck]
+        latency = network_us + (a.device_write_latency_us if writing else a.device_read_latency_us)
+        classes[io_class] = IOClassResult(
+            path=f"{chain.path} ({fabric} storage fabric)",
+            bottleneck=bottleneck,
+            job_gbyte_s=job,
+            per_gpu_gbyte_s=job / job_gpus if job_gpus else None,
+            latency_us=latency,
+            stages_gbyte_s=limits,
+        )
+    diagnostics = []
+    if job_gpus > path_gpus:
+        diagnostics.append(Diagnostic(
+            "STORAGE_PARTLY_REACHED",
+            f"only {path_gpus:,} of the job's {job_gpus:,} GPUs have a path to storage; "
+            "storage bandwidth is for those"))
+    return StorageResult(fabric, job_gpus, path_gpus, f, shared, n_storage, classes,
+                         tuple(diagnostics))
 
+
+@dataclass(frozen=True)
+class _Chain:
+    """The stages of the path from the compute nodes to the storage devices."""
+
+    stages: tuple[_Stage, ...]
+    path: str                       # in words
+    switch_and_cable_ns: float      # one way, switches and cables crossed
+    device_stage: str               # name of the devices' throughput stage
+    iops_stage: str                 # name of their random-read IOPS stage
+    small_read_gbyte_s: float       # IOPS x small-read size, all reached devices
+
+
+def _stage_chain(topology: Topology, on_path: np.ndarray, first_links: np.ndarray,
+                 start: np.ndarray, switches: np.ndarray, reached_storage: np.ndarray,
+                 converged: bool, a: StorageAssumptions) -> _Chain:
+    """Every cut of the path (capacity for all compute nodes), its words and its delay."""
+    flat = topology.flat
     stages: list[_Stage] = []
     lengths: dict[str, float] = {}
     # 1. the compute nodes' own links onto the path (the job's are its own)
     own = first_links & (start[flat.bundle_a] | start[flat.bundle_b])
     own_gbyte_s = float(flat.capacity_gbit_s[own].sum()) / 8.0
-    node_ids = sorted({flat.specs[flat.spec_row[i]].id for i in np.flatnonzero(start)})
-    first_words = _first_hop_words(flat, start, own, converged)
-    first_stage = "job's own links"
-    stages.append(_Stage(first_stage, own_gbyte_s, own_gbyte_s, shared=False))
-    lengths[first_stage] = _mean_length_ns(flat, own)
-    # 2. tier-to-tier cuts of the switches on the path, bottom-up
+    stages.append(_Stage("job's own links", own_gbyte_s, own_gbyte_s, shared=False))
+    lengths["job's own links"] = _mean_length_ns(flat, own)
+    # 2. tier-to-tier cuts of the switches on the path, bottom-up. The path climbs from the
+    # compute nodes to the top rank, then descends to the rank the storage hangs on: a
+    # separate fabric's leaves (rank 1) are crossed twice, a converged fabric's storage
+    # leaves (the top rank, reached over the compute spines) once.
     rank = _switch_rank(flat, on_path, switches, start)
-    between = on_path & switches[flat.bundle_a] & switches[flat.bundle_b]
-    low_rank = np.minimum(rank[flat.bundle_a], rank[flat.bundle_b])
-    tier_path: list[str] = []
     top = int(rank[switches].max()) if switches.any() else 0
-    for r in range(1, top + 1):
-        names = sorted({tiers.get(i, "switch") for i in np.flatnonzero(switches & (rank == r))})
-        tier_path.append("/".join(names))
-    # the path climbs from the compute nodes to the top rank, then descends to the rank the
-    # storage hangs on: a separate fabric's leaves (rank 1) are crossed twice, a converged
-    # fabric's storage leaves (the top rank, reached over the compute spines) once
+    tier_path = ["/".join(sorted({topology.tiers.get(i, "switch")
+                                  for i in np.flatnonzero(switches & (rank == r))}))
+                 for r in range(1, top + 1)]
     storage_links = on_path & (reached_storage[flat.bundle_a] | reached_storage[flat.bundle_b])
     ends = np.concatenate([flat.bundle_a[storage_links], flat.bundle_b[storage_links]])
     attach = int(rank[ends[switches[ends]]].min()) if switches[ends].any() else top
+    between = on_path & switches[flat.bundle_a] & switches[flat.bundle_b]
+    low_rank = np.minimum(rank[flat.bundle_a], rank[flat.bundle_b])
     for r in range(1, top):
         cut = between & (low_rank == r) & (rank[flat.bundle_a] != rank[flat.bundle_b])
         if cut.any():
@@ -261,53 +304,26 @@ def analyze_storage(
     iops = float(np.dot(mult, [float(s.get("read_iops") or
                                      float(s.get("read_gbyte_s", 0.0)) * a.iops_per_read_gbyte_s)
                                for s in specs]))
-    storage_ids = sorted({s.id for s in specs})
     units_by_id: dict[str, int] = {}
     for i, spec in zip(rows.tolist(), specs):
         units_by_id[spec.id] = units_by_id.get(spec.id, 0) + int(flat.multiplicity[i])
-    storage_tier = ", ".join(f"{units_by_id[sid]:,} x {sid}" for sid in storage_ids)
+    storage_ids = sorted(units_by_id)
     device_name = " + ".join(storage_ids)
     stages.append(_Stage(f"{device_name} throughput", read, write, shared=True))
 
-    # latency: NICs on both sides, every switch rank up to the top and back down to the
-    # storage's, cables
     switch_ns = 0.0
     for r in range(1, top + 1):
         at = np.flatnonzero(switches & (rank == r))
         ns = float(np.mean([float(flat.specs[flat.spec_row[i]].get("latency_ns", 0.0)) for i in at]))
         switch_ns += ns * (2 if attach <= r < top else 1)
-    network_us = 2.0 * network.nic_latency_us + (switch_ns + sum(lengths.values())) / 1000.0
-
+    node_ids = sorted({flat.specs[flat.spec_row[i]].id for i in np.flatnonzero(start)})
+    first_words = _first_hop_words(flat, start, own, converged)
     path = " -> ".join([f"{'+'.join(node_ids)} ({first_words} per node)",
-                        *[f"{t} switches" for t in tier_path], storage_tier])
-    fabric = "converged" if converged else "separate"
-    classes = {}
-    for io_class in IO_CLASSES:
-        writing = io_class == "checkpoint_write"
-        limits = {s.name: (s.write_gbyte_s if writing else s.read_gbyte_s) * (shared if s.shared else f)
-                  for s in stages}
-        if io_class == "inference_small_read":
-            limits[f"{device_name} random-read IOPS"] = iops * a.small_read_bytes / 1e9 * shared
-            del limits[f"{device_name} throughput"]
-        bottleneck = min(limits, key=limits.get)
-        job = limits[bottleneck]
-        latency = network_us + (a.device_write_latency_us if writing else a.device_read_latency_us)
-        classes[io_class] = IOClassResult(
-            path=f"{path} ({fabric} storage fabric)",
-            bottleneck=bottleneck,
-            job_gbyte_s=job,
-            per_gpu_gbyte_s=job / job_gpus if job_gpus else None,
-            latency_us=latency,
-            stages_gbyte_s=limits,
-        )
-    diagnostics = []
-    if job_gpus > path_gpus:
-        diagnostics.append(Diagnostic(
-            "STORAGE_PARTLY_REACHED",
-            f"only {path_gpus:,} of the job's {job_gpus:,} GPUs have a path to storage; "
-            "storage bandwidth is for those"))
-    return StorageResult(fabric, job_gpus, path_gpus, f, shared, n_storage, classes,
-                         tuple(diagnostics))
+                        *[f"{t} switches" for t in tier_path],
+                        ", ".join(f"{units_by_id[sid]:,} x {sid}" for sid in storage_ids)])
+    return _Chain(tuple(stages), path, switch_ns + sum(lengths.values()),
+                  f"{device_name} throughput", f"{device_name} random-read IOPS",
+                  iops * a.small_read_bytes / 1e9)
 
 
 def _switch_rank(flat: FlatDesign, bundles: np.ndarray, switches: np.ndarray,
