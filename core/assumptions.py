@@ -9,6 +9,7 @@ from core.analysis.cost import CostAssumptions
 from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.analysis.power import PowerAssumptions
 from core.analysis.reliability_assumptions import ReliabilityAssumptions
+from core.analysis.storage import StorageAssumptions
 from core.settings import settings_from_dict, settings_to_dict
 from core.topology import NetworkAssumptions
 
@@ -20,6 +21,7 @@ class Assumptions:
     reliability: ReliabilityAssumptions = field(default_factory=ReliabilityAssumptions)
     performance: PerformanceAssumptions = field(default_factory=PerformanceAssumptions)
     cost: CostAssumptions = field(default_factory=CostAssumptions)
+    storage: StorageAssumptions = field(default_factory=StorageAssumptions)
 
 
 def assumptions_from_dict(raw: Any, path: str = "assumptions") -> Assumptions:

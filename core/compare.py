@@ -108,6 +108,8 @@ METRICS: tuple[Metric, ...] = (
        "time between interruptions", "longer", "shorter", "interruptions"),
     _m("reliability", "checkpoint_write_s", "Checkpoint write", "s", LOWER,
        "checkpoint write time", "longer", "shorter"),
+    _m("reliability", "checkpoint_restore_s", "Checkpoint restore", "s", LOWER,
+       "checkpoint restore time", "longer", "shorter"),
     _m("reliability", "checkpoint_interval_min", "Checkpoint interval", "min", NEITHER),
     _m("reliability", "ettr", "Effective training time ratio", "fraction", HIGHER,
        "effective training time"),

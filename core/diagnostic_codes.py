@@ -88,6 +88,10 @@ CODES: dict[str, CodeInfo] = {
         "warning", "no storage write bandwidth reaches the job: checkpoints cannot be persisted"),
     "CHECKPOINT_PERSIST_SLOW": CodeInfo(
         "warning", "persisting a checkpoint takes longer than the optimal checkpoint interval"),
+    "CHECKPOINT_TIER_TOO_SMALL": CodeInfo(
+        "warning", "a checkpoint tier holds less per node than the job's shard: the tier is skipped"),
+    "STORAGE_PARTLY_REACHED": CodeInfo(
+        "warning", "some of the job's nodes have no path to storage: storage bandwidth is for the others"),
     "LOW_ETTR": CodeInfo(
         "warning", "the job loses more than 10% of its time to failures and checkpoints"),
     "SPARES_SHORT": CodeInfo(

@@ -6,13 +6,16 @@ function in ``core/analysis`` of what the steps before it produced:
 1. ``flatten`` the design, derive its ``topology`` (switch tiers, GPU domains, the FabricView
    the analyses see) and its ``inventory`` (counts, cables, optics);
 2. network: bandwidth and latency            <- topology
-3. reliability                               <- inventory, fabric, workload, storage write
-                                                bandwidth, single points of failure
-4. performance                               <- fabric, workload, ETTR of reliability
+3. storage by I/O class                      <- topology, workload (the job's share of its
+                                                storage path)
+4. reliability                               <- inventory, fabric, workload, the job's
+                                                checkpoint write and restore bandwidth of
+                                                storage, single points of failure
+5. performance                               <- fabric, workload, ETTR of reliability
    (the parallelism search runs inside it when the workload asks for ``"auto"``)
-5. bottleneck                                <- fabric, workload, performance
-6. power (and the run's energy)              <- inventory, days and GPUs of performance
-7. cost                                      <- inventory, catalog prices, power, performance
+6. bottleneck                                <- fabric, workload, performance
+7. power (and the run's energy)              <- inventory, days and GPUs of performance
+8. cost                                      <- inventory, catalog prices, power, performance
 
 A job that cannot run on the design (``Evaluation.cannot_run`` says why) has a performance
 result without run numbers, no bottleneck and no run energy: absent, never computed as if it
@@ -36,6 +39,7 @@ from core.analysis.network import BandwidthResult, LatencyResult, analyze_bandwi
 from core.analysis.performance import PerformanceResult, analyze_performance
 from core.analysis.power import PowerResult, analyze_power
 from core.analysis.reliability import ReliabilityResult, analyze_reliability
+from core.analysis.storage import StorageResult, analyze_storage
 from core.assumptions import Assumptions, assumptions_to_dict
 from core.catalog import Catalog, default_catalog
 from core.diagnostics import Diagnostic, merge_diagnostics
@@ -84,6 +88,7 @@ class Evaluation:
     # why the workload cannot run on the design (errors; empty when it runs or there is none)
     cannot_run: tuple[Diagnostic, ...] = ()
     cost: CostResult | None = None  # None only for an Evaluation built without it
+    storage: StorageResult | None = None  # None only for an Evaluation built without it
 
 
 def _counts(inventory: Inventory, topology: Topology) -> Counts:
@@ -126,12 +131,16 @@ def evaluate(
     spof_units, spof_paths = single_points_of_failure(flat, topology.tiers)
     fabric = topology.fabric
 
-    # 2.-6. the analyses, each fed by the steps before it
+    # 2.-8. the analyses, each fed by the steps before it
     bandwidth = analyze_bandwidth(topology, assumptions.network)
     latency = analyze_latency(topology, assumptions.network)
+    storage = analyze_storage(topology, workload, assumptions.storage, assumptions.network)
     reliability = analyze_reliability(
-        inventory, fabric, workload, bandwidth.storage_write_gbyte_s, spof_paths,
+        inventory, fabric, workload,
+        storage.classes["checkpoint_write"].job_gbyte_s or 0.0, spof_paths,
         assumptions.reliability,
+        storage_read_gbyte_s=storage.classes["checkpoint_restore"].job_gbyte_s or 0.0,
+        checkpoint_tiers=assumptions.storage.checkpoint_tier_list(),
     )
     performance = None
     bottleneck = None
@@ -156,6 +165,7 @@ def evaluate(
         warnings.extend(performance.diagnostics)
     elif workload is None:
         warnings.append(Diagnostic("NO_WORKLOAD", "no workload: performance and energy are not computed"))
+    warnings.extend(storage.diagnostics)
     warnings.extend(reliability.diagnostics)
     warnings.extend(power.diagnostics)
     warnings.extend(cost.diagnostics)
@@ -163,7 +173,7 @@ def evaluate(
     return Evaluation(
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
         assumptions, inventory, topology, merge_diagnostics(warnings),
-        time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost,
+        time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost, storage,
     )
 
 
@@ -210,6 +220,11 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "mtbi_hours": r.mtbi_hours,
             "checkpoint_size_gb": r.checkpoint_size_gb,
             "checkpoint_write_s": r.checkpoint_write_s,
+            "checkpoint_restore_s": r.checkpoint_restore_s,
+            "checkpoint_restore_from": r.checkpoint_restore_from,
+            "checkpoint_blocking_s": r.checkpoint_blocking_s if r.checkpoint_size_gb else None,
+            "checkpoint_recoverable_after_s": r.checkpoint_recoverable_after_s,
+            "checkpoint_tiers_used": list(r.checkpoint_tiers_used),
             "checkpoint_interval_min": r.checkpoint_interval_min,
             "ettr": r.ettr,
             "single_points_of_failure": ev.spof_units,
@@ -220,6 +235,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
         },
         "performance": _performance_json(ev),
         "cost": _cost_json(ev),
+        "storage": ev.storage.to_json() if ev.storage is not None else None,
         "bottleneck": ev.bottleneck.to_json() if ev.bottleneck is not None else None,
         "warnings": [w.to_json() for w in ev.warnings],
         "workload": workload_to_dict(ev.workload) if ev.workload is not None else None,

@@ -123,9 +123,17 @@ def _build_parser() -> argparse.ArgumentParser:
     ft.add_argument("--island-oversubscription", type=_ratio, default=1.0, metavar="RATIO",
                     help="oversubscription of the tier joining the islands, down:up, e.g. 4:1 (default: 1:1)")
     ft.add_argument("--storage", metavar="STORAGE_ID",
-                    help="catalog id of the storage appliance on its own fabric (e.g. AI400X2)")
+                    help="catalog id of the storage appliance (e.g. AI400X2), on its own fabric "
+                         "unless --storage-fabric converged")
     ft.add_argument("--storage-nodes", type=_positive_int, default=0, metavar="K",
                     help="storage appliances (needs --storage; default: 0)")
+    ft.add_argument("--storage-switch", metavar="SWITCH_ID",
+                    help="catalog id of the storage fabric's own switch, which gets 2 or 3 tiers "
+                         "as its ports need (e.g. SN5600; default: the compute --switch)")
+    ft.add_argument("--storage-fabric", choices=("separate", "converged"), default="separate",
+                    help="separate: storage on its own fabric, the servers' storage NICs or DPUs "
+                         "to it; converged: storage leaves on the compute fabric's top tier, "
+                         "reached over the compute NICs (default: separate)")
     ft.add_argument("--ufm", type=_positive_int, default=0, metavar="N",
                     help="UFM fabric-manager appliances on free leaf ports (SuperPOD RA: 4; default: 0)")
     _add_workload_options(ft, "workload to embed")
@@ -321,7 +329,9 @@ def _cmd_generate(args) -> int:
             gpus=args.gpus, server=args.server, switch=args.switch, tiers=args.tiers,
             oversubscription=args.oversubscription, island_gpus=args.island_gpus,
             island_oversubscription=args.island_oversubscription, storage=args.storage,
-            storage_nodes=args.storage_nodes, ufm_appliances=args.ufm, name=args.name)
+            storage_nodes=args.storage_nodes, storage_switch=args.storage_switch,
+            storage_fabric=args.storage_fabric,
+            ufm_appliances=args.ufm, name=args.name)
         design = generate_fat_tree(options, catalog)
     elif args.template == "supernode":
         design = generate_supernode(

@@ -23,13 +23,18 @@ def _clamp(value: float, bounds: tuple[int, int]) -> int:
 def side_widths_px(window_width: int, right_wanted_px: int = 0) -> tuple[int, int]:
     """Widths of the left (palette, outline) and right (inspector, metrics) columns: a share
     of the window within bounds, the right one at least ``right_wanted_px`` (its tab titles
-    unelided), both shrunk together when the canvas would fall below MIN_CANVAS_WIDTH_PX."""
+    unelided). When the canvas would fall below MIN_CANVAS_WIDTH_PX the left column gives way
+    to the tab titles down to MIN_SIDE_PX, then both shrink together."""
     left = _clamp(window_width * LEFT_SHARE, LEFT_PX)
     right = max(_clamp(window_width * RIGHT_SHARE, RIGHT_PX), right_wanted_px)
     room = window_width - MIN_CANVAS_WIDTH_PX - SEPARATORS_PX
     if left + right > room:
-        left = max(MIN_SIDE_PX, int(left * room / (left + right)))
-        right = max(MIN_SIDE_PX, room - left)
+        if right == right_wanted_px and room - right >= MIN_SIDE_PX:
+            # whole tab titles first ("Po…" is no title): the palette column gives way for them
+            left = room - right
+        else:
+            left = max(MIN_SIDE_PX, int(left * room / (left + right)))
+            right = max(MIN_SIDE_PX, room - left)
     return left, right
 
 

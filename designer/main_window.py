@@ -44,6 +44,7 @@ from designer.panels.overview import OverviewPanel
 from designer.panels.performance import PerformancePanel, status_text
 from designer.panels.power import PowerPanel
 from designer.panels.reliability import ReliabilityPanel
+from designer.panels.storage import StoragePanel
 from designer.panels.warnings import WarningsPanel
 from designer.recovery import RecoveryManager
 from designer.user_settings import recent_paths, settings_problem
@@ -161,11 +162,13 @@ class MainWindow(QMainWindow):
         self.latency_panel = LatencyPanel()
         self.power_panel = PowerPanel()
         self.reliability_panel = ReliabilityPanel()
+        self.storage_panel = StoragePanel()
         self.cost_panel = CostPanel()
         self.performance_panel = PerformancePanel()
         self.warnings_panel = WarningsPanel()
         self.metric_panels = [self.overview_panel, self.bandwidth_panel, self.latency_panel, self.power_panel,
-                              self.reliability_panel, self.cost_panel, self.performance_panel]
+                              self.reliability_panel, self.storage_panel, self.cost_panel,
+                              self.performance_panel]
 
         # Bottom docks sit under the canvas only; the side columns run full height.
         self.setCorner(Qt.Corner.BottomLeftCorner, left)

@@ -7,9 +7,23 @@ Rates are events per 1000 device-days; results are per day, hours and minutes.
 **What the job depends on** and how often each part interrupts it: ``failure_rates.py``.
 
 **Checkpoints.** Size = total parameters x ``checkpoint_bytes_per_param`` (§6). The write time
-is the size over the reachable storage write bandwidth x ``storage_write_efficiency``. Async mode
-blocks training ``async_blocking_s`` (§7/§11: 1 s) and persists in the background, so the
-interval is at least the persist time; sync mode blocks for the whole write.
+is the size over the job's storage write bandwidth (its share of its path's bottleneck,
+core/analysis/storage.py) x ``storage_write_efficiency``. Async mode blocks training
+``async_blocking_s`` (§7/§11: 1 s) and persists in the background, so the interval is at least
+the persist time; sync mode blocks for the whole write. The restore time is the size over the
+job's storage read bandwidth x ``storage_read_efficiency``.
+
+**Multi-level checkpoints** (article 003: a memory tier plus asynchronous flush). With
+``checkpoint_tiers`` set, each tier has a bandwidth and a capacity per compute node. The job
+stalls while its shard (size / job nodes) is copied into the first tier (the blocking time δ);
+the tiers behind it and the storage path then flush it as a pipeline, so it is persisted after
+δ + size / (the slowest later stage). A failure loses the work since the last checkpoint that
+is *recoverable*: in a tier that survives the failure (one with peer copies on other nodes)
+or persisted. A failure within L seconds of a snapshot (L = the time until it is recoverable)
+falls back to the previous one and redoes one more interval: for failures spread evenly over
+the interval that adds L to the expected rework, which enters Daly's model as restart time
+(R + L). A checkpoint restores from the first surviving tier, else from storage. A tier too
+small for the shard is skipped. Without tiers nothing changes from the single-tier model.
 
 **Interval and ETTR.** The interval is Daly's higher-order optimum (§3; τ = M when δ ≥ 2M), the
 ETTR is Daly's exact efficiency T_s/T_w at that interval with R = detection + restart (§4
@@ -30,6 +44,7 @@ from scipy import special, stats
 from core.analysis.failure_rates import job_failure_rates
 from core.analysis.model_stats import parameter_count
 from core.analysis.reliability_assumptions import ReliabilityAssumptions
+from core.analysis.storage import CheckpointTier
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
 from core.inventory import Inventory
@@ -65,6 +80,12 @@ class ReliabilityResult:
     single_points_of_failure: int
     spof_components: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
+    # time to read a checkpoint back (None: no workload, or nothing to restore it from)
+    checkpoint_restore_s: float | None = None
+    checkpoint_restore_from: str | None = None   # the tier or "storage" it restores from
+    # seconds from the start of a snapshot until it survives a failure (0 without tiers)
+    checkpoint_recoverable_after_s: float = 0.0
+    checkpoint_tiers_used: tuple[str, ...] = ()  # the tiers of checkpoint_tiers that hold it
 
     @property
     def checkpoint_persisted(self) -> bool:
@@ -195,11 +216,15 @@ def analyze_reliability(
     storage_write_gbyte_s: float,
     single_points_of_failure: tuple[str, ...] = (),
     assumptions: ReliabilityAssumptions = ReliabilityAssumptions(),
+    storage_read_gbyte_s: float = 0.0,
+    checkpoint_tiers: tuple[CheckpointTier, ...] = (),
 ) -> ReliabilityResult:
     """Interruptions, checkpoint interval, ETTR and spares of ``workload`` on the design.
 
-    ``storage_write_gbyte_s`` is the checkpoint write bandwidth the job can reach (storage and
-    storage network, GB/s); failure_rates.py says what the job depends on.
+    ``storage_write_gbyte_s`` / ``storage_read_gbyte_s`` are the checkpoint write and restore
+    bandwidths the job reaches (its share of its storage path, GB/s, rated);
+    failure_rates.py says what the job depends on. ``checkpoint_tiers`` are the fast tiers in
+    front of storage (core/analysis/storage.py's assumptions), first to last.
     """
     a = assumptions
     diagnostics: list[Diagnostic] = []
@@ -217,10 +242,15 @@ def analyze_reliability(
         diagnostics.append(Diagnostic(
             "NO_FAILURE_MODEL", "nothing in the design can fail: no nodes, GPUs or switches"))
 
-    mode, size_bytes, write_s, blocking_s = _checkpoint(workload, storage_write_gbyte_s, a,
-                                                         diagnostics)
+    ckpt = _checkpoint(workload, storage_write_gbyte_s, storage_read_gbyte_s, job_nodes,
+                       checkpoint_tiers, a, diagnostics)
+    mode, size_bytes, write_s, blocking_s = ckpt.mode, ckpt.size_bytes, ckpt.persist_s, ckpt.blocking_s
     spare_nodes, p_spare, spares_needed, restart_total = _restart(job_nodes, node_hw, a,
                                                                   diagnostics)
+    # rework of a snapshot not yet recoverable, and the restore when restart_min leaves it out
+    restart_total += ckpt.recoverable_after_s / 60.0
+    if not a.restart_includes_restore and ckpt.restore_s is not None:
+        restart_total += ckpt.restore_s / 60.0
 
     # ---- interval and ETTR
     blocking_min = blocking_s / 60.0
@@ -252,7 +282,7 @@ def analyze_reliability(
         mtbi_hours=mtbi_hours,
         rate_per_1000_node_days=unplanned_per_day * 1000.0 / job_nodes if job_nodes else 0.0,
         checkpoint_size_gb=size_bytes / 1e9 if workload is not None else None,
-        checkpoint_write_s=write_s if workload is not None and storage_write_gbyte_s > 0 else None,
+        checkpoint_write_s=write_s if workload is not None and ckpt.persisted else None,
         checkpoint_blocking_s=blocking_s,
         checkpoint_interval_min=_finite_or_none(interval) if size_bytes > 0 else None,
         daly_interval_min=_finite_or_none(daly) if size_bytes > 0 else None,
@@ -269,13 +299,31 @@ def analyze_reliability(
         single_points_of_failure=len(single_points_of_failure),
         spof_components=tuple(single_points_of_failure),
         diagnostics=tuple(diagnostics),
+        checkpoint_restore_s=ckpt.restore_s if workload is not None else None,
+        checkpoint_restore_from=ckpt.restore_from if workload is not None else None,
+        checkpoint_recoverable_after_s=ckpt.recoverable_after_s,
+        checkpoint_tiers_used=ckpt.tiers_used,
     )
 
 
+@dataclass(frozen=True)
+class _Checkpoint:
+    mode: str
+    size_bytes: float
+    persist_s: float              # from the start of a snapshot until it is in storage
+    persisted: bool               # False when no storage bandwidth reaches the job
+    blocking_s: float             # training stall per checkpoint
+    recoverable_after_s: float    # from the start of a snapshot until it survives a failure
+    restore_s: float | None
+    restore_from: str | None
+    tiers_used: tuple[str, ...]
+
+
 def _checkpoint(workload: Workload | None, storage_write_gbyte_s: float,
-                a: ReliabilityAssumptions, diagnostics: list[Diagnostic]
-                ) -> tuple[str, float, float, float]:
-    """(mode, checkpoint bytes, seconds to persist it, seconds training blocks per checkpoint)."""
+                storage_read_gbyte_s: float, job_nodes: int,
+                checkpoint_tiers: tuple[CheckpointTier, ...], a: ReliabilityAssumptions,
+                diagnostics: list[Diagnostic]) -> _Checkpoint:
+    """Size, blocking, persist, recoverable and restore times of one checkpoint of the job."""
     mode = a.checkpoint_mode
     if mode not in ("async", "sync"):
         diagnostics.append(Diagnostic(
@@ -284,7 +332,9 @@ def _checkpoint(workload: Workload | None, storage_write_gbyte_s: float,
     params = parameter_count(workload.model).total if workload is not None else 0.0
     size_bytes = params * a.checkpoint_bytes_per_param
     bandwidth = max(0.0, float(storage_write_gbyte_s)) * a.storage_write_efficiency * 1e9
+    read_bandwidth = max(0.0, float(storage_read_gbyte_s)) * a.storage_read_efficiency * 1e9
     write_s = size_bytes / bandwidth if size_bytes > 0 and bandwidth > 0 else 0.0
+    persisted = bandwidth > 0
     if size_bytes > 0 and bandwidth <= 0:
         diagnostics.append(Diagnostic(
             "NO_STORAGE",
@@ -292,13 +342,63 @@ def _checkpoint(workload: Workload | None, storage_write_gbyte_s: float,
             "cannot be persisted"
             + (f"; assuming a {a.sync_fallback_blocking_s:.0f} s blocking save" if mode == "sync" else ""),
         ))
+    restore_s = size_bytes / read_bandwidth if size_bytes > 0 and read_bandwidth > 0 else None
+    restore_from = "storage" if restore_s is not None else None
+    tiers = _usable_tiers(size_bytes, job_nodes, checkpoint_tiers, diagnostics)
     if size_bytes <= 0:
-        blocking_s = 0.0
-    elif mode == "async":
-        blocking_s = a.async_blocking_s
+        return _Checkpoint(mode, 0.0, 0.0, persisted, 0.0, 0.0, None, None, ())
+    if not tiers:
+        if mode == "async":
+            blocking_s = a.async_blocking_s
+        else:
+            blocking_s = write_s if bandwidth > 0 else a.sync_fallback_blocking_s
+        return _Checkpoint(mode, size_bytes, write_s, persisted, blocking_s, 0.0, restore_s,
+                           restore_from, ())
+
+    # Multi-level: snapshot into the first tier, then a pipelined flush through the others.
+    job_bytes_s = [(name, per_node * 1e9 * job_nodes, survives)
+                   for name, per_node, survives in tiers]
+    snapshot_s = size_bytes / job_bytes_s[0][1]
+    slowest = math.inf
+    ready_s: list[float] = [snapshot_s]   # when each tier holds the snapshot
+    for _, bytes_s, _ in job_bytes_s[1:]:
+        slowest = min(slowest, bytes_s)
+        ready_s.append(snapshot_s + size_bytes / slowest)
+    persist_s = snapshot_s + size_bytes / min(slowest, bandwidth) if persisted else 0.0
+    recoverable_s = next((t for t, (_, _, survives) in zip(ready_s, job_bytes_s) if survives),
+                         persist_s)
+    surviving = next(((name, bytes_s) for name, bytes_s, survives in job_bytes_s if survives), None)
+    if surviving is not None:
+        restore_from, restore_s = surviving[0], size_bytes / surviving[1]
+    if mode == "sync":  # the job waits for the whole flush: nothing is at risk once it resumes
+        blocking_s = persist_s if persisted else a.sync_fallback_blocking_s
+        recoverable_s = 0.0
     else:
-        blocking_s = write_s if bandwidth > 0 else a.sync_fallback_blocking_s
-    return mode, size_bytes, write_s, blocking_s
+        blocking_s = snapshot_s
+        if not persisted and surviving is None:
+            recoverable_s = 0.0  # nothing ever becomes recoverable: NO_STORAGE says so
+    return _Checkpoint(mode, size_bytes, persist_s, persisted, blocking_s, recoverable_s,
+                       restore_s, restore_from, tuple(name for name, _, _ in tiers))
+
+
+def _usable_tiers(size_bytes: float, job_nodes: int, checkpoint_tiers: tuple[CheckpointTier, ...],
+                  diagnostics: list[Diagnostic]) -> list[tuple[str, float, bool]]:
+    """(name, GB/s per node, survives a failure) of the checkpoint tiers the job's shard fits."""
+    if not checkpoint_tiers or size_bytes <= 0 or job_nodes <= 0:
+        return []
+    shard_gb = size_bytes / 1e9 / job_nodes
+    usable = []
+    for tier in checkpoint_tiers:
+        needed_gb = shard_gb * (1 + tier.peer_copies)  # its own shard and its peers' copies
+        if tier.capacity_gb_per_node < needed_gb:
+            diagnostics.append(Diagnostic(
+                "CHECKPOINT_TIER_TOO_SMALL",
+                f"checkpoint tier {tier.name!r} holds {tier.capacity_gb_per_node:,.0f} GB per "
+                f"node, less than the {needed_gb:,.1f} GB the job's shard and "
+                f"{tier.peer_copies} peer copies need: the tier is skipped"))
+            continue
+        usable.append((tier.name, float(tier.gbyte_s_per_node), bool(tier.survives_failure)))
+    return usable
 
 
 def _restart(job_nodes: int, node_hw: float, a: ReliabilityAssumptions,

@@ -61,6 +61,11 @@ class ReliabilityAssumptions:
     sync_fallback_blocking_s: float = field(default=300.0, metadata=_SECONDS)
     # E: share of rated write bandwidth a checkpoint burst reaches.
     storage_write_efficiency: float = field(default=0.8, metadata=_EFFICIENCY)
+    # E: share of rated read bandwidth a checkpoint restore reaches (as for writes).
+    storage_read_efficiency: float = field(default=0.8, metadata=_EFFICIENCY)
+    # §3: R = detect + reschedule + init + load, so restart_min already holds loading the
+    # checkpoint. False: R adds the restore time computed from the restore path or tier.
+    restart_includes_restore: bool = True
     # --- repair and spares (§2, §5, §11) ---
     # StepFun mean (median 0.85 d).
     repair_days_mean: float = field(default=5.5, metadata={"min": 0.0, "unit": "days (mean)"})

@@ -8,7 +8,7 @@ from core.catalog import COMPUTE_KINDS, Catalog, ComponentSpec
 from core.errors import GeneratorError
 from core.generators.clos import build_clos_blocks, plan_clos
 from core.generators.management import add_fabric_managers
-from core.generators.storage import add_storage
+from core.generators.storage import add_converged_storage, add_storage
 from core.model import Block, Design
 
 
@@ -23,6 +23,8 @@ class FatTreeOptions:
     island_oversubscription: float = 1.0
     storage: str | None = None
     storage_nodes: int = 0
+    storage_switch: str | None = None  # the storage fabric's switch (default: ``switch``)
+    storage_fabric: str = "separate"   # or "converged": storage on the compute fabric
     ufm_appliances: int = 0
     name: str | None = None
 
@@ -75,7 +77,17 @@ def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
     build_clos_blocks(plan, server.id, switch.id, speed, root)
     add_fabric_managers(root, catalog, plan, switch, options.ufm_appliances)
     if options.storage or options.storage_nodes:
-        add_storage(root, catalog, options.storage, options.storage_nodes, switch, nodes, plan)
+        storage_switch = (catalog.require(options.storage_switch, "switch")
+                          if options.storage_switch else switch)
+        if options.storage_fabric == "converged":
+            add_converged_storage(root, catalog, options.storage, options.storage_nodes,
+                                  storage_switch, plan, speed)
+        elif options.storage_fabric == "separate":
+            add_storage(root, catalog, options.storage, options.storage_nodes, storage_switch,
+                        nodes, server)
+        else:
+            raise GeneratorError(
+                f"--storage-fabric must be separate or converged, got {options.storage_fabric!r}")
     metadata = {
         "generator": "fat-tree",
         "options": {k: v for k, v in asdict(options).items() if v is not None},

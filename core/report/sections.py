@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from core.analysis.bottleneck import BottleneckResult
 from core.analysis.memory import MemoryBreakdown
+from core.analysis.reliability import ReliabilityResult
+from core.analysis.storage import IO_CLASS_TITLES
 from core.assumptions import assumptions_to_dict
 from core.evaluate import Evaluation
 from core.stacks import stack_status
@@ -53,6 +55,8 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
         ("Power", _power_rows(ev)),
         ("Reliability", _reliability_rows(ev)),
     ]
+    if ev.storage is not None:
+        sections.append(("Storage by I/O class", storage_rows(ev)))
     if ev.workload is not None:
         sections.append(("Performance", _performance_rows(ev)))
     if ev.bottleneck is not None:
@@ -191,6 +195,9 @@ def _reliability_rows(ev: Evaluation) -> list[Row]:
             else "no workload", "reliability.checkpoint_size_gb"),
         Row("Checkpoint write", r.checkpoint_missing or _num(r.checkpoint_write_s, 1, "s"),
             "reliability.checkpoint_write_s"),
+        Row("Checkpoint blocking", _num(r.checkpoint_blocking_s, 2, "s")
+            if r.checkpoint_size_gb is not None else "no workload", "reliability.checkpoint_blocking_s"),
+        Row("Checkpoint restore", _restore_text(r), "reliability.checkpoint_restore_s"),
         Row("Checkpoint interval (Daly)", _num(r.checkpoint_interval_min, 1, "min")
             if r.checkpoint_interval_min is not None
             else "no workload" if r.checkpoint_size_gb is None else "no checkpoints needed",
@@ -198,6 +205,36 @@ def _reliability_rows(ev: Evaluation) -> list[Row]:
         Row("Effective training time ratio", _pct(r.ettr), "reliability.ettr"),
         Row("Single points of failure", f"{ev.spof_units:,}", "reliability.single_points_of_failure"),
     ]
+
+
+def _restore_text(r: ReliabilityResult) -> str:
+    if r.checkpoint_size_gb is None:
+        return "no workload"
+    if r.checkpoint_restore_s is None:
+        return "no storage"
+    return f"{_num(r.checkpoint_restore_s, 2, 's')} from {r.checkpoint_restore_from}"
+
+
+def storage_rows(ev: Evaluation) -> list[Row]:
+    """One row per I/O class (the job's bandwidth, per GPU, latency and bottleneck), then the
+    path each class takes (once per distinct path)."""
+    rows: list[Row] = []
+    paths: dict[str, list[str]] = {}
+    for io_class, entry in ev.storage.classes.items():
+        title = IO_CLASS_TITLES[io_class]
+        if entry.job_gbyte_s is None:
+            value = entry.path
+        else:
+            value = (f"{_num(entry.job_gbyte_s, 1, 'GB/s')} for the job "
+                     f"({_num(entry.per_gpu_gbyte_s, 3, 'GB/s')} per GPU), "
+                     f"{_num(entry.latency_us, 1, 'µs')}; limited by {entry.bottleneck}")
+        rows.append(Row(title, value, f"storage.{io_class}.job_gbyte_s"))
+        paths.setdefault(entry.path, []).append(io_class)
+    if ev.storage.fabric is not None:
+        for path, classes in paths.items():
+            label = "Path" if len(paths) == 1 else f"Path ({', '.join(classes)})"
+            rows.append(Row(label, path, f"storage.{classes[0]}.path"))
+    return rows
 
 
 def _performance_rows(ev: Evaluation) -> list[Row]:

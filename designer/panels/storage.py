@@ -1,0 +1,77 @@
+"""Storage by I/O class: the job's path, bottleneck, bandwidth and latency for each kind of I/O,
+and the checkpoint's blocking, persist and restore times (core/analysis/storage.py)."""
+
+from __future__ import annotations
+
+from core.analysis.storage import IO_CLASS_TITLES
+from designer.evaluator import Result
+from designer.format import num
+from designer.panels.base import MetricsPanel
+from designer.panels.charts import BarChart
+
+# Short names of the I/O classes for row labels and chart bars.
+SHORT_NAMES = {
+    "data_loading": "Data loading",
+    "checkpoint_write": "Checkpoint write",
+    "checkpoint_restore": "Checkpoint restore",
+    "inference_small_read": "Small random read",
+}
+
+
+class StoragePanel(MetricsPanel):
+    title = "Storage"
+    metric_paths = {
+        "Checkpoint persisted after": "reliability.checkpoint_write_s",
+        "Checkpoint restore": "reliability.checkpoint_restore_s",
+    }
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.by_class = BarChart("The job's storage bandwidth by I/O class", "GB/s")
+        self.add_chart(self.by_class)
+
+    def update_result(self, result: Result) -> None:
+        ev = result.evaluation
+        storage = ev.storage
+        r = ev.reliability
+        if storage is None or storage.fabric is None:
+            path = next(iter(storage.classes.values())).path if storage is not None else ""
+            self.show_message(f"{path or 'No storage'}: no I/O class has a path.")
+            rows: list[tuple] = []
+        else:
+            self.show_message(
+                f"{storage.fabric.capitalize()} storage fabric · the job's {storage.job_gpus:,} of "
+                f"{storage.path_gpus:,} GPUs get {storage.shared_share:.0%} of every shared stage")
+            first = next(iter(storage.classes.values()))
+            rows = [("Path", first.path.rsplit(" (", 1)[0], first.path)]
+            for io_class, entry in storage.classes.items():
+                short = SHORT_NAMES[io_class]
+                tip = f"{IO_CLASS_TITLES[io_class]}: {entry.path}"
+                rows += [
+                    (IO_CLASS_TITLES[io_class], None),
+                    (f"{short}: job", f"{num(entry.job_gbyte_s, 1, 'GB/s')} · "
+                                      f"{num(entry.per_gpu_gbyte_s, 3, 'GB/s')} per GPU", tip),
+                    (f"{short}: latency", num(entry.latency_us, 1, "µs"), "first byte, one way"),
+                    (f"{short}: bottleneck", entry.bottleneck or "—", tip),
+                ]
+        rows += [("Checkpoint", None)]
+        if r.checkpoint_size_gb is None:
+            rows.append(("Checkpoint size", "no workload"))
+        else:
+            tiers = " → ".join([*r.checkpoint_tiers_used, "storage"])
+            rows += [
+                ("Checkpoint size", num(r.checkpoint_size_gb, 0, "GB")),
+                ("Checkpoint tiers", tiers, "checkpoint_tiers in the storage assumptions"),
+                ("Checkpoint blocking", num(r.checkpoint_blocking_s, 2, "s"), "the job stalls"),
+                ("Checkpoint persisted after", r.checkpoint_missing or num(r.checkpoint_write_s, 1, "s")),
+                ("Checkpoint recoverable after", num(r.checkpoint_recoverable_after_s, 2, "s"),
+                 "until a copy survives a failure; counted as rework in ETTR"),
+                ("Checkpoint restore", "no storage" if r.checkpoint_restore_s is None else
+                 f"{num(r.checkpoint_restore_s, 2, 's')} from {r.checkpoint_restore_from}"),
+            ]
+        self.set_rows(rows)
+        if storage is not None and storage.fabric is not None:
+            self.by_class.set_data([SHORT_NAMES[c] for c in storage.classes],
+                                   [e.job_gbyte_s or 0.0 for e in storage.classes.values()])
+        else:
+            self.by_class.set_data([], [])
