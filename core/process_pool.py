@@ -1,4 +1,4 @@
-"""Worker processes for pure, CPU-bound work (the parallelism search today; sweeps may follow).
+"""Worker processes for pure, CPU-bound work (the parallelism search, sweeps).
 
 One ``ProcessPoolExecutor`` is spawned on first use and reused across calls (its start-up costs
 more than a small search), with the spawn start method, which is safe from the GUI's threads.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 _POOL: ProcessPoolExecutor | None = None
@@ -35,6 +35,33 @@ def map_in_processes(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int
     except Exception:  # noqa: BLE001 - BrokenProcessPool, RuntimeError from spawn, pickling
         _shutdown_pool()
         return None
+
+
+class ProcessPoolBroken(RuntimeError):
+    """Worker processes could not start or died (``done`` holds the indices already yielded)."""
+
+    def __init__(self, done: set[int]):
+        super().__init__("worker processes cannot run here")
+        self.done = done
+
+
+def completed_in_processes(fn: Callable[[Any], Any], jobs: Sequence[Any],
+                           workers: int) -> Iterator[tuple[int, Any]]:
+    """``(index, fn(jobs[index]))`` for every job, in the order they finish (for a progress
+    bar); raises ``ProcessPoolBroken`` when processes cannot run here or a worker dies, so the
+    caller can run the rest serially."""
+    done: set[int] = set()
+    try:
+        pool = _pool(workers)
+        futures = {pool.submit(fn, job): index for index, job in enumerate(jobs)}
+        for future in as_completed(futures):
+            index = futures[future]
+            result = future.result()
+            done.add(index)
+            yield index, result
+    except Exception:  # noqa: BLE001 - BrokenProcessPool, RuntimeError from spawn, pickling
+        _shutdown_pool()
+        raise ProcessPoolBroken(done) from None
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:

@@ -17,8 +17,9 @@ from pathlib import Path
 from core.errors import DesignError
 from designer.cli_stacks import (add_stack_option, add_stacks_command, apply_stack_option,
                                  stacks_text)
+from designer.cli_sweep import add_sweep_command, run_sweep_command
 
-SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare", "stacks")
+SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare", "stacks", "sweep")
 HELP_WIDTH = 78
 
 
@@ -185,6 +186,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cat.add_argument("--format", choices=("json", "table"), default="table",
                      help="table: id, kind, vendor, name; json: every spec with its source (default: table)")
     add_stacks_command(sub, _sub)
+    add_sweep_command(sub, _sub)
     return parser
 
 
@@ -407,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
         _warn_about_catalog()
         handler = {"evaluate": _cmd_evaluate, "generate": _cmd_generate,
                    "export": _cmd_export, "catalog": _cmd_catalog, "compare": _cmd_compare,
-                   "stacks": _cmd_stacks}[args.command]
+                   "stacks": _cmd_stacks, "sweep": run_sweep_command}[args.command]
         return handler(args)
     except DesignError as exc:
         sys.stderr.write(f"cluster-designer: {exc}\n")
