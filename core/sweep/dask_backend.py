@@ -16,6 +16,10 @@ from core.errors import DesignError
 from core.sweep.recipe import evaluate_recipes
 
 CONNECT_TIMEOUT_S = 20
+# The scheduler always serves HTTP (health, metrics), on :8787 unless told otherwise, even with
+# its dashboard off: a free loopback port keeps two sweeps (or another Dask user) from colliding
+# and keeps the service off the network.
+LOCAL_HTTP_ADDRESS = "127.0.0.1:0"
 
 
 class DistributedBackendError(DesignError):
@@ -37,7 +41,7 @@ def run_on_dask(chunks: list[list[dict]], done: Callable[[int, list[dict]], None
             client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
         else:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=40)
+                                   dashboard_address=LOCAL_HTTP_ADDRESS, silence_logs=40)
             client = Client(cluster)
     except OSError as exc:  # TimeoutError included: no scheduler at that address
         raise DistributedBackendError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
