@@ -207,10 +207,25 @@ def test_recipe_edited_by_hand_is_a_one_line_error():
     assert evaluate_recipe(recipe)["error"].startswith("recipe.options.gpus")
 
 
-def test_process_pool_gives_the_same_rows_as_one_process(small_results):
+def test_process_pool_gives_the_same_rows_as_one_process(small_results, monkeypatch):
+    import core.sweep.run
+
     spec, _, outcomes = small_results
+    monkeypatch.setattr(core.sweep.run, "POOL_START_S", 0.0)  # a pool even for 4 designs
     _, pooled = run_sweep(spec, jobs=2)
     assert pooled == outcomes
+
+
+@pytest.mark.parametrize("first_chunk_s,chunks_left,workers,expected", [
+    (0.1, 10, 2, False),   # 1 s of work left: the pool would take longer to start
+    (0.1, 100, 2, True),   # 10 s left: half of it saved
+    (1.0, 100, 1, False),  # one worker is this process
+    (0.25, 10, 4, True),   # 2.5 s left: four workers save 1.9 s, more than the start-up
+])
+def test_pool_only_when_it_saves_more_than_its_start_up(first_chunk_s, chunks_left, workers, expected):
+    from core.sweep.run import worth_a_pool
+
+    assert worth_a_pool(first_chunk_s, chunks_left, workers) == expected
 
 
 # --- command ----------------------------------------------------------------------------------
