@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from core.compare import METRICS, metric_value
+from core.errors import DesignError
 from core.evaluate import evaluate, evaluation_to_json
 from core.generators import FatTreeOptions, generate_fat_tree
 from core.limits import MAX_SWEEP_COMBINATIONS
@@ -26,6 +27,10 @@ from designer.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 SWEEPS = ROOT / "resources" / "sweeps"
 
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-10, 10**6) | st.floats(allow_nan=False)
+                     | st.text(max_size=12),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                     max_leaves=12)
 SMALL = {"template": "fat-tree",
          "options": {"gpus": [1024], "server": "DGX-H100", "switch": ["QM9700", "SN5600"],
                      "island_gpus": [None, 1001]},
@@ -198,6 +203,20 @@ def test_recipe_with_stack_and_assumptions_rebuilds_them():
     assert design.assumptions.performance.stack == "conservative"
 
 
+_RECIPE = {"template": "fat-tree", "options": {"gpus": 8, "server": "DGX-H100", "switch": "QM9700"},
+           "workload": None, "workload_label": None, "keep_preset_layout": False, "stack": None,
+           "assumptions": {}}
+
+
+@given(st.sampled_from(sorted(_RECIPE)), _JSON)
+def test_any_edited_recipe_builds_or_is_refused_in_one_line(key, value):
+    recipe = {**_RECIPE, key: value}
+    try:
+        design_from_recipe(recipe)
+    except DesignError as exc:
+        assert "\n" not in str(exc)
+
+
 def test_recipe_edited_by_hand_is_a_one_line_error():
     recipe = {"template": "fat-tree", "options": {"gpus": "8", "server": "DGX-H100", "switch": "QM9700"},
               "workload": None, "workload_label": None, "keep_preset_layout": False, "stack": None,
@@ -261,3 +280,49 @@ def test_cli_bad_objective_exits_2(tmp_path, capsys):
     assert main(["sweep", str(spec), "-o", str(tmp_path / "r.csv"), "--objectives", "speed"]) == 2
     assert "--objectives: 'speed': unknown metric" in capsys.readouterr().err
     assert not (tmp_path / "r.csv").exists()
+
+
+# --- open-ended specs ---------------------------------------------------------------------------
+_KEYS = st.sampled_from(["template", "options", "workloads", "stacks", "assumptions", "objectives",
+                         "keep_preset_layout", "name", "format"])
+
+
+@given(st.dictionaries(_KEYS, _JSON, max_size=6), st.dictionaries(
+    st.sampled_from(["gpus", "server", "switch", "tiers", "island_gpus", "oversubscription"]), _JSON))
+def test_any_spec_is_checked_or_refused_in_one_line(raw, options):
+    raw = {"template": "fat-tree", **raw}
+    if isinstance(raw.get("options"), dict):
+        raw["options"] = {**raw["options"], **options}
+    try:
+        spec = sweep_spec_from_dict(raw, "x.json")
+    except SweepSpecError as exc:
+        assert str(exc).startswith("x.json: $") and "\n" not in str(exc)
+        return
+    assert 1 <= spec.combinations <= MAX_SWEEP_COMBINATIONS
+    assert len(list(spec.recipes())) == spec.combinations
+
+
+def test_inline_and_file_workloads_are_embedded_in_the_recipe(tmp_path):
+    preset = json.loads((ROOT / "resources" / "workloads" / "llama3-70b.json").read_text())
+    (tmp_path / "mine.json").write_text(json.dumps({**preset, "name": "My 70B"}))
+    spec_path = tmp_path / "s.json"
+    spec_path.write_text(json.dumps({**SMALL, "options": {"gpus": 1024, "server": "DGX-H100",
+                                                          "switch": "QM9700"},
+                                     "workloads": ["mine.json", {**preset, "name": "Inline 70B"}]}))
+    spec = load_sweep_spec(spec_path)
+    recipes, outcomes = run_sweep(spec, jobs=1)
+    assert [r["workload_label"] for r in recipes] == ["mine", "Inline 70B"]
+    assert [r["workload"]["name"] for r in recipes] == ["My 70B", "Inline 70B"]
+    # as written (64 GPUs: TP 8 x PP 4 x DP 2 in the preset), not fitted to the 1,024 GPUs
+    assert outcomes[0]["metrics"]["performance.job_gpus"] == preset["parallelism"]["tp"] * \
+        preset["parallelism"]["pp"] * preset["parallelism"]["dp"]
+    assert design_from_recipe(recipes[1]).workload.name == "Inline 70B"
+
+
+def test_supernode_sweep_rows():
+    spec = sweep_spec_from_dict({"template": "supernode",
+                                 "options": {"system": "GB200-NVL72", "count": [1, 2, 0]}})
+    recipes, outcomes = run_sweep(spec, jobs=1)
+    assert [o["metrics"].get("counts.gpus") for o in outcomes] == [72, 144, None]
+    assert outcomes[2]["error"] == "--count must be positive, got 0"
+    assert [o.label for o in spec.objectives] == ["cost.capex_usd:min", "power.facility_kw:min"]

@@ -46,7 +46,7 @@ def check_recipe(recipe: Any) -> None:
     one line naming the key, before any generator sees it."""
     if not isinstance(recipe, dict) or set(recipe) != set(RECIPE_KEYS):
         raise RecipeError(f"recipe: expected an object with the keys {', '.join(RECIPE_KEYS)}")
-    if recipe["template"] not in GENERATORS:
+    if not isinstance(recipe["template"], str) or recipe["template"] not in GENERATORS:
         raise RecipeError(f"recipe.template: {recipe['template']!r} is not one of {', '.join(GENERATORS)}")
     options_class = GENERATORS[recipe["template"]][0]
     options = recipe["options"]
@@ -61,7 +61,8 @@ def check_recipe(recipe: Any) -> None:
         raise RecipeError("recipe.workload: expected a preset name, a workload object or null")
     if not isinstance(recipe["keep_preset_layout"], bool):
         raise RecipeError("recipe.keep_preset_layout: expected true or false")
-    if recipe["stack"] is not None and recipe["stack"] not in STACK_PRESETS:
+    if recipe["stack"] is not None and (not isinstance(recipe["stack"], str)
+                                        or recipe["stack"] not in STACK_PRESETS):
         raise RecipeError(f"recipe.stack: unknown software stack {recipe['stack']!r}")
     assumptions = recipe["assumptions"]
     if not isinstance(assumptions, dict) or any(

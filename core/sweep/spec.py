@@ -154,7 +154,7 @@ def sweep_spec_from_dict(raw: Any, where: str = "spec", folder: Path = Path(".")
     if "description" in raw and not isinstance(raw["description"], str):
         fail("$.description", "expected a string")
     template = raw.get("template")
-    if template not in TEMPLATES:
+    if not isinstance(template, str) or template not in TEMPLATES:
         fail("$.template", f"expected one of {', '.join(TEMPLATES)}, got {template!r}")
     options = _options(raw.get("options"), TEMPLATES[template], fail)
     workloads = _workloads(raw.get("workloads"), folder, fail)
@@ -294,7 +294,7 @@ def _stacks(raw: Any, fail) -> tuple[str | None, ...]:
         return (None,)
     values = _values(raw, "$.stacks", fail)
     for i, value in enumerate(values):
-        if value not in STACK_PRESETS:
+        if not isinstance(value, str) or value not in STACK_PRESETS:
             fail(f"$.stacks[{i}]", f"unknown software stack {value!r} (stacks: {', '.join(STACK_PRESETS)})")
     return tuple(values)
 
