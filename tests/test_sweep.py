@@ -326,3 +326,40 @@ def test_supernode_sweep_rows():
     assert [o["metrics"].get("counts.gpus") for o in outcomes] == [72, 144, None]
     assert outcomes[2]["error"] == "--count must be positive, got 0"
     assert [o.label for o in spec.objectives] == ["cost.capex_usd:min", "power.facility_kw:min"]
+
+
+def test_ctrl_c_ends_the_sweep_and_its_workers_at_once(tmp_path):
+    """Ctrl+C reaches the whole process group: the command says so in one line, writes
+    nothing, and neither waits for the queued designs nor lets a worker print a traceback."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    spec = tmp_path / "s.json"
+    spec.write_text(json.dumps({"template": "fat-tree",
+                                "options": {"gpus": 98304, "server": "DGX-H100",
+                                            "switch": ["SN5600", "TH5"] * 20,
+                                            "island_oversubscription": [1, 2, 3, 4, 5]},
+                                "workloads": ["llama3-405b"]}))
+    out = tmp_path / "r.csv"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "designer.cli", "sweep", str(spec), "-o", str(out), "--jobs", "2"],
+        cwd=ROOT, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    seen = ""
+    while "design" not in seen:  # the progress bar has started: the spec is read
+        seen += process.stderr.read(1)
+    time.sleep(1.0)
+    os.killpg(process.pid, signal.SIGINT)
+    start = time.monotonic()
+    try:
+        rest = process.communicate(timeout=30)[1]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert time.monotonic() - start < 5
+    assert process.returncode == 130
+    assert (seen + rest).rstrip().endswith("cluster-designer: interrupted")
+    assert "Traceback" not in rest
+    assert not out.exists()
