@@ -25,6 +25,9 @@ FILE_FILTER = "Sweep results (*.csv);;All files (*)"
 POINT_COLOR = "#607d8b"
 FRONT_COLOR = "#e65100"
 POINT_SIZE, FRONT_SIZE = 7, 11
+# A table item per cell: listing 100,000 skipped rows would take seconds and hundreds of MB
+# for nobody to read; the rest are in the file.
+MAX_LISTED_ERRORS = 2000
 # Default axes: the trade-off the default objectives describe, when the file has the numbers.
 DEFAULT_X = ("cost.capex_usd", "power.facility_kw", "counts.gpus")
 DEFAULT_Y = ("performance.training_days", "power.facility_kw", "bandwidth.bisection_tbit_s")
@@ -108,8 +111,10 @@ class SweepScatter(QWidget):
         lower = QWidget()
         lower_layout = QVBoxLayout(lower)
         lower_layout.setContentsMargins(0, 0, 0, 0)
-        lower_layout.addWidget(QLabel(f"Skipped combinations ({int(table.failed.sum())}): "
-                                      "the generator or the engine refused them, or the job cannot run"))
+        skipped = int(table.failed.sum())
+        listed = "" if skipped <= MAX_LISTED_ERRORS else f", the first {MAX_LISTED_ERRORS:,} listed"
+        lower_layout.addWidget(QLabel(f"Skipped combinations ({skipped:,}{listed}): the generator or "
+                                      "the engine refused them, or the job cannot run"))
         lower_layout.addWidget(self.errors)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(upper)
@@ -135,7 +140,7 @@ class SweepScatter(QWidget):
         combo.setCurrentIndex(min(fallback, combo.count() - 1))
 
     def _error_table(self) -> QTableWidget:
-        rows = np.flatnonzero(self.table.failed)
+        rows = np.flatnonzero(self.table.failed)[:MAX_LISTED_ERRORS]
         params = [c for c in self.table.parameter_columns if c != "template"]
         widget = QTableWidget(len(rows), len(params) + 1)
         widget.setHorizontalHeaderLabels([*params, "reason"])

@@ -363,3 +363,15 @@ def test_ctrl_c_ends_the_sweep_and_its_workers_at_once(tmp_path):
     assert (seen + rest).rstrip().endswith("cluster-designer: interrupted")
     assert "Traceback" not in rest
     assert not out.exists()
+
+
+def test_results_file_with_a_bad_number_names_line_and_column(small_results, tmp_path):
+    from core.sweep.results import SweepResultsError
+
+    spec, recipes, outcomes = small_results
+    lines = results_csv(spec, recipes, outcomes).splitlines()
+    lines[3] = lines[3].replace(",1024,", ",many,", 2)  # line 4: gpus, then counts.gpus
+    path = tmp_path / "r.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(SweepResultsError, match=rf"^{path}: line 4, column counts.gpus: 'many' is not a number$"):
+        read_results(path)

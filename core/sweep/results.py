@@ -27,6 +27,7 @@ import numpy as np
 from core.atomic_write import atomic_write_text
 from core.compare import METRICS
 from core.errors import DesignError
+from core.limits import MAX_FILE_BYTES
 from core.sweep.pareto import pareto_mask
 from core.sweep.spec import MAXIMIZE, Objective, SweepSpec
 
@@ -124,19 +125,32 @@ def write_results(path: str | Path, spec: SweepSpec, recipes: list[dict[str, Any
     atomic_write_text(path, results_csv(spec, recipes, outcomes))
 
 
-def _number(text: str, column: str, row: int) -> float:
-    if text == "":
-        return math.nan
+def _numbers(cells: list[str], column: str) -> np.ndarray:
+    """A metric column as floats, NaN where empty; a cell that is no number is a located error."""
+    text = np.array(cells, dtype=str)
     try:
-        return float(text)
+        return np.where(text == "", "nan", text).astype(float)
     except ValueError:
-        raise SweepResultsError(f"line {row + 2}, column {column}: {text!r} is not a number") from None
+        row = next(i for i, t in enumerate(cells) if t != "" and not _is_number(t))
+        raise SweepResultsError(f"line {row + 2}, column {column}: {cells[row]!r} is not a number") from None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def read_results(path: str | Path) -> SweepTable:
     """A results file as written by ``write_results``; anything else is one located error."""
     path = Path(path)
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise SweepResultsError(f"{path}: {size / 2**20:,.0f} MiB is too large for sweep results "
+                                    f"(at most {MAX_FILE_BYTES // 2**20} MiB, limit in core/limits.py)")
         with path.open(newline="", encoding="utf-8") as handle:
             rows = list(csv.reader(handle))
     except FileNotFoundError:
@@ -158,8 +172,7 @@ def read_results(path: str | Path) -> SweepTable:
         for column, cell in zip(header, row):
             cells[column].append(cell)
     try:
-        numbers = {c: np.array([_number(t, c, r) for r, t in enumerate(cells[c])], dtype=float)
-                   for c in metrics}
+        numbers = {c: _numbers(cells[c], c) for c in metrics}
     except SweepResultsError as exc:
         raise SweepResultsError(f"{path}: {exc}") from None
     return SweepTable(header, params, cells, numbers)
