@@ -42,24 +42,19 @@ class SweepResultsError(DesignError):
 @dataclass(frozen=True)
 class SweepTable:
     """A results table in memory: ``columns`` in file order; ``cells[c]`` the column's text
-    cells; ``numbers[c]`` float arrays (NaN where empty) for the metric columns."""
+    cells; ``numbers[c]`` float arrays (NaN where empty) for the metric columns; ``pareto`` and
+    ``failed`` (an error) as boolean arrays."""
 
     columns: tuple[str, ...]
     parameter_columns: tuple[str, ...]
     cells: dict[str, list[str]]
     numbers: dict[str, np.ndarray]
+    pareto: np.ndarray
+    failed: np.ndarray
 
     @property
     def rows(self) -> int:
         return len(self.cells["index"])
-
-    @property
-    def pareto(self) -> np.ndarray:
-        return np.array([c == "true" for c in self.cells["pareto"]], dtype=bool)
-
-    @property
-    def failed(self) -> np.ndarray:
-        return np.array([bool(c) for c in self.cells["error"]], dtype=bool)
 
     def recipe(self, row: int) -> dict[str, Any]:
         try:
@@ -127,11 +122,10 @@ def write_results(path: str | Path, spec: SweepSpec, recipes: list[dict[str, Any
 
 def _numbers(cells: list[str], column: str) -> np.ndarray:
     """A metric column as floats, NaN where empty; a cell that is no number is a located error."""
-    text = np.array(cells, dtype=str)
     try:
-        return np.where(text == "", "nan", text).astype(float)
+        return np.fromiter((float(t) if t else math.nan for t in cells), float, len(cells))
     except ValueError:
-        row = next(i for i, t in enumerate(cells) if t != "" and not _is_number(t))
+        row = next(i for i, t in enumerate(cells) if t and not _is_number(t))
         raise SweepResultsError(f"line {row + 2}, column {column}: {cells[row]!r} is not a number") from None
 
 
@@ -165,14 +159,15 @@ def read_results(path: str | Path) -> SweepTable:
         raise SweepResultsError(f"{path}: not sweep results (no column {', '.join(missing)})")
     metrics = tuple(c for c in header if c in METRIC_COLUMNS)
     params = tuple(c for c in header if c not in metrics and c not in TAIL_COLUMNS)
-    cells: dict[str, list[str]] = {c: [] for c in header}
     for number, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
             raise SweepResultsError(f"{path}: line {number}: {len(row)} cells, the header has {len(header)}")
-        for column, cell in zip(header, row):
-            cells[column].append(cell)
+    columns = list(zip(*rows[1:])) if len(rows) > 1 else [()] * len(header)
+    cells = {column: list(values) for column, values in zip(header, columns)}
     try:
         numbers = {c: _numbers(cells[c], c) for c in metrics}
     except SweepResultsError as exc:
         raise SweepResultsError(f"{path}: {exc}") from None
-    return SweepTable(header, params, cells, numbers)
+    pareto = np.fromiter((c == "true" for c in cells["pareto"]), bool, len(cells["pareto"]))
+    failed = np.fromiter((c != "" for c in cells["error"]), bool, len(cells["error"]))
+    return SweepTable(header, params, cells, numbers, pareto, failed)
