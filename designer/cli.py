@@ -366,7 +366,7 @@ def _cmd_stacks(args) -> int:
 def _gui_parser() -> argparse.ArgumentParser:
     gui = _Parser(prog="cluster-designer", **_with_example(
         "Open the Cluster Designer window. Commands without a window: evaluate, generate, export, "
-        "catalog, compare, stacks (cluster-designer COMMAND --help).",
+        "catalog, compare, stacks, sweep (cluster-designer COMMAND --help).",
         "cluster-designer cluster.json --screenshot shot.png"))
     gui.add_argument("project", nargs="?", metavar="PROJECT",
                      help="project file to open (default: the bundled 4-SU DGX H100 SuperPOD example)")
