@@ -36,7 +36,9 @@ def add_sweep_command(sub, make_subcommand) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="RESULTS.csv",
                         help="results file to write (CSV, written atomically once every design is done)")
     parser.add_argument("--jobs", type=_jobs, metavar="N",
-                        help="worker processes (default: the cores available; 1 runs in this process)")
+                        help="worker processes at most (default: the cores available; 1 runs in this "
+                             "process, and so does a sweep that would finish before ~1.5 s of worker "
+                             "start-up paid off)")
     parser.add_argument("--backend", choices=("local", "dask"), default="local",
                         help="local: a process pool on this machine; dask: a Dask cluster "
                              "(--scheduler, else a local one of --jobs workers; needs "
