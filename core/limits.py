@@ -43,6 +43,10 @@ MAX_UNITS = 20_000_000
 MAX_CABLES = 40_000_000
 MAX_BLOCK_DEPTH = 64
 MAX_FILE_BYTES = 512 * 2**20
+# A sweep's cross product: 100,000 16k-GPU designs take about 40 minutes on one core (22 ms
+# each, bench/bench_sweep.py) and make a 90 MB results file held in memory until it is
+# written; beyond that a spec is more likely a typo than a plan.
+MAX_SWEEP_COMBINATIONS = 100_000
 
 
 def _size(n: int) -> str:

@@ -17,8 +17,9 @@ from pathlib import Path
 from core.errors import DesignError
 from designer.cli_stacks import (add_stack_option, add_stacks_command, apply_stack_option,
                                  stacks_text)
+from designer.cli_sweep import add_sweep_command, run_sweep_command
 
-SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare", "stacks")
+SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare", "stacks", "sweep")
 HELP_WIDTH = 78
 
 
@@ -200,6 +201,7 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="table: id, kind, vendor, year, status, name; json: every spec with its "
                           "source (default: table)")
     add_stacks_command(sub, _sub)
+    add_sweep_command(sub, _sub)
     return parser
 
 
@@ -381,7 +383,7 @@ def _cmd_stacks(args) -> int:
 def _gui_parser() -> argparse.ArgumentParser:
     gui = _Parser(prog="cluster-designer", **_with_example(
         "Open the Cluster Designer window. Commands without a window: evaluate, generate, export, "
-        "catalog, compare, stacks (cluster-designer COMMAND --help).",
+        "catalog, compare, stacks, sweep (cluster-designer COMMAND --help).",
         "cluster-designer cluster.json --screenshot shot.png"))
     gui.add_argument("project", nargs="?", metavar="PROJECT",
                      help="project file to open (default: the bundled 4-SU DGX H100 SuperPOD example)")
@@ -424,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
         _warn_about_catalog()
         handler = {"evaluate": _cmd_evaluate, "generate": _cmd_generate,
                    "export": _cmd_export, "catalog": _cmd_catalog, "compare": _cmd_compare,
-                   "stacks": _cmd_stacks}[args.command]
+                   "stacks": _cmd_stacks, "sweep": run_sweep_command}[args.command]
         return handler(args)
     except DesignError as exc:
         sys.stderr.write(f"cluster-designer: {exc}\n")

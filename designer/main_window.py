@@ -47,6 +47,7 @@ from designer.panels.reliability import ReliabilityPanel
 from designer.panels.storage import StoragePanel
 from designer.panels.warnings import WarningsPanel
 from designer.recovery import RecoveryManager
+from designer.sweep_view import SweepResultsController
 from designer.user_settings import recent_paths, settings_problem
 from designer.window_fit import PREFERRED_SIZE, fitted_geometry
 from designer.wizard import TemplateWizard
@@ -258,6 +259,7 @@ class MainWindow(QMainWindow):
         self.shortcuts_action = self._action("&Keyboard Shortcuts", self.show_shortcuts, "F1")
         self.about_action = self._action("&About Cluster Designer", self.show_about)
         self.baseline = BaselineController(self, self.catalog)
+        self.sweep_results = SweepResultsController(self)
         self.export_actions = {}
         for ext in DIAGRAM_FORMATS:
             for selection in (False, True):
@@ -273,7 +275,8 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
-        for action in (self.new_action, self.template_action, self.open_action):
+        for action in (self.new_action, self.template_action, self.open_action,
+                       self.sweep_results.open_action):
             file_menu.addAction(action)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         file_menu.addSeparator()

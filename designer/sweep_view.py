@@ -1,0 +1,271 @@
+"""Sweep results in the window: File > Open Sweep Results... shows a results CSV
+(``cluster-designer sweep``) as a scatter of any metric against any other, the Pareto front
+highlighted, the skipped combinations listed apart with their reason; hovering a point shows its
+parameters and clicking it opens that design (rebuilt from the row's recipe) in the main window.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+                               QMessageBox, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from core.compare import METRICS, format_value
+from core.errors import DesignError
+from core.sweep.recipe import design_from_recipe
+from core.sweep.results import SweepTable, read_results
+from designer.qaction import make_action
+
+FILE_FILTER = "Sweep results (*.csv);;All files (*)"
+POINT_COLOR = "#607d8b"
+FRONT_COLOR = "#e65100"
+POINT_SIZE, FRONT_SIZE = 7, 11
+# A table item per cell: listing 100,000 skipped rows would take seconds and hundreds of MB
+# for nobody to read; the rest are in the file.
+MAX_LISTED_ERRORS = 2000
+# Default axes: the trade-off the default objectives describe, when the file has the numbers.
+DEFAULT_X = ("cost.capex_usd", "power.facility_kw", "counts.gpus")
+DEFAULT_Y = ("performance.training_days", "power.facility_kw", "bandwidth.bisection_tbit_s")
+_METRICS = {m.path: m for m in METRICS}
+
+
+def axis_label(path: str, scale_word: str = "") -> str:
+    metric = _METRICS.get(path)
+    if metric is None:
+        return f"{path} ({scale_word})" if scale_word else path
+    unit = {"fraction": "fraction", "count": "", "ratio": ""}.get(metric.unit, metric.unit)
+    unit = " ".join(part for part in (scale_word, unit) if part)
+    return f"{metric.label} ({unit})" if unit else metric.label
+
+
+def axis_scale(values: np.ndarray) -> tuple[float, str]:
+    """(divisor, word) that keeps tick labels short: capex in millions of dollars reads
+    better than 8.6e+08."""
+    finite = np.abs(values[np.isfinite(values)])
+    largest = finite.max() if len(finite) else 0.0
+    for divisor, word in ((1e9, "billion"), (1e6, "million")):
+        if largest >= 10 * divisor:
+            return divisor, word
+    return 1.0, ""
+
+
+def _cell_text(path: str, value: float) -> str:
+    metric = _METRICS.get(path)
+    return format_value(value, metric.unit) if metric else f"{value:g}"
+
+
+class SweepScatter(QWidget):
+    """One results table: axis choosers, the scatter, and the table of skipped combinations.
+    ``design_requested(row)`` when a point is clicked."""
+
+    design_requested = Signal(int)
+
+    def __init__(self, table: SweepTable, path: Path, parent=None):
+        super().__init__(parent, Qt.WindowType.Window)
+        self.table = table
+        self.path = Path(path)
+        self.setWindowTitle(f"Sweep results - {self.path.name}")
+        self.resize(1100, 760)
+        # Axes worth choosing: metrics with at least one value.
+        self.axes = [c for c in table.numbers if np.isfinite(table.numbers[c]).any()]
+        self.x_combo, self.y_combo = QComboBox(), QComboBox()
+        for combo in (self.x_combo, self.y_combo):
+            for path_ in self.axes:
+                combo.addItem(axis_label(path_), path_)
+            combo.setMaxVisibleItems(25)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.plot.setMenuEnabled(False)
+        self.plot.addLegend(offset=(-10, 10))
+        self.points = pg.ScatterPlotItem(size=POINT_SIZE, brush=pg.mkBrush(POINT_COLOR), pen=None,
+                                         hoverable=True, hoverSize=POINT_SIZE + 4, tip=self.tooltip,
+                                         name="design")
+        self.front = pg.ScatterPlotItem(size=FRONT_SIZE, brush=pg.mkBrush(FRONT_COLOR),
+                                        pen=pg.mkPen("#bf360c"), symbol="d", hoverable=True,
+                                        hoverSize=FRONT_SIZE + 4, tip=self.tooltip,
+                                        name="Pareto front")
+        for item in (self.points, self.front):
+            self.plot.addItem(item)
+            item.sigClicked.connect(self._clicked)
+        self._scales = (1.0, 1.0)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.errors = self._error_table()
+
+        chooser = QFormLayout()
+        chooser.addRow("X axis", self.x_combo)
+        chooser.addRow("Y axis", self.y_combo)
+        top = QHBoxLayout()
+        top.addLayout(chooser, 1)
+        top.addWidget(self.summary, 2)
+        upper = QWidget()
+        upper_layout = QVBoxLayout(upper)
+        upper_layout.setContentsMargins(0, 0, 0, 0)
+        upper_layout.addLayout(top)
+        upper_layout.addWidget(self.plot, 1)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        skipped = int(table.failed.sum())
+        listed = "" if skipped <= MAX_LISTED_ERRORS else f", the first {MAX_LISTED_ERRORS:,} listed"
+        lower_layout.addWidget(QLabel(f"Skipped combinations ({skipped:,}{listed}): the generator or "
+                                      "the engine refused them, or the job cannot run"))
+        lower_layout.addWidget(self.errors)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(upper)
+        splitter.addWidget(lower)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([560, 200])
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+
+        self._choose(self.x_combo, DEFAULT_X, 0)
+        self._choose(self.y_combo, DEFAULT_Y, 1)
+        self.x_combo.currentIndexChanged.connect(self.redraw)
+        self.y_combo.currentIndexChanged.connect(self.redraw)
+        self.redraw()
+
+    def _choose(self, combo: QComboBox, preferred: tuple[str, ...], fallback: int) -> None:
+        for path in preferred:
+            if (index := combo.findData(path)) >= 0 and (combo is self.x_combo or
+                                                         path != self.x_combo.currentData()):
+                combo.setCurrentIndex(index)
+                return
+        combo.setCurrentIndex(min(fallback, combo.count() - 1))
+
+    def _error_table(self) -> QTableWidget:
+        rows = np.flatnonzero(self.table.failed)[:MAX_LISTED_ERRORS]
+        params = [c for c in self.table.parameter_columns if c != "template"]
+        widget = QTableWidget(len(rows), len(params) + 1)
+        widget.setHorizontalHeaderLabels([*params, "reason"])
+        widget.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        widget.verticalHeader().setVisible(False)
+        for r, row in enumerate(rows):
+            for c, column in enumerate([*params, "error"]):
+                item = QTableWidgetItem(self.table.cells[column][row])
+                item.setToolTip(item.text())  # a long reason is cut at the column's edge
+                widget.setItem(r, c, item)
+        widget.resizeColumnsToContents()
+        widget.horizontalHeader().setStretchLastSection(True)
+        return widget
+
+    def set_axes(self, x_path: str, y_path: str) -> None:
+        """Both axes at once: one redraw (drawing 100,000 points takes a second)."""
+        for combo, path in ((self.x_combo, x_path), (self.y_combo, y_path)):
+            combo.blockSignals(True)
+            combo.setCurrentIndex(combo.findData(path))
+            combo.blockSignals(False)
+        self.redraw()
+
+    def plotted(self) -> tuple[np.ndarray, np.ndarray]:
+        """Row numbers drawn as ordinary points and as Pareto points on the current axes: rows
+        without an error that have both values."""
+        x, y = self.table.numbers[self.x_path], self.table.numbers[self.y_path]
+        shown = np.isfinite(x) & np.isfinite(y) & ~self.table.failed
+        on_front = shown & self.table.pareto
+        return np.flatnonzero(shown & ~on_front), np.flatnonzero(on_front)
+
+    @property
+    def x_path(self) -> str:
+        return self.x_combo.currentData()
+
+    @property
+    def y_path(self) -> str:
+        return self.y_combo.currentData()
+
+    def redraw(self) -> None:
+        if not self.axes:
+            self.summary.setText("No design in this file has a metric to plot.")
+            return
+        ordinary, front = self.plotted()
+        x_scale, x_word = axis_scale(self.table.numbers[self.x_path])
+        y_scale, y_word = axis_scale(self.table.numbers[self.y_path])
+        self._scales = (x_scale, y_scale)
+        x, y = self.display_point(np.arange(self.table.rows))
+        self.points.setData(x=x[ordinary], y=y[ordinary], data=ordinary)
+        self.front.setData(x=x[front], y=y[front], data=front)
+        self.plot.setLabel("bottom", axis_label(self.x_path, x_word))
+        self.plot.setLabel("left", axis_label(self.y_path, y_word))
+        missing = int((~self.table.failed).sum()) - len(ordinary) - len(front)
+        text = (f"{self.table.rows:,} designs: {len(ordinary) + len(front):,} plotted, "
+                f"{len(front):,} on the Pareto front (of the sweep's objectives), "
+                f"{int(self.table.failed.sum()):,} skipped (listed below)")
+        if missing:
+            text += f", {missing:,} without a value on these axes"
+        self.summary.setText(text + ". Hover a point for its parameters; click it to open the design.")
+
+    def display_point(self, rows):
+        """Where rows are drawn: their values on the two axes, divided by the axes' scales."""
+        return (self.table.numbers[self.x_path][rows] / self._scales[0],
+                self.table.numbers[self.y_path][rows] / self._scales[1])
+
+    def tooltip(self, x: float, y: float, data: int) -> str:
+        row = int(data)
+        lines = [f"{name}: {value}" for name, value in self.table.parameters(row).items()
+                 if value != "" and name != "template"]
+        x_value, y_value = self.table.numbers[self.x_path][row], self.table.numbers[self.y_path][row]
+        lines += [f"{axis_label(self.x_path)}: {_cell_text(self.x_path, x_value)}",
+                  f"{axis_label(self.y_path)}: {_cell_text(self.y_path, y_value)}"]
+        if self.table.pareto[row]:
+            lines.append("on the Pareto front")
+        return "\n".join(lines)
+
+    def _clicked(self, _item, points, _event=None) -> None:
+        if len(points):
+            self.design_requested.emit(int(points[0].data()))
+
+
+class SweepResultsController(QObject):
+    """The File > Open Sweep Results... action and the result windows it opened."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self._window = window
+        self.views: list[SweepScatter] = []
+        self.open_action = make_action(
+            window, "Open Sweep &Results…", self.open_dialog,
+            tip="Show a cluster-designer sweep results file as a scatter; click a point to open its design")
+
+    def open_dialog(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(self._window, "Open sweep results", "", FILE_FILTER)
+        if name:
+            self.open_results(Path(name))
+
+    def open_results(self, path: Path) -> SweepScatter | None:
+        try:
+            table = read_results(path)
+        except DesignError as exc:
+            QMessageBox.critical(self._window, "Cannot open sweep results", str(exc))
+            return None
+        view = SweepScatter(table, path, self._window)
+        view.design_requested.connect(lambda row, v=view: self.open_row(v, row))
+        view.destroyed.connect(lambda _=None, v=view: self.views.remove(v) if v in self.views else None)
+        view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.views.append(view)
+        view.show()
+        return view
+
+    def open_row(self, view: SweepScatter, row: int) -> bool:
+        """Open the design of ``row`` in the main window, untitled (Save asks where), after
+        asking to save unsaved work as File > Open does."""
+        window = self._window
+        if not window.maybe_save():
+            return False
+        try:
+            design = design_from_recipe(view.table.recipe(row), window.catalog)
+        except DesignError as exc:
+            QMessageBox.critical(window, "Cannot open this design", f"{view.path.name}: {exc}")
+            return False
+        window.recovery.discard()
+        window.load_design(design, None)
+        window.statusBar().showMessage(
+            f"Opened row {row} of {view.path.name} ({design.name}); File > Save As keeps it", 10_000)
+        window.raise_()
+        window.activateWindow()
+        return True
