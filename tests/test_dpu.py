@@ -100,3 +100,163 @@ def test_engines_only_on_a_dpu(tmp_path):
     path = _write(tmp_path, [nic])
     with pytest.raises(CatalogError, match="'engines': unknown field for a nic"):
         load_catalog(extra_files=[path], include_user=False)
+
+
+# --------------------------------------------------------------------------- on the storage path
+
+import dataclasses  # noqa: E402
+
+from core.analysis.storage import StorageAssumptions  # noqa: E402
+from core.assumptions import Assumptions  # noqa: E402
+from core.diagnostic_codes import CODES  # noqa: E402
+from core.evaluate import evaluate, evaluation_to_json  # noqa: E402
+from core.generators.fat_tree import FatTreeOptions, generate_fat_tree  # noqa: E402
+from core.project import design_from_dict, design_to_dict  # noqa: E402
+from core.workload import workload_from_dict  # noqa: E402
+
+
+def _job(gpus: int):
+    """Llama 3 70B on ``gpus`` GPUs, TP 8 PP 4."""
+    raw = json.loads(Path("resources/workloads/llama3-70b.json").read_text())
+    dp = gpus // 32
+    raw["parallelism"].update(tp=8, pp=4, dp=dp, global_batch=dp * 4)
+    return workload_from_dict(raw)
+
+
+def _catalog_with(tmp_path, catalog, dpu: dict | None = None):
+    """The built-in catalog plus a DGX-B200 whose two DPUs are ``dpu`` (id "My-DPU")."""
+    server = {**catalog.get("DGX-B200").to_json(), "id": "B200-My-DPU", "dpu": "My-DPU"}
+    server.pop("price", None)
+    entries = [dpu or _dpu(ports=2, port_gbit_s=200), server]
+    return load_catalog(extra_files=[_write(tmp_path, entries)], include_user=False)
+
+
+def _evaluate(catalog, server: str, storage_nodes: int, encrypt: bool = False,
+              dpus_override: float | None = None, gpus: int = 256):
+    design = generate_fat_tree(FatTreeOptions(gpus, server, "QM9700", storage="AI400X2",
+                                              storage_nodes=storage_nodes), catalog)
+    raw = design_to_dict(design)
+    if dpus_override is not None:
+        for su in raw["design"]["children"]:
+            for child in su.get("children", []):
+                if child.get("catalog_id") == server:
+                    child["overrides"] = {"dpus": dpus_override}
+    raw["assumptions"] = {"storage": {"dpu_encrypt_storage": encrypt}}
+    design = design_from_dict(raw, catalog)
+    return evaluate(design, catalog, _job(gpus))
+
+
+def _codes(ev) -> dict:
+    return {w.code: w for w in ev.warnings}
+
+
+def test_storage_through_bluefield3_names_the_dpu_and_its_engines_cap_it(catalog):
+    ev = _evaluate(catalog, "DGX-B200", storage_nodes=16)
+    nodes = 256 // 8
+    per_dpu = catalog.get("BlueField-3")["engines"]["storage"]["gbyte_s"]
+    for io_class in ("data_loading", "checkpoint_write", "checkpoint_restore"):
+        result = ev.storage.classes[io_class]
+        assert "BlueField-3 DPU ports" in result.path
+        assert result.stages_gbyte_s["BlueField-3 storage engine"] == pytest.approx(nodes * 2 * per_dpu)
+        assert result.job_gbyte_s <= result.stages_gbyte_s["BlueField-3 storage engine"]
+    # 16 AI400X2 bind here, not the DPUs: no DPU warning
+    assert ev.storage.classes["checkpoint_write"].bottleneck == "AI400X2 throughput"
+    assert "DPU_BOTTLENECK" not in _codes(ev)
+
+
+def test_one_bluefield3_per_node_caps_storage_at_its_storage_engine(catalog):
+    # A node overridden to one DPU (its links as drawn): its storage engine, not the links or
+    # the 200 storage nodes, sets the job's storage bandwidth, and the warning names the nodes.
+    ev = _evaluate(catalog, "DGX-B200", storage_nodes=200, dpus_override=1)
+    per_dpu = catalog.get("BlueField-3")["engines"]["storage"]["gbyte_s"]
+    write = ev.storage.classes["checkpoint_write"]
+    assert write.bottleneck == "BlueField-3 storage engine"
+    assert write.job_gbyte_s == pytest.approx(32 * 1 * per_dpu)
+    assert write.job_gbyte_s < write.stages_gbyte_s["job's own links"]
+    warning = _codes(ev)["DPU_BOTTLENECK"]
+    assert warning.severity == "warning" and "BlueField-3" in warning.message
+    assert warning.components and all("nodes" in c for c in warning.components)
+    assert ev.counts.dpus == 32                              # the override is counted too
+    out = evaluation_to_json(ev)["dpus"]["by_model"]["BlueField-3"]
+    assert out["binding_engine"] == "storage"
+    assert "checkpoint_write" in out["binding_io_classes"]
+
+
+def test_a_dpu_slower_than_its_storage_share_is_the_bottleneck(tmp_path, catalog):
+    slow = _catalog_with(tmp_path, catalog)                  # My-DPU: storage engine 20 GB/s
+    fast = _evaluate(catalog, "DGX-B200", storage_nodes=64)
+    ev = _evaluate(slow, "B200-My-DPU", storage_nodes=64)
+    write = ev.storage.classes["checkpoint_write"]
+    assert write.bottleneck == "My-DPU storage engine"
+    assert write.job_gbyte_s == pytest.approx(32 * 2 * 20)
+    # the slower DPU makes the checkpoint slower than the same design with BlueField-3
+    assert ev.reliability.checkpoint_write_s > fast.reliability.checkpoint_write_s
+    assert "DPU_BOTTLENECK" in _codes(ev) and "DPU_BOTTLENECK" not in _codes(fast)
+    assert CODES["DPU_BOTTLENECK"].severity == "warning"
+
+
+def test_encrypted_storage_is_checked_against_the_security_engine(tmp_path, catalog):
+    # IPsec at 100 Gb/s per DPU under 2 x 200G ports: encryption, not the links, binds
+    dpu = _dpu(ports=2, port_gbit_s=200, engines={
+        "storage": {"gbyte_s": 50}, "network": {"gbit_s": 400},
+        "security": {"ipsec_gbit_s": 100, "offload_cores_freed": 10}})
+    crypto = _catalog_with(tmp_path, catalog, dpu)
+    plain = _evaluate(crypto, "B200-My-DPU", storage_nodes=200)
+    sealed = _evaluate(crypto, "B200-My-DPU", storage_nodes=200, encrypt=True)
+    assert "My-DPU security engine (IPsec)" not in plain.storage.classes["data_loading"].stages_gbyte_s
+    assert "DPU_CRYPTO_LIMIT" not in _codes(plain)
+    data = sealed.storage.classes["data_loading"]
+    assert data.bottleneck == "My-DPU security engine (IPsec)"
+    assert data.job_gbyte_s == pytest.approx(32 * 2 * 100 / 8)
+    assert data.job_gbyte_s < plain.storage.classes["data_loading"].job_gbyte_s
+    assert "DPU_CRYPTO_LIMIT" in _codes(sealed) and "DPU_BOTTLENECK" not in _codes(sealed)
+    assert sealed.dpus.models["My-DPU"].binding_engine == "security"
+
+
+def test_bluefield3_encrypts_at_line_rate_without_a_crypto_warning(catalog):
+    ev = _evaluate(catalog, "DGX-B200", storage_nodes=200, encrypt=True)
+    stages = ev.storage.classes["checkpoint_write"].stages_gbyte_s
+    assert stages["BlueField-3 security engine (IPsec)"] == pytest.approx(
+        stages["job's own links"])
+    assert "DPU_CRYPTO_LIMIT" not in _codes(ev)
+    assert "security" in ev.dpus.models["BlueField-3"].engines_used
+
+
+def test_encryption_on_a_dpu_without_a_security_engine_is_said(tmp_path, catalog):
+    ev = _evaluate(_catalog_with(tmp_path, catalog), "B200-My-DPU", storage_nodes=16, encrypt=True)
+    assert "lists no IPsec rate" in _codes(ev)["DPU_CRYPTO_LIMIT"].message
+
+
+@pytest.mark.parametrize("encrypt", [False, True])
+def test_cores_freed_are_count_times_the_per_dpu_figure_of_the_engines_used(catalog, encrypt):
+    ev = _evaluate(catalog, "DGX-B200", storage_nodes=16, encrypt=encrypt)
+    engines = catalog.get("BlueField-3")["engines"]
+    used = ["compute_virtio", "storage", "network", "control"] + (["security"] if encrypt else [])
+    per_dpu = sum(engines[e]["offload_cores_freed"] for e in used)
+    model = ev.dpus.models["BlueField-3"]
+    assert model.count == ev.counts.dpus == 64
+    assert sorted(model.engines_used) == sorted(used)
+    assert model.cores_freed_per_dpu == per_dpu
+    assert model.cores_freed_total == 64 * per_dpu
+    out = evaluation_to_json(ev)["dpus"]
+    assert out["cores_freed_total"] == 64 * per_dpu and out["count"] == 64
+    assert out["encrypt_storage"] is encrypt
+
+
+def test_dpus_off_the_storage_path_free_only_network_and_control_cores(catalog):
+    # converged storage goes over the compute NICs: the DPUs do not carry it
+    design = generate_fat_tree(FatTreeOptions(256, "DGX-B200", "QM9700", storage="AI400X2",
+                                              storage_nodes=8, storage_fabric="converged"), catalog)
+    ev = evaluate(design, catalog, _job(256))
+    engines = catalog.get("BlueField-3")["engines"]
+    model = ev.dpus.models["BlueField-3"]
+    assert not model.on_storage_path and model.engines_used == ("network", "control")
+    assert model.cores_freed_per_dpu == (engines["network"]["offload_cores_freed"]
+                                         + engines["control"]["offload_cores_freed"])
+    assert not any("BlueField-3" in s for s in ev.storage.classes["data_loading"].stages_gbyte_s)
+
+
+def test_a_design_without_dpus_has_an_empty_dpus_section(catalog):
+    design = generate_fat_tree(FatTreeOptions(64, "DGX-H100", "QM9700"), catalog)
+    out = evaluation_to_json(evaluate(design, catalog))["dpus"]
+    assert out == {"by_model": {}, "count": 0, "cores_freed_total": None, "encrypt_storage": False}
