@@ -260,3 +260,49 @@ def test_a_design_without_dpus_has_an_empty_dpus_section(catalog):
     design = generate_fat_tree(FatTreeOptions(64, "DGX-H100", "QM9700"), catalog)
     out = evaluation_to_json(evaluate(design, catalog))["dpus"]
     assert out == {"by_model": {}, "count": 0, "cores_freed_total": None, "encrypt_storage": False}
+
+
+# --------------------------------------------------------------------------- any engine rates
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from core.catalog import Catalog, parse_entry  # noqa: E402
+
+
+def _with_dpu(catalog, engines: dict) -> Catalog:
+    """``catalog`` plus My-DPU (2 x 200G, ``engines``) and a DGX-B200 carrying two of them."""
+    server = {**catalog.get("DGX-B200").to_json(), "id": "B200-My-DPU", "dpu": "My-DPU"}
+    dpu = _dpu(ports=2, port_gbit_s=200, engines=engines)
+    if not engines:
+        del dpu["engines"]
+    return Catalog([*catalog, parse_entry(dpu, "test", 0), parse_entry(server, "test", 1)])
+
+
+def _storage_eval(catalog, encrypt: bool):
+    design = generate_fat_tree(FatTreeOptions(64, "B200-My-DPU", "QM9700", storage="AI400X2",
+                                              storage_nodes=4), catalog)
+    design.assumptions = Assumptions(storage=StorageAssumptions(dpu_encrypt_storage=encrypt))
+    return evaluate(design, catalog)
+
+
+rates = st.floats(min_value=0.5, max_value=500.0, allow_nan=False)
+
+
+@settings(max_examples=40)
+@given(storage=rates, network_gbit_s=st.floats(min_value=4.0, max_value=4000.0),
+       ipsec_gbit_s=st.floats(min_value=4.0, max_value=4000.0), encrypt=st.booleans())
+def test_dpu_engines_cap_the_path_at_their_slowest_and_never_speed_it_up(
+        catalog, storage, network_gbit_s, ipsec_gbit_s, encrypt):
+    base = _storage_eval(_with_dpu(catalog, {}), encrypt)
+    ev = _storage_eval(_with_dpu(catalog, {"storage": {"gbyte_s": storage},
+                                           "network": {"gbit_s": network_gbit_s},
+                                           "security": {"ipsec_gbit_s": ipsec_gbit_s}}), encrypt)
+    dpus = 8 * 2  # 8 nodes, two DPUs each
+    caps = [dpus * storage, dpus * network_gbit_s / 8] + ([dpus * ipsec_gbit_s / 8] if encrypt else [])
+    for io_class in ("data_loading", "checkpoint_write", "checkpoint_restore"):
+        expected = min([base.storage.classes[io_class].job_gbyte_s, *caps])
+        assert ev.storage.classes[io_class].job_gbyte_s == pytest.approx(expected)
+    dpu_binds = any(c.bottleneck.startswith("My-DPU") for c in ev.storage.classes.values())
+    codes = _codes(ev)
+    assert dpu_binds == ("DPU_BOTTLENECK" in codes or "DPU_CRYPTO_LIMIT" in codes)
