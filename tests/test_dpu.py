@@ -306,3 +306,13 @@ def test_dpu_engines_cap_the_path_at_their_slowest_and_never_speed_it_up(
     dpu_binds = any(c.bottleneck.startswith("My-DPU") for c in ev.storage.classes.values())
     codes = _codes(ev)
     assert dpu_binds == ("DPU_BOTTLENECK" in codes or "DPU_CRYPTO_LIMIT" in codes)
+
+
+def test_reachable_storage_bandwidth_is_capped_by_the_dpus_too(catalog):
+    # bandwidth.storage_read_gbyte_s (what the GPUs can reach) follows the DPU engines as the
+    # storage path does: one BlueField-3 per node passes half of what the links would
+    full = _evaluate(catalog, "DGX-B200", storage_nodes=200)
+    one = _evaluate(catalog, "DGX-B200", storage_nodes=200, dpus_override=1)
+    per_dpu = catalog.get("BlueField-3")["engines"]["storage"]["gbyte_s"]
+    assert one.bandwidth.storage_read_gbyte_s == pytest.approx(32 * per_dpu)
+    assert full.bandwidth.storage_read_gbyte_s == pytest.approx(2 * 32 * per_dpu)
