@@ -7,10 +7,19 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from core.catalog import load_catalog
+from core.analysis.storage import StorageAssumptions
+from core.assumptions import Assumptions
+from core.catalog import Catalog, load_catalog, parse_entry
+from core.diagnostic_codes import CODES
 from core.dpu_engines import ENGINES
 from core.errors import CatalogError
+from core.evaluate import evaluate, evaluation_to_json
+from core.generators.fat_tree import FatTreeOptions, generate_fat_tree
+from core.project import design_from_dict, design_to_dict
+from core.workload import workload_from_dict
 
 DPU_IDS = ("BlueField-3", "BlueField-4", "Panshi-DPU")
 
@@ -103,16 +112,6 @@ def test_engines_only_on_a_dpu(tmp_path):
 
 
 # --------------------------------------------------------------------------- on the storage path
-
-import dataclasses  # noqa: E402
-
-from core.analysis.storage import StorageAssumptions  # noqa: E402
-from core.assumptions import Assumptions  # noqa: E402
-from core.diagnostic_codes import CODES  # noqa: E402
-from core.evaluate import evaluate, evaluation_to_json  # noqa: E402
-from core.generators.fat_tree import FatTreeOptions, generate_fat_tree  # noqa: E402
-from core.project import design_from_dict, design_to_dict  # noqa: E402
-from core.workload import workload_from_dict  # noqa: E402
 
 
 def _job(gpus: int):
@@ -263,11 +262,6 @@ def test_a_design_without_dpus_has_an_empty_dpus_section(catalog):
 
 
 # --------------------------------------------------------------------------- any engine rates
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from core.catalog import Catalog, parse_entry  # noqa: E402
 
 
 def _with_dpu(catalog, engines: dict) -> Catalog:

@@ -19,7 +19,7 @@ A node's DPU count is the catalog's ``dpus`` unless the node overrides it (``ove
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
@@ -30,9 +30,6 @@ from core.dpu_engines import ENGINE_TITLES, ENGINES, cores_freed_per_dpu, engine
 from core.flatten import FlatDesign
 from core.jsonable import to_jsonable
 
-# Engines on the storage path, by the words their stage carries in the storage path.
-STAGE_ENGINES = {"storage engine": "storage", "storage engine IOPS": "storage",
-                 "network engine": "network", "security engine (IPsec)": "security"}
 # Stages whose binding is a crypto limit rather than a plain DPU bottleneck.
 _CRYPTO = "security"
 
