@@ -10,7 +10,9 @@ north-south NIC or DPU ports of the server), else over their scale-out NICs (a *
 fabric: storage nodes on the compute fabric's switches). The path is a chain of stages, each a
 cut all compute-to-storage traffic crosses: the compute nodes' links, every tier-to-tier cut of
 the switches on the path (crossed up and then down), the storage nodes' links and the storage
-devices themselves (datasheet read or write GB/s, or IOPS x I/O size for small reads).
+devices themselves (datasheet read or write GB/s, or IOPS x I/O size for small reads). When the
+storage links leave from the nodes' DPUs, their engines are stages too (core/analysis/dpu.py:
+storage GB/s or IOPS, network line rate, IPsec when ``dpu_encrypt_storage``).
 
 **The job's share** (issue 14: a checkpoint never gets faster when the cluster grows around an
 unchanged job). The job has the links of its own nodes (its fraction ``f`` of the GPUs on the
