@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping
 
 from core.catalog_prices import price_problem
 from core.design_fields import MAX_ID_CHARS, check_text, show
+from core.dpu_engines import engines_problem
 from core.errors import CatalogError
 from core.jsonfile import read_json
 
@@ -156,7 +157,13 @@ FIELDS["supernode"] = {
     "racks": ((int,), False, 1),
     "scale_up_tiers": ((int,), False, 1),
 }
-FIELDS["dpu"] = dict(FIELDS["nic"])
+FIELDS["dpu"] = {
+    **FIELDS["nic"],
+    # What its engines do (core/dpu_engines.py): {"storage": {"gbyte_s": 50}, ...}
+    "engines": ((dict,), False, None),
+    # Host CPU cores one DPU frees when used, for the whole DPU (else per engine)
+    "offload_cores_freed": (_NUMBER, False, None),
+}
 
 # Bounds of every catalog number: far beyond any real part, low enough that the analyses'
 # products stay finite (an accelerator count of 10**30 or a price of 1e308 would not).
@@ -461,6 +468,11 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
         fail("medium", f"must be one of {', '.join(MEDIA)}")
     if kind == "storage" and values["read_gbyte_s"] <= 0:
         fail("read_gbyte_s", "must be positive")
+    if kind == "dpu" and values["engines"] is not None:
+        problem = engines_problem(values["engines"], values["offload_cores_freed"],
+                                  MAX_CATALOG_NUMBER, MAX_CATALOG_TEXT)
+        if problem:
+            fail(*problem)
 
 
 def _check_port_modes(ports: dict[str, Any], fail) -> None:

@@ -90,6 +90,11 @@ CODES: dict[str, CodeInfo] = {
         "warning", "persisting a checkpoint takes longer than the optimal checkpoint interval"),
     "CHECKPOINT_TIER_TOO_SMALL": CodeInfo(
         "warning", "a checkpoint tier holds less per node than the job's shard: the tier is skipped"),
+    "DPU_BOTTLENECK": CodeInfo(
+        "warning", "a DPU engine (storage or network) is the bottleneck of the job's storage I/O"),
+    "DPU_CRYPTO_LIMIT": CodeInfo(
+        "warning", "the storage traffic to encrypt exceeds the DPU security engine's IPsec rate, "
+                   "or the DPU lists no rate to check"),
     "STORAGE_PARTLY_REACHED": CodeInfo(
         "warning", "some of the job's nodes have no path to storage: storage bandwidth is for the others"),
     "LOW_ETTR": CodeInfo(

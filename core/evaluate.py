@@ -7,7 +7,9 @@ function in ``core/analysis`` of what the steps before it produced:
    the analyses see) and its ``inventory`` (counts, cables, optics);
 2. network: bandwidth and latency            <- topology
 3. storage by I/O class                      <- topology, workload (the job's share of its
-                                                storage path)
+                                                storage path; the DPUs it goes through)
+   DPUs: count, engines used, which binds, cores  <- flattened design, storage's DPU stages
+   freed
 4. reliability                               <- inventory, fabric, workload, the job's
                                                 checkpoint write and restore bandwidth of
                                                 storage, single points of failure
@@ -35,6 +37,7 @@ from typing import Any
 
 from core.analysis.bottleneck import BottleneckResult, explain_bottleneck
 from core.analysis.cost import CostResult, analyze_cost
+from core.analysis.dpu import DpuResult, analyze_dpus
 from core.analysis.network import BandwidthResult, LatencyResult, analyze_bandwidth, analyze_latency
 from core.analysis.performance import PerformanceResult, analyze_performance
 from core.analysis.power import PowerResult, analyze_power
@@ -89,6 +92,7 @@ class Evaluation:
     cannot_run: tuple[Diagnostic, ...] = ()
     cost: CostResult | None = None  # None only for an Evaluation built without it
     storage: StorageResult | None = None  # None only for an Evaluation built without it
+    dpus: DpuResult | None = None  # what the DPUs do (None only for an Evaluation built without it)
 
 
 def _counts(inventory: Inventory, topology: Topology) -> Counts:
@@ -135,6 +139,8 @@ def evaluate(
     bandwidth = analyze_bandwidth(topology, assumptions.network)
     latency = analyze_latency(topology, assumptions.network)
     storage = analyze_storage(topology, workload, assumptions.storage, assumptions.network)
+    dpus = analyze_dpus(flat, storage.classes, storage.dpu_stages,
+                        assumptions.storage.dpu_encrypt_storage)
     reliability = analyze_reliability(
         inventory, fabric, workload,
         storage.classes["checkpoint_write"].job_gbyte_s or 0.0, spof_paths,
@@ -166,6 +172,7 @@ def evaluate(
     elif workload is None:
         warnings.append(Diagnostic("NO_WORKLOAD", "no workload: performance and energy are not computed"))
     warnings.extend(storage.diagnostics)
+    warnings.extend(dpus.diagnostics)
     warnings.extend(reliability.diagnostics)
     warnings.extend(power.diagnostics)
     warnings.extend(cost.diagnostics)
@@ -173,7 +180,7 @@ def evaluate(
     return Evaluation(
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
         assumptions, inventory, topology, merge_diagnostics(warnings),
-        time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost, storage,
+        time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost, storage, dpus,
     )
 
 
@@ -236,6 +243,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
         "performance": _performance_json(ev),
         "cost": _cost_json(ev),
         "storage": ev.storage.to_json() if ev.storage is not None else None,
+        "dpus": ev.dpus.to_json() if ev.dpus is not None else None,
         "bottleneck": ev.bottleneck.to_json() if ev.bottleneck is not None else None,
         "warnings": [w.to_json() for w in ev.warnings],
         "workload": workload_to_dict(ev.workload) if ev.workload is not None else None,

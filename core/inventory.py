@@ -175,8 +175,9 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
             if spec.get("nic") and spec.get("nics"):
                 tally.add(catalog.get(spec["nic"]), "nic", False, {}, total * int(spec["nics"]),
                           position + 2, groups)
-            if spec.get("dpu") and spec.get("dpus"):
-                tally.add(catalog.get(spec["dpu"]), "dpu", False, {}, total * int(spec["dpus"]),
+            dpus = int(node.overrides.get("dpus", spec.get("dpus") or 0))  # a node may override
+            if spec.get("dpu") and dpus:
+                tally.add(catalog.get(spec["dpu"]), "dpu", False, {}, total * dpus,
                           position + 3, groups)
             for m, item in enumerate(spec.get("scale_up_switches") or []):
                 tally.add(catalog.get(item["id"]), "scale-up", False, {},

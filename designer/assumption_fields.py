@@ -78,6 +78,7 @@ LABELS = {
     "gemm_efficiency_gflop": "GEMM efficiency: sizes",
     "gemm_efficiency": "GEMM efficiency: values",
     "electricity_usd_per_kwh": "Electricity price",
+    "dpu_encrypt_storage": "Encrypt storage on DPUs (IPsec)",
     "grid_t_co2_per_mwh": "Grid carbon intensity",
     "typical_fraction": "Typical / nameplate power",
     "spectral_bisection_max_units": "Spectral bisection up to",

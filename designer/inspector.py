@@ -31,6 +31,7 @@ from core.operations import SetProperty
 from designer.canvas.aggregate import GroupBundle, MemberGroup, Summary
 from designer.canvas.aggregate_items import group_name, members_noun
 from designer.document import DesignDocument
+from designer.dpu_engine_text import dpu_engine_lines
 from designer.edits import link_end_choices, move_link_end
 from designer.format import speed as fmt_speed
 from designer.member_list import MemberList
@@ -385,11 +386,13 @@ class InspectorWidget(QScrollArea):
         if kind in POWER_KEY and spec is not None:
             key, unit = POWER_KEY[kind]
             self._override(form, f"Power ({unit})", key, unit, spec.get(key))
+        if spec is not None and spec.get("dpu"):  # how many DPUs front this node's storage
+            self._override(form, "DPUs per unit", "dpus", "", spec.get("dpus"))
         path = self._target[1]  # type: ignore[index]
         info = [f"<b>Path</b> {path}", f"<b>Catalog id</b> {node.catalog_id}"]
         if spec is not None:
             info += [f"<b>Vendor</b> {spec.vendor}", f"<b>Source</b> {spec.source}",
-                     f"<b>Confidence</b> {spec.confidence}"]
+                     f"<b>Confidence</b> {spec.confidence}", *dpu_engine_lines(spec, self.catalog)]
         self._info.setText("<br>".join(info))
         self._add_member_context(path)
 

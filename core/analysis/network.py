@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +23,7 @@ from scipy.sparse.csgraph import laplacian
 from scipy.sparse.linalg import LinearOperator, eigsh, splu
 
 from core.analysis.collectives import allreduce_busbw_gbyte_s, allreduce_time_s, alltoall_time_s
+from core.analysis.dpu import storage_path_stages
 from core.diagnostics import Diagnostic
 from core.fabric import UNCONNECTED
 from core.topology import NetworkAssumptions, Topology
@@ -89,6 +91,18 @@ def _spectral_bisection_gbit_s(topology: Topology) -> float:
     return float(cut[candidates].min())
 
 
+def _dpu_cap_gbyte_s(flat, side: np.ndarray) -> float:
+    """What the DPUs the compute nodes' storage links leave from pass (their storage and network
+    engines, core/analysis/dpu.py; unencrypted): infinite without DPUs on those links."""
+    compute = flat.is_compute
+    n = len(compute)
+    own_gbit_s = (np.bincount(flat.bundle_a[side], flat.capacity_gbit_s[side], minlength=n)
+                  + np.bincount(flat.bundle_b[side], flat.capacity_gbit_s[side], minlength=n))
+    start = compute & (own_gbit_s > 0)
+    stages = storage_path_stages(flat, start, np.where(start, own_gbit_s, 0.0), False, 1.0)
+    return min((s.gbyte_s for s in stages if not s.small_reads_only), default=math.inf)
+
+
 def _storage_gbyte_s(topology: Topology, field: str) -> float:
     """Storage throughput GPUs can reach: min(storage devices, their links, compute-side links)."""
     flat = topology.flat
@@ -112,6 +126,7 @@ def _storage_gbyte_s(topology: Topology, field: str) -> float:
             & (compute[flat.bundle_a] | compute[flat.bundle_b]))
     if side.any():
         compute_side = sum(flat.capacity_gbit_s[side].tolist()) / 8.0
+        compute_side = min(compute_side, _dpu_cap_gbyte_s(flat, side))
     elif topology.up_capacity_gbit_s:
         compute_side = topology.up_capacity_gbit_s[0] / 8.0
     else:

@@ -10,7 +10,9 @@ north-south NIC or DPU ports of the server), else over their scale-out NICs (a *
 fabric: storage nodes on the compute fabric's switches). The path is a chain of stages, each a
 cut all compute-to-storage traffic crosses: the compute nodes' links, every tier-to-tier cut of
 the switches on the path (crossed up and then down), the storage nodes' links and the storage
-devices themselves (datasheet read or write GB/s, or IOPS x I/O size for small reads).
+devices themselves (datasheet read or write GB/s, or IOPS x I/O size for small reads). When the
+storage links leave from the nodes' DPUs, their engines are stages too (core/analysis/dpu.py:
+storage GB/s or IOPS, network line rate, IPsec when ``dpu_encrypt_storage``).
 
 **The job's share** (issue 14: a checkpoint never gets faster when the cluster grows around an
 unchanged job). The job has the links of its own nodes (its fraction ``f`` of the GPUs on the
@@ -32,6 +34,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from core.analysis.dpu import DpuStage, storage_path_stages
 from core.diagnostics import Diagnostic
 from core.errors import ProjectFileError
 from core.flatten import FlatDesign
@@ -77,6 +80,9 @@ class StorageAssumptions:
     # Empty: the reliability analysis's single-tier model (checkpoint_mode, async_blocking_s).
     checkpoint_tiers: dict[str, list[float]] = field(
         default_factory=dict, metadata={"min": 0.0})
+    # Encrypt the storage traffic that leaves through DPUs (IPsec on their security engines,
+    # tenant isolation as in article 003): the security engine's rate then caps that path.
+    dpu_encrypt_storage: bool = False
 
     def __post_init__(self) -> None:
         for name, row in self.checkpoint_tiers.items():
@@ -125,6 +131,7 @@ class StorageResult:
     storage_nodes: int
     classes: Mapping[str, IOClassResult]
     diagnostics: tuple[Diagnostic, ...] = ()
+    dpu_stages: tuple[DpuStage, ...] = ()  # the DPU engines on the path (core/analysis/dpu.py)
 
     def to_json(self) -> dict[str, Any]:
         """The evaluation JSON's ``storage`` section: one entry per I/O class."""
@@ -137,6 +144,7 @@ class _Stage:
     read_gbyte_s: float
     write_gbyte_s: float
     shared: bool
+    small_reads_only: bool = False   # an IOPS cap: it limits small random reads only
 
 
 def _job_gpus(total_gpus: int, workload: Workload | None) -> int:
@@ -222,7 +230,8 @@ def analyze_storage(
     for io_class in IO_CLASSES:
         writing = io_class == "checkpoint_write"
         limits = {s.name: (s.write_gbyte_s if writing else s.read_gbyte_s) * (shared if s.shared else f)
-                  for s in chain.stages}
+                  for s in chain.stages
+                  if not s.small_reads_only or io_class == "inference_small_read"}
         if io_class == "inference_small_read":  # IOPS-bound at the devices, not throughput
             del limits[chain.device_stage]
             limits[chain.iops_stage] = chain.small_read_gbyte_s * shared
@@ -244,7 +253,7 @@ def analyze_storage(
             f"only {path_gpus:,} of the job's {job_gpus:,} GPUs have a path to storage; "
             "storage bandwidth is for those"))
     return StorageResult(fabric, job_gpus, path_gpus, f, shared, n_storage, classes,
-                         tuple(diagnostics))
+                         tuple(diagnostics), chain.dpu_stages)
 
 
 @dataclass(frozen=True)
@@ -257,6 +266,7 @@ class _Chain:
     device_stage: str               # name of the devices' throughput stage
     iops_stage: str                 # name of their random-read IOPS stage
     small_read_gbyte_s: float       # IOPS x small-read size, all reached devices
+    dpu_stages: tuple[DpuStage, ...] = ()
 
 
 def _stage_chain(topology: Topology, on_path: np.ndarray, first_links: np.ndarray,
@@ -271,6 +281,17 @@ def _stage_chain(topology: Topology, on_path: np.ndarray, first_links: np.ndarra
     own_gbyte_s = float(flat.capacity_gbit_s[own].sum()) / 8.0
     stages.append(_Stage("job's own links", own_gbyte_s, own_gbyte_s, shared=False))
     lengths["job's own links"] = _mean_length_ns(flat, own)
+    # 1b. the DPUs those links leave from (a separate fabric reached over DPU ports): their
+    # engines are the node's own stages too; a tie with the links leaves the links binding
+    dpu_stages: tuple[DpuStage, ...] = ()
+    if not converged:
+        n = len(start)
+        own_gbit_s = (np.bincount(flat.bundle_a[own], flat.capacity_gbit_s[own], minlength=n)
+                      + np.bincount(flat.bundle_b[own], flat.capacity_gbit_s[own], minlength=n))
+        dpu_stages = storage_path_stages(flat, start, np.where(start, own_gbit_s, 0.0),
+                                         a.dpu_encrypt_storage, a.small_read_bytes)
+        stages.extend(_Stage(d.name, d.gbyte_s, d.gbyte_s, False, d.small_reads_only)
+                      for d in dpu_stages)
     # 2. tier-to-tier cuts of the switches on the path, bottom-up. The path climbs from the
     # compute nodes to the top rank, then descends to the rank the storage hangs on: a
     # separate fabric's leaves (rank 1) are crossed twice, a converged fabric's storage
@@ -323,7 +344,7 @@ def _stage_chain(topology: Topology, on_path: np.ndarray, first_links: np.ndarra
                         ", ".join(f"{units_by_id[sid]:,} x {sid}" for sid in storage_ids)])
     return _Chain(tuple(stages), path, switch_ns + sum(lengths.values()),
                   f"{device_name} throughput", f"{device_name} random-read IOPS",
-                  iops * a.small_read_bytes / 1e9)
+                  iops * a.small_read_bytes / 1e9, dpu_stages)
 
 
 def _switch_rank(flat: FlatDesign, bundles: np.ndarray, switches: np.ndarray,

@@ -14,6 +14,7 @@ from core.analysis.bottleneck import BottleneckResult
 from core.analysis.memory import MemoryBreakdown
 from core.analysis.reliability import ReliabilityResult
 from core.analysis.storage import IO_CLASS_TITLES
+from core.dpu_engines import ENGINE_TITLES
 from core.assumptions import assumptions_to_dict
 from core.evaluate import Evaluation
 from core.stacks import stack_status
@@ -57,6 +58,8 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
     ]
     if ev.storage is not None:
         sections.append(("Storage by I/O class", storage_rows(ev)))
+    if ev.dpus is not None and ev.dpus.models:
+        sections.append(("DPUs", dpu_rows(ev)))
     if ev.workload is not None:
         sections.append(("Performance", _performance_rows(ev)))
     if ev.bottleneck is not None:
@@ -234,6 +237,25 @@ def storage_rows(ev: Evaluation) -> list[Row]:
         for path, classes in paths.items():
             label = "Path" if len(paths) == 1 else f"Path ({', '.join(classes)})"
             rows.append(Row(label, path, f"storage.{classes[0]}.path"))
+    return rows
+
+
+def dpu_rows(ev: Evaluation) -> list[Row]:
+    """One row per DPU model: how many, the engines at work, the one that limits storage I/O
+    and the host CPU cores their offload frees (core/analysis/dpu.py)."""
+    rows = []
+    for model, m in ev.dpus.models.items():
+        used = ", ".join(ENGINE_TITLES[e].lower() for e in m.engines_used) or "none listed"
+        binds = (f"; its {ENGINE_TITLES[m.binding_engine].lower()} engine limits "
+                 f"{', '.join(c.replace('_', ' ') for c in m.binding_io_classes)}"
+                 if m.binding_engine else "")
+        freed = ("" if m.cores_freed_total is None else
+                 f"; frees {m.cores_freed_total:,.0f} host cores ({m.cores_freed_per_dpu:g} per DPU)")
+        rows.append(Row(model, f"{m.count:,} x, engines used: {used}{binds}{freed}",
+                        f"dpus.by_model.{model}"))
+    if ev.dpus.encrypt_storage:
+        rows.append(Row("Storage encryption", "IPsec on the DPUs' security engines",
+                        "dpus.encrypt_storage"))
     return rows
 
 

@@ -4,6 +4,7 @@ and the checkpoint's blocking, persist and restore times (core/analysis/storage.
 from __future__ import annotations
 
 from core.analysis.storage import IO_CLASS_TITLES
+from core.dpu_engines import ENGINE_TITLES
 from designer.evaluator import Result
 from designer.format import num
 from designer.panels.base import MetricsPanel
@@ -54,6 +55,7 @@ class StoragePanel(MetricsPanel):
                     (f"{short}: latency", num(entry.latency_us, 1, "µs"), "first byte, one way"),
                     (f"{short}: bottleneck", entry.bottleneck or "—", tip),
                 ]
+        rows += _dpu_rows(ev)
         rows += [("Checkpoint", None)]
         if r.checkpoint_size_gb is None:
             rows.append(("Checkpoint size", "no workload"))
@@ -75,3 +77,25 @@ class StoragePanel(MetricsPanel):
                                    [e.job_gbyte_s or 0.0 for e in storage.classes.values()])
         else:
             self.by_class.set_data([], [])
+
+
+def _dpu_rows(ev) -> list[tuple]:
+    """The DPUs of the design: what each model does on the storage path, what limits it and
+    the host cores it frees (the evaluation's ``dpus`` section)."""
+    if ev.dpus is None or not ev.dpus.models:
+        return []
+    rows: list[tuple] = [("DPUs", None)]
+    for model, m in ev.dpus.models.items():
+        used = ", ".join(ENGINE_TITLES[e].lower() for e in m.engines_used) or "none listed"
+        where = "fronts storage" if m.on_storage_path else "not on the storage path"
+        rows.append((f"{model} × {m.count:,}", f"{where} · engines: {used}",
+                     "engines the design uses (catalog engines listed in the Inspector)"))
+        if m.binding_engine:
+            rows.append((f"{model}: binds", f"{ENGINE_TITLES[m.binding_engine]} engine · "
+                         + ", ".join(SHORT_NAMES[c].lower() for c in m.binding_io_classes)))
+        if m.cores_freed_total is not None:
+            rows.append((f"{model}: host cores freed", f"{m.cores_freed_total:,.0f} "
+                         f"({m.cores_freed_per_dpu:g} per DPU)", "offload estimates, catalog notes"))
+    if ev.dpus.encrypt_storage:
+        rows.append(("Storage encryption", "IPsec on the DPUs", "dpu_encrypt_storage assumption"))
+    return rows

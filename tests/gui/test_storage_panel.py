@@ -39,3 +39,17 @@ def test_storage_panel_without_storage_says_so(window, qtbot, small_design):
     _evaluated(window, qtbot, small_design)
     assert window.storage_panel.message().startswith("no storage in the design")
     assert window.storage_panel.value("Checkpoint size") == "no workload"
+
+
+def test_storage_panel_shows_the_dpus_that_front_storage(window, qtbot):
+    # DGX-B200 reaches its storage fabric through 2 BlueField-3 each: the path and the DPU
+    # rows say so, with the engines at work and the host cores they free
+    design = generate_fat_tree(FatTreeOptions(256, "DGX-B200", "QM9700", storage="AI400X2",
+                                              storage_nodes=16), default_catalog())
+    ev = _evaluated(window, qtbot, design)
+    panel = window.storage_panel
+    assert "BlueField-3 DPU ports" in panel.value("Path")
+    assert panel.value("BlueField-3 × 64").startswith("fronts storage · engines: ")
+    assert "storage" in panel.value("BlueField-3 × 64")
+    freed = ev.dpus.models["BlueField-3"].cores_freed_total
+    assert panel.value("BlueField-3: host cores freed").startswith(f"{freed:,.0f} ")
