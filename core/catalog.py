@@ -191,16 +191,26 @@ class ComponentSpec:
         raise CatalogError(f"{self.id}: no dense {precision} TFLOPs in the catalog")
 
     def port_count_at(self, gbit_s: float) -> int:
-        """Ports this switch offers at ``gbit_s`` (breakout-aware), 0 if that speed is not offered."""
-        for speed, count in self.fields["ports_by_gbit_s"].items():
+        """Ports this switch (or NIC, DPU) offers at ``gbit_s`` (breakout-aware), 0 if that
+        speed is not offered. A NIC without ``ports_by_gbit_s`` offers its ``ports`` at
+        ``port_gbit_s`` only."""
+        for speed, count in self._port_modes().items():
             if abs(float(speed) - gbit_s) < 1e-6:
                 return int(count)
         return 0
 
     @property
     def native_port_gbit_s(self) -> float:
-        """Fastest port speed of a switch (its native radix speed)."""
-        return max(float(s) for s in self.fields["ports_by_gbit_s"])
+        """Fastest port speed of a switch or NIC (its native radix speed)."""
+        return max(float(s) for s in self._port_modes())
+
+    def _port_modes(self) -> Mapping[str, int]:
+        modes = self.fields.get("ports_by_gbit_s")
+        if modes:
+            return modes
+        if self.fields.get("port_gbit_s") and self.fields.get("ports"):
+            return {str(self.fields["port_gbit_s"]): self.fields["ports"]}
+        return {}
 
     def to_json(self) -> dict[str, Any]:
         out = {
