@@ -101,6 +101,10 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         "rack_units": ((int,), False, None),
         "chassis": ((bool,), False, False),
         "in_network_reduction": ((bool,), False, False),
+        # Native ports one module cage holds: 2 where ports_by_gbit_s counts each half of a
+        # twin-port OSFP (QM9700: 64 x 400G in 32 cages), 1 where it counts cages (SN5600:
+        # 64 x 800G cages). Breakout links use the cage's module (core/inventory.py).
+        "ports_per_cage": ((int,), False, 2),
     },
     "nic": {
         "ports": ((int,), True, None),
@@ -121,6 +125,7 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         "reach_m": (_NUMBER, True, None),
         "ns_per_m": (_NUMBER, True, None),
         "power_w": (_NUMBER, False, 0.0),
+        "fanout": ((int,), False, 1),  # ends one cable fans out to: 2 for a 1:2 splitter
     },
     "storage": {
         "read_gbyte_s": (_NUMBER, True, None),
@@ -453,6 +458,10 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
     if kind in ("nic", "dpu") and not all(isinstance(p, str) and len(p) <= MAX_ID_CHARS
                                           for p in values["protocols"]):
         fail("protocols", f"expected a list of protocol names, got {show(values['protocols'])}")
+    if kind == "switch" and values["ports_per_cage"] < 1:
+        fail("ports_per_cage", "must be at least 1")
+    if kind == "cable" and values["fanout"] < 1:
+        fail("fanout", "must be at least 1 (1 is a straight cable)")
     if kind in ("transceiver", "cable") and values["medium"] not in MEDIA:
         fail("medium", f"must be one of {', '.join(MEDIA)}")
     if kind == "storage" and values["read_gbyte_s"] <= 0:

@@ -103,7 +103,7 @@ def _counts(inventory: Inventory, topology: Topology) -> Counts:
         nics=inventory.count("nic"),
         dpus=inventory.count("dpu"),
         storage_nodes=inventory.count("storage"),
-        links=inventory.count("cable"),
+        links=inventory.links,
         transceivers=inventory.count("transceiver"),
     )
 

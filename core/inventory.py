@@ -15,6 +15,7 @@ import numpy as np
 
 from core.catalog import ComponentSpec
 from core.flatten import Codes, runs
+from core.port_modes import links_per_port
 
 # Roles an item can play. Switch roles follow the scale-out tier names of the evaluation JSON.
 ROLES = (
@@ -41,6 +42,7 @@ class InventoryItem:
     powered: bool = True
     overrides: Mapping[str, float] = field(default_factory=dict)
     paths: tuple[str, ...] = ()  # design paths of the nodes it came from (cables, optics: their ends)
+    links: int = 0  # cables: the links they carry (a 1:2 splitter two; 0: one per cable)
 
     def value(self, key: str, default: float | None = None) -> float | None:
         """An override if the user set one, else the catalog value, else ``default``."""
@@ -62,6 +64,11 @@ class Inventory:
     @property
     def gpus(self) -> int:
         return self.count("accelerator")
+
+    @property
+    def links(self) -> int:
+        """Cabled links: one per straight cable, one per leg of a splitter."""
+        return sum(item.links or item.count for item in self.items if item.role == "cable")
 
     @property
     def compute_nodes(self) -> int:
@@ -94,8 +101,33 @@ def choose_transceiver(catalog, speed_gbit_s: float, length_m: float) -> Compone
     return twin or single
 
 
-def choose_cable(catalog, medium: str, length_m: float) -> ComponentSpec | None:
-    return _pick([c for c in catalog.by_kind("cable") if c["medium"] == medium], length_m)
+def cage_module(catalog, switch: ComponentSpec, speed_gbit_s: float,
+                length_m: float) -> tuple[ComponentSpec, int] | None:
+    """The module a switch's cage takes for breakout links of ``speed_gbit_s``, and the links
+    each of its ports fans out to (1: straight cables into the module's ports).
+
+    The cage holds ``ports_per_cage`` native ports: a Q3400 cage (2 x 800G) takes a 1.6T
+    twin-port module whose 800G ports each split to 2 x 400G; an SN5600 cage (one 800G port)
+    takes a 2 x 400G twin-port module, 400G links straight and 200G links split in two. The
+    fewest splits win, then the shortest reach that covers the run. None: the catalog has no
+    module for the cage at this speed."""
+    cage_gbit_s = switch.native_port_gbit_s * int(switch.get("ports_per_cage", 2))
+    by_fanout: dict[int, list[ComponentSpec]] = {}
+    for module in catalog.by_kind("transceiver"):
+        port_gbit_s = float(module["gbit_s"]) / int(module["lanes"])
+        fanout = round(port_gbit_s / speed_gbit_s)
+        if (abs(float(module["gbit_s"]) - cage_gbit_s) < 1e-6 and fanout >= 1
+                and abs(fanout * speed_gbit_s - port_gbit_s) < 1e-6):
+            by_fanout.setdefault(fanout, []).append(module)
+    picks = [(_pick(modules, length_m), fanout) for fanout, modules in sorted(by_fanout.items())]
+    reaching = [(m, f) for m, f in picks if float(m["reach_m"]) >= length_m]
+    return (reaching or picks or [None])[0]
+
+
+def choose_cable(catalog, medium: str, length_m: float, fanout: int = 1) -> ComponentSpec | None:
+    """The cable for a run: straight (``fanout`` 1) or a splitter fanning out to ``fanout``."""
+    return _pick([c for c in catalog.by_kind("cable")
+                  if c["medium"] == medium and int(c.get("fanout", 1)) == fanout], length_m)
 
 
 def build_inventory(flat, tiers: Mapping[int, str]) -> tuple[Inventory, list]:
@@ -121,22 +153,23 @@ class _Tally:
         self.entries: dict[tuple, list] = {}
 
     def add(self, spec: ComponentSpec, role: str, powered: bool, overrides: Mapping[str, float],
-            count: int, position: int, groups: np.ndarray) -> None:
+            count: int, position: int, groups: np.ndarray, links: int = 0) -> None:
         key = (spec.id, role, powered, tuple(sorted(overrides.items())))
-        entry = self.entries.setdefault(key, [spec, 0, dict(overrides), position, []])
+        entry = self.entries.setdefault(key, [spec, 0, dict(overrides), position, [], 0])
         entry[1] += count
         entry[3] = min(entry[3], position)
         entry[4].append(groups)
+        entry[5] += links
 
     def items(self, flat) -> tuple[InventoryItem, ...]:
         out = []
-        for (_, role, powered, _), (spec, count, overrides, _, groups) in sorted(
+        for (_, role, powered, _), (spec, count, overrides, _, groups, links) in sorted(
                 self.entries.items(), key=lambda entry: entry[1][3]):
             member = np.zeros(self.groups, dtype=bool)
             for g in groups:
                 member[g] = True
             out.append(InventoryItem(spec.id, spec.kind, role, count, spec, powered, overrides,
-                                     flat.group_paths(member)))
+                                     flat.group_paths(member), links))
         return tuple(out)
 
 
@@ -195,84 +228,159 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
     """Add cables and optics of every bundle to ``tally``; returns the diagnostics (no cable or
     optics in the catalog, a run longer than the cable's reach) in bundle order.
 
-    Catalog entries are chosen once per distinct (medium, length) and (speed, length) and
-    mapped back to the bundles through lookup tables."""
+    A link that lands on a switch's breakout port (200G on QM9700's 400G ports) takes the
+    cage's module at that end, shared by the links its ports fan out to, and a splitter cable
+    per switch port instead of a cable per link (core/port_modes.py). Catalog entries are chosen
+    once per distinct (medium, length, fan-out) and (switch, speed, length) and mapped back to
+    the bundles through lookup tables."""
     from core.diagnostics import Diagnostic  # noqa: PLC0415 - avoid a cycle at import time
 
     catalog = flat.catalog
-    lengths, length_code = flat.length_values, flat.length_code
-    media, medium_code = flat.medium_names, flat.medium_code
+    lengths = flat.length_values
+    media = flat.medium_names
     problems: list[tuple[int, int, Diagnostic]] = []  # (bundle, order within it, diagnostic)
 
     def where(k: int) -> tuple[str, tuple[str, str]]:
         a, b = flat.paths[flat.bundle_a[k]], flat.paths[flat.bundle_b[k]]
         return f"{a} - {b}", (a, b)
 
-    # Cables: one catalog entry per (medium, length) the design uses.
-    run = medium_code * len(lengths) + length_code
-    cables: list[ComponentSpec] = []
-    cable_of_run = np.full(len(media) * len(lengths), -1, dtype=np.int64)
-    unfit: dict[int, tuple[str, float, ComponentSpec | None]] = {}
-    for r in np.flatnonzero(np.bincount(run, minlength=len(cable_of_run))).tolist():
-        medium, length = media[r // len(lengths)], float(lengths[r % len(lengths)])
-        cable = choose_cable(catalog, medium, length)
-        if cable is not None:
-            if cable not in cables:
-                cables.append(cable)
-            cable_of_run[r] = cables.index(cable)
-        if cable is None or float(cable["reach_m"]) < length:
-            unfit[r] = (medium, length, cable)
-    if unfit:
-        flagged = np.zeros(len(cable_of_run), dtype=bool)
-        flagged[list(unfit)] = True
-        for k in np.flatnonzero(flagged[run]).tolist():
-            (medium, length, cable), (paths, ends) = unfit[int(run[k])], where(k)
-            problems.append((k, 0, Diagnostic(
-                "NO_CABLE", f"no {medium} cable in the catalog for {paths}", ends)
-                if cable is None else Diagnostic(
-                "LINK_TOO_LONG",
-                f"{paths}: {length:g} m exceeds the {cable['reach_m']:g} m reach of {cable.id}",
-                ends)))
-    _tally_by_item(flat, tally, cable_of_run[run], cables, "cable", flat.cables,
-                   first_position, 0)
-
-    # Optics: both ends of every fiber bundle, by the module its speed and length call for.
-    speeds, speed_code = flat.speed_values, flat.speed_code
-    fiber = flat.bundles_of_medium("fiber")
-    optic = speed_code * len(lengths) + length_code
     modules: list[ComponentSpec] = []
-    # the extra last entry (-1) is what bundles without optics (code -1) look up
-    module_of_optic = np.full(len(speeds) * len(lengths) + 1, -1, dtype=np.int64)
-    missing: dict[int, float] = {}
-    for r in np.flatnonzero(np.bincount(optic[fiber], minlength=len(module_of_optic))).tolist():
-        speed, length = float(speeds[r // len(lengths)]), float(lengths[r % len(lengths)])
-        module = choose_transceiver(catalog, speed, length)
-        if module is None:
-            missing[r] = speed
+    sides = [_link_end(flat, ends, modules) for ends in (flat.bundle_a, flat.bundle_b)]
+    (_, fanout_a), (_, fanout_b) = sides
+
+    # Cables: straight ones, one per link, and splitters at each end that fans out; one catalog
+    # entry per (medium, length, fan-out) the design uses.
+    cables = flat.cables
+    both = (fanout_a > 1) & (fanout_b > 1)  # splitter legs joined at a patch panel
+    passes = [
+        ((fanout_a == 1) & (fanout_b == 1), np.ones_like(fanout_a), cables, cables),
+        (fanout_a > 1, fanout_a, _splitters(flat, flat.bundle_a, fanout_a, 0),
+         np.where(both, -(-cables // 2), cables)),
+        (fanout_b > 1, fanout_b, _splitters(flat, flat.bundle_b, fanout_b, 1),
+         np.where(both, cables // 2, cables)),
+    ]
+    chosen: list[ComponentSpec] = []
+    for on, fanout, count, links in passes:
+        if not on.any():
             continue
-        if module not in modules:
-            modules.append(module)
-        module_of_optic[r] = modules.index(module)
-    optic = np.where(fiber, optic, -1)
-    if missing:
-        flagged = np.zeros(len(module_of_optic), dtype=bool)
-        flagged[list(missing)] = True
-        for k in np.flatnonzero(flagged[optic] & fiber).tolist():
-            paths, ends = where(k)
-            problems.append((k, 1, Diagnostic(
-                "NO_TRANSCEIVER",
-                f"no {missing[int(optic[k])]:g} Gb/s transceiver in the catalog for {paths}", ends)))
-    _tally_optics(flat, tally, module_of_optic[optic], modules, first_position)
+        run = (fanout * len(media) + flat.medium_code) * len(lengths) + flat.length_code
+        distinct, inverse = np.unique(run[on], return_inverse=True)
+        item = np.full(len(distinct), -1, dtype=np.int64)
+        for r, code in enumerate(distinct.tolist()):
+            f, rest = divmod(code, len(media) * len(lengths))
+            medium, length = media[rest // len(lengths)], float(lengths[rest % len(lengths)])
+            cable = choose_cable(catalog, medium, length, f)
+            if cable is not None:
+                if cable not in chosen:
+                    chosen.append(cable)
+                item[r] = chosen.index(cable)
+            if cable is None or float(cable["reach_m"]) < length:
+                kind = f"{medium} cable" if f == 1 else f"1:{f} {medium} splitter cable"
+                for k in np.flatnonzero(on)[inverse == r].tolist():
+                    paths, ends = where(k)
+                    problems.append((k, 0, Diagnostic(
+                        "NO_CABLE", f"no {kind} in the catalog for {paths}", ends)
+                        if cable is None else Diagnostic(
+                        "LINK_TOO_LONG",
+                        f"{paths}: {length:g} m exceeds the {cable['reach_m']:g} m reach of "
+                        f"{cable.id}", ends)))
+        per_bundle = np.full(len(cables), -1, dtype=np.int64)
+        per_bundle[on] = item[inverse]
+        _tally_by_item(flat, tally, per_bundle, chosen, "cable", count, first_position, 0,
+                       links=links)
+
+    # Optics: both ends of every fiber bundle, by the module each end's port calls for.
+    fiber = flat.bundles_of_medium("fiber")
+    missing = fiber & ((sides[0][0] < 0) | (sides[1][0] < 0))
+    for k in np.flatnonzero(missing).tolist():
+        paths, ends = where(k)
+        problems.append((k, 1, Diagnostic(
+            "NO_TRANSCEIVER",
+            f"no {float(flat.speed_gbit_s[k]):g} Gb/s transceiver in the catalog for {paths}",
+            ends)))
+    _tally_optics(flat, tally, sides, modules, first_position)
     problems.sort(key=lambda p: (p[0], p[1]))
     return [diagnostic for _, _, diagnostic in problems]
 
 
-def _tally_optics(flat, tally: _Tally, module: np.ndarray, modules: list[ComponentSpec],
-                  first_position: int) -> None:
+def _link_end(flat, ends: np.ndarray, modules: list[ComponentSpec]) -> tuple[np.ndarray, np.ndarray]:
+    """(module, fan-out) of every bundle at ``ends``: the index in ``modules`` (appended to) of
+    the transceiver its fiber links take there (-1: none), and the links one module port or
+    cable end fans out to there (1 but on a switch's breakout ports)."""
+    catalog = flat.catalog
+    speeds, lengths = flat.speed_values, flat.length_values
+    fiber = flat.bundles_of_medium("fiber")
+    # links one native port carries at every (spec, speed): 2 or more on a breakout mode
+    split = np.array([[links_per_port(spec, float(v)) if spec.kind == "switch" else 1
+                       for v in speeds] for spec in flat.specs], dtype=np.int64)
+    row = flat.spec_row[ends]
+    breakout = (split[row, flat.speed_code] >= 2) if len(ends) else np.zeros(0, dtype=bool)
+    fanout = np.ones(len(ends), dtype=np.int64)
+    module = np.full(len(ends), -1, dtype=np.int64)
+    copper = breakout & ~fiber  # a splitter DAC: one leg per link of the port
+    fanout[copper] = split[row[copper], flat.speed_code[copper]]
+
+    def index(spec: ComponentSpec) -> int:
+        if spec not in modules:
+            modules.append(spec)
+        return modules.index(spec)
+
+    at_cage = breakout & fiber
+    key = (row * len(speeds) + flat.speed_code) * len(lengths) + flat.length_code
+    distinct, inverse = np.unique(key[at_cage], return_inverse=True)
+    picked = np.full((len(distinct), 2), -1, dtype=np.int64)
+    for r, code in enumerate(distinct.tolist()):
+        spec_row, rest = divmod(code, len(speeds) * len(lengths))
+        choice = cage_module(catalog, flat.specs[spec_row], float(speeds[rest // len(lengths)]),
+                             float(lengths[rest % len(lengths)]))
+        if choice is not None:
+            picked[r] = (index(choice[0]), choice[1])
+    module[at_cage] = picked[inverse, 0]
+    fanout[at_cage] = np.maximum(1, picked[inverse, 1])
+    # every other fiber end (and a breakout port no cage module fits): the link speed's module
+    plain = fiber & (module < 0)
+    optic = flat.speed_code * len(lengths) + flat.length_code
+    distinct, inverse = np.unique(optic[plain], return_inverse=True)
+    picked = np.full(len(distinct), -1, dtype=np.int64)
+    for r, code in enumerate(distinct.tolist()):
+        chosen = choose_transceiver(catalog, float(speeds[code // len(lengths)]),
+                                    float(lengths[code % len(lengths)]))
+        if chosen is not None:
+            picked[r] = index(chosen)
+    module[plain] = picked[inverse]
+    return module, fanout
+
+
+def _splitters(flat, ends: np.ndarray, fanout: np.ndarray, side: int) -> np.ndarray:
+    """Splitter cables of every bundle at ``ends``: a unit with c links there fills
+    ceil(c / fanout) ports, one splitter each. By the wiring rule of core/flatten.py a bundle
+    puts, in every instance of its block, runs of ``share`` links on the A units from the first
+    and per_instance // units links (one more on the first per_instance % units) on each B
+    unit, so the sum over units needs no list of units."""
+    instances = flat.owner_instances
+    per_instance = flat.cables // instances
+    units = np.maximum(1, flat.multiplicity[ends] // instances)
+    fanout = np.maximum(1, fanout)
+
+    def ports(links: np.ndarray) -> np.ndarray:
+        return -(-links // fanout)
+
+    if side == 0:
+        share = np.maximum(1, -(-per_instance // units))
+        per = (per_instance // share) * ports(share) + ports(per_instance % share)
+    else:
+        q, r = per_instance // units, per_instance % units
+        per = r * ports(q + 1) + (units - r) * ports(q)
+    return per * instances
+
+
+def _tally_optics(flat, tally: _Tally, sides: list[tuple[np.ndarray, np.ndarray]],
+                  modules: list[ComponentSpec], first_position: int) -> None:
     """Optics counted per device: the cables of one unit that take the same module share its
     lanes (a twin-port OSFP serves two of a switch's or a DGX's 400G ports), whichever bundles
-    they belong to, so a unit with c such cables holds ceil(c / lanes) modules. A server drawn
-    on its own with one link per rail gets the same modules as 32 servers in one bundle.
+    they belong to, so a unit with c such cables holds ceil(c / lanes) modules; a breakout
+    link takes 1/fanout of a module port. A server drawn on its own with one link per rail
+    gets the same modules as 32 servers in one bundle.
 
     Where every bundle end on a group spreads its cables evenly (each unit gets cables /
     units), c is the same for all units of the group; the groups where some bundle end does
@@ -281,23 +389,22 @@ def _tally_optics(flat, tally: _Tally, module: np.ndarray, modules: list[Compone
         return
     n, kinds = len(flat.multiplicity), len(modules)
     lanes = np.array([int(m["lanes"]) for m in modules], dtype=np.int64)
-    fitted = module >= 0
     per_instance = flat.cables // flat.owner_instances
     uneven = np.zeros(n, dtype=bool)
-    for ends in (flat.bundle_a, flat.bundle_b):
+    ends_of = (flat.bundle_a, flat.bundle_b)
+    for ends, (module, _) in zip(ends_of, sides):
         units = np.maximum(1, flat.multiplicity[ends] // flat.owner_instances)
-        uneven[ends[fitted & (per_instance % units != 0)]] = True
-    # Cables per unit and module of the evenly cabled groups.
+        uneven[ends[(module >= 0) & (per_instance % units != 0)]] = True
+    # Module ports per unit and module of the evenly cabled groups.
     per_unit = np.zeros(n * kinds)
-    for ends in (flat.bundle_a, flat.bundle_b):
-        even = fitted & ~uneven[ends]
+    for ends, (module, fanout) in zip(ends_of, sides):
+        even = (module >= 0) & ~uneven[ends]
         per_unit += np.bincount(ends[even] * kinds + module[even],
-                                weights=flat.cables[even] / flat.multiplicity[ends[even]],
-                                minlength=n * kinds)
-    held = (-(-per_unit.reshape(n, kinds).astype(np.int64) // lanes)
-            * flat.multiplicity[:, None])
+                                weights=flat.cables[even] / fanout[even]
+                                / flat.multiplicity[ends[even]], minlength=n * kinds)
+    held = (_modules_for(per_unit.reshape(n, kinds), lanes) * flat.multiplicity[:, None])
     if uneven.any():
-        held += _held_unit_by_unit(flat, module, uneven, lanes)
+        held += _held_unit_by_unit(flat, sides, uneven, lanes)
     # Optics in a compute node's cages draw from the node's own power budget.
     for j, spec in enumerate(modules):
         for powered in (True, False):
@@ -307,13 +414,20 @@ def _tally_optics(flat, tally: _Tally, module: np.ndarray, modules: list[Compone
             # listed where the first bundle puts this module on such a group
             position = min(
                 first_position + 3 * int(np.argmax(hit)) + side
-                for side, ends in ((1, flat.bundle_a), (2, flat.bundle_b))
+                for side, ends, (module, _) in ((1, flat.bundle_a, sides[0]),
+                                                (2, flat.bundle_b, sides[1]))
                 for hit in [(module == j) & (flat.is_compute[ends] != powered)] if hit.any())
             tally.add(spec, "transceiver", powered, {}, int(held[groups, j].sum()), position,
                       np.flatnonzero(groups))
 
 
-def _held_unit_by_unit(flat, module: np.ndarray, uneven: np.ndarray,
+def _modules_for(ports: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+    """Modules that hold ``ports`` module ports (fractions: breakout links) at ``lanes`` ports
+    each; the tolerance keeps a sum of halves from rounding up past a whole module."""
+    return np.ceil(ports / lanes - 1e-9).astype(np.int64)
+
+
+def _held_unit_by_unit(flat, sides: list[tuple[np.ndarray, np.ndarray]], uneven: np.ndarray,
                        lanes: np.ndarray) -> np.ndarray:
     """Modules per (group, module) of the ``uneven`` groups, from each unit's own cables.
 
@@ -328,6 +442,7 @@ def _held_unit_by_unit(flat, module: np.ndarray, uneven: np.ndarray,
     instances = flat.owner_instances
     per_instance = flat.cables // instances
     for side, ends in ((0, flat.bundle_a), (1, flat.bundle_b)):
+        module, fanout = sides[side]
         ks = np.flatnonzero((module >= 0) & uneven[ends])
         units = np.maximum(1, flat.multiplicity[ends[ks]] // instances[ks])
         if side == 0:
@@ -344,9 +459,9 @@ def _held_unit_by_unit(flat, module: np.ndarray, uneven: np.ndarray,
         instance = np.arange(len(entry)) - np.repeat(np.cumsum(copies) - copies, copies)
         k, row = ks[row[entry]], row[entry]
         local = first[ends[k]] + instance * units[row] + unit[entry]
-        cables += np.bincount(local * kinds + module[k], weights=count[entry],
+        cables += np.bincount(local * kinds + module[k], weights=count[entry] / fanout[k],
                               minlength=len(cables))
-    held_by_unit = -(-cables.astype(np.int64).reshape(-1, kinds) // lanes)
+    held_by_unit = _modules_for(cables.reshape(-1, kinds), lanes)
     unit_group = np.repeat(np.arange(n), sizes)
     return np.stack([np.bincount(unit_group, weights=held_by_unit[:, j], minlength=n)
                      for j in range(kinds)], axis=1).astype(np.int64)
@@ -354,9 +469,11 @@ def _held_unit_by_unit(flat, module: np.ndarray, uneven: np.ndarray,
 
 def _tally_by_item(flat, tally: _Tally, item: np.ndarray, specs: list[ComponentSpec], role: str,
                    count: np.ndarray, first_position: int, side: int,
-                   ends: np.ndarray | None = None, powered: bool = True) -> None:
-    """Add ``count`` of every bundle to the catalog entry ``specs[item]`` (-1: none). The groups
-    the items come from are the bundle ends ``ends``, or both ends."""
+                   ends: np.ndarray | None = None, powered: bool = True,
+                   links: np.ndarray | None = None) -> None:
+    """Add ``count`` of every bundle to the catalog entry ``specs[item]`` (-1: none), and for
+    cables the ``links`` they carry. The groups the items come from are the bundle ends
+    ``ends``, or both ends."""
     for j, spec in enumerate(specs):
         picked = np.flatnonzero(item == j)
         if not len(picked):
@@ -364,4 +481,5 @@ def _tally_by_item(flat, tally: _Tally, item: np.ndarray, specs: list[ComponentS
         groups = (ends[picked] if ends is not None
                   else np.concatenate([flat.bundle_a[picked], flat.bundle_b[picked]]))
         tally.add(spec, role, powered, {}, int(count[picked].sum()),
-                  first_position + 3 * int(picked[0]) + side, groups)
+                  first_position + 3 * int(picked[0]) + side, groups,
+                  links=int(links[picked].sum()) if links is not None else 0)
