@@ -15,7 +15,7 @@ import numpy as np
 
 from core.catalog import ComponentSpec
 from core.flatten import Codes, runs
-from core.port_modes import links_per_port
+from core.port_modes import breakout_words, links_per_port
 
 # Roles an item can play. Switch roles follow the scale-out tier names of the evaluation JSON.
 ROLES = (
@@ -43,6 +43,7 @@ class InventoryItem:
     overrides: Mapping[str, float] = field(default_factory=dict)
     paths: tuple[str, ...] = ()  # design paths of the nodes it came from (cables, optics: their ends)
     links: int = 0  # cables: the links they carry (a 1:2 splitter two; 0: one per cable)
+    note: str = ""  # what a BOM line says about it ("400G via 2x breakout of 800G ports")
 
     def value(self, key: str, default: float | None = None) -> float | None:
         """An override if the user set one, else the catalog value, else ``default``."""
@@ -153,23 +154,25 @@ class _Tally:
         self.entries: dict[tuple, list] = {}
 
     def add(self, spec: ComponentSpec, role: str, powered: bool, overrides: Mapping[str, float],
-            count: int, position: int, groups: np.ndarray, links: int = 0) -> None:
+            count: int, position: int, groups: np.ndarray, links: int = 0,
+            notes: tuple[str, ...] = ()) -> None:
         key = (spec.id, role, powered, tuple(sorted(overrides.items())))
-        entry = self.entries.setdefault(key, [spec, 0, dict(overrides), position, [], 0])
+        entry = self.entries.setdefault(key, [spec, 0, dict(overrides), position, [], 0, {}])
         entry[1] += count
         entry[3] = min(entry[3], position)
         entry[4].append(groups)
         entry[5] += links
+        entry[6].update(dict.fromkeys(notes))
 
     def items(self, flat) -> tuple[InventoryItem, ...]:
         out = []
-        for (_, role, powered, _), (spec, count, overrides, _, groups, links) in sorted(
+        for (_, role, powered, _), (spec, count, overrides, _, groups, links, notes) in sorted(
                 self.entries.items(), key=lambda entry: entry[1][3]):
             member = np.zeros(self.groups, dtype=bool)
             for g in groups:
                 member[g] = True
             out.append(InventoryItem(spec.id, spec.kind, role, count, spec, powered, overrides,
-                                     flat.group_paths(member), links))
+                                     flat.group_paths(member), links, "; ".join(notes)))
         return tuple(out)
 
 
@@ -246,21 +249,23 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
 
     modules: list[ComponentSpec] = []
     sides = [_link_end(flat, ends, modules) for ends in (flat.bundle_a, flat.bundle_b)]
-    (_, fanout_a), (_, fanout_b) = sides
+    (_, fanout_a, _), (_, fanout_b, _) = sides
+    words = [_breakout_words(flat, ends, split) for ends, (_, _, split)
+             in zip((flat.bundle_a, flat.bundle_b), sides)]
 
     # Cables: straight ones, one per link, and splitters at each end that fans out; one catalog
     # entry per (medium, length, fan-out) the design uses.
     cables = flat.cables
     both = (fanout_a > 1) & (fanout_b > 1)  # splitter legs joined at a patch panel
     passes = [
-        ((fanout_a == 1) & (fanout_b == 1), np.ones_like(fanout_a), cables, cables),
+        ((fanout_a == 1) & (fanout_b == 1), np.ones_like(fanout_a), cables, cables, None),
         (fanout_a > 1, fanout_a, _splitters(flat, flat.bundle_a, fanout_a, 0),
-         np.where(both, -(-cables // 2), cables)),
+         np.where(both, -(-cables // 2), cables), words[0]),
         (fanout_b > 1, fanout_b, _splitters(flat, flat.bundle_b, fanout_b, 1),
-         np.where(both, cables // 2, cables)),
+         np.where(both, cables // 2, cables), words[1]),
     ]
     chosen: list[ComponentSpec] = []
-    for on, fanout, count, links in passes:
+    for on, fanout, count, links, notes in passes:
         if not on.any():
             continue
         run = (fanout * len(media) + flat.medium_code) * len(lengths) + flat.length_code
@@ -287,7 +292,7 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
         per_bundle = np.full(len(cables), -1, dtype=np.int64)
         per_bundle[on] = item[inverse]
         _tally_by_item(flat, tally, per_bundle, chosen, "cable", count, first_position, 0,
-                       links=links)
+                       links=links, notes=notes)
 
     # Optics: both ends of every fiber bundle, by the module each end's port calls for.
     fiber = flat.bundles_of_medium("fiber")
@@ -298,15 +303,18 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
             "NO_TRANSCEIVER",
             f"no {float(flat.speed_gbit_s[k]):g} Gb/s transceiver in the catalog for {paths}",
             ends)))
-    _tally_optics(flat, tally, sides, modules, first_position)
+    _tally_optics(flat, tally, [side[:2] for side in sides], modules, first_position,
+                  [(side[0], note) for side, note in zip(sides, words)])
     problems.sort(key=lambda p: (p[0], p[1]))
     return [diagnostic for _, _, diagnostic in problems]
 
 
-def _link_end(flat, ends: np.ndarray, modules: list[ComponentSpec]) -> tuple[np.ndarray, np.ndarray]:
-    """(module, fan-out) of every bundle at ``ends``: the index in ``modules`` (appended to) of
-    the transceiver its fiber links take there (-1: none), and the links one module port or
-    cable end fans out to there (1 but on a switch's breakout ports)."""
+def _link_end(flat, ends: np.ndarray,
+              modules: list[ComponentSpec]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(module, fan-out, split) of every bundle at ``ends``: the index in ``modules`` (appended
+    to) of the transceiver its fiber links take there (-1: none), the links one module port or
+    cable end fans out to there (1 but on a switch's breakout ports), and the links one native
+    port carries there (2 or more: a breakout; core/port_modes.py)."""
     catalog = flat.catalog
     speeds, lengths = flat.speed_values, flat.length_values
     fiber = flat.bundles_of_medium("fiber")
@@ -348,7 +356,18 @@ def _link_end(flat, ends: np.ndarray, modules: list[ComponentSpec]) -> tuple[np.
         if chosen is not None:
             picked[r] = index(chosen)
     module[plain] = picked[inverse]
-    return module, fanout
+    return module, fanout, np.where(breakout, split[row, flat.speed_code], 1)
+
+
+def _breakout_words(flat, ends: np.ndarray, split: np.ndarray) -> np.ndarray:
+    """What every bundle is at ``ends`` in a user's words ("400G via 2x breakout of 800G
+    ports"), "" where it is no breakout."""
+    out = np.full(len(ends), "", dtype=object)
+    native = np.array([spec.native_port_gbit_s if spec.kind == "switch" else 0.0
+                       for spec in flat.specs])[flat.spec_row[ends]] if len(ends) else np.zeros(0)
+    for k in np.flatnonzero(split >= 2).tolist():
+        out[k] = breakout_words(float(flat.speed_gbit_s[k]), int(split[k]), float(native[k]))
+    return out
 
 
 def _splitters(flat, ends: np.ndarray, fanout: np.ndarray, side: int) -> np.ndarray:
@@ -375,7 +394,8 @@ def _splitters(flat, ends: np.ndarray, fanout: np.ndarray, side: int) -> np.ndar
 
 
 def _tally_optics(flat, tally: _Tally, sides: list[tuple[np.ndarray, np.ndarray]],
-                  modules: list[ComponentSpec], first_position: int) -> None:
+                  modules: list[ComponentSpec], first_position: int,
+                  notes: list[tuple[np.ndarray, np.ndarray]] = ()) -> None:
     """Optics counted per device: the cables of one unit that take the same module share its
     lanes (a twin-port OSFP serves two of a switch's or a DGX's 400G ports), whichever bundles
     they belong to, so a unit with c such cables holds ceil(c / lanes) modules; a breakout
@@ -417,8 +437,12 @@ def _tally_optics(flat, tally: _Tally, sides: list[tuple[np.ndarray, np.ndarray]
                 for side, ends, (module, _) in ((1, flat.bundle_a, sides[0]),
                                                 (2, flat.bundle_b, sides[1]))
                 for hit in [(module == j) & (flat.is_compute[ends] != powered)] if hit.any())
+            serves = tuple(dict.fromkeys(
+                note for (module, words), ends in zip(notes, (flat.bundle_a, flat.bundle_b))
+                for note in words[(module == j) & (flat.is_compute[ends] != powered)].tolist()
+                if note))
             tally.add(spec, "transceiver", powered, {}, int(held[groups, j].sum()), position,
-                      np.flatnonzero(groups))
+                      np.flatnonzero(groups), notes=tuple(f"serves {n}" for n in serves))
 
 
 def _modules_for(ports: np.ndarray, lanes: np.ndarray) -> np.ndarray:
@@ -470,7 +494,7 @@ def _held_unit_by_unit(flat, sides: list[tuple[np.ndarray, np.ndarray]], uneven:
 def _tally_by_item(flat, tally: _Tally, item: np.ndarray, specs: list[ComponentSpec], role: str,
                    count: np.ndarray, first_position: int, side: int,
                    ends: np.ndarray | None = None, powered: bool = True,
-                   links: np.ndarray | None = None) -> None:
+                   links: np.ndarray | None = None, notes: np.ndarray | None = None) -> None:
     """Add ``count`` of every bundle to the catalog entry ``specs[item]`` (-1: none), and for
     cables the ``links`` they carry. The groups the items come from are the bundle ends
     ``ends``, or both ends."""
@@ -480,6 +504,8 @@ def _tally_by_item(flat, tally: _Tally, item: np.ndarray, specs: list[ComponentS
             continue
         groups = (ends[picked] if ends is not None
                   else np.concatenate([flat.bundle_a[picked], flat.bundle_b[picked]]))
+        words = () if notes is None else tuple(dict.fromkeys(
+            f"{int(spec.get('fanout', 1))}-way splitter: {n}" for n in notes[picked].tolist() if n))
         tally.add(spec, role, powered, {}, int(count[picked].sum()),
                   first_position + 3 * int(picked[0]) + side, groups,
-                  links=int(links[picked].sum()) if links is not None else 0)
+                  links=int(links[picked].sum()) if links is not None else 0, notes=words)

@@ -12,6 +12,7 @@ fans one port out to k ends.
 from __future__ import annotations
 
 from core.catalog import ComponentSpec
+from core.errors import DesignError
 
 
 def links_per_port(spec: ComponentSpec, gbit_s: float) -> int:
@@ -27,3 +28,26 @@ def links_per_port(spec: ComponentSpec, gbit_s: float) -> int:
 def breakout_words(gbit_s: float, links_per_native_port: int, native_gbit_s: float) -> str:
     """How a user reads a breakout link: "400G via 2x breakout of 800G ports"."""
     return f"{gbit_s:g}G via {links_per_native_port}x breakout of {native_gbit_s:g}G ports"
+
+
+def link_breakout(design, block_path: str, link, catalog) -> str | None:
+    """How the link ``link`` of the block at ``block_path`` meets a switch's ports when it is a
+    breakout there ("400G via 2x breakout of 800G ports at su/leaf"), else None. Derived from
+    the catalog, so drawn and generated links read alike and the project file needs no field."""
+    prefix = f"{block_path}/" if block_path else ""
+    words = []
+    for end in (link.a, link.b):
+        try:
+            node = design.node(prefix + end)
+        except DesignError:
+            continue  # an end that names a block: no port to read
+        if node.catalog_id not in catalog:
+            continue
+        spec = catalog.get(node.catalog_id)
+        if spec.kind != "switch":
+            continue
+        k = links_per_port(spec, link.speed_gbit_s)
+        if k >= 2:
+            words.append(f"{breakout_words(link.speed_gbit_s, k, spec.native_port_gbit_s)} "
+                         f"at {end}")
+    return "; ".join(words) or None

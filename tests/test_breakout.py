@@ -176,3 +176,27 @@ def test_a_million_dgx_h100_on_q3400_in_three_tiers(lab):
     codes = {w.code for w in ev.warnings}
     assert not codes & {"SWITCH_PORTS_EXCEEDED", "PORT_SPEED_UNSUPPORTED", "NODE_PORTS_EXCEEDED",
                         "NO_CABLE", "NO_TRANSCEIVER"}
+
+
+def test_bom_lines_say_what_serves_a_breakout(lab):
+    from core.report import bom_rows
+
+    ev = evaluate(generate_fat_tree(FatTreeOptions(2048, "DGX-H100", "Q3400"), lab), lab)
+    notes = {(row[1], row[5]) for row in bom_rows(ev)}
+    assert ("Fiber-MMF-Splitter-1x2", "2-way splitter: 400G via 2x breakout of 800G ports") in notes
+    assert ("OSFP-1.6T-2xDR4", "serves 400G via 2x breakout of 800G ports") in notes
+    assert ("Fiber-MMF", "") in notes  # the 800G uplinks are straight links
+
+
+def test_a_link_at_a_speed_the_switch_cannot_run_is_named(catalog):
+    from core.model import Block, Design, Link, Node
+
+    root = Block("root", children={"dgx": Node("dgx", "DGX-H100", 4),
+                                   "leaf": Node("leaf", "Q3400", 1)})
+    root.links.append(Link("up", "dgx", "leaf", "scale-out", 400.0, 32, 10.0, "fiber"))
+    warning = next(w for w in evaluate(Design("d", root), catalog).warnings
+                   if w.code == "PORT_SPEED_UNSUPPORTED")
+    assert warning.severity == "error"
+    assert warning.message.startswith("leaf (Q3400) has no 400 Gb/s ports for the link dgx - leaf")
+    assert "144 x 800G" in warning.message
+    assert set(warning.components) == {"leaf", "dgx"}
