@@ -9,6 +9,8 @@ whatever the shipped catalog says about those parts.
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.catalog import Catalog, ComponentSpec
 from core.errors import GeneratorError
@@ -200,3 +202,22 @@ def test_a_link_at_a_speed_the_switch_cannot_run_is_named(catalog):
     assert warning.message.startswith("leaf (Q3400) has no 400 Gb/s ports for the link dgx - leaf")
     assert "144 x 800G" in warning.message
     assert set(warning.components) == {"leaf", "dgx"}
+
+
+@settings(max_examples=60)
+@given(nodes=st.integers(1, 5000), endpoints=st.sampled_from([1, 4, 8]),
+       ports=st.sampled_from([32, 64, 144]), split=st.sampled_from([1, 2, 4, 8]),
+       ratio=st.sampled_from([1.0, 1.5, 2.0, 3.0, 4.0]))
+def test_a_breakout_leaf_fits_its_ports_at_the_asked_ratio(nodes, endpoints, ports, split, ratio):
+    try:
+        plan = plan_clos(nodes, endpoints, ports, oversubscription=ratio, down_per_port=split,
+                         speed_ratio=split)
+    except GeneratorError:
+        return  # more than 3 tiers reach
+    down_ports = -(-plan.leaf_down // split)
+    assert down_ports + plan.leaf_up <= ports
+    # down:up in bandwidth, the uplinks split times faster than the endpoint links
+    assert plan.leaf_down <= ratio * plan.leaf_up * split + 1e-9
+    assert plan.leaves * plan.leaf_down >= nodes * endpoints  # every endpoint has a leaf port
+    if split == 1:  # the classic formula, unchanged
+        assert plan == plan_clos(nodes, endpoints, ports, oversubscription=ratio)
