@@ -221,3 +221,15 @@ def test_a_breakout_leaf_fits_its_ports_at_the_asked_ratio(nodes, endpoints, por
     assert plan.leaves * plan.leaf_down >= nodes * endpoints  # every endpoint has a leaf port
     if split == 1:  # the classic formula, unchanged
         assert plan == plan_clos(nodes, endpoints, ports, oversubscription=ratio)
+
+
+def test_copper_breakout_takes_a_splitter_dac_per_switch_port(catalog):
+    from core.model import Block, Design, Link, Node
+
+    # 3 DGX A100 (8 x 200G) on one QM9700 over 2 m copper: 24 links on 400G ports split in two
+    root = Block("root", children={"dgx": Node("dgx", "DGX-A100", 3),
+                                   "leaf": Node("leaf", "QM9700", 1)})
+    root.links.append(Link("down", "dgx", "leaf", "scale-out", 200.0, 24, 2.0, "copper"))
+    ev = evaluate(Design("d", root), catalog)
+    assert _bom(ev) == {("cable", "DAC-Splitter-1x2"): 12}
+    assert ev.counts.links == 24

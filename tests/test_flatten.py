@@ -111,6 +111,35 @@ def modules_counted_device_by_device(flat) -> int:
     return sum(math.ceil(count / lanes[module]) for (_, module), count in ports.items())
 
 
+def cables_counted_device_by_device(flat) -> int:
+    """Cables the slow way: a straight cable per link, except at a switch's breakout port where
+    one splitter serves ``fanout`` links of a unit (both ends splitting: one at each end)."""
+    graph = unit_graph(flat)
+    fiber = set(np.flatnonzero(flat.bundles_of_medium("fiber")).tolist())
+
+    def fanout_at(unit: int, k: int) -> int:
+        spec = flat.specs[flat.spec_row[graph.unit_group[unit]]]
+        speed = float(flat.speed_gbit_s[k])
+        split = links_per_port(spec, speed) if spec.kind == "switch" else 1
+        if split < 2:
+            return 1
+        if k not in fiber:
+            return split
+        choice = cage_module(flat.catalog, spec, speed, float(flat.length_m[k]))
+        return choice[1] if choice is not None else 1
+
+    straight = 0
+    legs: dict[tuple[int, int], list[int]] = {}  # (bundle, unit) -> [links, fanout]
+    for src, dst, k in zip(graph.src.tolist(), graph.dst.tolist(), graph.edge_bundle.tolist()):
+        fans = [(unit, fanout_at(unit, k)) for unit in (src, dst)]
+        if all(f == 1 for _, f in fans):
+            straight += 1
+        for unit, f in fans:
+            if f > 1:
+                legs.setdefault((k, unit), [0, f])[0] += 1
+    return straight + sum(-(-links // f) for links, f in legs.values())
+
+
 @settings(max_examples=25)
 @given(
     servers=st.integers(1, 300),
@@ -131,3 +160,4 @@ def test_optics_are_what_every_device_holds(catalog, servers, server, switch, ov
     flat = flatten(design, catalog)
     inventory, _ = build_inventory(flat, analyze_topology(flat).tiers)
     assert inventory.count("transceiver") == modules_counted_device_by_device(flat)
+    assert inventory.count("cable") == cables_counted_device_by_device(flat)
