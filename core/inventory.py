@@ -363,10 +363,16 @@ def _breakout_words(flat, ends: np.ndarray, split: np.ndarray) -> np.ndarray:
     """What every bundle is at ``ends`` in a user's words ("400G via 2x breakout of 800G
     ports"), "" where it is no breakout."""
     out = np.full(len(ends), "", dtype=object)
+    at = np.flatnonzero(split >= 2)
+    if not len(at):
+        return out
     native = np.array([spec.native_port_gbit_s if spec.kind == "switch" else 0.0
-                       for spec in flat.specs])[flat.spec_row[ends]] if len(ends) else np.zeros(0)
-    for k in np.flatnonzero(split >= 2).tolist():
-        out[k] = breakout_words(float(flat.speed_gbit_s[k]), int(split[k]), float(native[k]))
+                       for spec in flat.specs])[flat.spec_row[ends[at]]]
+    cases = np.stack([flat.speed_gbit_s[at], split[at], native])
+    distinct, inverse = np.unique(cases, axis=1, return_inverse=True)
+    words = np.array([breakout_words(float(speed), int(k), float(port))
+                      for speed, k, port in distinct.T.tolist()], dtype=object)
+    out[at] = words[inverse.ravel()]
     return out
 
 
