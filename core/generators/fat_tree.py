@@ -64,10 +64,9 @@ def fabric_port_choices(switch: ComponentSpec, endpoint_gbit_s: float) -> list[F
     """The ways to run ``switch`` for endpoints at ``endpoint_gbit_s``, best first.
 
     Endpoints slower than the switch's native ports take a breakout (or downshift) of the
-    leaf's ports; the switch-to-switch tiers run at the native speed first (half the cables of
-    a 2x breakout and the modules the ports were built for, as NVIDIA's and Broadcom's
-    reference designs do), else at the endpoint speed too, whose larger radix reaches more
-    endpoints in the same number of tiers.
+    leaf's ports; the switch-to-switch tiers run at the native speed first (a 2x breakout's
+    uplinks need half the cables and modules at the speed the ports were built for), else at
+    the endpoint speed too, whose larger radix reaches more endpoints in the same tiers.
     """
     at_endpoint = FabricPorts(switch_radix(switch, endpoint_gbit_s), endpoint_gbit_s,
                               endpoint_gbit_s)
