@@ -62,6 +62,7 @@ class Counts:
     storage_nodes: int
     links: int
     transceivers: int
+    cables: int = 0  # what is bought: a splitter serves several links
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ def _counts(inventory: Inventory, topology: Topology) -> Counts:
         storage_nodes=inventory.count("storage"),
         links=inventory.links,
         transceivers=inventory.count("transceiver"),
+        cables=inventory.count("cable"),
     )
 
 
@@ -176,7 +178,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "gpus": c.gpus, "servers": c.servers, "switches": c.switches,
             "switches_by_tier": c.switches_by_tier, "scale_up_switches": c.scale_up_switches,
             "nics": c.nics, "dpus": c.dpus, "storage_nodes": c.storage_nodes, "links": c.links,
-            "transceivers": c.transceivers,
+            "transceivers": c.transceivers, "cables": c.cables,
         },
         "bandwidth": {
             "scale_up_domain_gpus": b.scale_up_domain_gpus,

@@ -82,6 +82,9 @@ def test_256_dgx_h100_on_q3400_with_400g_breakout(lab):
     ev = evaluate(design, lab)
     # 2,048 node links + 16 leaves x 72 uplinks at 800G (8 spines x 144 ports, all used)
     assert ev.counts.links == 2048 + 1152
+    assert ev.counts.cables == 1024 + 1152  # what is bought: a splitter per split port
+    from core.evaluate import evaluation_to_json
+    assert evaluation_to_json(ev)["counts"]["cables"] == ev.counts.cables
     assert _bom(ev) == {
         # one 1:2 splitter per leaf port: 72 x 8 + 56 x 8 leaves
         ("cable", "Fiber-MMF-Splitter-1x2"): 1024,
