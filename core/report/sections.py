@@ -72,7 +72,8 @@ def _counts_rows(ev: Evaluation) -> list[Row]:
         Row("Scale-up switch chips", f"{c.scale_up_switches:,}", "counts.scale_up_switches"),
         Row("NICs / DPUs", f"{c.nics:,} / {c.dpus:,}", "counts.nics"),
         Row("Storage nodes", f"{c.storage_nodes:,}", "counts.storage_nodes"),
-        Row("Cables / transceivers", f"{c.links:,} / {c.transceivers:,}", "counts.links"),
+        Row("Links / cables / transceivers",
+            f"{c.links:,} / {c.cables:,} / {c.transceivers:,}", "counts.links"),
     ]
 
 
