@@ -111,7 +111,8 @@ def cage_module(catalog, switch: ComponentSpec, speed_gbit_s: float,
     twin-port module whose 800G ports each split to 2 x 400G; an SN5600 cage (one 800G port)
     takes a 2 x 400G twin-port module, 400G links straight and 200G links split in two. The
     fewest splits win, then the shortest reach that covers the run. None: the catalog has no
-    module for the cage at this speed."""
+    module for the cage at this speed that reaches (the link's own module is used instead, as
+    a 100 m run takes a 400G DR4 where the 2 x 400G SR4 module reaches 50 m)."""
     cage_gbit_s = switch.native_port_gbit_s * int(switch.get("ports_per_cage", 2))
     by_fanout: dict[int, list[ComponentSpec]] = {}
     for module in catalog.by_kind("transceiver"):
@@ -121,8 +122,7 @@ def cage_module(catalog, switch: ComponentSpec, speed_gbit_s: float,
                 and abs(fanout * speed_gbit_s - port_gbit_s) < 1e-6):
             by_fanout.setdefault(fanout, []).append(module)
     picks = [(_pick(modules, length_m), fanout) for fanout, modules in sorted(by_fanout.items())]
-    reaching = [(m, f) for m, f in picks if float(m["reach_m"]) >= length_m]
-    return (reaching or picks or [None])[0]
+    return next(((m, f) for m, f in picks if float(m["reach_m"]) >= length_m), None)
 
 
 def choose_cable(catalog, medium: str, length_m: float, fanout: int = 1) -> ComponentSpec | None:
