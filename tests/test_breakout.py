@@ -44,8 +44,11 @@ def lab(catalog):
 
 
 def _bom(ev) -> dict[tuple[str, str], int]:
-    return {(item.role, item.catalog_id): item.count for item in ev.inventory.items
-            if item.role in ("cable", "transceiver")}
+    """Cables and modules by id, the server-side (unpowered) and switch-side lines summed."""
+    out: dict[tuple[str, str], int] = {}
+    for item in ev.inventory.by_role("cable", "transceiver"):
+        out[item.role, item.catalog_id] = out.get((item.role, item.catalog_id), 0) + item.count
+    return out
 
 
 def test_port_modes_read_the_catalog(catalog, lab):
@@ -236,3 +239,19 @@ def test_copper_breakout_takes_a_splitter_dac_per_switch_port(catalog):
     ev = evaluate(Design("d", root), catalog)
     assert _bom(ev) == {("cable", "DAC-Splitter-1x2"): 12}
     assert ev.counts.links == 24
+
+
+def test_sn5600_400g_is_a_twin_port_half_not_a_splitter(catalog):
+    from core.model import Block, Design, Link, Node
+
+    # SN5600 counts 800G cages: its 400G links go straight into a 2 x 400G module's ports at
+    # 10 m, and into a 400G DR4 of their own where the 50 m SR4 module cannot reach 100 m.
+    root = Block("root", children={"dgx": Node("dgx", "DGX-H100", 4),
+                                   "leaf": Node("leaf", "SN5600", 1),
+                                   "spine": Node("spine", "SN5600", 1)})
+    root.links += [Link("down", "dgx", "leaf", "scale-out", 400.0, 32, 10.0, "fiber"),
+                   Link("up", "leaf", "spine", "scale-out", 400.0, 32, 100.0, "fiber")]
+    ev = evaluate(Design("d", root), catalog)
+    assert _bom(ev) == {("cable", "Fiber-MMF"): 32, ("cable", "Fiber-SMF"): 32,
+                        ("transceiver", "OSFP-800G-2xSR4"): 16 + 16,  # DGX side + leaf side
+                        ("transceiver", "OSFP-400G-DR4"): 32 + 32}
