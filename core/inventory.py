@@ -9,7 +9,7 @@ inside the server's power budget; do not count it twice").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -232,10 +232,10 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
     optics in the catalog, a run longer than the cable's reach) in bundle order.
 
     A link that lands on a switch's breakout port (200G on QM9700's 400G ports) takes the
-    cage's module at that end, shared by the links its ports fan out to, and a splitter cable
-    per switch port instead of a cable per link (core/port_modes.py). Catalog entries are chosen
-    once per distinct (medium, length, fan-out) and (switch, speed, length) and mapped back to
-    the bundles through lookup tables."""
+    cage's module at that end, shared by the links its ports fan out to, and shares a splitter
+    cable with the other links of that port instead of a cable of its own
+    (core/port_modes.py). Catalog entries are chosen once per distinct (medium, length,
+    fan-out) and (switch, speed, length) and mapped back to the bundles through lookup tables."""
     from core.diagnostics import Diagnostic  # noqa: PLC0415 - avoid a cycle at import time
 
     catalog = flat.catalog
@@ -253,21 +253,13 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
     words = [_breakout_words(flat, ends, split) for ends, (_, _, split)
              in zip((flat.bundle_a, flat.bundle_b), sides)]
 
-    # Cables: straight ones, one per link, and splitters at each end that fans out; one catalog
+    # Cables: a straight one per link, or a splitter at each end that fans out; one catalog
     # entry per (medium, length, fan-out) the design uses.
     cables = flat.cables
-    both = (fanout_a > 1) & (fanout_b > 1)  # splitter legs joined at a patch panel
-    passes = [
-        ((fanout_a == 1) & (fanout_b == 1), np.ones_like(fanout_a), cables, cables, None),
-        (fanout_a > 1, fanout_a, _splitters(flat, flat.bundle_a, fanout_a, 0),
-         np.where(both, -(-cables // 2), cables), words[0]),
-        (fanout_b > 1, fanout_b, _splitters(flat, flat.bundle_b, fanout_b, 1),
-         np.where(both, cables // 2, cables), words[1]),
-    ]
     chosen: list[ComponentSpec] = []
-    for on, fanout, count, links, notes in passes:
-        if not on.any():
-            continue
+
+    def pick_cables(on: np.ndarray, fanout: np.ndarray) -> np.ndarray:
+        """The index in ``chosen`` of every bundle's cable (-1: none, or not ``on``)."""
         run = (fanout * len(media) + flat.medium_code) * len(lengths) + flat.length_code
         distinct, inverse = np.unique(run[on], return_inverse=True)
         item = np.full(len(distinct), -1, dtype=np.int64)
@@ -291,8 +283,21 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
                         f"{cable.id}", ends)))
         per_bundle = np.full(len(cables), -1, dtype=np.int64)
         per_bundle[on] = item[inverse]
-        _tally_by_item(flat, tally, per_bundle, chosen, "cable", count, first_position, 0,
-                       links=links, notes=notes)
+        return per_bundle
+
+    straight = pick_cables((fanout_a == 1) & (fanout_b == 1), np.ones_like(fanout_a))
+    _tally_by_item(flat, tally, straight, chosen, "cable", cables, first_position, 0,
+                   links=cables)
+    # Splitters are held per switch unit, like modules: a unit's links at one fan-out share
+    # ceil(links / fanout) splitters whichever bundles they belong to. Where both ends split,
+    # the legs meet at a patch panel and each end's splitters carry half the links.
+    both = (fanout_a > 1) & (fanout_b > 1)
+    splitter = [pick_cables(fanout_a > 1, fanout_a), pick_cables(fanout_b > 1, fanout_b)]
+    carried = [np.where(both, -(-cables // 2), cables), np.where(both, cables // 2, cables)]
+    _tally_held(flat, tally, "cable", chosen, [(item, np.ones(len(cables))) for item in splitter],
+                np.array([int(c.get("fanout", 1)) for c in chosen], dtype=np.int64),
+                first_position, sides=(0, 0), links=carried, words=words,
+                word=lambda spec, w: f"{int(spec.get('fanout', 1))}-way splitter: {w}")
 
     # Optics: both ends of every fiber bundle, by the module each end's port calls for.
     fiber = flat.bundles_of_medium("fiber")
@@ -303,8 +308,10 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
             "NO_TRANSCEIVER",
             f"no {float(flat.speed_gbit_s[k]):g} Gb/s transceiver in the catalog for {paths}",
             ends)))
-    _tally_optics(flat, tally, [side[:2] for side in sides], modules, first_position,
-                  [(side[0], note) for side, note in zip(sides, words)])
+    lanes = np.array([int(m["lanes"]) for m in modules], dtype=np.int64)
+    _tally_held(flat, tally, "transceiver", modules,
+                [(module, 1.0 / fanout) for module, fanout, _ in sides], lanes, first_position,
+                sides=(1, 2), by_power=True, words=words, word=lambda spec, w: f"serves {w}")
     problems.sort(key=lambda p: (p[0], p[1]))
     return [diagnostic for _, _, diagnostic in problems]
 
@@ -376,104 +383,97 @@ def _breakout_words(flat, ends: np.ndarray, split: np.ndarray) -> np.ndarray:
     return out
 
 
-def _splitters(flat, ends: np.ndarray, fanout: np.ndarray, side: int) -> np.ndarray:
-    """Splitter cables of every bundle at ``ends``: a unit with c links there fills
-    ceil(c / fanout) ports, one splitter each. By the wiring rule of core/flatten.py a bundle
-    puts, in every instance of its block, runs of ``share`` links on the A units from the first
-    and per_instance // units links (one more on the first per_instance % units) on each B
-    unit, so the sum over units needs no list of units."""
-    instances = flat.owner_instances
-    per_instance = flat.cables // instances
-    units = np.maximum(1, flat.multiplicity[ends] // instances)
-    fanout = np.maximum(1, fanout)
+def _tally_held(flat, tally: _Tally, role: str, specs: list[ComponentSpec],
+                ends_items: list[tuple[np.ndarray, np.ndarray]], capacity: np.ndarray,
+                first_position: int, sides: tuple[int, int], by_power: bool = False,
+                links: list[np.ndarray] | None = None, words: list[np.ndarray] = (),
+                word: Callable[[ComponentSpec, str], str] = lambda spec, w: w) -> None:
+    """Add the items every unit holds at bundle ends to ``tally``: ``ends_items`` gives, for
+    ends A and B, each bundle's item there (index in ``specs``, -1: none) and the share of an
+    item port one of its links takes; a unit holds ceil(shares / capacity) of each item.
 
-    def ports(links: np.ndarray) -> np.ndarray:
-        return -(-links // fanout)
-
-    if side == 0:
-        share = np.maximum(1, -(-per_instance // units))
-        per = (per_instance // share) * ports(share) + ports(per_instance % share)
-    else:
-        q, r = per_instance // units, per_instance % units
-        per = r * ports(q + 1) + (units - r) * ports(q)
-    return per * instances
-
-
-def _tally_optics(flat, tally: _Tally, sides: list[tuple[np.ndarray, np.ndarray]],
-                  modules: list[ComponentSpec], first_position: int,
-                  notes: list[tuple[np.ndarray, np.ndarray]] = ()) -> None:
-    """Optics counted per device: the cables of one unit that take the same module share its
-    lanes (a twin-port OSFP serves two of a switch's or a DGX's 400G ports), whichever bundles
-    they belong to, so a unit with c such cables holds ceil(c / lanes) modules; a breakout
-    link takes 1/fanout of a module port. A server drawn on its own with one link per rail
-    gets the same modules as 32 servers in one bundle.
-
-    Where every bundle end on a group spreads its cables evenly (each unit gets cables /
-    units), c is the same for all units of the group; the groups where some bundle end does
-    not divide evenly are counted unit by unit from their cables (core/flatten.py's wiring)."""
-    if not modules:
+    ``by_power`` lists items in a compute node's cages apart (they draw from the node's own
+    power budget); ``links`` are the links the items of each end carry, ``words`` what each
+    bundle end is (a breakout, core/port_modes.py) and ``word`` the BOM note an item makes of
+    it; ``sides`` place the items in the listing order."""
+    if not specs:
         return
-    n, kinds = len(flat.multiplicity), len(modules)
-    lanes = np.array([int(m["lanes"]) for m in modules], dtype=np.int64)
+    held = _held_per_unit(flat, ends_items, capacity)
+    bundle_ends = (flat.bundle_a, flat.bundle_b)
+    for j, spec in enumerate(specs):
+        for powered in ((True, False) if by_power else (True,)):
+            on_side = [(item == j) & ((flat.is_compute[ends] != powered) if by_power else True)
+                       for (item, _), ends in zip(ends_items, bundle_ends)]
+            groups = (held[:, j] > 0) & ((flat.is_compute != powered) if by_power else True)
+            if not groups.any() or not any(hit.any() for hit in on_side):
+                continue
+            # listed where the first bundle puts this item on such a group
+            position = min(first_position + 3 * int(np.argmax(hit)) + side
+                           for side, hit in zip(sides, on_side) if hit.any())
+            carried = sum(int(count[hit].sum()) for count, hit in zip(links, on_side)) \
+                if links is not None else 0
+            said = tuple(dict.fromkeys(
+                word(spec, w) for side_words, hit in zip(words, on_side)
+                for w in np.unique(side_words[hit].astype(str)).tolist() if w))
+            tally.add(spec, role, powered, {}, int(held[groups, j].sum()), position,
+                      np.flatnonzero(groups), links=carried, notes=said)
+
+
+def _held_per_unit(flat, ends_items: list[tuple[np.ndarray, np.ndarray]],
+                   capacity: np.ndarray) -> np.ndarray:
+    """Items held per (group, item), summed over the group's units: a unit whose links take
+    ``shares`` of an item's ports (whichever bundles they belong to) holds ceil(shares /
+    capacity) of it, so a twin-port OSFP serves two of a switch's or a DGX's 400G ports and a
+    server drawn on its own with one link per rail gets the same modules as 32 servers in one
+    bundle.
+
+    Where every bundle end on a group spreads its links evenly (each unit gets cables /
+    units), the shares are the same for all units of the group; the groups where some bundle
+    end does not divide evenly are counted unit by unit from their links (core/flatten.py's
+    wiring)."""
+    n, kinds = len(flat.multiplicity), len(capacity)
     per_instance = flat.cables // flat.owner_instances
     uneven = np.zeros(n, dtype=bool)
-    ends_of = (flat.bundle_a, flat.bundle_b)
-    for ends, (module, _) in zip(ends_of, sides):
+    bundle_ends = (flat.bundle_a, flat.bundle_b)
+    for ends, (item, _) in zip(bundle_ends, ends_items):
         units = np.maximum(1, flat.multiplicity[ends] // flat.owner_instances)
-        uneven[ends[(module >= 0) & (per_instance % units != 0)]] = True
-    # Module ports per unit and module of the evenly cabled groups.
+        uneven[ends[(item >= 0) & (per_instance % units != 0)]] = True
+    # Item ports taken per unit of the evenly cabled groups.
     per_unit = np.zeros(n * kinds)
-    for ends, (module, fanout) in zip(ends_of, sides):
-        even = (module >= 0) & ~uneven[ends]
-        per_unit += np.bincount(ends[even] * kinds + module[even],
-                                weights=flat.cables[even] / fanout[even]
+    for ends, (item, share) in zip(bundle_ends, ends_items):
+        even = (item >= 0) & ~uneven[ends]
+        per_unit += np.bincount(ends[even] * kinds + item[even],
+                                weights=flat.cables[even] * share[even]
                                 / flat.multiplicity[ends[even]], minlength=n * kinds)
-    held = (_modules_for(per_unit.reshape(n, kinds), lanes) * flat.multiplicity[:, None])
+    held = _items_for(per_unit.reshape(n, kinds), capacity) * flat.multiplicity[:, None]
     if uneven.any():
-        held += _held_unit_by_unit(flat, sides, uneven, lanes)
-    # Optics in a compute node's cages draw from the node's own power budget.
-    for j, spec in enumerate(modules):
-        for powered in (True, False):
-            groups = (flat.is_compute != powered) & (held[:, j] > 0)
-            if not groups.any():
-                continue
-            # listed where the first bundle puts this module on such a group
-            position = min(
-                first_position + 3 * int(np.argmax(hit)) + side
-                for side, ends, (module, _) in ((1, flat.bundle_a, sides[0]),
-                                                (2, flat.bundle_b, sides[1]))
-                for hit in [(module == j) & (flat.is_compute[ends] != powered)] if hit.any())
-            serves = tuple(dict.fromkeys(
-                note for (module, words), ends in zip(notes, (flat.bundle_a, flat.bundle_b))
-                for note in words[(module == j) & (flat.is_compute[ends] != powered)].tolist()
-                if note))
-            tally.add(spec, "transceiver", powered, {}, int(held[groups, j].sum()), position,
-                      np.flatnonzero(groups), notes=tuple(f"serves {n}" for n in serves))
+        held += _held_unit_by_unit(flat, ends_items, uneven, capacity)
+    return held
 
 
-def _modules_for(ports: np.ndarray, lanes: np.ndarray) -> np.ndarray:
-    """Modules that hold ``ports`` module ports (fractions: breakout links) at ``lanes`` ports
-    each; the tolerance keeps a sum of halves from rounding up past a whole module."""
-    return np.ceil(ports / lanes - 1e-9).astype(np.int64)
+def _items_for(shares: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """Items that hold ``shares`` item ports (fractions: breakout links) at ``capacity`` ports
+    each; the tolerance keeps a sum of halves from rounding up past a whole item."""
+    return np.ceil(shares / capacity - 1e-9).astype(np.int64)
 
 
-def _held_unit_by_unit(flat, sides: list[tuple[np.ndarray, np.ndarray]], uneven: np.ndarray,
-                       lanes: np.ndarray) -> np.ndarray:
-    """Modules per (group, module) of the ``uneven`` groups, from each unit's own cables.
+def _held_unit_by_unit(flat, ends_items: list[tuple[np.ndarray, np.ndarray]],
+                       uneven: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """Items per (group, item) of the ``uneven`` groups, from each unit's own links.
 
     By the wiring rule of core/flatten.py a bundle puts, in every instance of its block, a run
     of ``share`` cables on each A unit from the first one, and per_instance // units cables
     (one more on the first per_instance % units) on each B unit, so each unit's cables are
     summed from these runs without listing every cable."""
-    n, kinds = len(flat.multiplicity), len(lanes)
+    n, kinds = len(flat.multiplicity), len(capacity)
     sizes = np.where(uneven, flat.multiplicity, 0)
     first = np.cumsum(sizes) - sizes  # the uneven groups' units, numbered group after group
-    cables = np.zeros(int(sizes.sum()) * kinds)
+    taken_ports = np.zeros(int(sizes.sum()) * kinds)
     instances = flat.owner_instances
     per_instance = flat.cables // instances
     for side, ends in ((0, flat.bundle_a), (1, flat.bundle_b)):
-        module, fanout = sides[side]
-        ks = np.flatnonzero((module >= 0) & uneven[ends])
+        item, weight = ends_items[side]
+        ks = np.flatnonzero((item >= 0) & uneven[ends])
         units = np.maximum(1, flat.multiplicity[ends[ks]] // instances[ks])
         if side == 0:
             share = np.maximum(1, -(-per_instance[ks] // units))
@@ -489,9 +489,9 @@ def _held_unit_by_unit(flat, sides: list[tuple[np.ndarray, np.ndarray]], uneven:
         instance = np.arange(len(entry)) - np.repeat(np.cumsum(copies) - copies, copies)
         k, row = ks[row[entry]], row[entry]
         local = first[ends[k]] + instance * units[row] + unit[entry]
-        cables += np.bincount(local * kinds + module[k], weights=count[entry] / fanout[k],
-                              minlength=len(cables))
-    held_by_unit = _modules_for(cables.reshape(-1, kinds), lanes)
+        taken_ports += np.bincount(local * kinds + item[k], weights=count[entry] * weight[k],
+                                   minlength=len(taken_ports))
+    held_by_unit = _items_for(taken_ports.reshape(-1, kinds), capacity)
     unit_group = np.repeat(np.arange(n), sizes)
     return np.stack([np.bincount(unit_group, weights=held_by_unit[:, j], minlength=n)
                      for j in range(kinds)], axis=1).astype(np.int64)
@@ -500,7 +500,7 @@ def _held_unit_by_unit(flat, sides: list[tuple[np.ndarray, np.ndarray]], uneven:
 def _tally_by_item(flat, tally: _Tally, item: np.ndarray, specs: list[ComponentSpec], role: str,
                    count: np.ndarray, first_position: int, side: int,
                    ends: np.ndarray | None = None, powered: bool = True,
-                   links: np.ndarray | None = None, notes: np.ndarray | None = None) -> None:
+                   links: np.ndarray | None = None) -> None:
     """Add ``count`` of every bundle to the catalog entry ``specs[item]`` (-1: none), and for
     cables the ``links`` they carry. The groups the items come from are the bundle ends
     ``ends``, or both ends."""
@@ -510,8 +510,6 @@ def _tally_by_item(flat, tally: _Tally, item: np.ndarray, specs: list[ComponentS
             continue
         groups = (ends[picked] if ends is not None
                   else np.concatenate([flat.bundle_a[picked], flat.bundle_b[picked]]))
-        words = () if notes is None else tuple(dict.fromkeys(
-            f"{int(spec.get('fanout', 1))}-way splitter: {n}" for n in notes[picked].tolist() if n))
         tally.add(spec, role, powered, {}, int(count[picked].sum()),
                   first_position + 3 * int(picked[0]) + side, groups,
-                  links=int(links[picked].sum()) if links is not None else 0, notes=words)
+                  links=int(links[picked].sum()) if links is not None else 0)

@@ -11,7 +11,7 @@ import pytest
 from core.errors import DesignError
 from core.flatten import flatten, unit_graph
 from core.generators import FatTreeOptions, generate_fat_tree
-from core.inventory import build_inventory, cage_module, choose_transceiver
+from core.inventory import build_inventory, cage_module, choose_cable, choose_transceiver
 from core.model import Block, Design, Link, Node
 from core.port_modes import links_per_port
 from core.topology import analyze_topology
@@ -112,8 +112,9 @@ def modules_counted_device_by_device(flat) -> int:
 
 
 def cables_counted_device_by_device(flat) -> int:
-    """Cables the slow way: a straight cable per link, except at a switch's breakout port where
-    one splitter serves ``fanout`` links of a unit (both ends splitting: one at each end)."""
+    """Cables the slow way: a straight cable per link, except at a switch's breakout ports
+    where a unit's links share splitters, ``fanout`` links each, whichever bundles they belong
+    to (both ends splitting: splitters at each end)."""
     graph = unit_graph(flat)
     fiber = set(np.flatnonzero(flat.bundles_of_medium("fiber")).tolist())
 
@@ -129,14 +130,16 @@ def cables_counted_device_by_device(flat) -> int:
         return choice[1] if choice is not None else 1
 
     straight = 0
-    legs: dict[tuple[int, int], list[int]] = {}  # (bundle, unit) -> [links, fanout]
+    legs: dict[tuple[int, str], list[int]] = {}  # (unit, splitter id) -> [links, fanout]
     for src, dst, k in zip(graph.src.tolist(), graph.dst.tolist(), graph.edge_bundle.tolist()):
         fans = [(unit, fanout_at(unit, k)) for unit in (src, dst)]
         if all(f == 1 for _, f in fans):
             straight += 1
         for unit, f in fans:
             if f > 1:
-                legs.setdefault((k, unit), [0, f])[0] += 1
+                cable = choose_cable(flat.catalog, flat.medium_names[flat.medium_code[k]],
+                                     float(flat.length_m[k]), f)
+                legs.setdefault((unit, cable.id), [0, f])[0] += 1
     return straight + sum(-(-links // f) for links, f in legs.values())
 
 
