@@ -247,11 +247,16 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
         a, b = flat.paths[flat.bundle_a[k]], flat.paths[flat.bundle_b[k]]
         return f"{a} - {b}", (a, b)
 
+    # links one native port carries at every (spec, speed): 2 or more on a breakout mode
+    split = np.array([[links_per_port(spec, float(v)) if spec.kind == "switch" else 1
+                       for v in flat.speed_values] for spec in flat.specs],
+                     dtype=np.int64).reshape(len(flat.specs), len(flat.speed_values))
+    phrases, phrase_of = _breakout_phrases(flat, split)
     modules: list[ComponentSpec] = []
-    sides = [_link_end(flat, ends, modules) for ends in (flat.bundle_a, flat.bundle_b)]
-    (_, fanout_a, _), (_, fanout_b, _) = sides
-    words = [_breakout_words(flat, ends, split) for ends, (_, _, split)
-             in zip((flat.bundle_a, flat.bundle_b), sides)]
+    sides = [_link_end(flat, ends, split, modules) for ends in (flat.bundle_a, flat.bundle_b)]
+    (_, fanout_a), (_, fanout_b) = sides
+    words = [phrase_of[flat.spec_row[ends], flat.speed_code] for ends in
+             (flat.bundle_a, flat.bundle_b)]
 
     # Cables: a straight one per link, or a splitter at each end that fans out; one catalog
     # entry per (medium, length, fan-out) the design uses.
@@ -261,7 +266,8 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
     def pick_cables(on: np.ndarray, fanout: np.ndarray) -> np.ndarray:
         """The index in ``chosen`` of every bundle's cable (-1: none, or not ``on``)."""
         run = (fanout * len(media) + flat.medium_code) * len(lengths) + flat.length_code
-        distinct, inverse = np.unique(run[on], return_inverse=True)
+        distinct, inverse = _distinct(run[on], (int(fanout.max(initial=1)) + 1) * len(media)
+                                      * len(lengths))
         item = np.full(len(distinct), -1, dtype=np.int64)
         for r, code in enumerate(distinct.tolist()):
             f, rest = divmod(code, len(media) * len(lengths))
@@ -296,7 +302,7 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
     carried = [np.where(both, -(-cables // 2), cables), np.where(both, cables // 2, cables)]
     _tally_held(flat, tally, "cable", chosen, [(item, np.ones(len(cables))) for item in splitter],
                 np.array([int(c.get("fanout", 1)) for c in chosen], dtype=np.int64),
-                first_position, sides=(0, 0), links=carried, words=words,
+                first_position, sides=(0, 0), links=carried, words=(words, phrases),
                 word=lambda spec, w: f"{int(spec.get('fanout', 1))}-way splitter: {w}")
 
     # Optics: both ends of every fiber bundle, by the module each end's port calls for.
@@ -310,24 +316,22 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
             ends)))
     lanes = np.array([int(m["lanes"]) for m in modules], dtype=np.int64)
     _tally_held(flat, tally, "transceiver", modules,
-                [(module, 1.0 / fanout) for module, fanout, _ in sides], lanes, first_position,
-                sides=(1, 2), by_power=True, words=words, word=lambda spec, w: f"serves {w}")
+                [(module, 1.0 / fanout) for module, fanout in sides], lanes, first_position,
+                sides=(1, 2), by_power=True, words=(words, phrases),
+                word=lambda spec, w: f"serves {w}")
     problems.sort(key=lambda p: (p[0], p[1]))
     return [diagnostic for _, _, diagnostic in problems]
 
 
-def _link_end(flat, ends: np.ndarray,
-              modules: list[ComponentSpec]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(module, fan-out, split) of every bundle at ``ends``: the index in ``modules`` (appended
-    to) of the transceiver its fiber links take there (-1: none), the links one module port or
-    cable end fans out to there (1 but on a switch's breakout ports), and the links one native
-    port carries there (2 or more: a breakout; core/port_modes.py)."""
+def _link_end(flat, ends: np.ndarray, split: np.ndarray,
+              modules: list[ComponentSpec]) -> tuple[np.ndarray, np.ndarray]:
+    """(module, fan-out) of every bundle at ``ends``: the index in ``modules`` (appended to) of
+    the transceiver its fiber links take there (-1: none), and the links one module port or
+    cable end fans out to there (1 but on a switch's breakout ports: ``split``, the links one
+    native port carries by (spec, speed), is 2 or more; core/port_modes.py)."""
     catalog = flat.catalog
     speeds, lengths = flat.speed_values, flat.length_values
     fiber = flat.bundles_of_medium("fiber")
-    # links one native port carries at every (spec, speed): 2 or more on a breakout mode
-    split = np.array([[links_per_port(spec, float(v)) if spec.kind == "switch" else 1
-                       for v in speeds] for spec in flat.specs], dtype=np.int64)
     row = flat.spec_row[ends]
     breakout = (split[row, flat.speed_code] >= 2) if len(ends) else np.zeros(0, dtype=bool)
     fanout = np.ones(len(ends), dtype=np.int64)
@@ -342,7 +346,7 @@ def _link_end(flat, ends: np.ndarray,
 
     at_cage = breakout & fiber
     key = (row * len(speeds) + flat.speed_code) * len(lengths) + flat.length_code
-    distinct, inverse = np.unique(key[at_cage], return_inverse=True)
+    distinct, inverse = _distinct(key[at_cage], len(flat.specs) * len(speeds) * len(lengths))
     picked = np.full((len(distinct), 2), -1, dtype=np.int64)
     for r, code in enumerate(distinct.tolist()):
         spec_row, rest = divmod(code, len(speeds) * len(lengths))
@@ -355,7 +359,7 @@ def _link_end(flat, ends: np.ndarray,
     # every other fiber end (and a breakout port no cage module fits): the link speed's module
     plain = fiber & (module < 0)
     optic = flat.speed_code * len(lengths) + flat.length_code
-    distinct, inverse = np.unique(optic[plain], return_inverse=True)
+    distinct, inverse = _distinct(optic[plain], len(speeds) * len(lengths))
     picked = np.full(len(distinct), -1, dtype=np.int64)
     for r, code in enumerate(distinct.tolist()):
         chosen = choose_transceiver(catalog, float(speeds[code // len(lengths)]),
@@ -363,30 +367,41 @@ def _link_end(flat, ends: np.ndarray,
         if chosen is not None:
             picked[r] = index(chosen)
     module[plain] = picked[inverse]
-    return module, fanout, np.where(breakout, split[row, flat.speed_code], 1)
+    return module, fanout
 
 
-def _breakout_words(flat, ends: np.ndarray, split: np.ndarray) -> np.ndarray:
-    """What every bundle is at ``ends`` in a user's words ("400G via 2x breakout of 800G
-    ports"), "" where it is no breakout."""
-    out = np.full(len(ends), "", dtype=object)
-    at = np.flatnonzero(split >= 2)
-    if not len(at):
-        return out
-    native = np.array([spec.native_port_gbit_s if spec.kind == "switch" else 0.0
-                       for spec in flat.specs])[flat.spec_row[ends[at]]]
-    cases = np.stack([flat.speed_gbit_s[at], split[at], native])
-    distinct, inverse = np.unique(cases, axis=1, return_inverse=True)
-    words = np.array([breakout_words(float(speed), int(k), float(port))
-                      for speed, k, port in distinct.T.tolist()], dtype=object)
-    out[at] = words[inverse.ravel()]
-    return out
+def _breakout_phrases(flat, split: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """What a link is at each (spec, speed) in a user's words: the distinct phrases ("400G via
+    2x breakout of 800G ports") and, by (spec row, speed code), the index of its phrase (-1:
+    no breakout there)."""
+    phrases: list[str] = []
+    phrase_of = np.full(split.shape, -1, dtype=np.int64)
+    for spec_row, speed_code in zip(*np.nonzero(split >= 2)):
+        spec = flat.specs[spec_row]
+        phrase = breakout_words(float(flat.speed_values[speed_code]),
+                                int(split[spec_row, speed_code]), spec.native_port_gbit_s)
+        if phrase not in phrases:
+            phrases.append(phrase)
+        phrase_of[spec_row, speed_code] = phrases.index(phrase)
+    return phrases, phrase_of
+
+
+def _distinct(codes: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)`` of codes below ``space``, in linear time where
+    the space is small next to the codes (the usual case: a few speeds and lengths)."""
+    if space > 4 * len(codes) + 65_536:
+        return np.unique(codes, return_inverse=True)
+    distinct = np.flatnonzero(np.bincount(codes, minlength=space))
+    lookup = np.zeros(space, dtype=np.int64)
+    lookup[distinct] = np.arange(len(distinct))
+    return distinct, lookup[codes]
 
 
 def _tally_held(flat, tally: _Tally, role: str, specs: list[ComponentSpec],
                 ends_items: list[tuple[np.ndarray, np.ndarray]], capacity: np.ndarray,
                 first_position: int, sides: tuple[int, int], by_power: bool = False,
-                links: list[np.ndarray] | None = None, words: list[np.ndarray] = (),
+                links: list[np.ndarray] | None = None,
+                words: tuple[list[np.ndarray], list[str]] = ((), []),
                 word: Callable[[ComponentSpec, str], str] = lambda spec, w: w) -> None:
     """Add the items every unit holds at bundle ends to ``tally``: ``ends_items`` gives, for
     ends A and B, each bundle's item there (index in ``specs``, -1: none) and the share of an
@@ -394,8 +409,9 @@ def _tally_held(flat, tally: _Tally, role: str, specs: list[ComponentSpec],
 
     ``by_power`` lists items in a compute node's cages apart (they draw from the node's own
     power budget); ``links`` are the links the items of each end carry, ``words`` what each
-    bundle end is (a breakout, core/port_modes.py) and ``word`` the BOM note an item makes of
-    it; ``sides`` place the items in the listing order."""
+    bundle end is (per end, an index into the phrases that follow it, -1: nothing to say;
+    core/port_modes.py) and ``word`` the BOM note an item makes of a phrase; ``sides`` place
+    the items in the listing order."""
     if not specs:
         return
     held = _held_per_unit(flat, ends_items, capacity)
@@ -412,9 +428,11 @@ def _tally_held(flat, tally: _Tally, role: str, specs: list[ComponentSpec],
                            for side, hit in zip(sides, on_side) if hit.any())
             carried = sum(int(count[hit].sum()) for count, hit in zip(links, on_side)) \
                 if links is not None else 0
+            codes, phrases = words
             said = tuple(dict.fromkeys(
-                word(spec, w) for side_words, hit in zip(words, on_side)
-                for w in np.unique(side_words[hit].astype(str)).tolist() if w))
+                word(spec, phrases[c]) for side_codes, hit in zip(codes, on_side)
+                for c in np.flatnonzero(np.bincount(side_codes[hit] + 1,
+                                                    minlength=len(phrases) + 1)[1:]).tolist()))
             tally.add(spec, role, powered, {}, int(held[groups, j].sum()), position,
                       np.flatnonzero(groups), links=carried, notes=said)
 
