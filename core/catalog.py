@@ -107,6 +107,10 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         "rack_units": ((int,), False, None),
         "chassis": ((bool,), False, False),
         "in_network_reduction": ((bool,), False, False),
+        # Native ports one module cage holds: 2 where ports_by_gbit_s counts each half of a
+        # twin-port OSFP (QM9700: 64 x 400G in 32 cages), 1 where it counts cages (SN5600:
+        # 64 x 800G cages). Breakout links use the cage's module (core/inventory.py).
+        "ports_per_cage": ((int,), False, 2),
     },
     "nic": {
         "ports": ((int,), True, None),
@@ -130,6 +134,7 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         "reach_m": (_NUMBER, True, None),
         "ns_per_m": (_NUMBER, True, None),
         "power_w": (_NUMBER, False, 0.0),
+        "fanout": ((int,), False, 1),  # ends one cable fans out to: 2 for a 1:2 splitter
     },
     "storage": {
         "read_gbyte_s": (_NUMBER, True, None),
@@ -210,16 +215,26 @@ class ComponentSpec:
         raise CatalogError(f"{self.id}: no dense {precision} TFLOPs in the catalog")
 
     def port_count_at(self, gbit_s: float) -> int:
-        """Ports this switch offers at ``gbit_s`` (breakout-aware), 0 if that speed is not offered."""
-        for speed, count in self.fields["ports_by_gbit_s"].items():
+        """Ports this switch (or NIC, DPU) offers at ``gbit_s`` (breakout-aware), 0 if that
+        speed is not offered. A NIC without ``ports_by_gbit_s`` offers its ``ports`` at
+        ``port_gbit_s`` only."""
+        for speed, count in self._port_modes().items():
             if abs(float(speed) - gbit_s) < 1e-6:
                 return int(count)
         return 0
 
     @property
     def native_port_gbit_s(self) -> float:
-        """Fastest port speed of a switch (its native radix speed)."""
-        return max(float(s) for s in self.fields["ports_by_gbit_s"])
+        """Fastest port speed of a switch or NIC (its native radix speed)."""
+        return max(float(s) for s in self._port_modes())
+
+    def _port_modes(self) -> Mapping[str, int]:
+        modes = self.fields.get("ports_by_gbit_s")
+        if modes:
+            return modes
+        if self.fields.get("port_gbit_s") and self.fields.get("ports"):
+            return {str(self.fields["port_gbit_s"]): self.fields["ports"]}
+        return {}
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -464,6 +479,10 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
     if kind in ("nic", "dpu") and not all(isinstance(p, str) and len(p) <= MAX_ID_CHARS
                                           for p in values["protocols"]):
         fail("protocols", f"expected a list of protocol names, got {show(values['protocols'])}")
+    if kind == "switch" and values["ports_per_cage"] < 1:
+        fail("ports_per_cage", "must be at least 1")
+    if kind == "cable" and values["fanout"] < 1:
+        fail("fanout", "must be at least 1 (1 is a straight cable)")
     if kind in ("transceiver", "cable") and values["medium"] not in MEDIA:
         fail("medium", f"must be one of {', '.join(MEDIA)}")
     if kind == "storage" and values["read_gbyte_s"] <= 0:

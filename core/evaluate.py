@@ -69,6 +69,7 @@ class Counts:
     storage_nodes: int
     links: int
     transceivers: int
+    cables: int = 0  # what is bought: a splitter serves several links
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,9 @@ def _counts(inventory: Inventory, topology: Topology) -> Counts:
         nics=inventory.count("nic"),
         dpus=inventory.count("dpu"),
         storage_nodes=inventory.count("storage"),
-        links=inventory.count("cable"),
+        links=inventory.links,
         transceivers=inventory.count("transceiver"),
+        cables=inventory.count("cable"),
     )
 
 
@@ -193,7 +195,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "gpus": c.gpus, "servers": c.servers, "switches": c.switches,
             "switches_by_tier": c.switches_by_tier, "scale_up_switches": c.scale_up_switches,
             "nics": c.nics, "dpus": c.dpus, "storage_nodes": c.storage_nodes, "links": c.links,
-            "transceivers": c.transceivers,
+            "transceivers": c.transceivers, "cables": c.cables,
         },
         "bandwidth": {
             "scale_up_domain_gpus": b.scale_up_domain_gpus,

@@ -9,12 +9,13 @@ inside the server's power budget; do not count it twice").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
 from core.catalog import ComponentSpec
 from core.flatten import Codes, runs
+from core.port_modes import breakout_words, links_per_port
 
 # Roles an item can play. Switch roles follow the scale-out tier names of the evaluation JSON.
 ROLES = (
@@ -41,6 +42,8 @@ class InventoryItem:
     powered: bool = True
     overrides: Mapping[str, float] = field(default_factory=dict)
     paths: tuple[str, ...] = ()  # design paths of the nodes it came from (cables, optics: their ends)
+    links: int = 0  # cables: the links they carry (a 1:2 splitter two; 0: one per cable)
+    note: str = ""  # what a BOM line says about it ("400G via 2x breakout of 800G ports")
 
     def value(self, key: str, default: float | None = None) -> float | None:
         """An override if the user set one, else the catalog value, else ``default``."""
@@ -62,6 +65,11 @@ class Inventory:
     @property
     def gpus(self) -> int:
         return self.count("accelerator")
+
+    @property
+    def links(self) -> int:
+        """Cabled links: one per straight cable, one per leg of a splitter."""
+        return sum(item.links or item.count for item in self.items if item.role == "cable")
 
     @property
     def compute_nodes(self) -> int:
@@ -94,8 +102,33 @@ def choose_transceiver(catalog, speed_gbit_s: float, length_m: float) -> Compone
     return twin or single
 
 
-def choose_cable(catalog, medium: str, length_m: float) -> ComponentSpec | None:
-    return _pick([c for c in catalog.by_kind("cable") if c["medium"] == medium], length_m)
+def cage_module(catalog, switch: ComponentSpec, speed_gbit_s: float,
+                length_m: float) -> tuple[ComponentSpec, int] | None:
+    """The module a switch's cage takes for breakout links of ``speed_gbit_s``, and the links
+    each of its ports fans out to (1: straight cables into the module's ports).
+
+    The cage holds ``ports_per_cage`` native ports: a Q3400 cage (2 x 800G) takes a 1.6T
+    twin-port module whose 800G ports each split to 2 x 400G; an SN5600 cage (one 800G port)
+    takes a 2 x 400G twin-port module, 400G links straight and 200G links split in two. The
+    fewest splits win, then the shortest reach that covers the run. None: the catalog has no
+    module for the cage at this speed that reaches (the link's own module is used instead, as
+    a 100 m run takes a 400G DR4 where the 2 x 400G SR4 module reaches 50 m)."""
+    cage_gbit_s = switch.native_port_gbit_s * int(switch.get("ports_per_cage", 2))
+    by_fanout: dict[int, list[ComponentSpec]] = {}
+    for module in catalog.by_kind("transceiver"):
+        port_gbit_s = float(module["gbit_s"]) / int(module["lanes"])
+        fanout = round(port_gbit_s / speed_gbit_s)
+        if (abs(float(module["gbit_s"]) - cage_gbit_s) < 1e-6 and fanout >= 1
+                and abs(fanout * speed_gbit_s - port_gbit_s) < 1e-6):
+            by_fanout.setdefault(fanout, []).append(module)
+    picks = [(_pick(modules, length_m), fanout) for fanout, modules in sorted(by_fanout.items())]
+    return next(((m, f) for m, f in picks if float(m["reach_m"]) >= length_m), None)
+
+
+def choose_cable(catalog, medium: str, length_m: float, fanout: int = 1) -> ComponentSpec | None:
+    """The cable for a run: straight (``fanout`` 1) or a splitter fanning out to ``fanout``."""
+    return _pick([c for c in catalog.by_kind("cable")
+                  if c["medium"] == medium and int(c.get("fanout", 1)) == fanout], length_m)
 
 
 def build_inventory(flat, tiers: Mapping[int, str]) -> tuple[Inventory, list]:
@@ -121,22 +154,25 @@ class _Tally:
         self.entries: dict[tuple, list] = {}
 
     def add(self, spec: ComponentSpec, role: str, powered: bool, overrides: Mapping[str, float],
-            count: int, position: int, groups: np.ndarray) -> None:
+            count: int, position: int, groups: np.ndarray, links: int = 0,
+            notes: tuple[str, ...] = ()) -> None:
         key = (spec.id, role, powered, tuple(sorted(overrides.items())))
-        entry = self.entries.setdefault(key, [spec, 0, dict(overrides), position, []])
+        entry = self.entries.setdefault(key, [spec, 0, dict(overrides), position, [], 0, {}])
         entry[1] += count
         entry[3] = min(entry[3], position)
         entry[4].append(groups)
+        entry[5] += links
+        entry[6].update(dict.fromkeys(notes))
 
     def items(self, flat) -> tuple[InventoryItem, ...]:
         out = []
-        for (_, role, powered, _), (spec, count, overrides, _, groups) in sorted(
+        for (_, role, powered, _), (spec, count, overrides, _, groups, links, notes) in sorted(
                 self.entries.items(), key=lambda entry: entry[1][3]):
             member = np.zeros(self.groups, dtype=bool)
             for g in groups:
                 member[g] = True
             out.append(InventoryItem(spec.id, spec.kind, role, count, spec, powered, overrides,
-                                     flat.group_paths(member)))
+                                     flat.group_paths(member), links, "; ".join(notes)))
         return tuple(out)
 
 
@@ -196,140 +232,267 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
     """Add cables and optics of every bundle to ``tally``; returns the diagnostics (no cable or
     optics in the catalog, a run longer than the cable's reach) in bundle order.
 
-    Catalog entries are chosen once per distinct (medium, length) and (speed, length) and
-    mapped back to the bundles through lookup tables."""
+    A link that lands on a switch's breakout port (200G on QM9700's 400G ports) takes the
+    cage's module at that end, shared by the links its ports fan out to, and shares a splitter
+    cable with the other links of that port instead of a cable of its own
+    (core/port_modes.py). Catalog entries are chosen once per distinct (medium, length,
+    fan-out) and (switch, speed, length) and mapped back to the bundles through lookup tables."""
     from core.diagnostics import Diagnostic  # noqa: PLC0415 - avoid a cycle at import time
 
     catalog = flat.catalog
-    lengths, length_code = flat.length_values, flat.length_code
-    media, medium_code = flat.medium_names, flat.medium_code
+    lengths = flat.length_values
+    media = flat.medium_names
     problems: list[tuple[int, int, Diagnostic]] = []  # (bundle, order within it, diagnostic)
 
     def where(k: int) -> tuple[str, tuple[str, str]]:
         a, b = flat.paths[flat.bundle_a[k]], flat.paths[flat.bundle_b[k]]
         return f"{a} - {b}", (a, b)
 
-    # Cables: one catalog entry per (medium, length) the design uses.
-    run = medium_code * len(lengths) + length_code
-    cables: list[ComponentSpec] = []
-    cable_of_run = np.full(len(media) * len(lengths), -1, dtype=np.int64)
-    unfit: dict[int, tuple[str, float, ComponentSpec | None]] = {}
-    for r in np.flatnonzero(np.bincount(run, minlength=len(cable_of_run))).tolist():
-        medium, length = media[r // len(lengths)], float(lengths[r % len(lengths)])
-        cable = choose_cable(catalog, medium, length)
-        if cable is not None:
-            if cable not in cables:
-                cables.append(cable)
-            cable_of_run[r] = cables.index(cable)
-        if cable is None or float(cable["reach_m"]) < length:
-            unfit[r] = (medium, length, cable)
-    if unfit:
-        flagged = np.zeros(len(cable_of_run), dtype=bool)
-        flagged[list(unfit)] = True
-        for k in np.flatnonzero(flagged[run]).tolist():
-            (medium, length, cable), (paths, ends) = unfit[int(run[k])], where(k)
-            problems.append((k, 0, Diagnostic(
-                "NO_CABLE", f"no {medium} cable in the catalog for {paths}", ends)
-                if cable is None else Diagnostic(
-                "LINK_TOO_LONG",
-                f"{paths}: {length:g} m exceeds the {cable['reach_m']:g} m reach of {cable.id}",
-                ends)))
-    _tally_by_item(flat, tally, cable_of_run[run], cables, "cable", flat.cables,
-                   first_position, 0)
-
-    # Optics: both ends of every fiber bundle, by the module its speed and length call for.
-    speeds, speed_code = flat.speed_values, flat.speed_code
-    fiber = flat.bundles_of_medium("fiber")
-    optic = speed_code * len(lengths) + length_code
+    # links one native port carries at every (spec, speed): 2 or more on a breakout mode
+    split = np.array([[links_per_port(spec, float(v)) if spec.kind == "switch" else 1
+                       for v in flat.speed_values] for spec in flat.specs],
+                     dtype=np.int64).reshape(len(flat.specs), len(flat.speed_values))
+    phrases, phrase_of = _breakout_phrases(flat, split)
     modules: list[ComponentSpec] = []
-    # the extra last entry (-1) is what bundles without optics (code -1) look up
-    module_of_optic = np.full(len(speeds) * len(lengths) + 1, -1, dtype=np.int64)
-    missing: dict[int, float] = {}
-    for r in np.flatnonzero(np.bincount(optic[fiber], minlength=len(module_of_optic))).tolist():
-        speed, length = float(speeds[r // len(lengths)]), float(lengths[r % len(lengths)])
-        module = choose_transceiver(catalog, speed, length)
-        if module is None:
-            missing[r] = speed
-            continue
-        if module not in modules:
-            modules.append(module)
-        module_of_optic[r] = modules.index(module)
-    optic = np.where(fiber, optic, -1)
-    if missing:
-        flagged = np.zeros(len(module_of_optic), dtype=bool)
-        flagged[list(missing)] = True
-        for k in np.flatnonzero(flagged[optic] & fiber).tolist():
-            paths, ends = where(k)
-            problems.append((k, 1, Diagnostic(
-                "NO_TRANSCEIVER",
-                f"no {missing[int(optic[k])]:g} Gb/s transceiver in the catalog for {paths}", ends)))
-    _tally_optics(flat, tally, module_of_optic[optic], modules, first_position)
+    sides = [_link_end(flat, ends, split, modules) for ends in (flat.bundle_a, flat.bundle_b)]
+    (_, fanout_a), (_, fanout_b) = sides
+    words = [phrase_of[flat.spec_row[ends], flat.speed_code] for ends in
+             (flat.bundle_a, flat.bundle_b)]
+
+    # Cables: a straight one per link, or a splitter at each end that fans out; one catalog
+    # entry per (medium, length, fan-out) the design uses.
+    cables = flat.cables
+    chosen: list[ComponentSpec] = []
+
+    def pick_cables(on: np.ndarray, fanout: np.ndarray) -> np.ndarray:
+        """The index in ``chosen`` of every bundle's cable (-1: none, or not ``on``)."""
+        run = (fanout * len(media) + flat.medium_code) * len(lengths) + flat.length_code
+        distinct, inverse = _distinct(run[on], (int(fanout.max(initial=1)) + 1) * len(media)
+                                      * len(lengths))
+        item = np.full(len(distinct), -1, dtype=np.int64)
+        for r, code in enumerate(distinct.tolist()):
+            f, rest = divmod(code, len(media) * len(lengths))
+            medium, length = media[rest // len(lengths)], float(lengths[rest % len(lengths)])
+            cable = choose_cable(catalog, medium, length, f)
+            if cable is not None:
+                if cable not in chosen:
+                    chosen.append(cable)
+                item[r] = chosen.index(cable)
+            if cable is None or float(cable["reach_m"]) < length:
+                kind = f"{medium} cable" if f == 1 else f"1:{f} {medium} splitter cable"
+                for k in np.flatnonzero(on)[inverse == r].tolist():
+                    paths, ends = where(k)
+                    problems.append((k, 0, Diagnostic(
+                        "NO_CABLE", f"no {kind} in the catalog for {paths}", ends)
+                        if cable is None else Diagnostic(
+                        "LINK_TOO_LONG",
+                        f"{paths}: {length:g} m exceeds the {cable['reach_m']:g} m reach of "
+                        f"{cable.id}", ends)))
+        per_bundle = np.full(len(cables), -1, dtype=np.int64)
+        per_bundle[on] = item[inverse]
+        return per_bundle
+
+    straight = pick_cables((fanout_a == 1) & (fanout_b == 1), np.ones_like(fanout_a))
+    _tally_by_item(flat, tally, straight, chosen, "cable", cables, first_position, 0,
+                   links=cables)
+    # Splitters are held per switch unit, like modules: a unit's links at one fan-out share
+    # ceil(links / fanout) splitters whichever bundles they belong to. Where both ends split,
+    # the legs meet at a patch panel and each end's splitters carry half the links.
+    both = (fanout_a > 1) & (fanout_b > 1)
+    splitter = [pick_cables(fanout_a > 1, fanout_a), pick_cables(fanout_b > 1, fanout_b)]
+    carried = [np.where(both, -(-cables // 2), cables), np.where(both, cables // 2, cables)]
+    _tally_held(flat, tally, "cable", chosen, [(item, np.ones(len(cables))) for item in splitter],
+                np.array([int(c.get("fanout", 1)) for c in chosen], dtype=np.int64),
+                first_position, sides=(0, 0), links=carried, words=(words, phrases),
+                word=lambda spec, w: f"{int(spec.get('fanout', 1))}-way splitter: {w}")
+
+    # Optics: both ends of every fiber bundle, by the module each end's port calls for.
+    fiber = flat.bundles_of_medium("fiber")
+    missing = fiber & ((sides[0][0] < 0) | (sides[1][0] < 0))
+    for k in np.flatnonzero(missing).tolist():
+        paths, ends = where(k)
+        problems.append((k, 1, Diagnostic(
+            "NO_TRANSCEIVER",
+            f"no {float(flat.speed_gbit_s[k]):g} Gb/s transceiver in the catalog for {paths}",
+            ends)))
+    lanes = np.array([int(m["lanes"]) for m in modules], dtype=np.int64)
+    _tally_held(flat, tally, "transceiver", modules,
+                [(module, 1.0 / fanout) for module, fanout in sides], lanes, first_position,
+                sides=(1, 2), by_power=True, words=(words, phrases),
+                word=lambda spec, w: f"serves {w}")
     problems.sort(key=lambda p: (p[0], p[1]))
     return [diagnostic for _, _, diagnostic in problems]
 
 
-def _tally_optics(flat, tally: _Tally, module: np.ndarray, modules: list[ComponentSpec],
-                  first_position: int) -> None:
-    """Optics counted per device: the cables of one unit that take the same module share its
-    lanes (a twin-port OSFP serves two of a switch's or a DGX's 400G ports), whichever bundles
-    they belong to, so a unit with c such cables holds ceil(c / lanes) modules. A server drawn
-    on its own with one link per rail gets the same modules as 32 servers in one bundle.
+def _link_end(flat, ends: np.ndarray, split: np.ndarray,
+              modules: list[ComponentSpec]) -> tuple[np.ndarray, np.ndarray]:
+    """(module, fan-out) of every bundle at ``ends``: the index in ``modules`` (appended to) of
+    the transceiver its fiber links take there (-1: none), and the links one module port or
+    cable end fans out to there (1 but on a switch's breakout ports: ``split``, the links one
+    native port carries by (spec, speed), is 2 or more; core/port_modes.py)."""
+    catalog = flat.catalog
+    speeds, lengths = flat.speed_values, flat.length_values
+    fiber = flat.bundles_of_medium("fiber")
+    row = flat.spec_row[ends]
+    breakout = (split[row, flat.speed_code] >= 2) if len(ends) else np.zeros(0, dtype=bool)
+    fanout = np.ones(len(ends), dtype=np.int64)
+    module = np.full(len(ends), -1, dtype=np.int64)
+    copper = breakout & ~fiber  # a splitter DAC: one leg per link of the port
+    fanout[copper] = split[row[copper], flat.speed_code[copper]]
 
-    Where every bundle end on a group spreads its cables evenly (each unit gets cables /
-    units), c is the same for all units of the group; the groups where some bundle end does
-    not divide evenly are counted unit by unit from their cables (core/flatten.py's wiring)."""
-    if not modules:
+    def index(spec: ComponentSpec) -> int:
+        if spec not in modules:
+            modules.append(spec)
+        return modules.index(spec)
+
+    at_cage = breakout & fiber
+    key = (row * len(speeds) + flat.speed_code) * len(lengths) + flat.length_code
+    distinct, inverse = _distinct(key[at_cage], len(flat.specs) * len(speeds) * len(lengths))
+    picked = np.full((len(distinct), 2), -1, dtype=np.int64)
+    for r, code in enumerate(distinct.tolist()):
+        spec_row, rest = divmod(code, len(speeds) * len(lengths))
+        choice = cage_module(catalog, flat.specs[spec_row], float(speeds[rest // len(lengths)]),
+                             float(lengths[rest % len(lengths)]))
+        if choice is not None:
+            picked[r] = (index(choice[0]), choice[1])
+    module[at_cage] = picked[inverse, 0]
+    fanout[at_cage] = np.maximum(1, picked[inverse, 1])
+    # every other fiber end (and a breakout port no cage module fits): the link speed's module
+    plain = fiber & (module < 0)
+    optic = flat.speed_code * len(lengths) + flat.length_code
+    distinct, inverse = _distinct(optic[plain], len(speeds) * len(lengths))
+    picked = np.full(len(distinct), -1, dtype=np.int64)
+    for r, code in enumerate(distinct.tolist()):
+        chosen = choose_transceiver(catalog, float(speeds[code // len(lengths)]),
+                                    float(lengths[code % len(lengths)]))
+        if chosen is not None:
+            picked[r] = index(chosen)
+    module[plain] = picked[inverse]
+    return module, fanout
+
+
+def _breakout_phrases(flat, split: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """What a link is at each (spec, speed) in a user's words: the distinct phrases ("400G via
+    2x breakout of 800G ports") and, by (spec row, speed code), the index of its phrase (-1:
+    no breakout there)."""
+    phrases: list[str] = []
+    phrase_of = np.full(split.shape, -1, dtype=np.int64)
+    for spec_row, speed_code in zip(*np.nonzero(split >= 2)):
+        spec = flat.specs[spec_row]
+        phrase = breakout_words(float(flat.speed_values[speed_code]),
+                                int(split[spec_row, speed_code]), spec.native_port_gbit_s)
+        if phrase not in phrases:
+            phrases.append(phrase)
+        phrase_of[spec_row, speed_code] = phrases.index(phrase)
+    return phrases, phrase_of
+
+
+def _distinct(codes: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)`` of codes below ``space``, in linear time where
+    the space is small next to the codes (the usual case: a few speeds and lengths)."""
+    if space > 4 * len(codes) + 65_536:
+        return np.unique(codes, return_inverse=True)
+    distinct = np.flatnonzero(np.bincount(codes, minlength=space))
+    lookup = np.zeros(space, dtype=np.int64)
+    lookup[distinct] = np.arange(len(distinct))
+    return distinct, lookup[codes]
+
+
+def _tally_held(flat, tally: _Tally, role: str, specs: list[ComponentSpec],
+                ends_items: list[tuple[np.ndarray, np.ndarray]], capacity: np.ndarray,
+                first_position: int, sides: tuple[int, int], by_power: bool = False,
+                links: list[np.ndarray] | None = None,
+                words: tuple[list[np.ndarray], list[str]] = ((), []),
+                word: Callable[[ComponentSpec, str], str] = lambda spec, w: w) -> None:
+    """Add the items every unit holds at bundle ends to ``tally``: ``ends_items`` gives, for
+    ends A and B, each bundle's item there (index in ``specs``, -1: none) and the share of an
+    item port one of its links takes; a unit holds ceil(shares / capacity) of each item.
+
+    ``by_power`` lists items in a compute node's cages apart (they draw from the node's own
+    power budget); ``links`` are the links the items of each end carry, ``words`` what each
+    bundle end is (per end, an index into the phrases that follow it, -1: nothing to say;
+    core/port_modes.py) and ``word`` the BOM note an item makes of a phrase; ``sides`` place
+    the items in the listing order."""
+    if not specs:
         return
-    n, kinds = len(flat.multiplicity), len(modules)
-    lanes = np.array([int(m["lanes"]) for m in modules], dtype=np.int64)
-    fitted = module >= 0
+    held = _held_per_unit(flat, ends_items, capacity)
+    bundle_ends = (flat.bundle_a, flat.bundle_b)
+    for j, spec in enumerate(specs):
+        for powered in ((True, False) if by_power else (True,)):
+            on_side = [(item == j) & ((flat.is_compute[ends] != powered) if by_power else True)
+                       for (item, _), ends in zip(ends_items, bundle_ends)]
+            groups = (held[:, j] > 0) & ((flat.is_compute != powered) if by_power else True)
+            if not groups.any() or not any(hit.any() for hit in on_side):
+                continue
+            # listed where the first bundle puts this item on such a group
+            position = min(first_position + 3 * int(np.argmax(hit)) + side
+                           for side, hit in zip(sides, on_side) if hit.any())
+            carried = sum(int(count[hit].sum()) for count, hit in zip(links, on_side)) \
+                if links is not None else 0
+            codes, phrases = words
+            said = tuple(dict.fromkeys(
+                word(spec, phrases[c]) for side_codes, hit in zip(codes, on_side)
+                for c in np.flatnonzero(np.bincount(side_codes[hit] + 1,
+                                                    minlength=len(phrases) + 1)[1:]).tolist()))
+            tally.add(spec, role, powered, {}, int(held[groups, j].sum()), position,
+                      np.flatnonzero(groups), links=carried, notes=said)
+
+
+def _held_per_unit(flat, ends_items: list[tuple[np.ndarray, np.ndarray]],
+                   capacity: np.ndarray) -> np.ndarray:
+    """Items held per (group, item), summed over the group's units: a unit whose links take
+    ``shares`` of an item's ports (whichever bundles they belong to) holds ceil(shares /
+    capacity) of it, so a twin-port OSFP serves two of a switch's or a DGX's 400G ports and a
+    server drawn on its own with one link per rail gets the same modules as 32 servers in one
+    bundle.
+
+    Where every bundle end on a group spreads its links evenly (each unit gets cables /
+    units), the shares are the same for all units of the group; the groups where some bundle
+    end does not divide evenly are counted unit by unit from their links (core/flatten.py's
+    wiring)."""
+    n, kinds = len(flat.multiplicity), len(capacity)
     per_instance = flat.cables // flat.owner_instances
     uneven = np.zeros(n, dtype=bool)
-    for ends in (flat.bundle_a, flat.bundle_b):
+    bundle_ends = (flat.bundle_a, flat.bundle_b)
+    for ends, (item, _) in zip(bundle_ends, ends_items):
         units = np.maximum(1, flat.multiplicity[ends] // flat.owner_instances)
-        uneven[ends[fitted & (per_instance % units != 0)]] = True
-    # Cables per unit and module of the evenly cabled groups.
+        uneven[ends[(item >= 0) & (per_instance % units != 0)]] = True
+    # Item ports taken per unit of the evenly cabled groups.
     per_unit = np.zeros(n * kinds)
-    for ends in (flat.bundle_a, flat.bundle_b):
-        even = fitted & ~uneven[ends]
-        per_unit += np.bincount(ends[even] * kinds + module[even],
-                                weights=flat.cables[even] / flat.multiplicity[ends[even]],
-                                minlength=n * kinds)
-    held = (-(-per_unit.reshape(n, kinds).astype(np.int64) // lanes)
-            * flat.multiplicity[:, None])
+    for ends, (item, share) in zip(bundle_ends, ends_items):
+        even = (item >= 0) & ~uneven[ends]
+        per_unit += np.bincount(ends[even] * kinds + item[even],
+                                weights=flat.cables[even] * share[even]
+                                / flat.multiplicity[ends[even]], minlength=n * kinds)
+    held = _items_for(per_unit.reshape(n, kinds), capacity) * flat.multiplicity[:, None]
     if uneven.any():
-        held += _held_unit_by_unit(flat, module, uneven, lanes)
-    # Optics in a compute node's cages draw from the node's own power budget.
-    for j, spec in enumerate(modules):
-        for powered in (True, False):
-            groups = (flat.is_compute != powered) & (held[:, j] > 0)
-            if not groups.any():
-                continue
-            # listed where the first bundle puts this module on such a group
-            position = min(
-                first_position + 3 * int(np.argmax(hit)) + side
-                for side, ends in ((1, flat.bundle_a), (2, flat.bundle_b))
-                for hit in [(module == j) & (flat.is_compute[ends] != powered)] if hit.any())
-            tally.add(spec, "transceiver", powered, {}, int(held[groups, j].sum()), position,
-                      np.flatnonzero(groups))
+        held += _held_unit_by_unit(flat, ends_items, uneven, capacity)
+    return held
 
 
-def _held_unit_by_unit(flat, module: np.ndarray, uneven: np.ndarray,
-                       lanes: np.ndarray) -> np.ndarray:
-    """Modules per (group, module) of the ``uneven`` groups, from each unit's own cables.
+def _items_for(shares: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """Items that hold ``shares`` item ports (fractions: breakout links) at ``capacity`` ports
+    each; the tolerance keeps a sum of halves from rounding up past a whole item."""
+    return np.ceil(shares / capacity - 1e-9).astype(np.int64)
+
+
+def _held_unit_by_unit(flat, ends_items: list[tuple[np.ndarray, np.ndarray]],
+                       uneven: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """Items per (group, item) of the ``uneven`` groups, from each unit's own links.
 
     By the wiring rule of core/flatten.py a bundle puts, in every instance of its block, a run
     of ``share`` cables on each A unit from the first one, and per_instance // units cables
     (one more on the first per_instance % units) on each B unit, so each unit's cables are
     summed from these runs without listing every cable."""
-    n, kinds = len(flat.multiplicity), len(lanes)
+    n, kinds = len(flat.multiplicity), len(capacity)
     sizes = np.where(uneven, flat.multiplicity, 0)
     first = np.cumsum(sizes) - sizes  # the uneven groups' units, numbered group after group
-    cables = np.zeros(int(sizes.sum()) * kinds)
+    taken_ports = np.zeros(int(sizes.sum()) * kinds)
     instances = flat.owner_instances
     per_instance = flat.cables // instances
     for side, ends in ((0, flat.bundle_a), (1, flat.bundle_b)):
-        ks = np.flatnonzero((module >= 0) & uneven[ends])
+        item, weight = ends_items[side]
+        ks = np.flatnonzero((item >= 0) & uneven[ends])
         units = np.maximum(1, flat.multiplicity[ends[ks]] // instances[ks])
         if side == 0:
             share = np.maximum(1, -(-per_instance[ks] // units))
@@ -345,9 +508,9 @@ def _held_unit_by_unit(flat, module: np.ndarray, uneven: np.ndarray,
         instance = np.arange(len(entry)) - np.repeat(np.cumsum(copies) - copies, copies)
         k, row = ks[row[entry]], row[entry]
         local = first[ends[k]] + instance * units[row] + unit[entry]
-        cables += np.bincount(local * kinds + module[k], weights=count[entry],
-                              minlength=len(cables))
-    held_by_unit = -(-cables.astype(np.int64).reshape(-1, kinds) // lanes)
+        taken_ports += np.bincount(local * kinds + item[k], weights=count[entry] * weight[k],
+                                   minlength=len(taken_ports))
+    held_by_unit = _items_for(taken_ports.reshape(-1, kinds), capacity)
     unit_group = np.repeat(np.arange(n), sizes)
     return np.stack([np.bincount(unit_group, weights=held_by_unit[:, j], minlength=n)
                      for j in range(kinds)], axis=1).astype(np.int64)
@@ -355,9 +518,11 @@ def _held_unit_by_unit(flat, module: np.ndarray, uneven: np.ndarray,
 
 def _tally_by_item(flat, tally: _Tally, item: np.ndarray, specs: list[ComponentSpec], role: str,
                    count: np.ndarray, first_position: int, side: int,
-                   ends: np.ndarray | None = None, powered: bool = True) -> None:
-    """Add ``count`` of every bundle to the catalog entry ``specs[item]`` (-1: none). The groups
-    the items come from are the bundle ends ``ends``, or both ends."""
+                   ends: np.ndarray | None = None, powered: bool = True,
+                   links: np.ndarray | None = None) -> None:
+    """Add ``count`` of every bundle to the catalog entry ``specs[item]`` (-1: none), and for
+    cables the ``links`` they carry. The groups the items come from are the bundle ends
+    ``ends``, or both ends."""
     for j, spec in enumerate(specs):
         picked = np.flatnonzero(item == j)
         if not len(picked):
@@ -365,4 +530,5 @@ def _tally_by_item(flat, tally: _Tally, item: np.ndarray, specs: list[ComponentS
         groups = (ends[picked] if ends is not None
                   else np.concatenate([flat.bundle_a[picked], flat.bundle_b[picked]]))
         tally.add(spec, role, powered, {}, int(count[picked].sum()),
-                  first_position + 3 * int(picked[0]) + side, groups)
+                  first_position + 3 * int(picked[0]) + side, groups,
+                  links=int(links[picked].sum()) if links is not None else 0)

@@ -98,15 +98,18 @@ def _port_warnings(flat: FlatDesign, candidate: np.ndarray) -> list[Diagnostic]:
     """The port warnings of the candidate groups, in the order their bundles list them."""
     # group -> link class -> speed -> cables per unit, summed in bundle order
     usage: dict[int, dict[str, dict[float, float]]] = {}
+    bundles_at: dict[tuple[int, float], list[int]] = {}  # (group, speed) -> its bundles
     ends = np.stack([flat.bundle_a, flat.bundle_b], axis=1).ravel()
     picked = np.flatnonzero(candidate[ends])
     bundle = picked // 2
     per_unit = (flat.cables[bundle] / flat.multiplicity[ends[picked]]).tolist()
-    for end, kind, speed, cables in zip(ends[picked].tolist(), flat.kind_code[bundle].tolist(),
-                                        flat.speed_gbit_s[bundle].tolist(), per_unit):
+    for end, k, kind, speed, cables in zip(ends[picked].tolist(), bundle.tolist(),
+                                           flat.kind_code[bundle].tolist(),
+                                           flat.speed_gbit_s[bundle].tolist(), per_unit):
         link_class = flat.kind_names[kind] if flat.kind_names[kind] in _LINK_CLASSES[:2] else "other"
         by_speed = usage.setdefault(end, {}).setdefault(link_class, {})
         by_speed[speed] = by_speed.get(speed, 0.0) + cables
+        bundles_at.setdefault((end, speed), []).append(k)
     out: list[Diagnostic] = []
     catalog = flat.catalog
     for i, by_class in usage.items():
@@ -121,9 +124,7 @@ def _port_warnings(flat: FlatDesign, candidate: np.ndarray) -> list[Diagnostic]:
             for speed, cables in by_speed.items():
                 ports = spec.port_count_at(speed)
                 if ports == 0:
-                    out.append(Diagnostic(
-                        "PORT_SPEED_UNSUPPORTED",
-                        f"{path} ({spec.id}) has no {speed:g} Gb/s ports", (path,)))
+                    out.append(_unsupported_speed(flat, i, spec, speed, bundles_at[i, speed]))
                     continue
                 fraction += cables / ports
             if fraction > 1 + 1e-9:
@@ -156,3 +157,19 @@ def _port_warnings(flat: FlatDesign, candidate: np.ndarray) -> list[Diagnostic]:
                     f"{path} ({spec.id}): {max(fast):g} Gb/s links exceed its {port_speed:g} Gb/s ports",
                     (path,)))
     return out
+
+
+def _unsupported_speed(flat: FlatDesign, group: int, spec: ComponentSpec, speed: float,
+                       bundles: list[int]) -> Diagnostic:
+    """A switch asked for a speed none of its port modes runs, naming the links that ask."""
+    path = flat.paths[group]
+    named = [f"{flat.paths[flat.bundle_a[k]]} - {flat.paths[flat.bundle_b[k]]}" for k in bundles]
+    links = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+    offered = ", ".join(f"{count} x {float(s):g}G" for s, count in spec["ports_by_gbit_s"].items())
+    ends = dict.fromkeys([path, *(flat.paths[e] for k in bundles
+                                  for e in (flat.bundle_a[k], flat.bundle_b[k]))])
+    return Diagnostic(
+        "PORT_SPEED_UNSUPPORTED",
+        f"{path} ({spec.id}) has no {speed:g} Gb/s ports for the link{'s' * (len(named) > 1)} "
+        f"{links}: its ports run {offered} (a slower link needs a breakout or downshift mode "
+        f"the catalog lists)", tuple(ends))

@@ -14,6 +14,7 @@ its form offers the way back to the list and, for a component, the list of its o
 
 from __future__ import annotations
 
+import html
 import operator
 from typing import Any, Callable
 
@@ -28,6 +29,7 @@ from core.catalog import Catalog
 from core.errors import DesignError
 from core.model import LINK_KINDS, MEDIA, Block, Link, Node
 from core.operations import SetProperty
+from core.port_modes import link_breakout
 from designer.canvas.aggregate import GroupBundle, MemberGroup, Summary
 from designer.canvas.aggregate_items import group_name, members_noun
 from designer.document import DesignDocument
@@ -483,8 +485,10 @@ class InspectorWidget(QScrollArea):
         self._int(form, "Cables", "count", tip="Cables per instance of the owning block")
         self._float(form, "Cable length", "length_m", " m", 0.0, 100_000.0, 1)
         self._choice(form, "Medium", "medium", [(m, m) for m in MEDIA])
+        breakout = link_breakout(self.document.design, self._target[1], link, self.catalog)  # type: ignore[index]
         self._info.setText(f"<b>Owned by</b> {self._target[1] or 'design root'}<br>"  # type: ignore[index]
-                           "Ends are components inside the owning block, as paths relative to it.")
+                           + (f"<b>Breakout</b> {html.escape(breakout)}<br>" if breakout else "")
+                           + "Ends are components inside the owning block, as paths relative to it.")
         summary = self._aggregated(self._target[1])  # type: ignore[index]
         if summary is not None:
             links = self.document.design.block(self._target[1]).links  # type: ignore[index]

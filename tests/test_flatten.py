@@ -1,5 +1,8 @@
 """Flattening into arrays: the rows, the device graph, the optics per device, bad links."""
 
+import math
+from fractions import Fraction
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 import numpy as np
@@ -8,8 +11,9 @@ import pytest
 from core.errors import DesignError
 from core.flatten import flatten, unit_graph
 from core.generators import FatTreeOptions, generate_fat_tree
-from core.inventory import build_inventory, choose_transceiver
+from core.inventory import build_inventory, cage_module, choose_cable, choose_transceiver
 from core.model import Block, Design, Link, Node
+from core.port_modes import links_per_port
 from core.topology import analyze_topology
 
 
@@ -79,21 +83,64 @@ def test_device_graph_follows_the_wiring_rule(catalog, servers, leaves, blocks, 
 
 
 def modules_counted_device_by_device(flat) -> int:
-    """Optics the slow way: walk every cable of the device graph, ceil per device and module."""
+    """Optics the slow way: walk every cable of the device graph, ceil per device and module.
+    A link on a switch's breakout port takes 1/fanout of a port of the cage's module."""
     graph = unit_graph(flat)
-    fiber = flat.bundles_of_medium("fiber")
-    modules = {k: choose_transceiver(flat.catalog, float(flat.speed_gbit_s[k]), float(flat.length_m[k]))
-               for k in np.flatnonzero(fiber).tolist()}
-    cables: dict[tuple[int, str], int] = {}
+    fiber = set(np.flatnonzero(flat.bundles_of_medium("fiber")).tolist())
+
+    def module_at(unit: int, k: int):
+        spec = flat.specs[flat.spec_row[graph.unit_group[unit]]]
+        speed, length = float(flat.speed_gbit_s[k]), float(flat.length_m[k])
+        if spec.kind == "switch" and links_per_port(spec, speed) >= 2:
+            choice = cage_module(flat.catalog, spec, speed, length)
+            if choice is not None:
+                return choice
+        return choose_transceiver(flat.catalog, speed, length), 1
+
+    ports: dict[tuple[int, str], Fraction] = {}
     lanes: dict[str, int] = {}
     for src, dst, k in zip(graph.src.tolist(), graph.dst.tolist(), graph.edge_bundle.tolist()):
-        module = modules.get(k)
-        if module is None:
+        if k not in fiber:
             continue
-        lanes[module.id] = int(module["lanes"])
         for unit in (src, dst):
-            cables[unit, module.id] = cables.get((unit, module.id), 0) + 1
-    return sum(-(-count // lanes[module]) for (_, module), count in cables.items())
+            module, fanout = module_at(unit, k)
+            if module is None:
+                continue
+            lanes[module.id] = int(module["lanes"])
+            ports[unit, module.id] = ports.get((unit, module.id), 0) + Fraction(1, fanout)
+    return sum(math.ceil(count / lanes[module]) for (_, module), count in ports.items())
+
+
+def cables_counted_device_by_device(flat) -> int:
+    """Cables the slow way: a straight cable per link, except at a switch's breakout ports
+    where a unit's links share splitters, ``fanout`` links each, whichever bundles they belong
+    to (both ends splitting: splitters at each end)."""
+    graph = unit_graph(flat)
+    fiber = set(np.flatnonzero(flat.bundles_of_medium("fiber")).tolist())
+
+    def fanout_at(unit: int, k: int) -> int:
+        spec = flat.specs[flat.spec_row[graph.unit_group[unit]]]
+        speed = float(flat.speed_gbit_s[k])
+        split = links_per_port(spec, speed) if spec.kind == "switch" else 1
+        if split < 2:
+            return 1
+        if k not in fiber:
+            return split
+        choice = cage_module(flat.catalog, spec, speed, float(flat.length_m[k]))
+        return choice[1] if choice is not None else 1
+
+    straight = 0
+    legs: dict[tuple[int, str], list[int]] = {}  # (unit, splitter id) -> [links, fanout]
+    for src, dst, k in zip(graph.src.tolist(), graph.dst.tolist(), graph.edge_bundle.tolist()):
+        fans = [(unit, fanout_at(unit, k)) for unit in (src, dst)]
+        if all(f == 1 for _, f in fans):
+            straight += 1
+        for unit, f in fans:
+            if f > 1:
+                cable = choose_cable(flat.catalog, flat.medium_names[flat.medium_code[k]],
+                                     float(flat.length_m[k]), f)
+                legs.setdefault((unit, cable.id), [0, f])[0] += 1
+    return straight + sum(-(-links // f) for links, f in legs.values())
 
 
 @settings(max_examples=25)
@@ -116,3 +163,4 @@ def test_optics_are_what_every_device_holds(catalog, servers, server, switch, ov
     flat = flatten(design, catalog)
     inventory, _ = build_inventory(flat, analyze_topology(flat).tiers)
     assert inventory.count("transceiver") == modules_counted_device_by_device(flat)
+    assert inventory.count("cable") == cables_counted_device_by_device(flat)

@@ -131,13 +131,15 @@ def test_superpod_table_4(catalog, gpus, leaves, spines, compute_ufm_cables, lea
         # RA Tables 7-8 (4 SU): 2,040 NDR 400G + 4 NDR 200G cables; OSFP transceivers 1,536
         # switch-side + 508 system-side + 4 for UFM. Optics are counted per device, as the RA
         # does: a leaf's 31 DGX ports fill 16 twin-port cages (32 leaves x 32 + 16 spines x 32).
-        # The UFM's leaf end gets a 200G module of its own where the RA uses the free half of
-        # that 16th cage, so the 4 UFM links carry 8 modules here.
+        # A UFM's 200G link is a 2x breakout of a leaf's 400G port: it takes the free half of
+        # that 16th cage through a 1:2 splitter, as in the RA, and one 200G module at the UFM.
         assert ev.counts.links == 2044
         optics = {(item.catalog_id, item.powered): item.count
                   for item in ev.inventory.by_role("transceiver")}
         assert optics == {("OSFP-800G-2xSR4", True): 1536, ("OSFP-800G-2xSR4", False): 508,
-                          ("QSFP-200G", True): 8}
+                          ("QSFP-200G", True): 4}
+        cables = {item.catalog_id: item.count for item in ev.inventory.by_role("cable")}
+        assert cables == {"Fiber-MMF": 2040, "Fiber-MMF-Splitter-1x2": 4}
 
 
 def test_ufm_needs_free_leaf_ports(catalog):

@@ -22,7 +22,7 @@ parallelism degrees (tp·pp·dp·cp) in GPUs, capped at the design's GPUs; no wo
   of its own leaves) and count once the job spans more than one scale-up domain.
 * Storage counts fully (every job checkpoints to it); planned events are per job.
 
-Links are counted from cable items when the inventory has them (one cable per link; node links
+Links are counted from cable items when the inventory has them (the links each carries; node links
 are the NIC/DPU ports, the rest are switch-to-switch). Without cables they are derived from the
 powered (switch-side) transceiver ends: ``(ends - node links) / 2``, a module with ``lanes = 2``
 (twin-port OSFP) counting as two ends. Transceivers carry no failure rate of their own: the link
@@ -151,9 +151,10 @@ def job_failure_rates(
             kind_rate["switch"] += n * tier_share(role) * _rate(item, default, a)
         elif kind == "storage":
             kind_rate["storage"] += n * _rate(item, a.storage_per_1000_days, a)
-        elif kind == "cable":
-            cable_count += n
-            cable_rate_sum += n * _rate(item, a.link_per_1000_days, a)
+        elif kind == "cable":  # per link: a splitter cable carries several
+            links = item.links or n
+            cable_count += links
+            cable_rate_sum += links * _rate(item, a.link_per_1000_days, a)
         elif kind == "transceiver" and item.powered:
             switch_ends += n * max(1, int(item.spec.get("lanes", 1) or 1))
 

@@ -1,9 +1,12 @@
 """Folded-Clos sizing and construction shared by the fat-tree and super-node generators.
 
 Sizing follows Al-Fares et al. (SIGCOMM 2008) as tabulated in ../shared/reference/topologies.md
-§1: a leaf of radix k (counted at the endpoint speed, breakout-aware) has d = k*r/(1+r) ports
-down and u = k - d up; a 2-tier fabric holds up to k*d endpoints, a 3-tier one up to k pods of
-(k/2 leaves x d). The scalable-unit (SU) grouping reproduces the DGX SuperPOD tables (§2):
+§1: a leaf of radix k has d = k*r/(1+r) ports down and u = k - d up; a 2-tier fabric holds up
+to k*d endpoints, a 3-tier one up to k pods of (k/2 leaves x d). Where the endpoints run
+slower than the switch-to-switch links (400G NICs on an 800G switch), k counts the switch's
+ports at the uplink speed, each down port carries ``down_per_port`` endpoint links (a breakout)
+and r stays down:up in bandwidth: u = k / (1 + g*r/b) with g the uplink-to-endpoint speed
+ratio and b the links per down port, d = u*g*r endpoint links (g = b = 1: the formula above). The scalable-unit (SU) grouping reproduces the DGX SuperPOD tables (§2):
 32 DGX H100 x 8 rails on 8 leaves per SU with QM9700.
 
 A compute node exposes ``e`` scale-out endpoints (its NIC ports). In an SU of ``s`` nodes every
@@ -46,6 +49,7 @@ class ClosPlan:
     cores: int
     spines_per_pod: list[int]
     core_links_per_pod: list[int] = ()  # type: ignore[assignment]
+    down_per_port: int = 1  # endpoint links per leaf port (2: each port a 2x breakout)
 
     @property
     def switches_by_tier(self) -> dict[str, int]:
@@ -86,11 +90,16 @@ def plan_clos(
     oversubscription: float = 1.0,
     pod_nodes: int | None = None,
     pod_oversubscription: float = 1.0,
+    *,
+    down_per_port: int = 1,
+    speed_ratio: float = 1.0,
 ) -> ClosPlan:
     """Size a 2- or 3-tier folded Clos for ``nodes`` nodes with ``endpoints_per_node`` ports each.
 
     ``oversubscription`` is down:up at the leaf; ``pod_nodes`` fixes the pod (island) size and
     ``pod_oversubscription`` the spine-to-core ratio (computing islands, topologies.md §5).
+    ``radix`` counts switch ports at the switch-to-switch speed, ``speed_ratio`` is that speed
+    over the endpoints' and ``down_per_port`` the endpoint links one leaf port carries.
     """
     if nodes < 1:
         raise GeneratorError(f"need at least one node, got {nodes}")
@@ -98,11 +107,17 @@ def plan_clos(
         raise GeneratorError(f"switch radix {radix} is too small")
     if not (1 <= oversubscription < math.inf and 1 <= pod_oversubscription < math.inf):  # NaN too
         raise GeneratorError("oversubscription ratios are down:up and must be at least 1 (and finite)")
+    if down_per_port < 1 or not 1 <= speed_ratio < math.inf:
+        raise GeneratorError("uplinks must be at least as fast as the endpoint links")
     e = endpoints_per_node
     k = radix
-    # Exact ratio with whole ports: u = floor(k / (1 + r)) up, d = floor(u * r) down.
-    u = int(k // (1 + oversubscription))
-    d = int(u * oversubscription)
+    # Exact ratio with whole ports: u = floor(k / (1 + g r / b)) up, d = floor(u g r) down
+    # (in endpoint links, b of them per port); g = b = 1 gives u = floor(k / (1 + r)).
+    down_bandwidth = speed_ratio * oversubscription
+    u = int(k // (1 + down_bandwidth / down_per_port))
+    d = int(u * down_bandwidth)
+    while u and -(-d // down_per_port) + u > k:  # a fractional ratio rounded past the ports
+        d -= 1
     if d < 1 or u < 1:
         raise GeneratorError(f"oversubscription {oversubscription}:1 leaves no ports on a radix-{k} leaf")
     su_nodes = d  # one cable per rail per node: a one-rail leaf serves d nodes
@@ -123,7 +138,7 @@ def plan_clos(
             )
         spines = spine_count(leaves, u, k)
         return ClosPlan(2, k, d, u, k, 0, nodes, e, su_nodes, su_leaves, sus, [sus], leaves,
-                        spines, 0, [spines])
+                        spines, 0, [spines], down_per_port=down_per_port)
 
     spine_up = int(k // (1 + pod_oversubscription))
     spine_down = int(spine_up * pod_oversubscription)
@@ -181,7 +196,7 @@ def plan_clos(
     cores = math.ceil(sum(core_links_per_pod) / k)
     return ClosPlan(3, k, d, u, spine_down, spine_up, nodes, e, su_nodes, su_leaves,
                     [s for pod in pods for s in pod], pods, leaves, spines, cores, spines_per_pod,
-                    core_links_per_pod)
+                    core_links_per_pod, down_per_port)
 
 
 def _group_counts(values: list[int]) -> list[tuple[int, int]]:
@@ -202,9 +217,12 @@ def build_clos_blocks(
     speed_gbit_s: float,
     root: Block,
     medium: str = "fiber",
+    up_speed_gbit_s: float | None = None,
 ) -> None:
-    """Add SU / pod blocks, switches and link bundles for ``plan`` into ``root``."""
+    """Add SU / pod blocks, switches and link bundles for ``plan`` into ``root``: node-to-leaf
+    links at ``speed_gbit_s``, switch-to-switch links at ``up_speed_gbit_s`` (default the same)."""
     e = plan.endpoints_per_node
+    up_speed = up_speed_gbit_s or speed_gbit_s
     step = 260.0
 
     def make_su(nodes_in_su: int, su_id: str, count: int, x: float, y: float) -> Block:
@@ -232,7 +250,7 @@ def build_clos_blocks(
         for n, su_id in enumerate(su_ids):
             su = root.children[su_id]
             leaves = su.children["leaf"].count * su.count
-            root.links.append(Link(f"l{n + 1}", f"{su_id}/leaf", "spine", "scale-out", speed_gbit_s,
+            root.links.append(Link(f"l{n + 1}", f"{su_id}/leaf", "spine", "scale-out", up_speed,
                                    leaves * plan.leaf_up, LEAF_SPINE_M, medium))
         return
 
@@ -252,7 +270,7 @@ def build_clos_blocks(
                                      x=(len(su_ids) - 1) * step / 2, y=0, tier="spine")
         for m, su_id in enumerate(su_ids):
             su = pod.children[su_id]
-            pod.links.append(Link(f"l{m + 1}", f"{su_id}/leaf", "spine", "scale-out", speed_gbit_s,
+            pod.links.append(Link(f"l{m + 1}", f"{su_id}/leaf", "spine", "scale-out", up_speed,
                                   su.children["leaf"].count * su.count * plan.leaf_up,
                                   LEAF_SPINE_M, medium))
         root.children[pod_id] = pod
@@ -260,5 +278,5 @@ def build_clos_blocks(
     root.children["core"] = Node("core", switch_catalog_id, plan.cores, "Core",
                                  x=(len(pod_ids) - 1) * step / 2, y=0, tier="core")
     for n, (pod_id, core_links) in enumerate(pod_ids):
-        root.links.append(Link(f"l{n + 1}", f"{pod_id}/spine", "core", "scale-out", speed_gbit_s,
+        root.links.append(Link(f"l{n + 1}", f"{pod_id}/spine", "core", "scale-out", up_speed,
                                core_links, SPINE_CORE_M, medium))

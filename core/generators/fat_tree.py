@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 
 from core.catalog import COMPUTE_KINDS, Catalog, ComponentSpec
 from core.errors import GeneratorError
-from core.generators.clos import build_clos_blocks, plan_clos
+from core.generators.clos import ClosPlan, build_clos_blocks, plan_clos
 from core.generators.management import add_fabric_managers
 from core.generators.storage import add_converged_storage, add_storage
 from core.model import Block, Design
@@ -47,6 +47,70 @@ def switch_radix(switch: ComponentSpec, speed_gbit_s: float) -> int:
     return radix
 
 
+@dataclass(frozen=True)
+class FabricPorts:
+    """How a generated fabric uses its switch's ports: endpoint links at ``down_gbit_s``,
+    ``down_per_port`` of them per leaf port, and switch-to-switch links at ``up_gbit_s``."""
+
+    radix: int            # switch ports at up_gbit_s: the radix every tier is sized in
+    down_gbit_s: float
+    up_gbit_s: float
+    down_per_port: int = 1
+
+    @property
+    def speed_ratio(self) -> float:
+        return self.up_gbit_s / self.down_gbit_s
+
+
+def fabric_port_choices(switch: ComponentSpec, endpoint_gbit_s: float) -> list[FabricPorts]:
+    """The ways to run ``switch`` for endpoints at ``endpoint_gbit_s``, best first.
+
+    Endpoints slower than the switch's native ports take a breakout (or downshift) of the
+    leaf's ports; the switch-to-switch tiers run at the native speed first (a 2x breakout's
+    uplinks need half the cables and modules at the speed the ports were built for), else at
+    the endpoint speed too, whose larger radix reaches more endpoints in the same tiers.
+    """
+    at_endpoint = FabricPorts(switch_radix(switch, endpoint_gbit_s), endpoint_gbit_s,
+                              endpoint_gbit_s)
+    native_gbit_s = switch.native_port_gbit_s
+    if native_gbit_s <= endpoint_gbit_s:
+        return [at_endpoint]
+    native = switch.port_count_at(native_gbit_s)
+    if at_endpoint.radix % native:  # not a whole number of links per port: no clean breakout
+        return [at_endpoint]
+    return [FabricPorts(native, endpoint_gbit_s, native_gbit_s, at_endpoint.radix // native),
+            at_endpoint]
+
+
+def plan_fabric(nodes: int, endpoints_per_node: int, switch: ComponentSpec,
+                endpoint_gbit_s: float, tiers: str | int = "auto", oversubscription: float = 1.0,
+                pod_nodes: int | None = None, pod_oversubscription: float = 1.0,
+                ) -> tuple[ClosPlan, FabricPorts]:
+    """The Clos plan of the first port choice (fabric_port_choices) that needs the fewest
+    tiers: native-speed uplinks unless they cost a tier the endpoint speed's radix saves."""
+    best: tuple[ClosPlan, FabricPorts] | None = None
+    error: GeneratorError | None = None
+    for ports in fabric_port_choices(switch, endpoint_gbit_s):
+        try:
+            plan = plan_clos(nodes, endpoints_per_node, ports.radix, tiers, oversubscription,
+                             pod_nodes, pod_oversubscription, down_per_port=ports.down_per_port,
+                             speed_ratio=ports.speed_ratio)
+        except GeneratorError as problem:
+            error = problem  # the last choice reaches furthest: its message says the limit
+            continue
+        if best is None or plan.tiers < best[0].tiers:
+            best = (plan, ports)
+    if best is None:
+        raise error  # type: ignore[misc]
+    return best
+
+
+def port_metadata(ports: FabricPorts) -> dict:
+    """The link speeds a generator chose, for the project's metadata (and the user)."""
+    return {"link_gbit_s": {"endpoint": ports.down_gbit_s, "switch": ports.up_gbit_s},
+            "endpoint_links_per_port": ports.down_per_port}
+
+
 def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
     server = catalog.require(options.server, *COMPUTE_KINDS)
     switch = catalog.require(options.switch, "switch")
@@ -61,7 +125,6 @@ def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
         )
     nodes = options.gpus // gpus_per_node
     endpoints, speed = scale_out_endpoints(server, catalog)
-    radix = switch_radix(switch, speed)
     pod_nodes = None
     if options.island_gpus is not None:
         if options.island_gpus < gpus_per_node or options.island_gpus % gpus_per_node:
@@ -70,11 +133,11 @@ def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
             )
         pod_nodes = options.island_gpus // gpus_per_node
     tiers = options.tiers if options.tiers == "auto" else int(options.tiers)
-    plan = plan_clos(nodes, endpoints, radix, tiers, options.oversubscription, pod_nodes,
-                     options.island_oversubscription)
+    plan, ports = plan_fabric(nodes, endpoints, switch, speed, tiers, options.oversubscription,
+                              pod_nodes, options.island_oversubscription)
     name = options.name or f"{options.gpus:,} x {server.id} on {switch.id} ({plan.tiers}-tier)"
     root = Block("root", name)
-    build_clos_blocks(plan, server.id, switch.id, speed, root)
+    build_clos_blocks(plan, server.id, switch.id, speed, root, up_speed_gbit_s=ports.up_gbit_s)
     add_fabric_managers(root, catalog, plan, switch, options.ufm_appliances)
     if options.storage or options.storage_nodes:
         storage_switch = (catalog.require(options.storage_switch, "switch")
@@ -93,5 +156,6 @@ def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
         "options": {k: v for k, v in asdict(options).items() if v is not None},
         "rail_optimized": endpoints == gpus_per_node,
         "switches_by_tier": plan.switches_by_tier,
+        **port_metadata(ports),
     }
     return Design(name, root, metadata=metadata)

@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass
 
 from core.catalog import Catalog
 from core.errors import GeneratorError
-from core.generators.clos import build_clos_blocks, plan_clos
-from core.generators.fat_tree import scale_out_endpoints, switch_radix
+from core.generators.clos import build_clos_blocks
+from core.generators.fat_tree import plan_fabric, port_metadata, scale_out_endpoints
 from core.model import Block, Design, Link, Node
 
 DEFAULT_SWITCH = "QM9700"
@@ -41,10 +41,10 @@ def generate_supernode(options: SupernodeOptions, catalog: Catalog) -> Design:
     if switch["role"] != "scale-out":
         raise GeneratorError(f"{switch.id} is a scale-up switch; pick a scale-out switch")
     endpoints, speed = scale_out_endpoints(system, catalog)
-    radix = switch_radix(switch, speed)
-    plan = plan_clos(options.count, endpoints, radix)
-    build_clos_blocks(plan, system.id, switch.id, speed, root)
+    plan, ports = plan_fabric(options.count, endpoints, switch, speed)
+    build_clos_blocks(plan, system.id, switch.id, speed, root, up_speed_gbit_s=ports.up_gbit_s)
     metadata["switches_by_tier"] = plan.switches_by_tier
+    metadata.update(port_metadata(ports))
     return Design(name, root, metadata=metadata)
 
 

@@ -79,7 +79,8 @@ def _counts_rows(ev: Evaluation) -> list[Row]:
         Row("Scale-up switch chips", f"{c.scale_up_switches:,}", "counts.scale_up_switches"),
         Row("NICs / DPUs", f"{c.nics:,} / {c.dpus:,}", "counts.nics"),
         Row("Storage nodes", f"{c.storage_nodes:,}", "counts.storage_nodes"),
-        Row("Cables / transceivers", f"{c.links:,} / {c.transceivers:,}", "counts.links"),
+        Row("Links / cables / transceivers",
+            f"{c.links:,} / {c.cables:,} / {c.transceivers:,}", "counts.links"),
     ]
 
 
@@ -340,6 +341,8 @@ def bom_rows(ev: Evaluation) -> list[tuple[str, str, str, str, int, str, float |
     for item, line in sorted(zip(ev.inventory.items, lines),
                              key=lambda pair: (pair[0].kind, pair[0].catalog_id, pair[0].role)):
         notes = ["inside host power budget"] if not item.powered else []
+        if item.note:
+            notes.append(item.note)
         if line is not None and line.in_host:
             notes.append("price included in the host's")
         elif line is not None and line.unit_price_usd is None:

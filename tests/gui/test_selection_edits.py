@@ -80,3 +80,16 @@ def test_inspector_given_a_stale_selection_shows_nothing(window):
     assert window.inspector.fields == {}
     window.inspector.show_selection("", [a], [])
     assert "count" in window.inspector.fields
+
+
+def test_inspector_says_a_link_is_a_breakout(window):
+    # DGX A100's 200G NICs on QM9700's 400G ports: each port split in two.
+    from core.catalog import default_catalog
+    from core.generators import FatTreeOptions, generate_fat_tree
+
+    window.apply_template(generate_fat_tree(FatTreeOptions(2048, "DGX-A100", "QM9700"),
+                                            default_catalog()))
+    window.inspector.show_selection("su", [], ["l1"])
+    assert "200G via 2x breakout of 400G ports at leaf" in window.inspector._info.text()
+    window.inspector.show_selection("", [], ["l1"])  # leaf to spine at the native 400G
+    assert "Breakout" not in window.inspector._info.text()
