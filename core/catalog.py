@@ -111,6 +111,10 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         # twin-port OSFP (QM9700: 64 x 400G in 32 cages), 1 where it counts cages (SN5600:
         # 64 x 800G cages). Breakout links use the cage's module (core/inventory.py).
         "ports_per_cage": ((int,), False, 2),
+        # Optics co-packaged with the switch ASIC (Quantum-X / Spectrum-X Photonics): fibers
+        # plug straight into the switch, so its link ends take no pluggable module; the
+        # optics' power and price are in the switch's own figures.
+        "co_packaged_optics": ((bool,), False, False),
     },
     "nic": {
         "ports": ((int,), True, None),

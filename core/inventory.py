@@ -308,7 +308,7 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
 
     # Optics: both ends of every fiber bundle, by the module each end's port calls for.
     fiber = flat.bundles_of_medium("fiber")
-    missing = fiber & ((sides[0][0] < 0) | (sides[1][0] < 0))
+    missing = fiber & ((sides[0][0] == NO_MODULE) | (sides[1][0] == NO_MODULE))
     for k in np.flatnonzero(missing).tolist():
         paths, ends = where(k)
         problems.append((k, 1, Diagnostic(
@@ -324,19 +324,24 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
     return [diagnostic for _, _, diagnostic in problems]
 
 
+# A link end's module, when it is not an index into the modules list: none fits (a
+# NO_TRANSCEIVER warning), or the switch's optics are co-packaged (nothing to count).
+NO_MODULE, CO_PACKAGED = -1, -2
+
+
 def _link_end(flat, ends: np.ndarray, split: np.ndarray,
               modules: list[ComponentSpec]) -> tuple[np.ndarray, np.ndarray]:
     """(module, fan-out) of every bundle at ``ends``: the index in ``modules`` (appended to) of
-    the transceiver its fiber links take there (-1: none), and the links one module port or
-    cable end fans out to there (1 but on a switch's breakout ports: ``split``, the links one
-    native port carries by (spec, speed), is 2 or more; core/port_modes.py)."""
+    the transceiver its fiber links take there (or NO_MODULE, CO_PACKAGED), and the links one
+    module port or cable end fans out to there (1 but on a switch's breakout ports: ``split``,
+    the links one native port carries by (spec, speed), is 2 or more; core/port_modes.py)."""
     catalog = flat.catalog
     speeds, lengths = flat.speed_values, flat.length_values
     fiber = flat.bundles_of_medium("fiber")
     row = flat.spec_row[ends]
     breakout = (split[row, flat.speed_code] >= 2) if len(ends) else np.zeros(0, dtype=bool)
     fanout = np.ones(len(ends), dtype=np.int64)
-    module = np.full(len(ends), -1, dtype=np.int64)
+    module = np.full(len(ends), NO_MODULE, dtype=np.int64)
     copper = breakout & ~fiber  # a splitter DAC: one leg per link of the port
     fanout[copper] = split[row[copper], flat.speed_code[copper]]
 
@@ -345,7 +350,14 @@ def _link_end(flat, ends: np.ndarray, split: np.ndarray,
             modules.append(spec)
         return modules.index(spec)
 
-    at_cage = breakout & fiber
+    # a co-packaged-optics switch takes the fibers itself: no module at its end, and a
+    # breakout port fans out through a splitter cable as a pluggable cage's would
+    co_packaged = fiber & np.array([bool(spec.get("co_packaged_optics")) for spec in flat.specs],
+                                   dtype=bool)[row]
+    module[co_packaged] = CO_PACKAGED
+    fanout[co_packaged & breakout] = split[row[co_packaged & breakout],
+                                           flat.speed_code[co_packaged & breakout]]
+    at_cage = breakout & fiber & ~co_packaged
     key = (row * len(speeds) + flat.speed_code) * len(lengths) + flat.length_code
     distinct, inverse = _distinct(key[at_cage], len(flat.specs) * len(speeds) * len(lengths))
     picked = np.full((len(distinct), 2), -1, dtype=np.int64)
@@ -358,7 +370,7 @@ def _link_end(flat, ends: np.ndarray, split: np.ndarray,
     module[at_cage] = picked[inverse, 0]
     fanout[at_cage] = np.maximum(1, picked[inverse, 1])
     # every other fiber end (and a breakout port no cage module fits): the link speed's module
-    plain = fiber & (module < 0)
+    plain = fiber & (module == NO_MODULE)
     optic = flat.speed_code * len(lengths) + flat.length_code
     distinct, inverse = _distinct(optic[plain], len(speeds) * len(lengths))
     picked = np.full(len(distinct), -1, dtype=np.int64)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.catalog import Catalog, ComponentSpec
+from core.catalog import Catalog, ComponentSpec, load_catalog
 from core.errors import GeneratorError
 from core.evaluate import evaluate
 from core.flatten import flatten
@@ -257,3 +257,24 @@ def test_sn5600_400g_is_a_twin_port_half_not_a_splitter(catalog):
     assert _bom(ev) == {("cable", "Fiber-MMF"): 32, ("cable", "Fiber-SMF"): 32,
                         ("transceiver", "OSFP-800G-2xSR4"): 16 + 16,  # DGX side + leaf side
                         ("transceiver", "OSFP-400G-DR4"): 32 + 32}
+
+
+def test_a_co_packaged_optics_switch_takes_no_module_at_its_own_ports():
+    # 256 DGX B300 (2,048 ConnectX-8 at 800G) on 144 x 800G Quantum-X800: Q3400 takes a 1.6T
+    # twin-port module per two switch ports, the photonics Q3450 none (its optics are inside,
+    # in its price and power); the servers' own 1,024 twin-port modules are the same.
+    catalog = load_catalog()
+    counts = {}
+    for switch in ("Q3400", "Q3450-CPO"):
+        design = generate_fat_tree(FatTreeOptions(2048, "DGX-B300", switch), catalog)
+        result = evaluate(design)
+        modules = {(item.spec.id, item.powered): item.count
+                   for item in result.inventory.items if item.role == "transceiver"}
+        counts[switch] = (result.counts.switches, result.counts.links, modules)
+    (q3400_switches, q3400_links, q3400), (cpo_switches, cpo_links, cpo) = counts.values()
+    assert (cpo_switches, cpo_links) == (q3400_switches, q3400_links) == (50, 4352)
+    # server side: 2,048 links / 2 per twin-port module, drawn from the server's power
+    assert cpo == {("OSFP-1.6T-2xDR4", False): 1024}
+    # switch side on Q3400: 2,048 leaf ports down and 2,304 leaf-spine links with a switch at
+    # both ends, each port half a 1.6T module
+    assert q3400[("OSFP-1.6T-2xDR4", True)] == (2048 + 2 * (4352 - 2048)) // 2
