@@ -231,7 +231,8 @@ class OutlineModel(QAbstractItemModel):
             return OutlineRow("", (self.design.root.label or self.design.name) if self.design else "", "")
         if item is None:
             return OutlineRow(path, path.rpartition("/")[2], "")
-        return OutlineRow(path, item.label, f"×{item.count:,}")
+        out = (f" ✕{item.failed:,}" if item.failed else "") + (f" ⏸{item.drained:,}" if item.drained else "")
+        return OutlineRow(path, item.label, f"×{item.count:,}{out}")  # failed ✕, drained ⏸
 
     def _kind(self, item: Node | Block) -> str:
         if isinstance(item, Block):
