@@ -102,6 +102,7 @@ def money(usd: float | None) -> str:
 
 
 def out_of_service_text(failed: int, drained: int) -> str:
-    """"✕ 4 failed", "2 drained", "✕ 4 failed · 2 drained" (failure what-ifs)."""
-    parts = ([f"✕ {failed:,} failed"] if failed else []) + ([f"{drained:,} drained"] if drained else [])
+    """"4 failed", "2 drained", "4 failed · 2 drained" (failure what-ifs; no cross sign, which
+    reads as the "×" of counts)."""
+    parts = ([f"{failed:,} failed"] if failed else []) + ([f"{drained:,} drained"] if drained else [])
     return " · ".join(parts)

@@ -16,6 +16,7 @@ from core.catalog import Catalog
 from core.errors import DesignError
 from core.model import Block, Design, Node
 from designer import icons
+from designer.format import out_of_service_text
 from designer.member_list import FILTER_DELAY_MS, RowsModel
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
@@ -231,8 +232,8 @@ class OutlineModel(QAbstractItemModel):
             return OutlineRow("", (self.design.root.label or self.design.name) if self.design else "", "")
         if item is None:
             return OutlineRow(path, path.rpartition("/")[2], "")
-        out = (f" ✕{item.failed:,}" if item.failed else "") + (f" ⏸{item.drained:,}" if item.drained else "")
-        return OutlineRow(path, item.label, f"×{item.count:,}{out}")  # failed ✕, drained ⏸
+        out = out_of_service_text(item.failed, item.drained)
+        return OutlineRow(path, item.label, f"×{item.count:,}" + (f", {out}" if out else ""))
 
     def _kind(self, item: Node | Block) -> str:
         if isinstance(item, Block):
