@@ -80,7 +80,7 @@ def degraded_design(design: Design) -> Design:
     if not lost and not own:
         return design
     top = design.root
-    runs = [(_Rebuilt.of(top, per_instance).block if per_instance else top, instances)
+    runs = [(_Rebuilt.of(top, per_instance, lost).block if per_instance else _cleared(top, lost), instances)
             for per_instance, instances in _runs(top, own, lost)]
     if len(runs) == 1 and runs[0][1] == top.count:
         root = replace_block(runs[0][0], count=top.count)
@@ -146,7 +146,10 @@ class _Rebuilt:
     node_share: dict[str, Fraction] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, block: Block, lost: dict[Key, int]) -> "_Rebuilt":
+    def of(cls, block: Block, lost: dict[Key, int], marked: dict[Key, int]) -> "_Rebuilt":
+        """One instance of ``block`` after ``lost``; ``marked`` holds every item below it
+        that carries failed/drained fields (the rebuilt design carries none: its instances
+        that lose nothing still hold the marks of the units other instances lose)."""
         children: dict[str, Node | Block] = {}
         rebuilt = cls(block, block)
         taken = set(block.children)
@@ -158,14 +161,14 @@ class _Rebuilt:
                     if here < child.count:
                         children[child_id] = replace(child, count=child.count - here, failed=0, drained=0)
                 else:
-                    children[child_id] = child
+                    children[child_id] = replace(child, failed=0, drained=0) if _lost(child) else child
                 continue
-            inner = _below(lost, child_id)
+            inner, inner_marked = _below(lost, child_id), _below(marked, child_id)
             if not here and not inner:
-                children[child_id] = child
+                children[child_id] = _cleared(child, inner_marked)
                 continue
             runs = []
-            pieces = [(_Rebuilt.of(child, per_instance) if per_instance else None, instances)
+            pieces = [(_Rebuilt.of(child, per_instance, inner_marked) if per_instance else None, instances)
                       for per_instance, instances in _runs(child, here, inner)]
             # the intact run (the last one) keeps the id, as does the last run when none is intact
             intact = next((i for i in range(len(pieces) - 1, -1, -1) if pieces[i][0] is None),
@@ -173,7 +176,7 @@ class _Rebuilt:
             for index, (sub, instances) in enumerate(pieces):
                 new_id = child_id if index == intact else _fresh(taken, f"{child_id}.degraded")
                 name = child.name if sub is None else f"{child.label} (degraded)"
-                content = child if sub is None else sub.block
+                content = _cleared(child, inner_marked) if sub is None else sub.block
                 children[new_id] = replace_block(content, id=new_id, count=instances, name=name,
                                                  x=child.x, y=child.y)
                 runs.append((new_id, instances, sub))
@@ -204,6 +207,14 @@ class _Rebuilt:
         return head in self.child_runs or head in self.node_share
 
 
+def _cleared(block: Block, marked: dict[Key, int]) -> Block:
+    """``block`` with nothing out of service (a run whose instances lose nothing): itself when
+    nothing below it is marked and it is not either, otherwise a copy without the marks."""
+    if marked:
+        return _Rebuilt.of(block, {}, marked).block
+    return replace_block(block) if _lost(block) else block
+
+
 def _below(lost: dict[Key, int], child_id: str) -> dict[Key, int]:
     """The losses under child block ``child_id``, with paths relative to it."""
     prefix = child_id + "/"
@@ -232,7 +243,7 @@ def _links(block: Block, lost: dict[Key, int], rebuilt: _Rebuilt) -> list[Link]:
     for link in block.links:
         cables = link.count - lost.get(("", link.id), 0)
         if cables == link.count and not rebuilt.changed(link.a) and not rebuilt.changed(link.b):
-            out.append(link)
+            out.append(replace(link, failed=0, drained=0) if _lost(link) else link)
             continue
         first = True
         for a, share_a in rebuilt.ends(link.a):

@@ -202,3 +202,41 @@ def test_evaluate_fail_refuses_a_bad_path_or_count_in_one_line(project, capsys, 
     assert main(["evaluate", str(project), "--fail", argument]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+# --- the degraded design, for any count -----------------------------------------------------
+BIG = fabric(16384)  # pod x16 / su x4 / 32 servers + 8 leaves; 32 spines a pod; 256 cores
+_GROUP_UNITS = {"pod/spine": 512, "pod/su/leaf": 512, "pod/su/nodes": 2048, "core": 256}
+
+
+def _units_by_original_path(design: Design) -> dict[str, int]:
+    import re  # noqa: PLC0415
+    flat = flatten(design, CATALOG)
+    out: dict[str, int] = {}
+    for path, units in zip(flat.paths, flat.multiplicity.tolist()):
+        key = re.sub(r"\.degraded(-\d+)?", "", path)
+        out[key] = out.get(key, 0) + units
+    return out
+
+
+@given(st.sampled_from(sorted(_GROUP_UNITS)), st.data())
+@settings(max_examples=25, deadline=None)
+def test_exactly_n_units_leave_whatever_n_and_the_drawing_stays_small(path, data):
+    n = data.draw(st.integers(0, _GROUP_UNITS[path]))
+    degraded = degraded_design(with_out_of_service(BIG, [f"{path}:{n}"]))
+    units = _units_by_original_path(degraded)
+    assert units.get(path, 0) == _GROUP_UNITS[path] - n
+    assert units["pod/su/nodes"] + (n if path == "pod/su/nodes" else 0) == 2048
+    # at most three runs per repeated level (whole, partial, intact): not 16 pods of 4 SUs
+    assert len(flatten(degraded, CATALOG).paths) <= 3 * 3 * len(flatten(BIG, CATALOG).paths)
+
+
+@given(st.sampled_from(["pod", "pod/su"]), st.data())
+@settings(max_examples=12, deadline=None)
+def test_n_instances_of_a_repeated_block_take_their_gpus(path, data):
+    instances = 16 if path == "pod" else 64
+    n = data.draw(st.integers(0, instances))
+    f = failed(BIG, f"{path}:{n}") if n else None
+    if f is not None:
+        assert f["gpus_failed"] == n * 16384 // instances
+        assert f["gpus_usable"] == 16384 - n * 16384 // instances
