@@ -29,6 +29,7 @@ split with its block is split the same way, one bundle per run.
 from __future__ import annotations
 
 import operator
+import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
@@ -62,6 +63,15 @@ def out_of_service(design: Design) -> list[tuple[str, str, int, int]]:
             if isinstance(child, Block):
                 stack.append((child, prefix + child_id + "/"))
     return found
+
+
+_RUN_SUFFIX = re.compile(r"\.degraded(?:-\d+)?(?=/|$)")
+
+
+def original_path(path: str) -> str:
+    """The path in the design of an item of its degraded design (runs of a block are named
+    ``<id>.degraded``, ``<id>.degraded-2``...; ids never hold a '/', so the suffix is exact)."""
+    return _RUN_SUFFIX.sub("", path)
 
 
 def has_out_of_service(design: Design) -> bool:

@@ -44,7 +44,7 @@ from core.analysis.reliability import ReliabilityResult, analyze_reliability
 from core.assumptions import Assumptions, assumptions_to_dict
 from core.catalog import Catalog, default_catalog
 from core.diagnostics import Diagnostic, merge_diagnostics
-from core.degrade import degraded_design, out_of_service
+from core.degrade import degraded_design, original_path, out_of_service
 from core.failure_paths import units_in_design
 from core.fabric import FabricView
 from core.flatten import flatten
@@ -163,8 +163,11 @@ def _with_failure(design: Design, catalog: Catalog, items: list, intact: Evaluat
         run_figures(intact.performance, intact.reliability.ettr),
         run_figures(degraded.performance, degraded.reliability.ettr),
         relayout, relayout_ettr)
+    # warnings name the design's own components (a run "pod.degraded" is pod's first instances)
+    warnings = [replace(w, components=tuple(dict.fromkeys(map(original_path, w.components))))
+                for w in degraded.warnings]
     return replace(degraded, design_name=design.name,
-                   warnings=merge_diagnostics([*degraded.warnings, *failure.diagnostics]),
+                   warnings=merge_diagnostics([*warnings, *failure.diagnostics]),
                    elapsed_s=time.perf_counter() - start, failure=failure)
 
 

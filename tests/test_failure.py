@@ -240,3 +240,10 @@ def test_n_instances_of_a_repeated_block_take_their_gpus(path, data):
     if f is not None:
         assert f["gpus_failed"] == n * 16384 // instances
         assert f["gpus_usable"] == 16384 - n * 16384 // instances
+
+
+def test_warnings_name_the_designs_own_components():
+    ev = evaluate(with_out_of_service(fabric(), ["su/leaf:8"]))  # the first SU's servers are cut off
+    paths = {path for w in ev.warnings for path in w.components}
+    assert paths and not any(".degraded" in path for path in paths)
+    assert "su/nodes" in paths
