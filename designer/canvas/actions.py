@@ -304,6 +304,13 @@ class CanvasActions(QObject):
     def show_context_menu(self, global_pos, item) -> None:
         self.context_menu(item).exec(global_pos)
 
+    def failure_menu(self) -> QMenu:
+        """Fail / Drain / Restore of the selection (the outline's row menu)."""
+        menu = QMenu(self.view)
+        for action in (self.fail, self.drain, self.restore):
+            menu.addAction(action)
+        return menu
+
     def context_menu(self, item) -> QMenu:
         """The context menu for ``item`` (a card, link, aggregate or None for the canvas)."""
         menu = QMenu(self.view)

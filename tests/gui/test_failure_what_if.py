@@ -72,3 +72,20 @@ def test_drain_then_restore_a_block_and_the_state_survives_save_and_open(
     assert window.document.design.block("su").drained == 0
     assert window.scene.card("su").out_of_service[:2] == (0, 0)
     assert window.document.modified
+
+
+def test_a_right_click_on_an_outline_row_offers_fail_for_that_item(window, small_design):
+    window.load_design(small_design, None)
+    outline = window.outline
+    asked = []
+    outline.menu_requested.disconnect()
+    outline.menu_requested.connect(lambda path, _at: asked.append(path))
+    root = outline.model.index(0, 0)
+    outline.tree.expand(root)
+    rows = [outline.model.index(row, 0, root) for row in range(outline.model.rowCount(root))]
+    index = next(row for row in rows if outline.model.path_of(row) == "spine")
+    outline._row_menu(outline.tree.visualRect(index).center())
+    assert asked == ["spine"] and window.scene.selected_ids() == ["spine"]
+    menu = window.canvas_actions.failure_menu()
+    assert [a.text() for a in menu.actions()] == ["&Fail…", "D&rain…", "Rest&ore"]
+    assert window.canvas_actions.fail.isEnabled()
