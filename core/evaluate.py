@@ -14,7 +14,8 @@ function in ``core/analysis`` of what the steps before it produced:
 6. power (and the run's energy)              <- inventory, days and GPUs of performance
 7. cost                                      <- inventory, catalog prices, power, performance
 8. failure (only when units are failed or drained: steps 1-7 run on the intact design and on
-   the degraded one of core/degrade.py, which the result describes)
+   the degraded one of core/degrade.py, which the result describes, except cost: what is
+   owned is paid for, so capex and opex are the intact design's, the run the degraded one)
                                              <- both evaluations, the search on what is left
 
 A job that cannot run on the design (``Evaluation.cannot_run`` says why) has a performance
@@ -163,10 +164,16 @@ def _with_failure(design: Design, catalog: Catalog, items: list, intact: Evaluat
         run_figures(intact.performance, intact.reliability.ettr),
         run_figures(degraded.performance, degraded.reliability.ettr),
         relayout, relayout_ettr)
+    # What is owned is paid for, failed or not: capex, opex and $/GPU-hour stay the intact
+    # design's; the training run is the one on what is left (laid out again if it had to be).
+    workload = degraded.workload
+    cost = analyze_cost(intact.inventory, intact.power, relayout or degraded.performance, catalog,
+                        degraded.assumptions.cost, degraded.assumptions.power.electricity_usd_per_kwh,
+                        workload.training_tokens if workload is not None else None)
     # warnings name the design's own components (a run "pod.degraded" is pod's first instances)
     warnings = [replace(w, components=tuple(dict.fromkeys(map(original_path, w.components))))
                 for w in degraded.warnings]
-    return replace(degraded, design_name=design.name,
+    return replace(degraded, design_name=design.name, cost=cost,
                    warnings=merge_diagnostics([*warnings, *failure.diagnostics]),
                    elapsed_s=time.perf_counter() - start, failure=failure)
 

@@ -247,3 +247,16 @@ def test_warnings_name_the_designs_own_components():
     paths = {path for w in ev.warnings for path in w.components}
     assert paths and not any(".degraded" in path for path in paths)
     assert "su/nodes" in paths
+
+
+def test_failed_hardware_is_still_paid_for_and_the_run_is_the_degraded_one():
+    design = fabric()
+    design.workload = load_preset("llama3-70b")
+    intact = evaluation_to_json(evaluate(design))["cost"]
+    what_if = evaluation_to_json(evaluate(with_out_of_service(design, ["su:1"])))
+    cost = what_if["cost"]
+    assert cost["capex_usd"] == intact["capex_usd"] and cost["tco_usd_per_year"] == intact["tco_usd_per_year"]
+    assert what_if["failure"]["cost_basis"].startswith("the intact design's hardware")
+    f = what_if["failure"]  # 768 GPUs for longer, at the intact design's $/GPU-hour
+    assert cost["training_run_usd"] == pytest.approx(
+        intact["usd_per_gpu_hour"] * f["job_gpus"] * f["training_days"] * 24)

@@ -110,6 +110,8 @@ class FailureResult:
             "mfu": self.degraded.mfu, "tokens_per_s": self.degraded.tokens_per_s,
             "training_days": self.degraded.training_days, "ettr": self.degraded.ettr,
             "gpu_hours_lost_per_day": self.gpu_hours_lost_per_day,
+            "cost_basis": "the intact design's hardware (a failure refunds nothing); the training "
+                          "run on what is left",
             "intact": {**asdict(self.intact), "gpus": self.gpus_intact,
                        "bisection_tbit_s": self.bisection_tbit_s_intact,
                        "scale_out_injection_gbit_s": self.scale_out_injection_gbit_s_intact},
@@ -120,7 +122,7 @@ FAILURE_JSON_KEYS = ("applied", "out_of_service", "gpus_intact", "gpus_failed", 
                      "gpus_stranded", "gpus_usable", "gpus_lost", "bisection_tbit_s",
                      "lost_bisection_fraction", "scale_out_injection_gbit_s",
                      "lost_scale_out_fraction", "fits", "relayout", "runs", "job_gpus", "mfu",
-                     "tokens_per_s", "training_days", "ettr", "gpu_hours_lost_per_day", "intact")
+                     "tokens_per_s", "training_days", "ettr", "gpu_hours_lost_per_day", "cost_basis", "intact")
 
 
 def no_failure_json() -> dict:
