@@ -79,3 +79,30 @@ def current_state(design: Design, target: Target) -> tuple[int, int]:
         return link.failed, link.drained
     item = design.resolve(target.path)
     return item.failed, item.drained
+
+
+def check_units_below(design: Design, path: str) -> None:
+    """A one-line DesignError when a count change at ``path`` leaves an item there or below it
+    with more failed and drained units than it now has (restore them first)."""
+    instances, item = 1, design.root
+    parts = path.split("/") if path else []
+    for part in parts[:-1]:
+        instances *= item.count
+        item = item.children[part]
+    instances *= item.count if parts else 1
+    item = item.children[parts[-1]] if parts else item
+    stack = [(item, path, instances)]
+    while stack:
+        item, where, instances = stack.pop()
+        total = instances * item.count
+        if item.failed + item.drained > total:
+            raise DesignError(f"{where or 'design root'}: {item.failed} failed + {item.drained} drained "
+                              f"but it would have {total:,}; restore them first")
+        if isinstance(item, Block):
+            prefix = f"{where}/" if where else ""
+            for link in item.links:
+                if (link.failed or link.drained) and link.failed + link.drained > total * link.count:
+                    raise DesignError(f"{describe_target(where, link.id)}: {link.failed} failed + "
+                                      f"{link.drained} drained but it would have {total * link.count:,} "
+                                      f"cables; restore them first")
+            stack.extend((child, prefix + key, total) for key, child in item.children.items())

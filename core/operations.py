@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator
 from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, check, check_fields, check_id,
                                 show)
 from core.errors import DesignError
-from core.failure_paths import describe_target, units_in_design
+from core.failure_paths import check_units_below, describe_target, units_in_design
 from core.model import Block, Design, Link, Node
 
 
@@ -266,14 +266,24 @@ class SetProperty(Operation):
         value = check(allowed[self.name], self.value, self.name)
         old = getattr(target, self.name)
         value = copy.deepcopy(value) if isinstance(value, dict) else value
+        self._put(design, target, value)
+        if self.name == "count" and value < old:
+            try:  # fewer units than are failed or drained at or below the item
+                check_units_below(design, self.path)
+            except DesignError:
+                self._put(design, target, old)
+                raise
+        return SetProperty(self.path, self.name, old, self.link_id)
+
+    def _put(self, design: Design, target: Any, value: Any) -> None:
         if isinstance(target, Block):
             setattr(target, self.name, value)  # a snapshot has its own blocks
         elif self.link_id:
-            owner.links[index] = dataclasses.replace(target, **{self.name: value})
+            owner = design.block(self.path)
+            owner.links[_link_index(owner, self.link_id)] = dataclasses.replace(target, **{self.name: value})
         else:
             design.block(self.block_path).children[self.path.rsplit("/", 1)[-1]] = dataclasses.replace(
                 target, **{self.name: value})
-        return SetProperty(self.path, self.name, old, self.link_id)
 
 
 @dataclass

@@ -260,3 +260,17 @@ def test_failed_hardware_is_still_paid_for_and_the_run_is_the_degraded_one():
     f = what_if["failure"]  # 768 GPUs for longer, at the intact design's $/GPU-hour
     assert cost["training_run_usd"] == pytest.approx(
         intact["usd_per_gpu_hour"] * f["job_gpus"] * f["training_days"] * 24)
+
+
+def test_a_count_below_the_units_out_of_service_is_refused_and_changes_nothing():
+    from core.operations import SetProperty  # noqa: PLC0415
+    design = with_out_of_service(fabric(), ["spine:4", "su/leaf:20", "#l1:100"])
+    before = design.snapshot()
+    for path, link, count, message in (("spine", "", 3, "spine: 4 failed"),
+                                       ("su", "", 2, "su/leaf: 20 failed"),
+                                       ("", "l1", 99, "#l1: 100 failed")):
+        with pytest.raises(DesignError, match=f"^{message} .*restore them first"):
+            design.apply(SetProperty(path, "count", count, link))
+        assert design.content_equal(before)
+    design.apply(SetProperty("spine", "count", 5))  # still at least 4
+    assert design.node("spine").count == 5
