@@ -218,7 +218,7 @@ def schema_edit(doc, rng: random.Random, kind: str, assumption_fields) -> None:
             return
         item = rng.choice(items)
         field = rng.choice(["count", "count", "catalog_id", "kind", "speed_gbit_s", "length_m", "tier",
-                            "medium", "overrides", "x"])
+                            "medium", "overrides", "x", "failed", "drained"])
         item[field] = {
             "count": lambda: _in_range(rng, 1, 2_000_000, True),
             "catalog_id": lambda: rng.choice(PLAUSIBLE_STRINGS[:-20]),
@@ -231,6 +231,9 @@ def schema_edit(doc, rng: random.Random, kind: str, assumption_fields) -> None:
                                               "power_w", "failure_rate_per_1000_days", "per_rack",
                                               "racks"]): _in_range(rng, 0, 1e12, False)},
             "x": lambda: _in_range(rng, 0, 1e9, False),
+            # failure what-ifs: within the units an item has, mostly (beyond is refused)
+            "failed": lambda: _in_range(rng, 0, 40, True),
+            "drained": lambda: _in_range(rng, 0, 40, True),
         }[field]()
     elif kind == "project" and rng.random() < 0.5:
         section, name, annotation, bounds = rng.choice(assumption_fields)
@@ -347,7 +350,8 @@ def structured(doc, rng: random.Random, kind: str, assumption_fields: list[tuple
             if items:
                 item = rng.choice(items)
                 field = rng.choice(["count", "count", "x", "y", "speed_gbit_s", "length_m", "id",
-                                    "catalog_id", "a", "b", "kind", "medium", "tier", "overrides"])
+                                    "catalog_id", "a", "b", "kind", "medium", "tier", "overrides",
+                                    "failed", "drained"])
                 if field == "overrides":
                     item["overrides"] = {rng.choice(["max_power_kw", "failure_rate_per_1000_days",
                                                      "per_rack", "racks", "power_w", "bogus"]):

@@ -109,6 +109,22 @@ def count_rule(value: Any) -> int:
     return value
 
 
+def units_rule(value: Any) -> int:
+    """A whole number of at least 0: how many units of an item are failed or drained (whether
+    that many exist is a question about the whole design: core/limits.py)."""
+    if type(value) is int and value >= 0:
+        return value
+    if isinstance(value, bool) or isinstance(value, float):
+        raise FieldProblem(f"expected integer, got {show(value)}")
+    try:
+        whole = operator.index(value)  # numpy ints too
+    except TypeError:
+        raise FieldProblem(f"expected integer, got {show(value)}") from None
+    if whole < 0:
+        raise FieldProblem(f"must be at least 0, got {whole}")
+    return whole
+
+
 def number_rule(low: float = -sys.float_info.max, high: float = sys.float_info.max,
                 low_exclusive: bool = False) -> Rule:
     """A finite number within [low, high] (or (low, high]) stored as a float. The default bounds
@@ -172,16 +188,21 @@ coordinate_rule = number_rule(low=-MAX_COORDINATE, high=MAX_COORDINATE)  # a can
 NODE_RULES: dict[str, Rule] = {
     "id": id_rule, "catalog_id": text_rule(MAX_ID_CHARS), "count": count_rule, "name": _long_text,
     "x": coordinate_rule, "y": coordinate_rule, "tier": text_rule(MAX_ID_CHARS), "overrides": overrides_rule,
+    "failed": units_rule, "drained": units_rule,
 }
 BLOCK_RULES: dict[str, Rule] = {
     "id": id_rule, "name": _long_text, "count": count_rule, "x": coordinate_rule, "y": coordinate_rule,
-    "collapsed": bool_rule, "role": text_rule(MAX_ID_CHARS),
+    "collapsed": bool_rule, "role": text_rule(MAX_ID_CHARS), "failed": units_rule, "drained": units_rule,
 }
 LINK_RULES: dict[str, Rule] = {
     "id": id_rule, "a": path_rule, "b": path_rule, "kind": choice_rule(LINK_KINDS),
     "speed_gbit_s": number_rule(low=0.0, low_exclusive=True, high=MAX_SPEED_GBIT_S),
     "count": count_rule, "length_m": number_rule(low=0.0, high=MAX_LENGTH_M), "medium": choice_rule(MEDIA),
+    "failed": units_rule, "drained": units_rule,
 }
+# The failure what-if fields (core/degrade.py): units failed (broken) or drained (taken out on
+# purpose), counted over every instance of the enclosing blocks. Optional in files (0 = none).
+FAILURE_FIELDS = ("failed", "drained")
 
 
 # Fast paths: one call that accepts the common case of a whole item (a float coordinate, a
@@ -195,6 +216,12 @@ def _short_ascii(value: Any, max_chars: int) -> bool:
     return type(value) is str and len(value) <= max_chars and value.isascii()
 
 
+def _no_failure(d: dict[str, Any]) -> bool:
+    """Nothing failed or drained (the usual case; anything else goes through the rules)."""
+    failed, drained = d["failed"], d["drained"]
+    return type(failed) is int and type(drained) is int and failed == 0 and drained == 0
+
+
 def node_fields_ok(d: dict[str, Any]) -> bool:
     count, x, y, node_id = d["count"], d["x"], d["y"], d["id"]
     return (type(count) is int and count >= 1
@@ -202,7 +229,8 @@ def node_fields_ok(d: dict[str, Any]) -> bool:
             and type(y) is float and -MAX_COORDINATE <= y <= MAX_COORDINATE
             and type(node_id) is str and _ID_FULL(node_id) is not None
             and _short_ascii(d["catalog_id"], MAX_ID_CHARS) and _short_ascii(d["name"], MAX_TEXT_CHARS)
-            and _short_ascii(d["tier"], MAX_ID_CHARS) and type(d["overrides"]) is dict and not d["overrides"])
+            and _short_ascii(d["tier"], MAX_ID_CHARS) and type(d["overrides"]) is dict and not d["overrides"]
+            and _no_failure(d))
 
 
 def link_fields_ok(d: dict[str, Any]) -> bool:
@@ -214,7 +242,8 @@ def link_fields_ok(d: dict[str, Any]) -> bool:
             and type(d["medium"]) is str and d["medium"] in MEDIA
             and type(link_id) is str and _ID_FULL(link_id) is not None
             and type(a) is str and len(a) <= MAX_TEXT_CHARS and _PATH_FULL(a) is not None
-            and type(b) is str and len(b) <= MAX_TEXT_CHARS and _PATH_FULL(b) is not None)
+            and type(b) is str and len(b) <= MAX_TEXT_CHARS and _PATH_FULL(b) is not None
+            and _no_failure(d))
 
 
 def block_fields_ok(d: dict[str, Any]) -> bool:
@@ -224,7 +253,7 @@ def block_fields_ok(d: dict[str, Any]) -> bool:
             and type(y) is float and -MAX_COORDINATE <= y <= MAX_COORDINATE
             and type(block_id) is str and _ID_FULL(block_id) is not None
             and type(d["collapsed"]) is bool and _short_ascii(d["name"], MAX_TEXT_CHARS)
-            and _short_ascii(d["role"], MAX_ID_CHARS))
+            and _short_ascii(d["role"], MAX_ID_CHARS) and _no_failure(d))
 
 
 def check(rule: Rule, value: Any, where: str, error: type[DesignError] = DesignError) -> Any:

@@ -115,6 +115,8 @@ CODES: dict[str, CodeInfo] = {
         "info", "the layers do not divide evenly into pipeline stages: the fullest stage sets the pace"),
     "MIXED_LINK_SPEEDS": CodeInfo(
         "info", "scale-out links run at more than one speed"),
+    "OUT_OF_SERVICE": CodeInfo(
+        "info", "units are failed or drained: every figure describes the degraded design (section failure)"),
     "NO_WORKLOAD": CodeInfo(
         "info", "no workload: performance and the run's energy are not computed"),
     "NO_FAILURE_MODEL": CodeInfo(

@@ -18,6 +18,10 @@ function in ``core/analysis`` of what the steps before it produced:
 6. bottleneck                                <- fabric, workload, performance
 7. power (and the run's energy)              <- inventory, days and GPUs of performance
 8. cost                                      <- inventory, catalog prices, power, performance
+9. failure (only when units are failed or drained: steps 1-8 run on the intact design and on
+   the degraded one of core/degrade.py, which the result describes, except cost: what is
+   owned is paid for, so capex and opex are the intact design's, the run the degraded one)
+                                             <- both evaluations, the search on what is left
 
 A job that cannot run on the design (``Evaluation.cannot_run`` says why) has a performance
 result without run numbers, no bottleneck and no run energy: absent, never computed as if it
@@ -32,10 +36,12 @@ run).
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from core.analysis.bottleneck import BottleneckResult, explain_bottleneck
+from core.analysis.failure import (FailureResult, OutOfServiceItem, analyze_failure,
+                                   no_failure_json, run_figures)
 from core.analysis.cost import CostResult, analyze_cost
 from core.analysis.dpu import DpuResult, analyze_dpus
 from core.analysis.network import BandwidthResult, LatencyResult, analyze_bandwidth, analyze_latency
@@ -46,10 +52,15 @@ from core.analysis.storage import StorageResult, analyze_storage
 from core.assumptions import Assumptions, assumptions_to_dict
 from core.catalog import Catalog, default_catalog
 from core.diagnostics import Diagnostic, merge_diagnostics
+from core.degrade import degraded_design, original_path, out_of_service
+from core.failure_paths import units_in_design
+from core.fabric import FabricView
 from core.flatten import flatten
 from core.inventory import Inventory, build_inventory
 from core.jsonable import to_jsonable
+from core.preset_fit import fit_to_design
 from core.model import Design
+from core.operations import SetOutOfService
 from core.stacks import stack_status
 from core.topology import Topology, analyze_topology, single_points_of_failure
 from core.workload import Workload, workload_to_dict
@@ -94,6 +105,8 @@ class Evaluation:
     cost: CostResult | None = None  # None only for an Evaluation built without it
     storage: StorageResult | None = None  # None only for an Evaluation built without it
     dpus: DpuResult | None = None  # what the DPUs do (None only for an Evaluation built without it)
+    # failed/drained units: what they cost (every other field describes the degraded design)
+    failure: FailureResult | None = None
 
 
 def _counts(inventory: Inventory, topology: Topology) -> Counts:
@@ -124,9 +137,74 @@ def evaluate(
     catalog: Catalog | None = None,
     workload: Workload | None = None,
 ) -> Evaluation:
-    """Run every analysis on ``design`` (with ``workload`` overriding the embedded one)."""
+    """Run every analysis on ``design`` (with ``workload`` overriding the embedded one).
+
+    When units are failed or drained (core/degrade.py), the analyses describe the degraded
+    design, and ``failure`` compares it with the intact one (core/analysis/failure.py)."""
     start = time.perf_counter()
     catalog = catalog or default_catalog()
+    items = out_of_service(design)
+    if not items:
+        return _evaluate(design, catalog, workload, start)
+    intact = _evaluate(design, catalog, workload, start)  # flatten ignores the failure fields
+    degraded = _evaluate(degraded_design(design), catalog, workload, start)
+    return _with_failure(design, catalog, items, intact, degraded, start)
+
+
+def _with_failure(design: Design, catalog: Catalog, items: list, intact: Evaluation,
+                  degraded: Evaluation, start: float) -> Evaluation:
+    """``degraded`` with the failure section: the GPUs each state takes, the workload's best
+    layout on what is left when its own does not run there, the comparison."""
+    only_failed = design.snapshot()
+    for path, link_id, failed, drained in items:
+        if drained:
+            only_failed.apply(SetOutOfService(path, failed, 0, link_id))
+    gpus_failed = intact.counts.gpus - flatten(degraded_design(only_failed), catalog).gpus
+    relayout = relayout_ettr = None
+    fabric = degraded.topology.fabric
+    if degraded.workload is not None and degraded.cannot_run and fabric is not None:
+        relayout = _relayout(degraded.workload, fabric, degraded.topology.connected_gpus,
+                             degraded.assumptions, degraded.reliability.ettr)
+        relayout_ettr = degraded.reliability.ettr
+    failure = analyze_failure(
+        tuple(OutOfServiceItem(path, link_id, failed, drained, units_in_design(design, path, link_id))
+              for path, link_id, failed, drained in items),
+        intact.topology.flat, degraded.topology.flat,
+        intact.topology.connected_gpus, degraded.topology.connected_gpus, gpus_failed,
+        intact.bandwidth, degraded.bandwidth,
+        run_figures(intact.performance, intact.reliability.ettr),
+        run_figures(degraded.performance, degraded.reliability.ettr),
+        relayout, relayout_ettr)
+    # What is owned is paid for, failed or not: capex, opex and $/GPU-hour stay the intact
+    # design's; the training run is the one on what is left (laid out again if it had to be).
+    workload = degraded.workload
+    cost = analyze_cost(intact.inventory, intact.power, relayout or degraded.performance, catalog,
+                        degraded.assumptions.cost, degraded.assumptions.power.electricity_usd_per_kwh,
+                        workload.training_tokens if workload is not None else None)
+    # warnings name the design's own components (a run "pod.degraded" is pod's first instances)
+    warnings = [replace(w, components=tuple(dict.fromkeys(map(original_path, w.components))))
+                for w in degraded.warnings]
+    return replace(degraded, design_name=design.name, cost=cost,
+                   warnings=merge_diagnostics([*warnings, *failure.diagnostics]),
+                   elapsed_s=time.perf_counter() - start, failure=failure)
+
+
+def _relayout(workload: Workload, fabric: FabricView, usable_gpus: int, assumptions: Assumptions,
+              ettr: float) -> PerformanceResult:
+    """The job on what is left when its own layout does not run there: first as operators
+    restart it, with fewer data-parallel replicas and the model split kept (core/preset_fit.py),
+    so the comparison with the intact run is like for like; when no replica fits, the best
+    layout of the parallelism search on the usable GPUs."""
+    fitted, _ = fit_to_design(workload, usable_gpus)
+    if fitted is not workload:
+        result = analyze_performance(fabric, fitted, assumptions.performance, ettr)
+        if result.runs:
+            return result
+    auto = replace(workload, parallelism="auto", preset_fit=None)
+    return analyze_performance(fabric, auto, assumptions.performance, ettr)
+
+
+def _evaluate(design: Design, catalog: Catalog, workload: Workload | None, start: float) -> Evaluation:
     assumptions: Assumptions = design.assumptions or Assumptions()
     workload = workload if workload is not None else design.workload
 
@@ -250,6 +328,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
         "warnings": [w.to_json() for w in ev.warnings],
         "workload": workload_to_dict(ev.workload) if ev.workload is not None else None,
         "assumptions": assumptions_to_dict(ev.assumptions, only_changed=False),
+        "failure": ev.failure.to_json() if ev.failure is not None else no_failure_json(),
         "evaluation_ms": ev.elapsed_s * 1000.0,
     }
     return to_jsonable(out)

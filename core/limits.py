@@ -111,18 +111,25 @@ def check_design_size(design: Any, catalog: Any = None) -> None:
         links = block.links
         add("cables", instances, _counts(links, lambda i: f"link {prefix}{links[i].id}"),
             lambda i: f"link {prefix}{links[i].id}", lambda i: (prefix, i, None))
+        for link in filter(_OUT_OF_SERVICE, links):
+            _check_out_of_service(link, instances * link.count, "cables",
+                                  f"link {prefix}{link.id}" if prefix else f"link {link.id}")
         nodes = []
         for child_id, child in block.children.items():
             if hasattr(child, "children"):
                 path = prefix + child_id
                 amount = instances * _count(child, path)
                 check_nesting(amount, depth + 1, path)
+                if _OUT_OF_SERVICE(child):
+                    _check_out_of_service(child, amount, "instances", path)
                 stack.append((child, path + "/", amount, depth + 1))
             else:
                 nodes.append(child)
         counts = _counts(nodes, lambda i: prefix + nodes[i].id)
         for node in filter(_OVERRIDES, nodes):  # a frozen node's dict can still be changed in place
             check(overrides_rule, node.overrides, f"{prefix}{node.id}: overrides")
+        for node in filter(_OUT_OF_SERVICE, nodes):
+            _check_out_of_service(node, instances * node.count, "units", prefix + node.id)
         add("units", instances, counts, lambda i: prefix + nodes[i].id, lambda i: (prefix, None, nodes[i].id))
         if catalog is not None and nodes:
             ids = list(map(_CATALOG_ID, nodes))
@@ -143,6 +150,23 @@ def check_design_size(design: Any, catalog: Any = None) -> None:
 
 
 _COUNT, _CATALOG_ID = operator.attrgetter("count"), operator.attrgetter("catalog_id")
+
+
+def _OUT_OF_SERVICE(item: Any) -> bool:
+    return bool(getattr(item, "failed", 0) or getattr(item, "drained", 0))
+
+
+def _check_out_of_service(item: Any, total: int, what: str, where: str) -> None:
+    """Failed and drained units (core/degrade.py) are whole numbers, together at most the
+    ``total`` the item has over every instance of its enclosing blocks."""
+    for key in ("failed", "drained"):
+        value = getattr(item, key)
+        if type(value) is not int or value < 0:
+            raise DesignError(f"{where}: {key} must be a whole number of at least 0, got {show(value)}")
+    if item.failed + item.drained > total:
+        raise DesignError(
+            f"{where}: {item.failed} failed + {item.drained} drained but it has {total:,} {what} "
+            f"in all (its count times its enclosing blocks' counts)")
 _OVERRIDES = operator.attrgetter("overrides")
 
 

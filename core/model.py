@@ -50,6 +50,10 @@ class Node:
     y: float = 0.0
     tier: str = ""  # scale-out switch tier ("leaf", "spine", "core"); "" = infer from links
     overrides: dict[str, float] = field(default_factory=dict)
+    # units out of service over all instances of the enclosing blocks, the first ones first
+    # (core/degrade.py): broken, or drained on purpose (maintenance)
+    failed: int = 0
+    drained: int = 0
 
     def __post_init__(self) -> None:
         if not node_fields_ok(self.__dict__):
@@ -72,6 +76,8 @@ class Link:
     count: int = 1
     length_m: float = 10.0
     medium: str = "fiber"
+    failed: int = 0   # cables out of service over all instances of the owning block
+    drained: int = 0
 
     def __post_init__(self) -> None:
         if not link_fields_ok(self.__dict__):
@@ -89,6 +95,8 @@ class Block:
     y: float = 0.0
     collapsed: bool = True
     role: str = ""  # free label: "rack", "su", "pod", "island"...
+    failed: int = 0   # instances out of service, counted over the enclosing blocks' instances
+    drained: int = 0
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Its own fields, when built and whenever set (blocks are few, and operations change

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterator
 from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, check, check_fields, check_id,
                                 show)
 from core.errors import DesignError
+from core.failure_paths import check_units_below, describe_target, units_in_design
 from core.model import Block, Design, Link, Node
 
 
@@ -265,14 +266,71 @@ class SetProperty(Operation):
         value = check(allowed[self.name], self.value, self.name)
         old = getattr(target, self.name)
         value = copy.deepcopy(value) if isinstance(value, dict) else value
+        self._put(design, target, value)
+        if self.name == "count" and value < old:
+            try:  # fewer units than are failed or drained at or below the item
+                check_units_below(design, self.path)
+            except DesignError:
+                self._put(design, target, old)
+                raise
+        return SetProperty(self.path, self.name, old, self.link_id)
+
+    def _put(self, design: Design, target: Any, value: Any) -> None:
         if isinstance(target, Block):
             setattr(target, self.name, value)  # a snapshot has its own blocks
         elif self.link_id:
-            owner.links[index] = dataclasses.replace(target, **{self.name: value})
+            owner = design.block(self.path)
+            owner.links[_link_index(owner, self.link_id)] = dataclasses.replace(target, **{self.name: value})
         else:
             design.block(self.block_path).children[self.path.rsplit("/", 1)[-1]] = dataclasses.replace(
                 target, **{self.name: value})
-        return SetProperty(self.path, self.name, old, self.link_id)
+
+
+@dataclass
+class SetOutOfService(Operation):
+    """Set how many units of the component or block at ``path`` (or cables of link ``link_id``
+    in block ``path``) are failed and drained, counted over every instance of the enclosing
+    blocks (core/degrade.py): one undoable step for a Fail, Drain or Restore gesture."""
+
+    path: str
+    failed: int
+    drained: int
+    link_id: str = ""
+    change_kind = "properties"
+
+    @property
+    def block_path(self) -> str:  # type: ignore[override]
+        if self.link_id:
+            return self.path
+        return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
+
+    @property
+    def text(self) -> str:  # type: ignore[override]
+        return "Restore" if not (self.failed or self.drained) else "Fail" if self.failed else "Drain"
+
+    def apply(self, design: Design) -> Operation:
+        where = describe_target(self.path, self.link_id)
+        if not self.path and not self.link_id:
+            raise DesignError("the design root cannot be failed or drained: pick a block or component in it")
+        failed = check(NODE_RULES["failed"], self.failed, f"{where}: failed")
+        drained = check(NODE_RULES["drained"], self.drained, f"{where}: drained")
+        total = units_in_design(design, self.path, self.link_id)
+        if failed + drained > total:
+            raise DesignError(f"{where}: {failed} failed + {drained} drained but it has {total:,} in all")
+        if self.link_id:
+            owner = design.block(self.path)
+            index = _link_index(owner, self.link_id)
+            target: Any = owner.links[index]
+            owner.links[index] = dataclasses.replace(target, failed=failed, drained=drained)
+        else:
+            target = design.resolve(self.path)
+            if isinstance(target, Block):
+                old = SetOutOfService(self.path, target.failed, target.drained)
+                target.failed, target.drained = failed, drained  # a snapshot has its own blocks
+                return old
+            design.block(self.block_path).children[self.path.rsplit("/", 1)[-1]] = dataclasses.replace(
+                target, failed=failed, drained=drained)
+        return SetOutOfService(self.path, target.failed, target.drained, self.link_id)
 
 
 @dataclass

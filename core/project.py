@@ -20,6 +20,7 @@ from core.atomic_write import atomic_write_bytes, atomic_write_text  # noqa: F40
 from core.catalog import Catalog
 from core.design_fields import (
     BLOCK_RULES,
+    FAILURE_FIELDS,
     LINK_RULES,
     NODE_RULES,
     Rule,
@@ -201,6 +202,8 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
         check_design_size(design, catalog)
     except DesignTooLargeError as exc:
         raise ProjectFileError(f"{_count_path(root, exc.largest)}: {exc}") from None
+    except DesignError as exc:  # more units failed or drained than the item has (named by path)
+        raise ProjectFileError(f"$.design: {exc}") from None
     return design
 
 
@@ -228,6 +231,16 @@ def _node_to_dict(node: Node) -> dict[str, Any]:
     out["x"], out["y"] = node.x, node.y
     if node.overrides:
         out["overrides"] = dict(node.overrides)
+    _failure_to_dict(node, out)
+    return out
+
+
+def _failure_to_dict(item: Node | Block | Link, out: dict[str, Any]) -> dict[str, Any]:
+    """The failure what-if fields, written only when set: a design without failures saves as
+    before, and older versions read it."""
+    for key in FAILURE_FIELDS:
+        if getattr(item, key):
+            out[key] = getattr(item, key)
     return out
 
 
@@ -242,12 +255,16 @@ def _block_to_dict(block: Block) -> dict[str, Any]:
     out["x"], out["y"] = block.x, block.y
     if not block.collapsed:
         out["collapsed"] = False
+    _failure_to_dict(block, out)
     out["children"] = [
         _block_to_dict(c) if isinstance(c, Block) else _node_to_dict(c) for c in block.children.values()
     ]
     out["links"] = [
         {"id": l.id, "a": l.a, "b": l.b, "kind": l.kind, "speed_gbit_s": l.speed_gbit_s,
          "count": l.count, "length_m": l.length_m, "medium": l.medium}
+        if not (l.failed or l.drained) else _failure_to_dict(l, {
+            "id": l.id, "a": l.a, "b": l.b, "kind": l.kind, "speed_gbit_s": l.speed_gbit_s,
+            "count": l.count, "length_m": l.length_m, "medium": l.medium})
         for l in block.links
     ]
     return out

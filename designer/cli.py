@@ -91,6 +91,14 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("project", metavar="PROJECT", help="project file (.json) to evaluate")
     _add_workload_options(ev, "replaces the project's own workload")
     add_stack_option(ev, "replaces the project's own performance assumptions")
+    ev.add_argument("--fail", action="append", default=[], metavar="PATH[:N]",
+                    help="evaluate with N units of a component or block out of service (failed), e.g. "
+                         "spine:1, pod/spine:4 (4 spines over all pods, the first pod's first), pod:1 (a "
+                         "whole pod), or N cables of a link as BLOCK#LINK:N (#LINK:N at the top level); "
+                         "without :N every unit. Repeatable; the failure section says what it costs")
+    ev.add_argument("--drain", action="append", default=[], metavar="PATH[:N]",
+                    help="like --fail, for units taken out on purpose (maintenance): the same capacity "
+                         "loss, reported as drained")
     ev.add_argument("--format", choices=("json", "md", "csv", "html", "bom"), default="json",
                     help="json: evaluation JSON (cluster-designer.evaluation/1); md, html: readable report; "
                          "csv: one metric a row; bom: bill of materials as CSV (default: json)")
@@ -251,7 +259,10 @@ def _cmd_evaluate(args) -> int:
     from core.project import load_project  # noqa: PLC0415
     from core.report import render_report  # noqa: PLC0415
 
+    from core.what_if import with_out_of_service  # noqa: PLC0415
+
     design = apply_stack_option(load_project(args.project), args)
+    design = with_out_of_service(design, args.fail, args.drain)
     workload = _load_workload_arg(args.workload, design, args.keep_preset_layout) if args.workload else None
     evaluation = evaluate(design, workload=workload)
     if args.format == "json":

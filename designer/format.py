@@ -99,3 +99,10 @@ def money(usd: float | None) -> str:
         value = _round_significant(usd / scale, 3)
     decimals = max(0, 2 - math.floor(math.log10(abs(value))))
     return f"${value:,.{decimals}f} {unit}"
+
+
+def out_of_service_text(failed: int, drained: int) -> str:
+    """"4 failed", "2 drained", "4 failed · 2 drained" (failure what-ifs; no cross sign, which
+    reads as the "×" of counts)."""
+    parts = ([f"{failed:,} failed"] if failed else []) + ([f"{drained:,} drained"] if drained else [])
+    return " · ".join(parts)

@@ -369,6 +369,7 @@ class MainWindow(QMainWindow):
         self.baseline.error.connect(self.show_error)
         self.palette.place_requested.connect(lambda cid: self.view.place(cid))
         self.outline.reveal.connect(self.reveal_path)
+        self.outline.menu_requested.connect(lambda _path, at: self.canvas_actions.failure_menu().exec(at))
         self.warnings_panel.reveal.connect(self.reveal_paths)
         self.breadcrumb.navigate.connect(self.navigate)
         self.view.file_dropped.connect(self.open_file)

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from PySide6.QtCore import (QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal)
+from PySide6.QtCore import (QAbstractItemModel, QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer,
+                            Signal)
 from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QListView, QTreeView, QVBoxLayout, QWidget
 
 from core.catalog import Catalog
 from core.errors import DesignError
 from core.model import Block, Design, Node
 from designer import icons
+from designer.format import out_of_service_text
 from designer.member_list import FILTER_DELAY_MS, RowsModel
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
@@ -231,7 +233,8 @@ class OutlineModel(QAbstractItemModel):
             return OutlineRow("", (self.design.root.label or self.design.name) if self.design else "", "")
         if item is None:
             return OutlineRow(path, path.rpartition("/")[2], "")
-        return OutlineRow(path, item.label, f"×{item.count:,}")
+        out = out_of_service_text(item.failed, item.drained)
+        return OutlineRow(path, item.label, f"×{item.count:,}" + (f", {out}" if out else ""))
 
     def _kind(self, item: Node | Block) -> str:
         if isinstance(item, Block):
@@ -241,6 +244,9 @@ class OutlineModel(QAbstractItemModel):
 
 class OutlineWidget(QWidget):
     reveal = Signal(str)  # design path of the clicked item
+    # a right-click on a row: its path is revealed first (selected on the canvas), then this
+    # asks for the item's menu at the global position
+    menu_requested = Signal(str, QPoint)
 
     def __init__(self, catalog: Catalog, parent=None):
         super().__init__(parent)
@@ -266,6 +272,8 @@ class OutlineWidget(QWidget):
         header.resizeSection(1, header.fontMetrics().horizontalAdvance("×10,000,000") + 16)
         self.tree.clicked.connect(lambda index: self.reveal.emit(self.model.path_of(index)))
         self.tree.activated.connect(lambda index: self.reveal.emit(self.model.path_of(index)))
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._row_menu)
         layout.addWidget(self.tree)
         self.matches_label = QLabel()
         self.matches_label.setStyleSheet("color: #546e7a;")
@@ -301,6 +309,13 @@ class OutlineWidget(QWidget):
         self.tree.verticalScrollBar().setValue(scroll)
         if self.search.text().strip():
             self.find()
+
+    def _row_menu(self, position: QPoint) -> None:
+        index = self.tree.indexAt(position)
+        path = self.model.path_of(index) if index.isValid() else ""
+        if path:
+            self.reveal.emit(path)
+            self.menu_requested.emit(path, self.tree.viewport().mapToGlobal(position))
 
     def follow(self, design: Design, change_kind: str) -> None:
         """Show an edit of ``design``: its structure changed (rows in or out), or only values

@@ -40,6 +40,9 @@ SELECTION = QColor("#ff8f00")
 TEXT = QColor("#263238")
 SUBTEXT = QColor("#607d8b")
 GRID = 20.0  # snap grid, scene units
+# Failure what-ifs: failed units in red, drained ones (out on purpose) in grey.
+FAILED = QColor("#d32f2f")
+DRAINED = QColor("#78909c")
 
 
 def color(kind: str) -> QColor:

@@ -49,7 +49,8 @@ def _pct(value: float | None) -> str:
 def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
     """(title, rows) of every section, in report order; Performance when there is a workload
     (saying "does not fit" and why when it cannot run), Bottleneck when there is one."""
-    sections = [
+    sections = [] if ev.failure is None else [("Failure what-if", _failure_rows(ev))]
+    sections += [
         ("Counts", _counts_rows(ev)),
         ("Bandwidth", _bandwidth_rows(ev)),
         ("Latency", _latency_rows(ev)),
@@ -186,6 +187,47 @@ def _cost_rows(ev: Evaluation) -> list[Row]:
         Row("Training run", run, "cost.training_run_usd"),
         Row("Cost per million tokens trained", per_token, "cost.usd_per_million_tokens_trained"),
     ]
+
+
+def _failure_rows(ev: Evaluation) -> list[Row]:
+    """What is out of service and what it costs; first, since every other section describes
+    the degraded design."""
+    f = ev.failure
+    items = ", ".join(
+        " + ".join(part for part in (f"{item.failed:,} failed" if item.failed else "",
+                                     f"{item.drained:,} drained" if item.drained else "") if part)
+        + f" of {item.units:,} {item.to_json()['target']}" for item in f.items)
+    intact, left = f.intact, f.degraded
+
+    def run(figures, value: str) -> str:
+        return value if figures.runs else "does not run" if figures.runs is False else "no workload"
+
+    relayout = ""
+    if f.relayout is not None:
+        par = f.relayout["parallelism"]
+        relayout = (f"TP {par['tp']} PP {par['pp']} DP {par['dp']}"
+                    + (f" CP {par['cp']}" if par["cp"] > 1 else "") + (f" EP {par['ep']}" if par["ep"] > 1 else "")
+                    + f" ({f.relayout['method']})")
+    rows = [
+        Row("Out of service", items, "failure.out_of_service"),
+        Row("GPUs failed / drained / stranded", f"{f.gpus_failed:,} / {f.gpus_drained:,} / {f.gpus_stranded:,}",
+            "failure.gpus_failed"),
+        Row("GPUs usable (intact)", f"{f.gpus_usable:,} ({f.gpus_intact:,})", "failure.gpus_usable"),
+        Row("Bisection lost", f"{_pct(f.lost_bisection_fraction)} ({_num(f.bisection_tbit_s, 1)} of "
+            f"{_num(f.bisection_tbit_s_intact, 1, 'Tb/s')} left)", "failure.lost_bisection_fraction"),
+        Row("Scale-out injection lost", _pct(f.lost_scale_out_fraction), "failure.lost_scale_out_fraction"),
+    ]
+    if f.fits is not None:
+        rows += [
+            Row("Workload fits as written", "yes" if f.fits else "no", "failure.fits"),
+            Row("Laid out again", relayout or "not needed", "failure.relayout"),
+            Row("MFU (intact)", f"{run(left, _pct(left.mfu))} ({run(intact, _pct(intact.mfu))})", "failure.mfu"),
+            Row("Time to train (intact)", f"{run(left, _num(left.training_days, 1, 'days'))} "
+                f"({run(intact, _num(intact.training_days, 1, 'days'))})", "failure.training_days"),
+            Row("ETTR (intact)", f"{_pct(left.ettr)} ({_pct(intact.ettr)})", "failure.ettr"),
+        ]
+    rows.append(Row("GPU-hours lost per day", _num(f.gpu_hours_lost_per_day, 0), "failure.gpu_hours_lost_per_day"))
+    return rows
 
 
 def _reliability_rows(ev: Evaluation) -> list[Row]:

@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QInputDialog, QMenu
 
 from core.errors import DesignError
 from core.model import Block, Design
-from core.operations import MoveItems, SetProperty
+from core.failure_paths import Target, current_state, describe_target, units_in_design
+from core.operations import MoveItems, SetOutOfService, SetProperty
 from core.project import design_from_dict, design_to_dict
 from designer import edits, mime
 from designer.canvas.aggregate_items import BundleItem, GroupCard
@@ -56,6 +57,7 @@ class CanvasActions(QObject):
         self.scene = scene = view.design_scene
         scene.selectionChanged.connect(self.update_enabled)
         scene.block_changed.connect(lambda _path: self.update_enabled())
+        document.undo_stack.indexChanged.connect(lambda _index: self.update_enabled())  # Restore follows undo
 
         def make(text, slot, shortcut=None, tip="") -> QAction:
             return make_action(self, text, slot, shortcut, tip)
@@ -81,6 +83,12 @@ class CanvasActions(QObject):
         self.connect_mode = make("&Connect Mode", self._set_connect_mode, "C",
                                  "Drag from one component to another to link them (or Shift+drag)")
         self.connect_mode.setCheckable(True)
+        self.fail = make("&Fail…", lambda: self.take_out_of_service("failed"), None,
+                         "What-if: mark units of the selected component, block or link as failed")
+        self.drain = make("D&rain…", lambda: self.take_out_of_service("drained"), None,
+                          "What-if: take units out of service on purpose (maintenance)")
+        self.restore = make("Rest&ore", self.restore_selection, None,
+                            "Put the failed and drained units of the selection back in service")
         view.step_inside.connect(self.enter_block)
         view.context_menu_requested.connect(self.show_context_menu)
         for action in self.all():
@@ -90,7 +98,8 @@ class CanvasActions(QObject):
     def all(self) -> list[QAction]:
         return [self.delete, self.cut, self.copy, self.paste, self.duplicate, self.select_all,
                 self.group, self.ungroup, self.repeat, self.toggle_collapse, self.step_in,
-                self.step_out, self.fit, self.zoom_in, self.zoom_out, self.connect_mode]
+                self.step_out, self.fit, self.zoom_in, self.zoom_out, self.connect_mode,
+                self.fail, self.drain, self.restore]
 
     # --- state ---------------------------------------------------------------------------
     def _selected_blocks(self) -> list[str]:
@@ -107,6 +116,60 @@ class CanvasActions(QObject):
         for action in (self.ungroup, self.repeat, self.toggle_collapse, self.step_in):
             action.setEnabled(len(blocks) == 1 and len(ids) == 1)
         self.step_out.setEnabled(bool(self.scene.block_path))
+        target = self._failure_target()
+        try:
+            state = current_state(self.document.design, target) if target is not None else (0, 0)
+        except DesignError:  # the selection of a block the design no longer holds
+            target, state = None, (0, 0)
+        self.fail.setEnabled(target is not None)
+        self.drain.setEnabled(target is not None)
+        self.restore.setEnabled(any(state))
+
+    # --- failure what-ifs ----------------------------------------------------------------
+    def _failure_target(self) -> Target | None:
+        """The one selected component, block or link (failure gestures take one item)."""
+        ids, links = self.scene.selected_ids(), self.scene.selected_link_ids()
+        if len(ids) + len(links) != 1:
+            return None
+        if links:
+            return Target(self.scene.block_path, links[0])
+        return Target(self.scene.child_path(ids[0]))
+
+    def take_out_of_service(self, state: str) -> None:
+        """Fail (or drain) units of the selected item: how many is asked when it has more than
+        one (counted over every instance of its enclosing blocks, the first ones first)."""
+        target = self._failure_target()
+        if target is None:
+            return
+        design = self.document.design
+        total = units_in_design(design, target.path, target.link_id)
+        failed, drained = current_state(design, target)
+        other = drained if state == "failed" else failed
+        free = total - other
+        if free < 1:
+            self.error.emit(f"{describe_target(target.path, target.link_id)}: every unit is already "
+                            f"{'drained' if state == 'failed' else 'failed'}")
+            return
+        n = free
+        if free > 1:
+            what = "cables" if target.link_id else "units"
+            verb = "fail" if state == "failed" else "drain"
+            now = failed if state == "failed" else drained
+            n, ok = QInputDialog.getInt(
+                self.view, "Fail" if state == "failed" else "Drain",
+                f"How many of the {free:,} {what} of {target} to {verb}?\n(counted over every "
+                f"instance of the enclosing blocks, the first instances first)", max(1, now), 1, free)
+            if not ok:
+                return
+        new = (n, other) if state == "failed" else (other, n)
+        self._push(SetOutOfService(target.path, *new, target.link_id))
+        self.update_enabled()
+
+    def restore_selection(self) -> None:
+        target = self._failure_target()
+        if target is not None and any(current_state(self.document.design, target)):
+            self._push(SetOutOfService(target.path, 0, 0, target.link_id))
+            self.update_enabled()
 
     def _push(self, op, text: str | None = None) -> bool:
         try:
@@ -239,23 +302,37 @@ class CanvasActions(QObject):
 
     # --- context menu --------------------------------------------------------------------
     def show_context_menu(self, global_pos, item) -> None:
+        self.context_menu(item).exec(global_pos)
+
+    def failure_menu(self) -> QMenu:
+        """Fail / Drain / Restore of the selection (the outline's row menu)."""
+        menu = QMenu(self.view)
+        for action in (self.fail, self.drain, self.restore):
+            menu.addAction(action)
+        return menu
+
+    def context_menu(self, item) -> QMenu:
+        """The context menu for ``item`` (a card, link, aggregate or None for the canvas)."""
         menu = QMenu(self.view)
         if isinstance(item, (GroupCard, BundleItem)):
             self._fill_aggregate_menu(menu, item)
         elif isinstance(item, LinkItem):
-            menu.addAction(self.delete)
+            for action in (self.fail, self.drain, self.restore, None, self.delete):
+                menu.addSeparator() if action is None else menu.addAction(action)
         elif isinstance(item, BlockItem):
             for action in (self.step_in, self.toggle_collapse, self.repeat, None, self.ungroup,
-                           self.group, None, self.copy, self.duplicate, self.delete):
+                           self.group, None, self.fail, self.drain, self.restore, None, self.copy,
+                           self.duplicate, self.delete):
                 menu.addSeparator() if action is None else menu.addAction(action)
         elif item is not None:
-            for action in (self.group, None, self.cut, self.copy, self.duplicate, self.delete):
+            for action in (self.group, None, self.fail, self.drain, self.restore, None, self.cut,
+                           self.copy, self.duplicate, self.delete):
                 menu.addSeparator() if action is None else menu.addAction(action)
         else:
             for action in (self.paste, self.select_all, None, self.connect_mode, self.step_out, None,
                            self.fit, self.zoom_in, self.zoom_out):
                 menu.addSeparator() if action is None else menu.addAction(action)
-        menu.exec(global_pos)
+        return menu
 
     def _fill_aggregate_menu(self, menu: QMenu, item: GroupCard | BundleItem) -> None:
         """A group card or bundle: what was picked among its members, or how to pick one."""

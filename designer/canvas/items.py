@@ -15,7 +15,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPaint
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem
 
 from designer import icons, style
-from designer.format import count as fmt_count, speed as fmt_speed
+from designer.format import count as fmt_count, out_of_service_text, speed as fmt_speed
 
 CARD_W, CARD_H = 200.0, 64.0
 BLOCK_W, BLOCK_H = 220.0, 84.0
@@ -99,6 +99,39 @@ class _Card(QGraphicsItem):
         self.setAcceptHoverEvents(True)
         self._hover = False
         self.highlight = False  # drop target of a link drag
+        # (failed, drained) units over the whole design, and the units there are
+        self.out_of_service: tuple[int, int, int] = (0, 0, 0)
+
+    def set_out_of_service(self, failed: int, drained: int, units: int) -> None:
+        self.out_of_service = (failed, drained, units)
+        self.setToolTip(self.toolTip().split("\n⚠")[0] + (
+            f"\n⚠ {out_of_service_text(failed, drained)} of {units:,} in the design" if failed or drained else ""))
+        self.update()
+
+    def _paint_out_of_service(self, painter: QPainter, rect: QRectF, radius: float) -> None:
+        """Failed units: a red hatch and frame with the count; drained ones the same in grey."""
+        failed, drained, units = self.out_of_service
+        if not failed and not drained:
+            return
+        colour = style.FAILED if failed else style.DRAINED
+        whole = failed + drained >= units
+        painter.save()
+        hatch = QColor(colour)
+        hatch.setAlpha(150 if whole else 90)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QBrush(hatch, Qt.BrushStyle.BDiagPattern if whole else Qt.BrushStyle.FDiagPattern))
+        painter.drawRoundedRect(rect, radius, radius)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(colour, 2.6, Qt.PenStyle.SolidLine if failed else Qt.PenStyle.DashLine))
+        painter.drawRoundedRect(rect, radius, radius)
+        if whole and failed:  # a cross says "none of it works" before the badge is read
+            painter.setPen(QPen(colour, 2.0))
+            painter.drawLine(rect.topLeft() + QPointF(6, 6), rect.bottomRight() - QPointF(6, 6))
+            painter.drawLine(rect.bottomLeft() + QPointF(6, -6), rect.topRight() + QPointF(-6, 6))
+        painter.restore()
+        text = out_of_service_text(failed, drained)
+        width = QFontMetricsF(_BADGE).horizontalAdvance(text) + 12
+        _draw_badge(painter, rect.left() + width - 6, rect.bottom(), text, colour)
 
     def itemChange(self, change, value):
         if change == QGraphicsItem.GraphicsItemChange.ItemPositionChange:
@@ -180,6 +213,7 @@ class ComponentItem(_Card):
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                              f"tier: {self.tier}")
         _draw_badge(painter, rect.right() + 4, rect.top(), fmt_count(self.count), accent)
+        self._paint_out_of_service(painter, rect, 8)
 
 
 class PreviewChild(NamedTuple):
@@ -411,6 +445,7 @@ class BlockItem(_Card):
         else:
             self._paint_preview(painter)
         _draw_badge(painter, rect.right() + 4, rect.top(), fmt_count(self.count), accent)
+        self._paint_out_of_service(painter, rect, 10)
 
     def _paint_preview(self, painter: QPainter) -> None:
         diagram = self.diagram_rect()
@@ -582,6 +617,7 @@ class LinkItem(BundleLine):
         source.links.append(self)
         target.links.append(self)
         self.kind = "scale-out"
+        self.out_of_service = (0, 0)  # (failed, drained) cables over the owning block's instances
 
     def detach(self) -> None:
         for card in (self.source, self.target):
@@ -589,11 +625,13 @@ class LinkItem(BundleLine):
                 card.links.remove(self)
 
     def set_data(self, kind: str, speed_gbit_s: float, count: int, length_m: float,
-                 medium: str, endpoints: str) -> None:
+                 medium: str, endpoints: str, failed: int = 0, drained: int = 0) -> None:
         self.kind = kind
-        self.label = f"{fmt_count(count)} {fmt_speed(speed_gbit_s)}"
+        self.out_of_service = (failed, drained)
+        out = out_of_service_text(failed, drained)
+        self.label = f"{fmt_count(count)} {fmt_speed(speed_gbit_s)}" + (f"  {out}" if out else "")
         self.setToolTip(f"{endpoints}\n{kind}: {count:,} × {speed_gbit_s:g} Gb/s, "
-                        f"{length_m:g} m {medium}")
+                        f"{length_m:g} m {medium}" + (f"\n⚠ {out} cables" if out else ""))
         self.update_path()
 
     def update_path(self) -> None:
@@ -603,6 +641,11 @@ class LinkItem(BundleLine):
         self.update()
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        failed, drained = self.out_of_service
+        if failed or drained:  # a red (grey) dashed line under the label: cables out of service
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(QPen(style.FAILED if failed else style.DRAINED, 7, Qt.PenStyle.DashLine))
+            painter.drawPath(self._path)
         paint_link(painter, self._path, self._label_rect, self.label, self.kind,
                    bool(option.state & QStyle.StateFlag.State_Selected))
 

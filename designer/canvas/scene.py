@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QGraphicsScene
 
 from core.catalog import Catalog
 from core.errors import DesignError
+from core.failure_paths import units_in_design
 from core.model import Block, Change, Design, Node
 from designer import style
 from designer.canvas.aggregate import BlockSummarizer, Summary, needs_aggregation
@@ -218,6 +219,9 @@ class DesignScene(QGraphicsScene):
             spec = self.catalog.get(child.catalog_id) if child.catalog_id in self.catalog else None
             subtitle = spec.name if spec else f"unknown id {child.catalog_id}"
             card.set_data(child.label, subtitle, spec.kind if spec else "block", child.count, child.tier)
+        if child.failed or child.drained or card.out_of_service[:2] != (0, 0):
+            units = units_in_design(self.design, card.path) if child.failed or child.drained else 0
+            card.set_out_of_service(child.failed, child.drained, units)
         if card.pos() != QPointF(child.x, child.y):
             card.setPos(child.x, child.y)
 
@@ -431,7 +435,7 @@ class DesignScene(QGraphicsScene):
                 sign = 1.0 if a < b else -1.0
                 item.bend = (n - (len(keys) - 1) / 2) * PARALLEL_SPACING * sign
                 item.set_data(link.kind, link.speed_gbit_s, link.count, link.length_m, link.medium,
-                              f"{link.a} ↔ {link.b}")
+                              f"{link.a} ↔ {link.b}", link.failed, link.drained)
 
     def _sync_external_links(self) -> None:
         """Stubs for links owned by ancestors that end inside the current block."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from designer.evaluator import Result
-from designer.format import num
+from designer.format import num, pct
 from designer.panels.base import MetricsPanel
 from designer.panels.charts import BarChart
 
@@ -28,6 +28,7 @@ class BandwidthPanel(MetricsPanel):
 
     def update_result(self, result: Result) -> None:
         b = result.evaluation.bandwidth
+        failure = result.evaluation.failure
         over = ", ".join(f"{tier} {ratio:g}:1" for tier, ratio in b.oversubscription_by_tier.items()) or "—"
         self.show_message("")
         self.set_rows([
@@ -35,6 +36,8 @@ class BandwidthPanel(MetricsPanel):
             ("Per-GPU scale-up", num(b.per_gpu_scale_up_gbyte_s, 0, "GB/s"), "per direction"),
             ("Per-GPU scale-out", num(b.per_gpu_scale_out_gbit_s, 0, "Gb/s"), "per direction"),
             ("Bisection", num(b.bisection_tbit_s, 1, "Tb/s"), f"method: {b.bisection_method}"),
+            *([("Bisection lost", pct(failure.lost_bisection_fraction),
+                f"failure what-if: {failure.bisection_tbit_s_intact:,.1f} Tb/s intact")] if failure else []),
             ("Oversubscription", over, "down:up ratio per tier"),
             ("All-reduce bus bandwidth", num(b.allreduce_busbw_gbyte_s, 0, "GB/s"), "all GPUs, large messages"),
             ("All-to-all per GPU", num(b.alltoall_per_gpu_gbyte_s, 1, "GB/s")),

@@ -3,8 +3,10 @@ the workload runs on it (its MFU and training time, or "does not fit" and why)."
 
 from __future__ import annotations
 
+from core.analysis.failure import FailureResult
+from core.failure_paths import describe_target
 from designer.evaluator import Result
-from designer.format import num, pct
+from designer.format import num, out_of_service_text, pct
 from designer.panels.base import MetricsPanel
 from designer.panels.performance import DOES_NOT_FIT
 
@@ -36,6 +38,8 @@ class OverviewPanel(MetricsPanel):
             ("Cables", num(c.links)),
             ("Transceivers", num(c.transceivers)),
         ]
+        if ev.failure is not None:
+            rows = failure_rows(ev.failure) + [("Degraded design", None)] + rows
         if ev.workload is not None:
             rows += [("Workload", None), ("Model", ev.workload.name)]
             reasons = ev.cannot_run
@@ -46,5 +50,32 @@ class OverviewPanel(MetricsPanel):
                 rows += [("Result", f"{DOES_NOT_FIT}: {reasons[0].message}", why)]
             elif perf is not None:
                 rows += [("MFU", pct(perf.mfu)), ("Training time", num(perf.training_days, 1, "days"))]
-        self.show_message("")
+        self.show_message("" if ev.failure is None else
+                          "Failure what-if: every figure describes the design without its failed "
+                          "and drained units (Restore puts them back)")
         self.set_rows(rows)
+
+
+def failure_rows(f: FailureResult) -> list:
+    """What is out of service and what it costs, with the intact figures beside."""
+    items = "\n".join(f"{describe_target(i.path, i.link_id)}: {out_of_service_text(i.failed, i.drained)} "
+                      f"of {i.units:,}" for i in f.items)
+    rows: list = [
+        ("Failure what-if", None),
+        ("Out of service", items),
+        ("GPUs lost", f"{num(f.gpus_lost)} of {num(f.gpus_intact)}",
+         f"failed {f.gpus_failed:,}, drained {f.gpus_drained:,}, stranded {f.gpus_stranded:,}"),
+        ("Bisection lost", pct(f.lost_bisection_fraction),
+         f"{f.bisection_tbit_s:,.1f} of {f.bisection_tbit_s_intact:,.1f} Tb/s left"),
+        ("Scale-out lost", pct(f.lost_scale_out_fraction), "injection bandwidth of the compute nodes"),
+    ]
+    if f.fits is not None:
+        layout = "as written" if f.fits else (
+            "laid out again: " + ", ".join(f"{k.upper()} {v}" for k, v in f.relayout["parallelism"].items()
+                                           if k in ("tp", "pp", "dp", "cp", "ep") and (v > 1 or k == "dp"))
+            if f.relayout and f.degraded.runs else DOES_NOT_FIT)
+        rows += [("Job", layout),
+                 ("MFU (intact)", f"{pct(f.degraded.mfu)} ({pct(f.intact.mfu)})"),
+                 ("Training (intact)", f"{num(f.degraded.training_days, 1)} ({num(f.intact.training_days, 1)}) days")]
+    rows.append(("GPU-hours lost / day", num(f.gpu_hours_lost_per_day)))
+    return rows
