@@ -28,6 +28,7 @@ import reprlib
 import sys
 from typing import Any, Callable
 
+from core.cooling import COOLING_TYPES
 from core.errors import DesignError
 
 LINK_KINDS = ("scale-up", "scale-out", "storage", "frontend")
@@ -138,6 +139,14 @@ def choice_rule(choices: tuple[str, ...]) -> Rule:
     return rule
 
 
+def cooling_rule(value: Any) -> str:
+    """A component's cooling: "" keeps its catalog entry's, a type overrides it for its racks."""
+    if isinstance(value, str) and (value == "" or value in COOLING_TYPES):
+        return value
+    raise FieldProblem(f"{show(value)} is not a cooling type: use {', '.join(COOLING_TYPES)}, "
+                       f"or \"\" for the catalog's")
+
+
 def bool_rule(value: Any) -> bool:
     if not isinstance(value, bool):
         raise FieldProblem(f"expected true or false, got {show(value)}")
@@ -172,6 +181,7 @@ coordinate_rule = number_rule(low=-MAX_COORDINATE, high=MAX_COORDINATE)  # a can
 NODE_RULES: dict[str, Rule] = {
     "id": id_rule, "catalog_id": text_rule(MAX_ID_CHARS), "count": count_rule, "name": _long_text,
     "x": coordinate_rule, "y": coordinate_rule, "tier": text_rule(MAX_ID_CHARS), "overrides": overrides_rule,
+    "cooling": cooling_rule,
 }
 BLOCK_RULES: dict[str, Rule] = {
     "id": id_rule, "name": _long_text, "count": count_rule, "x": coordinate_rule, "y": coordinate_rule,
@@ -202,7 +212,7 @@ def node_fields_ok(d: dict[str, Any]) -> bool:
             and type(y) is float and -MAX_COORDINATE <= y <= MAX_COORDINATE
             and type(node_id) is str and _ID_FULL(node_id) is not None
             and _short_ascii(d["catalog_id"], MAX_ID_CHARS) and _short_ascii(d["name"], MAX_TEXT_CHARS)
-            and _short_ascii(d["tier"], MAX_ID_CHARS) and type(d["overrides"]) is dict and not d["overrides"])
+            and _short_ascii(d["tier"], MAX_ID_CHARS) and type(d["overrides"]) is dict and not d["overrides"] and d["cooling"] == "")
 
 
 def link_fields_ok(d: dict[str, Any]) -> bool:

@@ -41,6 +41,7 @@ class InventoryItem:
     powered: bool = True
     overrides: Mapping[str, float] = field(default_factory=dict)
     paths: tuple[str, ...] = ()  # design paths of the nodes it came from (cables, optics: their ends)
+    cooling: str = ""  # the nodes' cooling override ("" = the catalog entry's), core/cooling.py
 
     def value(self, key: str, default: float | None = None) -> float | None:
         """An override if the user set one, else the catalog value, else ``default``."""
@@ -112,7 +113,7 @@ def build_inventory(flat, tiers: Mapping[int, str]) -> tuple[Inventory, list]:
 
 
 class _Tally:
-    """Inventory items by (catalog id, role, powered, overrides): count, the position of their
+    """Inventory items by (catalog id, role, powered, overrides, cooling): count, the position of their
     first appearance in the design's listing (which orders the items), and the groups they
     came from."""
 
@@ -121,8 +122,8 @@ class _Tally:
         self.entries: dict[tuple, list] = {}
 
     def add(self, spec: ComponentSpec, role: str, powered: bool, overrides: Mapping[str, float],
-            count: int, position: int, groups: np.ndarray) -> None:
-        key = (spec.id, role, powered, tuple(sorted(overrides.items())))
+            count: int, position: int, groups: np.ndarray, cooling: str = "") -> None:
+        key = (spec.id, role, powered, tuple(sorted(overrides.items())), cooling)
         entry = self.entries.setdefault(key, [spec, 0, dict(overrides), position, []])
         entry[1] += count
         entry[3] = min(entry[3], position)
@@ -130,13 +131,13 @@ class _Tally:
 
     def items(self, flat) -> tuple[InventoryItem, ...]:
         out = []
-        for (_, role, powered, _), (spec, count, overrides, _, groups) in sorted(
+        for (_, role, powered, _, cooling), (spec, count, overrides, _, groups) in sorted(
                 self.entries.items(), key=lambda entry: entry[1][3]):
             member = np.zeros(self.groups, dtype=bool)
             for g in groups:
                 member[g] = True
             out.append(InventoryItem(spec.id, spec.kind, role, count, spec, powered, overrides,
-                                     flat.group_paths(member)))
+                                     flat.group_paths(member), cooling))
         return tuple(out)
 
 
@@ -157,10 +158,12 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
     if tiers:
         role[np.fromiter(tiers.keys(), dtype=np.int64, count=len(tiers))] = list(tiers.values())
     role_code = _codes(role.tolist())
+    # Nodes with overrides or their own cooling are items of their own (a rack's cooling sets
+    # its kW limit and PUE in the power analysis).
     overrides_code = np.zeros(n, dtype=np.int64)
-    known: dict[tuple, int] = {(): 0}
-    for i in [i for i, node in enumerate(flat.nodes) if node.overrides]:
-        key = tuple(sorted(flat.nodes[i].overrides.items()))
+    known: dict[tuple, int] = {((), ""): 0}
+    for i in [i for i, node in enumerate(flat.nodes) if node.overrides or node.cooling]:
+        key = (tuple(sorted(flat.nodes[i].overrides.items())), flat.nodes[i].cooling)
         overrides_code[i] = known.setdefault(key, len(known))
     signature = (flat.spec_row * (role_code.max() + 1) + role_code) * len(known) + overrides_code
     _, first, inverse = np.unique(signature, return_index=True, return_inverse=True)
@@ -169,7 +172,7 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
     for i, total, groups in zip(first.tolist(), units, members):
         spec, node, position = flat.specs[flat.spec_row[i]], flat.nodes[i], i * slots
         if spec.kind in COMPUTE_KINDS:
-            tally.add(spec, "compute", True, node.overrides, total, position, groups)
+            tally.add(spec, "compute", True, node.overrides, total, position, groups, node.cooling)
             tally.add(catalog.get(spec["accelerator"]), "accelerator", False, {},
                       total * int(spec["accelerators"]), position + 1, groups)
             if spec.get("nic") and spec.get("nics"):
@@ -182,7 +185,7 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
                 tally.add(catalog.get(item["id"]), "scale-up", False, {},
                           total * int(item["count"]), position + 4 + m, groups)
         else:
-            tally.add(spec, role[i], True, node.overrides, total, position, groups)
+            tally.add(spec, role[i], True, node.overrides, total, position, groups, node.cooling)
     return slots
 
 

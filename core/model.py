@@ -50,6 +50,7 @@ class Node:
     y: float = 0.0
     tier: str = ""  # scale-out switch tier ("leaf", "spine", "core"); "" = infer from links
     overrides: dict[str, float] = field(default_factory=dict)
+    cooling: str = ""  # "" = the catalog entry's; else one of core.cooling.COOLING_TYPES
 
     def __post_init__(self) -> None:
         if not node_fields_ok(self.__dict__):

@@ -222,7 +222,7 @@ def _node_to_dict(node: Node) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "component", "id": node.id, "catalog_id": node.catalog_id}
     if node.count != 1:
         out["count"] = node.count
-    for key in ("name", "tier"):
+    for key in ("name", "tier", "cooling"):
         if getattr(node, key):
             out[key] = getattr(node, key)
     out["x"], out["y"] = node.x, node.y

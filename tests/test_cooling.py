@@ -1,0 +1,186 @@
+"""Cooling types per rack (issue 14): each type's rack-kW limit, the warning when a rack draws
+more than its cooling removes, the PUE of a mix of types, and old files evaluating unchanged.
+
+Every expected number is worked out by hand in the comments from the catalog's nameplate
+figures (resources/catalog/systems.json) and the defaults of docs/reference/cooling.md.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from core.analysis.power import PowerAssumptions, analyze_power
+from core.assumptions import Assumptions
+from core.catalog import load_catalog, parse_entry
+from core.errors import CatalogError, ProjectFileError
+from core.evaluate import evaluate, evaluation_to_json
+from core.inventory import Inventory, InventoryItem
+from core.model import Block, Design, Node
+from core.project import load_project, save_project
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(include_user=False)
+
+
+def racks(catalog, system_id: str, count: int, cooling: str = "", **overrides) -> InventoryItem:
+    spec = catalog.get(system_id)
+    return InventoryItem(system_id, spec.kind, "compute", count, spec, True, dict(overrides),
+                         (f"cluster/{system_id}",), cooling)
+
+
+def warning(result, code="RACK_OVER_COOLING_LIMIT"):
+    return next((d for d in result.diagnostics if d.code == code), None)
+
+
+def test_gb300_nvl72_on_air_is_over_its_cooling_and_on_cold_plate_is_not(catalog):
+    # GB300 NVL72: one 142 kW rack (NVIDIA's rack requirement). Air removes 50 kW by default.
+    on_air = analyze_power(Inventory((racks(catalog, "GB300-NVL72", 2, "air"),)), None, None)
+    found = warning(on_air)
+    assert found is not None and found.components == ("cluster/GB300-NVL72",)
+    assert "142.0 kW on air cooling (limit 50 kW)" in found.message
+    assert on_air.cooling["air"].over_limit_racks == 2
+    # Its catalog cooling ("liquid", i.e. cold-plate) removes 200 kW: no warning.
+    own = analyze_power(Inventory((racks(catalog, "GB300-NVL72", 2),)), None, None)
+    assert warning(own) is None and list(own.cooling) == ["cold-plate"]
+    assert own.cooling["cold-plate"].max_rack_kw == pytest.approx(142.0)
+    assert own.cooling["cold-plate"].racks == 2 and own.cooling["cold-plate"].it_kw == pytest.approx(284.0)
+    # A cold-plate limit lowered below 142 kW catches it too.
+    tight = analyze_power(Inventory((racks(catalog, "GB300-NVL72", 1),)), None, None,
+                          PowerAssumptions(liquid_rack_limit_kw=140.0))
+    assert "(limit 140 kW)" in warning(tight).message
+
+
+def test_dgx_h100_rack_of_four_against_a_40_kw_air_limit(catalog):
+    # 4 x DGX H100 per rack x 10.2 kW = 40.8 kW: over a 40 kW air limit, within the default 50.
+    item = racks(catalog, "DGX-H100", 8)
+    default = analyze_power(Inventory((item,)), None, None)
+    assert default.cooling["air"].max_rack_kw == pytest.approx(40.8)
+    assert default.cooling["air"].racks == 2 and warning(default) is None
+    tight = analyze_power(Inventory((item,)), None, None, PowerAssumptions(air_rack_limit_kw=40.0))
+    assert tight.cooling["air"].over_limit_racks == 2
+    assert "40.8 kW on air cooling (limit 40 kW)" in warning(tight).message
+    # The same racks behind rear-door heat exchangers (75 kW) are fine even at 40 kW for air.
+    rear = analyze_power(Inventory((racks(catalog, "DGX-H100", 8, "rear-door"),)), None, None,
+                         PowerAssumptions(air_rack_limit_kw=40.0))
+    assert warning(rear) is None and rear.cooling["rear-door"].rack_limit_kw == 75.0
+
+
+def test_a_part_filled_last_rack_is_counted_at_its_own_draw(catalog):
+    # 5 DGX H100 at 4 per rack: one rack of 40.8 kW and one of 10.2 kW; a 40 kW limit: one over.
+    result = analyze_power(Inventory((racks(catalog, "DGX-H100", 5),)), None, None,
+                           PowerAssumptions(air_rack_limit_kw=40.0))
+    air = result.cooling["air"]
+    assert (air.racks, air.over_limit_racks) == (2, 1)
+    assert air.it_kw == pytest.approx(51.0) and result.max_rack_kw == pytest.approx(40.8)
+    assert warning(result).message.startswith("1 compute rack draw")
+
+
+def test_pue_of_two_cooling_types_is_compute_kw_weighted(catalog):
+    # 4 DGX H100 on air (40.8 kW at PUE 1.4) + 1 GB300 NVL72 cold-plate (142 kW at 1.15):
+    # (40.8 x 1.4 + 142 x 1.15) / (40.8 + 142) = (57.12 + 163.3) / 182.8 = 1.20580...
+    inventory = Inventory((racks(catalog, "DGX-H100", 4), racks(catalog, "GB300-NVL72", 1)))
+    result = analyze_power(inventory, None, None)
+    assert result.pue == pytest.approx(220.42 / 182.8)
+    assert result.facility_kw == pytest.approx(220.42)
+    assert list(result.cooling) == ["air", "cold-plate"]
+    # The DGX racks behind rear doors (1.3): (40.8 x 1.3 + 163.3) / 182.8 = 216.34 / 182.8
+    rear = Inventory((racks(catalog, "DGX-H100", 4, "rear-door"), racks(catalog, "GB300-NVL72", 1)))
+    assert analyze_power(rear, None, None).pue == pytest.approx(216.34 / 182.8)
+    # Immersion at an edited 1.03: (40.8 x 1.4 + 142 x 1.03) / 182.8 = 203.38 / 182.8
+    dunk = Inventory((racks(catalog, "DGX-H100", 4), racks(catalog, "GB300-NVL72", 1, "immersion")))
+    assert analyze_power(dunk, None, None, PowerAssumptions(pue_immersion=1.03)).pue == \
+        pytest.approx(203.38 / 182.8)
+
+
+def test_supernode_racks_share_its_power(catalog):
+    # CloudMatrix384: 559 kW over 16 racks = 34.94 kW per rack, all 16 counted.
+    result = analyze_power(Inventory((racks(catalog, "CloudMatrix384", 2),)), None, None)
+    cold = result.cooling["cold-plate"]
+    assert cold.racks == 32 and cold.max_rack_kw == pytest.approx(559 / 16)
+
+
+def test_a_user_catalog_saying_liquid_means_cold_plate_and_unknown_cooling_is_refused(catalog):
+    raw = {"id": "my-liquid-box", "kind": "server", "vendor": "t", "name": "t", "source": "t",
+           "confidence": "E", "accelerator": "H100-SXM5-80GB", "accelerators": 8,
+           "max_power_kw": 12.0, "cooling": "liquid"}
+    spec = parse_entry(raw, "user catalog", 0)
+    result = analyze_power(Inventory((InventoryItem(spec.id, spec.kind, "compute", 1, spec),)),
+                           None, None)
+    assert list(result.cooling) == ["cold-plate"] and result.pue == pytest.approx(1.15)
+    with pytest.raises(CatalogError, match="field 'cooling': must be one of air, rear-door, cold-plate, immersion"):
+        parse_entry({**raw, "cooling": "water"}, "user catalog", 0)
+
+
+def _design(cooling: str = "") -> Design:
+    root = Block("root", "racks")
+    root.children["dgx"] = Node("dgx", "DGX-H100", 4)
+    root.children["nvl"] = Node("nvl", "GB300-NVL72", 1, cooling=cooling)
+    return Design("racks", root)
+
+
+def test_a_component_sets_its_racks_cooling_in_the_project_file(catalog, tmp_path):
+    path = tmp_path / "racks.json"
+    save_project(_design("air"), path)
+    child = json.loads(path.read_text())["design"]["children"][1]
+    assert child["cooling"] == "air"
+    loaded = load_project(path, catalog)
+    assert loaded.root.children["nvl"].cooling == "air"
+    power = evaluation_to_json(evaluate(loaded, catalog))["power"]
+    assert power["cooling"]["air"] == {"racks": 2, "it_kw": pytest.approx(182.8),
+                                       "max_rack_kw": pytest.approx(142.0), "rack_limit_kw": 50.0,
+                                       "pue": 1.4, "over_limit_racks": 1}
+    assert power["pue"] == pytest.approx(1.4) and power["max_rack_kw"] == pytest.approx(142.0)
+    codes = {w["code"]: w for w in evaluation_to_json(evaluate(loaded, catalog))["warnings"]}
+    assert codes["RACK_OVER_COOLING_LIMIT"]["components"] == ["nvl"]
+    # without its own cooling a component keeps the catalog's, and the file has no key for it
+    save_project(_design(), path)
+    assert "cooling" not in path.read_text()
+    assert evaluate(load_project(path, catalog), catalog).power.pue == pytest.approx(220.42 / 182.8)
+
+
+def test_a_bad_cooling_in_a_project_file_names_where(catalog, tmp_path):
+    path = tmp_path / "bad.json"
+    save_project(_design("air"), path)
+    path.write_text(path.read_text().replace('"cooling": "air"', '"cooling": "water"'))
+    with pytest.raises(ProjectFileError,
+                       match=r"^bad\.json: \$\.design\.children\[1\]\.cooling: 'water' is not a cooling type"):
+        load_project(path, catalog)
+
+
+# What main evaluated for the bundled examples before cooling types existed (files written
+# without any cooling field): PUE and densest rack, and the racks the new section counts.
+OLD_EXAMPLES = {
+    "dgx-h100-superpod-4su.json": (1.4, 40.8, {"air": 32}),
+    "gb200-nvl72-su.json": (1.15, 120.0, {"cold-plate": 8}),
+    "cloudmatrix384.json": (1.15, 559 / 16, {"cold-plate": 16}),
+    "hand-drawn-nvl72-x4.json": (1.15, 120.06, {"cold-plate": 4}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OLD_EXAMPLES))
+def test_old_project_files_evaluate_unchanged(catalog, tmp_path, name):
+    pue, max_rack_kw, rack_counts = OLD_EXAMPLES[name]
+    path = tmp_path / name
+    shutil.copy(f"resources/examples/{name}", path)
+    assert '"cooling"' not in path.read_text()
+    ev = evaluate(load_project(path, catalog), catalog)
+    assert ev.power.pue == pytest.approx(pue) and ev.power.max_rack_kw == pytest.approx(max_rack_kw)
+    assert ev.power.facility_kw == pytest.approx(ev.power.it_kw * pue)
+    assert {kind: r.racks for kind, r in ev.power.cooling.items()} == rack_counts
+    assert "RACK_OVER_COOLING_LIMIT" not in {w.code for w in ev.warnings}
+
+
+def test_cooling_assumptions_load_from_a_project_file_and_are_bounded():
+    from core.assumptions import assumptions_from_dict
+    from core.errors import DesignError
+
+    loaded = assumptions_from_dict({"power": {"pue_immersion": 1.03, "immersion_rack_limit_kw": 300}})
+    assert loaded.power.pue_immersion == 1.03 and loaded.power.rack_limit_kw("immersion") == 300
+    assert Assumptions().power.cooling_pue("rear-door") == 1.3
+    with pytest.raises(DesignError, match=r"power\.pue_rear_door: 0\.9 is below the minimum 1\.0"):
+        assumptions_from_dict({"power": {"pue_rear_door": 0.9}})
