@@ -11,6 +11,11 @@ and hardware.md §2, §3, §6, §8.
   ``typical_power_w``); compute, switches and storage without one draw ``typical_fraction`` of
   nameplate (§8.2: 0.75-0.85 x nameplate in training; §11: 0.8). Optics, cables, NICs and DPUs
   have a single, nearly load-independent figure (``power_w``) that is used as is.
+* **Cooling** (docs/reference/cooling.md): every compute rack is air, rear-door, cold-plate or
+  immersion cooled (its catalog entry's ``cooling``, or the design component's own). Each type
+  has a rack-kW limit (``RACK_OVER_COOLING_LIMIT`` above it) and a PUE; without a set ``pue``
+  the facility's PUE is the compute-kW-weighted mix of the types' PUEs. A server rack holds
+  ``per_rack`` nodes (the last one what is left), a super-node spreads over its ``racks``.
 * **Facility** = IT x PUE. Energy uses expected draw (§8.2: "nameplate for capacity planning and
   expected for energy"), cost and CO2e use facility energy (§9 steps 3-4).
 * **A job on part of the cluster** is charged its share of the compute (job GPUs / design GPUs,
