@@ -11,10 +11,13 @@ import json
 import shutil
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.analysis.power import PowerAssumptions, analyze_power
 from core.assumptions import Assumptions
 from core.catalog import load_catalog, parse_entry
+from core.cooling import COOLING_TYPES
 from core.errors import CatalogError, ProjectFileError
 from core.evaluate import evaluate, evaluation_to_json
 from core.inventory import Inventory, InventoryItem
@@ -184,3 +187,25 @@ def test_cooling_assumptions_load_from_a_project_file_and_are_bounded():
     assert Assumptions().power.cooling_pue("rear-door") == 1.3
     with pytest.raises(DesignError, match=r"power\.pue_rear_door: 0\.9 is below the minimum 1\.0"):
         assumptions_from_dict({"power": {"pue_rear_door": 0.9}})
+
+
+@given(st.lists(st.tuples(st.sampled_from(["DGX-H100", "DGX-B300", "GB300-NVL72", "CloudMatrix384"]),
+                          st.sampled_from(("",) + COOLING_TYPES), st.integers(1, 10_000),
+                          st.integers(1, 16)), min_size=1, max_size=6))
+def test_rack_counts_and_pue_mix_hold_for_any_mix(catalog, groups):
+    # Whatever the mix: every node sits in a rack (servers: ceil(count / per_rack); super-nodes:
+    # count x racks), the facility power of compute-only designs is each type's compute kW
+    # times its PUE, and no more racks are over a limit than there are racks.
+    items, expected_racks = [], 0
+    for system_id, cooling, count, per_rack in groups:
+        spec = catalog.get(system_id)
+        overrides = {"per_rack": float(per_rack)} if spec.kind == "server" else {}
+        items.append(racks(catalog, system_id, count, cooling, **overrides))
+        expected_racks += (-(-count // per_rack) if spec.kind == "server"
+                           else count * int(spec["racks"]))
+    result = analyze_power(Inventory(tuple(items)), None, None)
+    assert sum(r.racks for r in result.cooling.values()) == expected_racks
+    assert result.facility_kw == pytest.approx(sum(r.it_kw * r.pue for r in result.cooling.values()))
+    assert all(0 <= r.over_limit_racks <= r.racks for r in result.cooling.values())
+    assert result.max_rack_kw == pytest.approx(max(r.max_rack_kw for r in result.cooling.values()))
+    assert (warning(result) is None) == all(r.over_limit_racks == 0 for r in result.cooling.values())
