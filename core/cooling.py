@@ -1,7 +1,8 @@
 """The cooling types a rack can have, and the catalog's older spelling of one of them.
 
-A catalog system names its cooling (``"cooling"`` in resources/catalog/systems.json) and a
-design's component may override it (``Node.cooling``); the power analysis gives each type a
+A catalog system names its cooling (``"cooling"`` in resources/catalog/systems.json); a
+design's component (``Node.cooling``) or block (``Block.cooling``, for every component inside
+that sets none) may override it; the power analysis gives each type a
 rack-kW limit and a PUE (core/analysis/power.py; sources in docs/reference/cooling.md).
 No imports: the field rules, the catalog and the power analysis all read this table.
 """

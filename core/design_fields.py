@@ -140,7 +140,8 @@ def choice_rule(choices: tuple[str, ...]) -> Rule:
 
 
 def cooling_rule(value: Any) -> str:
-    """A component's cooling: "" keeps its catalog entry's, a type overrides it for its racks."""
+    """A component's or block's cooling: "" keeps the catalog entry's (or the enclosing
+    block's), a type overrides it for the racks of the components concerned."""
     if isinstance(value, str) and (value == "" or value in COOLING_TYPES):
         return value
     raise FieldProblem(f"{show(value)} is not a cooling type: use {', '.join(COOLING_TYPES)}, "
@@ -185,7 +186,7 @@ NODE_RULES: dict[str, Rule] = {
 }
 BLOCK_RULES: dict[str, Rule] = {
     "id": id_rule, "name": _long_text, "count": count_rule, "x": coordinate_rule, "y": coordinate_rule,
-    "collapsed": bool_rule, "role": text_rule(MAX_ID_CHARS),
+    "collapsed": bool_rule, "role": text_rule(MAX_ID_CHARS), "cooling": cooling_rule,
 }
 LINK_RULES: dict[str, Rule] = {
     "id": id_rule, "a": path_rule, "b": path_rule, "kind": choice_rule(LINK_KINDS),
@@ -234,7 +235,7 @@ def block_fields_ok(d: dict[str, Any]) -> bool:
             and type(y) is float and -MAX_COORDINATE <= y <= MAX_COORDINATE
             and type(block_id) is str and _ID_FULL(block_id) is not None
             and type(d["collapsed"]) is bool and _short_ascii(d["name"], MAX_TEXT_CHARS)
-            and _short_ascii(d["role"], MAX_ID_CHARS))
+            and _short_ascii(d["role"], MAX_ID_CHARS) and d["cooling"] == "")
 
 
 def check(rule: Rule, value: Any, where: str, error: type[DesignError] = DesignError) -> Any:

@@ -9,6 +9,7 @@ inside the server's power budget; do not count it twice").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Mapping
 
 import numpy as np
@@ -42,6 +43,10 @@ class InventoryItem:
     overrides: Mapping[str, float] = field(default_factory=dict)
     paths: tuple[str, ...] = ()  # design paths of the nodes it came from (cables, optics: their ends)
     cooling: str = ""  # the nodes' cooling override ("" = the catalog entry's), core/cooling.py
+    # Compute nodes: (units in one instance of their block, instances of it) pairs, so racks are
+    # packed per block instance (5 servers per SU at 4 per rack fill 2 racks in every SU).
+    # Empty: one block of ``count`` units.
+    units_per_instance: tuple[tuple[int, int], ...] = ()
 
     def value(self, key: str, default: float | None = None) -> float | None:
         """An override if the user set one, else the catalog value, else ``default``."""
@@ -131,14 +136,30 @@ class _Tally:
 
     def items(self, flat) -> tuple[InventoryItem, ...]:
         out = []
+        units: np.ndarray | None = None  # every group's units per block instance, when needed
         for (_, role, powered, _, cooling), (spec, count, overrides, _, groups) in sorted(
                 self.entries.items(), key=lambda entry: entry[1][3]):
             member = np.zeros(self.groups, dtype=bool)
             for g in groups:
                 member[g] = True
+            layout: tuple[tuple[int, int], ...] = ()
+            if role == "compute":
+                if units is None:
+                    units = np.fromiter(map(attrgetter("count"), flat.nodes), np.int64,
+                                        count=len(flat.nodes))
+                layout = _units_per_instance(units[member], flat.multiplicity[member])
             out.append(InventoryItem(spec.id, spec.kind, role, count, spec, powered, overrides,
-                                     flat.group_paths(member), cooling))
+                                     flat.group_paths(member), cooling, layout))
         return tuple(out)
+
+
+def _units_per_instance(units: np.ndarray, multiplicity: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """(units per block instance, instances) of some groups (their units per instance and total
+    units), by distinct units per instance."""
+    instances = multiplicity // units
+    values, inverse = np.unique(units, return_inverse=True)
+    totals = np.bincount(inverse, weights=instances).astype(np.int64)
+    return tuple(zip(values.tolist(), totals.tolist()))
 
 
 def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
@@ -158,12 +179,13 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
     if tiers:
         role[np.fromiter(tiers.keys(), dtype=np.int64, count=len(tiers))] = list(tiers.values())
     role_code = _codes(role.tolist())
-    # Nodes with overrides or their own cooling are items of their own (a rack's cooling sets
-    # its kW limit and PUE in the power analysis).
+    # Nodes with overrides or a cooling of their own or of their block are items of their own
+    # (a rack's cooling sets its kW limit and PUE in the power analysis).
+    cooling = [node.cooling or block for node, block in zip(flat.nodes, flat.block_cooling)]
     overrides_code = np.zeros(n, dtype=np.int64)
     known: dict[tuple, int] = {((), ""): 0}
-    for i in [i for i, node in enumerate(flat.nodes) if node.overrides or node.cooling]:
-        key = (tuple(sorted(flat.nodes[i].overrides.items())), flat.nodes[i].cooling)
+    for i in [i for i, node in enumerate(flat.nodes) if node.overrides or cooling[i]]:
+        key = (tuple(sorted(flat.nodes[i].overrides.items())), cooling[i])
         overrides_code[i] = known.setdefault(key, len(known))
     signature = (flat.spec_row * (role_code.max() + 1) + role_code) * len(known) + overrides_code
     _, first, inverse = np.unique(signature, return_index=True, return_inverse=True)
@@ -172,7 +194,7 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
     for i, total, groups in zip(first.tolist(), units, members):
         spec, node, position = flat.specs[flat.spec_row[i]], flat.nodes[i], i * slots
         if spec.kind in COMPUTE_KINDS:
-            tally.add(spec, "compute", True, node.overrides, total, position, groups, node.cooling)
+            tally.add(spec, "compute", True, node.overrides, total, position, groups, cooling[i])
             tally.add(catalog.get(spec["accelerator"]), "accelerator", False, {},
                       total * int(spec["accelerators"]), position + 1, groups)
             if spec.get("nic") and spec.get("nics"):
@@ -185,7 +207,7 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
                 tally.add(catalog.get(item["id"]), "scale-up", False, {},
                           total * int(item["count"]), position + 4 + m, groups)
         else:
-            tally.add(spec, role[i], True, node.overrides, total, position, groups, node.cooling)
+            tally.add(spec, role[i], True, node.overrides, total, position, groups, cooling[i])
     return slots
 
 

@@ -90,6 +90,9 @@ class Block:
     y: float = 0.0
     collapsed: bool = True
     role: str = ""  # free label: "rack", "su", "pod", "island"...
+    # The cooling of the racks of every component inside that sets none of its own ("" = each
+    # component's catalog entry's, or an enclosing block's); one of core.cooling.COOLING_TYPES.
+    cooling: str = ""
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Its own fields, when built and whenever set (blocks are few, and operations change

@@ -239,6 +239,8 @@ def _block_to_dict(block: Block) -> dict[str, Any]:
         out["count"] = block.count
     if block.role:
         out["role"] = block.role
+    if block.cooling:
+        out["cooling"] = block.cooling
     out["x"], out["y"] = block.x, block.y
     if not block.collapsed:
         out["collapsed"] = False

@@ -405,6 +405,9 @@ class InspectorWidget(QScrollArea):
         self._choice(form, "Role", "role", [(r or "(none)", r) for r in ROLES], editable=True)
         self._int(form, "Repeat count", "count", tip="Instances of this block (stored once, drawn once)")
         self._check(form, "Collapsed", "collapsed")
+        # the racks of every component inside that sets no cooling of its own
+        self._choice(form, "Cooling", "cooling",
+                     [("(each component's own)", "")] + [(t, t) for t in COOLING_TYPES])
         nodes = sum(1 for _ in block.iter_nodes())
         self._info.setText(f"<b>Path</b> {self._target[1]}<br><b>Contains</b> {len(block.children)} "  # type: ignore[index]
                            f"direct items, {nodes} components, {len(block.links)} link bundles<br>"

@@ -209,3 +209,46 @@ def test_rack_counts_and_pue_mix_hold_for_any_mix(catalog, groups):
     assert all(0 <= r.over_limit_racks <= r.racks for r in result.cooling.values())
     assert result.max_rack_kw == pytest.approx(max(r.max_rack_kw for r in result.cooling.values()))
     assert (warning(result) is None) == all(r.over_limit_racks == 0 for r in result.cooling.values())
+
+
+def test_a_block_cools_every_component_inside_that_sets_none(catalog, tmp_path):
+    # hall (immersion) > pod (repeated 2x, no cooling) > 8 DGX H100 + 2 GB300 NVL72 set to air:
+    # the DGX inherit immersion from the hall, the NVL72 keep their own air.
+    pod = Block("pod", count=2)
+    pod.children["dgx"] = Node("dgx", "DGX-H100", 8)
+    pod.children["nvl"] = Node("nvl", "GB300-NVL72", 1, cooling="air")
+    hall = Block("hall", cooling="immersion")
+    hall.children["pod"] = pod
+    root = Block("root")
+    root.children["hall"] = hall
+    root.children["loose"] = Node("loose", "DGX-H100", 4)  # outside the hall: the catalog's air
+    path = tmp_path / "hall.json"
+    save_project(Design("hall", root), path)
+    assert json.loads(path.read_text())["design"]["children"][0]["cooling"] == "immersion"
+    power = evaluate(load_project(path, catalog), catalog).power
+    # immersion: 16 DGX in 4 racks of 40.8 kW; air: 2 NVL72 racks of 142 kW + 1 rack of 4 DGX
+    assert {kind: r.racks for kind, r in power.cooling.items()} == {"air": 3, "immersion": 4}
+    assert power.cooling["immersion"].it_kw == pytest.approx(16 * 10.2)
+    assert power.cooling["air"].over_limit_racks == 2
+    # PUE: (163.2 x 1.05 + (284 + 40.8) x 1.4) / 488 = (171.36 + 454.72) / 488
+    assert power.pue == pytest.approx(626.08 / 488.0)
+    with pytest.raises(Exception, match=r"block 'hall' field cooling: 'oil' is not a cooling type"):
+        hall.cooling = "oil"
+
+
+def test_racks_are_packed_in_every_block_instance(catalog):
+    # 3 SUs of 5 DGX H100 at 4 per rack: each SU fills a 40.8 kW rack and a 10.2 kW one (6
+    # racks), not ceil(15 / 4) = 4 racks shared across SUs; 2 SUs of 2 DGX: 20.4 kW racks.
+    root = Block("root")
+    su = Block("su", count=3)
+    su.children["dgx"] = Node("dgx", "DGX-H100", 5)
+    small = Block("small", count=2)
+    small.children["dgx"] = Node("dgx", "DGX-H100", 2, cooling="rear-door")
+    root.children["su"], root.children["small"] = su, small
+    power = evaluate(Design("packing", root), catalog).power
+    assert power.cooling["air"].racks == 6
+    assert power.cooling["air"].over_limit_racks == 0 and power.cooling["air"].max_rack_kw == pytest.approx(40.8)
+    assert power.cooling["rear-door"].racks == 2
+    assert power.cooling["rear-door"].max_rack_kw == pytest.approx(20.4)
+    tight = Design("packing", root, assumptions=Assumptions(power=PowerAssumptions(air_rack_limit_kw=40)))
+    assert evaluate(tight, catalog).power.cooling["air"].over_limit_racks == 3

@@ -25,7 +25,7 @@ NODE = {"id": "nodes", "catalog_id": "DGX-H100", "count": 32, "name": "Compute n
 LINK = {"id": "l1", "a": "su/nodes", "b": "leaf", "kind": "scale-out", "speed_gbit_s": 400.0,
         "count": 256, "length_m": 10.0, "medium": "fiber"}
 BLOCK = {"id": "su", "name": "Scalable unit", "count": 4, "x": 0.0, "y": 200.0, "collapsed": True,
-         "role": "su"}
+         "role": "su", "cooling": ""}
 
 
 def variants(typical: dict):

@@ -36,3 +36,22 @@ def test_inspector_cooling_puts_nvl72_racks_on_air_and_the_power_panel_warns(win
         window.document.undo_stack.undo()
     assert design.node("nvl").cooling == ""
     assert window.power_panel.message() == ""
+
+
+def test_inspector_block_cooling_reaches_the_components_inside(window, qtbot, small_design):
+    # 1,024 DGX H100 (air, 40.8 kW racks) in repeated SU blocks; one SU template set to
+    # immersion cools all its instances' racks, and the PUE follows (1.05 for all compute).
+    with qtbot.waitSignal(window.evaluator.finished, timeout=30_000):
+        window.load_design(small_design, None)
+    assert "Air" in window.power_panel._values
+    su = next(k for k in small_design.root.children if k.startswith("su"))
+    window.scene.select([su])
+    combo = window.inspector.fields["cooling"]
+    assert combo.currentText() == "(each component's own)"
+    with qtbot.waitSignal(window.evaluator.finished, timeout=30_000) as blocker:
+        combo.setCurrentIndex(combo.findData("immersion"))
+        combo.activated.emit(combo.currentIndex())
+    assert small_design.block(su).cooling == "immersion"
+    power = blocker.args[0].evaluation.power
+    assert list(power.cooling) == ["immersion"] and power.pue == 1.05
+    assert window.power_panel.value("Immersion") == "32 racks · max 40.8 kW of 250 kW · PUE 1.05"
