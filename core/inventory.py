@@ -179,15 +179,18 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
     if tiers:
         role[np.fromiter(tiers.keys(), dtype=np.int64, count=len(tiers))] = list(tiers.values())
     role_code = _codes(role.tolist())
-    # Nodes with overrides or a cooling of their own or of their block are items of their own
-    # (a rack's cooling sets its kW limit and PUE in the power analysis).
+    # Nodes with overrides, or a cooling of their own or of their block, are items of their
+    # own (a rack's cooling sets its kW limit and PUE in the power analysis). Coded as arrays:
+    # an import draws 100,000 nodes one by one, each possibly with its cooling.
     cooling = [node.cooling or block for node, block in zip(flat.nodes, flat.block_cooling)]
+    cooling_code = _codes([""] + cooling)[1:]
     overrides_code = np.zeros(n, dtype=np.int64)
-    known: dict[tuple, int] = {((), ""): 0}
-    for i in [i for i, node in enumerate(flat.nodes) if node.overrides or cooling[i]]:
-        key = (tuple(sorted(flat.nodes[i].overrides.items())), cooling[i])
+    known: dict[tuple, int] = {(): 0}
+    for i in [i for i, node in enumerate(flat.nodes) if node.overrides]:
+        key = tuple(sorted(flat.nodes[i].overrides.items()))
         overrides_code[i] = known.setdefault(key, len(known))
-    signature = (flat.spec_row * (role_code.max() + 1) + role_code) * len(known) + overrides_code
+    signature = (((flat.spec_row * (role_code.max() + 1) + role_code) * len(known) + overrides_code)
+                 * (cooling_code.max() + 1) + cooling_code)
     _, first, inverse = np.unique(signature, return_index=True, return_inverse=True)
     units = np.bincount(inverse, weights=flat.multiplicity).astype(np.int64).tolist()
     members = np.split(np.argsort(inverse, kind="stable"), np.cumsum(np.bincount(inverse))[:-1])
