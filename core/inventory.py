@@ -42,7 +42,9 @@ class InventoryItem:
     powered: bool = True
     overrides: Mapping[str, float] = field(default_factory=dict)
     paths: tuple[str, ...] = ()  # design paths of the nodes it came from (cables, optics: their ends)
-    cooling: str = ""  # the nodes' cooling override ("" = the catalog entry's), core/cooling.py
+    # Compute nodes: the cooling their component or an enclosing block sets ("" = the catalog
+    # entry's), one of core/cooling.py's types. Other kinds: "" (only compute racks are cooled).
+    cooling: str = ""
     # Compute nodes: (units in one instance of their block, instances of it) pairs, so racks are
     # packed per block instance (5 servers per SU at 4 per rack fill 2 racks in every SU).
     # Empty: one block of ``count`` units.
@@ -179,11 +181,12 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
     if tiers:
         role[np.fromiter(tiers.keys(), dtype=np.int64, count=len(tiers))] = list(tiers.values())
     role_code = _codes(role.tolist())
-    # Nodes with overrides, or a cooling of their own or of their block, are items of their
-    # own (a rack's cooling sets its kW limit and PUE in the power analysis). Coded as arrays:
-    # an import draws 100,000 nodes one by one, each possibly with its cooling.
+    # Nodes with overrides, or compute nodes with a cooling of their own or of their block, are
+    # items of their own (a rack's cooling sets its kW limit and PUE in the power analysis).
+    # Coded as arrays: an import draws 100,000 nodes one by one, each possibly with its cooling.
     cooling = [node.cooling or block for node, block in zip(flat.nodes, flat.block_cooling)]
     cooling_code = _codes([""] + cooling)[1:]
+    cooling_code[~flat.is_compute] = 0  # switches and storage in a cooled block stay one item
     overrides_code = np.zeros(n, dtype=np.int64)
     known: dict[tuple, int] = {(): 0}
     for i in [i for i, node in enumerate(flat.nodes) if node.overrides]:
@@ -210,7 +213,7 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
                 tally.add(catalog.get(item["id"]), "scale-up", False, {},
                           total * int(item["count"]), position + 4 + m, groups)
         else:
-            tally.add(spec, role[i], True, node.overrides, total, position, groups, cooling[i])
+            tally.add(spec, role[i], True, node.overrides, total, position, groups)
     return slots
 
 

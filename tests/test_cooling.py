@@ -80,7 +80,7 @@ def test_a_part_filled_last_rack_is_counted_at_its_own_draw(catalog):
     air = result.cooling["air"]
     assert (air.racks, air.over_limit_racks) == (2, 1)
     assert air.it_kw == pytest.approx(51.0) and result.max_rack_kw == pytest.approx(40.8)
-    assert warning(result).message.startswith("1 compute rack draw")
+    assert warning(result).message.startswith("1 compute rack draws more than its cooling removes")
 
 
 def test_pue_of_two_cooling_types_is_compute_kw_weighted(catalog):
@@ -252,3 +252,16 @@ def test_racks_are_packed_in_every_block_instance(catalog):
     assert power.cooling["rear-door"].max_rack_kw == pytest.approx(20.4)
     tight = Design("packing", root, assumptions=Assumptions(power=PowerAssumptions(air_rack_limit_kw=40)))
     assert evaluate(tight, catalog).power.cooling["air"].over_limit_racks == 3
+
+
+def test_a_cooled_block_does_not_split_the_bill_of_its_switches(catalog):
+    # Two SUs, one immersion-cooled: their leaf switches stay one line; the servers are two items.
+    root = Block("root")
+    for name, cooling in (("su1", ""), ("su2", "immersion")):
+        su = Block(name, cooling=cooling)
+        su.children["dgx"] = Node("dgx", "DGX-H100", 4)
+        su.children["leaf"] = Node("leaf", "QM9700", 1, tier="leaf")
+        root.children[name] = su
+    items = evaluate(Design("two", root), catalog).inventory.items
+    assert [(i.catalog_id, i.count, i.cooling) for i in items if i.catalog_id in ("QM9700", "DGX-H100")] \
+        == [("DGX-H100", 4, ""), ("QM9700", 2, ""), ("DGX-H100", 4, "immersion")]

@@ -12,7 +12,8 @@ and hardware.md §2, §3, §6, §8.
   nameplate (§8.2: 0.75-0.85 x nameplate in training; §11: 0.8). Optics, cables, NICs and DPUs
   have a single, nearly load-independent figure (``power_w``) that is used as is.
 * **Cooling** (docs/reference/cooling.md): every compute rack is air, rear-door, cold-plate or
-  immersion cooled (its catalog entry's ``cooling``, or the design component's own). Each type
+  immersion cooled (its catalog entry's ``cooling``, or the one its design component or an
+  enclosing block sets). Each type
   has a rack-kW limit (``RACK_OVER_COOLING_LIMIT`` above it) and a PUE; without a set ``pue``
   the facility's PUE is the compute-kW-weighted mix of the types' PUEs. A server rack holds
   ``per_rack`` nodes (the last one what is left), a super-node spreads over its ``racks``.
@@ -92,12 +93,13 @@ class PowerAssumptions:
     # Air-cooled rack density above which a warning is raised (E: SuperPOD H100 RA runs
     # 4 x DGX H100 = 40.8 kW air-cooled racks, hardware.md §3; beyond ~50 kW needs liquid).
     air_rack_limit_kw: float = field(default=50.0, metadata=_RACK_KW)
-    # What a rear-door heat exchanger removes per rack (cooling.md §2: 40-75 kW).
+    # What a rear-door heat exchanger removes per rack (cooling.md §2: door families of 14-35,
+    # 35-55 and 55-75 kW; overviews 20-80 kW).
     rear_door_rack_limit_kw: float = field(default=75.0, metadata=_RACK_KW)
     # What cold-plate liquid cooling removes per rack (cooling.md §3: GB300 NVL72 142 kW,
     # Vera Rubin NVL144 ~183 kW E; 200 kW rack designs).
     liquid_rack_limit_kw: float = field(default=200.0, metadata=_RACK_KW)
-    # What an immersion tank removes per rack position (cooling.md §4: 100-250 kW).
+    # What an immersion tank removes per rack position (cooling.md §4: 50-250 kW per tank).
     immersion_rack_limit_kw: float = field(default=250.0, metadata=_RACK_KW)
 
     def cooling_pue(self, cooling: str) -> float:
@@ -120,7 +122,7 @@ class CoolingRacks:
     it_kw: float            # their nameplate IT: nodes plus the drawn scale-up switches among them
     max_rack_kw: float      # the densest of them
     rack_limit_kw: float    # what this cooling removes per rack (assumption)
-    pue: float              # this cooling's PUE (assumption)
+    pue: float              # this cooling's PUE (assumption; a set ``pue`` overrides the mix)
     over_limit_racks: int   # racks above rack_limit_kw
 
 
@@ -311,8 +313,9 @@ def analyze_power(
         racks_over = sum(result.over_limit_racks for result in cooling.values())
         diagnostics.append(Diagnostic(
             "RACK_OVER_COOLING_LIMIT",
-            f"{racks_over:,} compute rack{'s' if racks_over != 1 else ''} draw more than their "
-            f"cooling removes: " + "; ".join(text for text, _ in over)
+            f"{racks_over:,} compute "
+            + ("rack draws more than its" if racks_over == 1 else "racks draw more than their")
+            + " cooling removes: " + "; ".join(text for text, _ in over)
             + "; plan denser cooling or fewer nodes per rack",
             tuple(dict.fromkeys(path for _, paths in over for path in paths)),
         ))
