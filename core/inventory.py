@@ -9,7 +9,6 @@ inside the server's power budget; do not count it twice").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import Mapping
 
 import numpy as np
@@ -45,10 +44,6 @@ class InventoryItem:
     # Compute nodes: the cooling their component or an enclosing block sets ("" = the catalog
     # entry's), one of core/cooling.py's types. Other kinds: "" (only compute racks are cooled).
     cooling: str = ""
-    # Compute nodes: (units in one instance of their block, instances of it) pairs, so racks are
-    # packed per block instance (5 servers per SU at 4 per rack fill 2 racks in every SU).
-    # Empty: one block of ``count`` units.
-    units_per_instance: tuple[tuple[int, int], ...] = ()
 
     def value(self, key: str, default: float | None = None) -> float | None:
         """An override if the user set one, else the catalog value, else ``default``."""
@@ -138,30 +133,14 @@ class _Tally:
 
     def items(self, flat) -> tuple[InventoryItem, ...]:
         out = []
-        units: np.ndarray | None = None  # every group's units per block instance, when needed
         for (_, role, powered, _, cooling), (spec, count, overrides, _, groups) in sorted(
                 self.entries.items(), key=lambda entry: entry[1][3]):
             member = np.zeros(self.groups, dtype=bool)
             for g in groups:
                 member[g] = True
-            layout: tuple[tuple[int, int], ...] = ()
-            if role == "compute":
-                if units is None:
-                    units = np.fromiter(map(attrgetter("count"), flat.nodes), np.int64,
-                                        count=len(flat.nodes))
-                layout = _units_per_instance(units[member], flat.multiplicity[member])
             out.append(InventoryItem(spec.id, spec.kind, role, count, spec, powered, overrides,
-                                     flat.group_paths(member), cooling, layout))
+                                     flat.group_paths(member), cooling))
         return tuple(out)
-
-
-def _units_per_instance(units: np.ndarray, multiplicity: np.ndarray) -> tuple[tuple[int, int], ...]:
-    """(units per block instance, instances) of some groups (their units per instance and total
-    units), by distinct units per instance."""
-    instances = multiplicity // units
-    values, inverse = np.unique(units, return_inverse=True)
-    totals = np.bincount(inverse, weights=instances).astype(np.int64)
-    return tuple(zip(values.tolist(), totals.tolist()))
 
 
 def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:

@@ -23,6 +23,7 @@ from core.evaluate import evaluate, evaluation_to_json
 from core.inventory import Inventory, InventoryItem
 from core.model import Block, Design, Node
 from core.project import load_project, save_project
+from tests.separate_design import draw_separately
 
 
 @pytest.fixture(scope="module")
@@ -236,24 +237,6 @@ def test_a_block_cools_every_component_inside_that_sets_none(catalog, tmp_path):
         hall.cooling = "oil"
 
 
-def test_racks_are_packed_in_every_block_instance(catalog):
-    # 3 SUs of 5 DGX H100 at 4 per rack: each SU fills a 40.8 kW rack and a 10.2 kW one (6
-    # racks), not ceil(15 / 4) = 4 racks shared across SUs; 2 SUs of 2 DGX: 20.4 kW racks.
-    root = Block("root")
-    su = Block("su", count=3)
-    su.children["dgx"] = Node("dgx", "DGX-H100", 5)
-    small = Block("small", count=2)
-    small.children["dgx"] = Node("dgx", "DGX-H100", 2, cooling="rear-door")
-    root.children["su"], root.children["small"] = su, small
-    power = evaluate(Design("packing", root), catalog).power
-    assert power.cooling["air"].racks == 6
-    assert power.cooling["air"].over_limit_racks == 0 and power.cooling["air"].max_rack_kw == pytest.approx(40.8)
-    assert power.cooling["rear-door"].racks == 2
-    assert power.cooling["rear-door"].max_rack_kw == pytest.approx(20.4)
-    tight = Design("packing", root, assumptions=Assumptions(power=PowerAssumptions(air_rack_limit_kw=40)))
-    assert evaluate(tight, catalog).power.cooling["air"].over_limit_racks == 3
-
-
 def test_a_cooled_block_does_not_split_the_bill_of_its_switches(catalog):
     # Two SUs, one immersion-cooled: their leaf switches stay one line; the servers are two items.
     root = Block("root")
@@ -265,3 +248,20 @@ def test_a_cooled_block_does_not_split_the_bill_of_its_switches(catalog):
     items = evaluate(Design("two", root), catalog).inventory.items
     assert [(i.catalog_id, i.count, i.cooling) for i in items if i.catalog_id in ("QM9700", "DGX-H100")] \
         == [("DGX-H100", 4, ""), ("QM9700", 2, ""), ("DGX-H100", 4, "immersion")]
+
+
+def test_a_cooled_block_drawn_server_by_server_evaluates_the_same(catalog):
+    # An import lists every server on its own: the cooling each one carries (its block's here)
+    # gives the racks and PUE of the block design (racks packed over all units of an item).
+    root = Block("root")
+    su = Block("su", count=3, cooling="rear-door")
+    su.children["dgx"] = Node("dgx", "DGX-H100", 8)
+    root.children["su"] = su
+    root.children["nvl"] = Node("nvl", "GB300-NVL72", 1)
+    blocks = Design("blocks", root)
+    separate = draw_separately(blocks, catalog)
+    for design in (blocks, separate):
+        power = evaluate(design, catalog).power
+        assert {kind: r.racks for kind, r in power.cooling.items()} == {"rear-door": 6, "cold-plate": 1}
+        # (244.8 x 1.3 + 142 x 1.15) / 386.8
+        assert power.pue == pytest.approx((244.8 * 1.3 + 142 * 1.15) / 386.8)

@@ -199,17 +199,17 @@ class _RackTally:
     def add(self, item: InventoryItem, node_w: float) -> float:
         """Count ``item``'s racks (``node_w`` per node, scale-up switches included); returns
         its densest rack's W. A super-node fills ``racks`` racks evenly; servers fill racks of
-        ``per_rack`` in each instance of their block, the last one holding what is left."""
+        ``per_rack``, the last one holding what is left. Racks are packed over all of the
+        item's units, as before cooling types: a design drawn server by server (an import)
+        must give the numbers of the same design drawn as repeated blocks, and which drawn
+        servers share a rack is not in the model."""
         if item.kind == "supernode":
             per_node = max(1, int(item.value("racks", 1) or 1))
             rack_ws = [(item.count * per_node, node_w / per_node)]
         else:
             per_rack = max(1, int(item.value("per_rack", 1) or 1))
-            rack_ws = []
-            for units, instances in item.units_per_instance or ((item.count, 1),):
-                full, rest = divmod(units, per_rack)
-                rack_ws += [(instances * full, per_rack * node_w),
-                            (instances if rest else 0, rest * node_w)]
+            full, rest = divmod(item.count, per_rack)
+            rack_ws = [(full, per_rack * node_w), (1 if rest else 0, rest * node_w)]
         rack_ws = [(n, w) for n, w in rack_ws if n]
         densest_w = max((w for _, w in rack_ws), default=0.0)
         self.racks += sum(n for n, _ in rack_ws)
