@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from core.catalog_prices import price_problem
+from core.cooling import CATALOG_COOLING
 from core.design_fields import MAX_ID_CHARS, check_text, show
 from core.dpu_engines import engines_problem
 from core.errors import CatalogError
@@ -187,7 +188,7 @@ STATUSES = ("shipping", "announced")
 YEARS = (2000, 2035)
 # Confidence tags of ../shared/reference/README.md (P, D, S, R, E), possibly mixed ("P/E").
 _CONFIDENCE_RE = re.compile(r"^[PDSRE](/[PDSRE])*$")
-COOLING = ("air", "liquid")
+COOLING = CATALOG_COOLING  # "liquid" (older files) is cold-plate
 MEDIA = ("fiber", "copper")
 
 

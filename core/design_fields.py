@@ -28,6 +28,7 @@ import reprlib
 import sys
 from typing import Any, Callable
 
+from core.cooling import COOLING_TYPES
 from core.errors import DesignError
 
 LINK_KINDS = ("scale-up", "scale-out", "storage", "frontend")
@@ -154,6 +155,15 @@ def choice_rule(choices: tuple[str, ...]) -> Rule:
     return rule
 
 
+def cooling_rule(value: Any) -> str:
+    """A component's or block's cooling: "" keeps the catalog entry's (or the enclosing
+    block's), a type overrides it for the racks of the components concerned."""
+    if isinstance(value, str) and (value == "" or value in COOLING_TYPES):
+        return value
+    raise FieldProblem(f"{show(value)} is not a cooling type: use {', '.join(COOLING_TYPES)}, "
+                       f"or \"\" for the catalog's")
+
+
 def bool_rule(value: Any) -> bool:
     if not isinstance(value, bool):
         raise FieldProblem(f"expected true or false, got {show(value)}")
@@ -188,11 +198,12 @@ coordinate_rule = number_rule(low=-MAX_COORDINATE, high=MAX_COORDINATE)  # a can
 NODE_RULES: dict[str, Rule] = {
     "id": id_rule, "catalog_id": text_rule(MAX_ID_CHARS), "count": count_rule, "name": _long_text,
     "x": coordinate_rule, "y": coordinate_rule, "tier": text_rule(MAX_ID_CHARS), "overrides": overrides_rule,
-    "failed": units_rule, "drained": units_rule,
+    "failed": units_rule, "drained": units_rule, "cooling": cooling_rule,
 }
 BLOCK_RULES: dict[str, Rule] = {
     "id": id_rule, "name": _long_text, "count": count_rule, "x": coordinate_rule, "y": coordinate_rule,
     "collapsed": bool_rule, "role": text_rule(MAX_ID_CHARS), "failed": units_rule, "drained": units_rule,
+    "cooling": cooling_rule,
 }
 LINK_RULES: dict[str, Rule] = {
     "id": id_rule, "a": path_rule, "b": path_rule, "kind": choice_rule(LINK_KINDS),
@@ -230,7 +241,7 @@ def node_fields_ok(d: dict[str, Any]) -> bool:
             and type(node_id) is str and _ID_FULL(node_id) is not None
             and _short_ascii(d["catalog_id"], MAX_ID_CHARS) and _short_ascii(d["name"], MAX_TEXT_CHARS)
             and _short_ascii(d["tier"], MAX_ID_CHARS) and type(d["overrides"]) is dict and not d["overrides"]
-            and _no_failure(d))
+            and _no_failure(d) and d["cooling"] == "")
 
 
 def link_fields_ok(d: dict[str, Any]) -> bool:
@@ -253,7 +264,7 @@ def block_fields_ok(d: dict[str, Any]) -> bool:
             and type(y) is float and -MAX_COORDINATE <= y <= MAX_COORDINATE
             and type(block_id) is str and _ID_FULL(block_id) is not None
             and type(d["collapsed"]) is bool and _short_ascii(d["name"], MAX_TEXT_CHARS)
-            and _short_ascii(d["role"], MAX_ID_CHARS) and _no_failure(d))
+            and _short_ascii(d["role"], MAX_ID_CHARS) and _no_failure(d) and d["cooling"] == "")
 
 
 def check(rule: Rule, value: Any, where: str, error: type[DesignError] = DesignError) -> Any:

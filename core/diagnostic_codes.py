@@ -101,8 +101,9 @@ CODES: dict[str, CodeInfo] = {
         "warning", "the job loses more than 10% of its time to failures and checkpoints"),
     "SPARES_SHORT": CodeInfo(
         "warning", "too few spare nodes to keep the job whole while failed nodes are repaired"),
-    "RACK_POWER_AIR": CodeInfo(
-        "warning", "air-cooled racks draw more than air cooling can remove"),
+    "RACK_OVER_COOLING_LIMIT": CodeInfo(
+        "warning", "compute racks draw more than their cooling type (air, rear-door, cold-plate, "
+                   "immersion) removes"),
     # --- facts -------------------------------------------------------------------------------
     "JOB_USES_PART_OF_CLUSTER": CodeInfo(
         "info", "the job uses fewer GPUs than the design has"),

@@ -298,6 +298,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
         "power": {
             "it_kw": p.it_kw, "typical_kw": p.typical_kw, "facility_kw": p.facility_kw, "pue": p.pue,
             "by_kind_kw": dict(p.by_kind_kw), "max_rack_kw": p.max_rack_kw,
+            "cooling": {kind: to_jsonable(racks) for kind, racks in p.cooling.items()},
             "network_kw": p.network_kw, "network_share": p.network_share,
             "energy_mwh_it": p.energy_mwh_it, "energy_mwh_facility": p.energy_mwh_facility,
             "energy_cost_usd": p.energy_cost_usd, "co2_t": p.co2_t, "gpu_hours": p.gpu_hours,

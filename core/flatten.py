@@ -103,6 +103,8 @@ class FlatDesign:
     spec_row: np.ndarray = field(repr=False)                  # group -> row of ``specs``
     chains: tuple[tuple[int, ...], ...] = field(repr=False)   # block-count chain per group
     multiplicity: np.ndarray = field(repr=False)              # total units per group
+    # the cooling its nearest enclosing block sets, per group ("" when none does)
+    block_cooling: tuple[str, ...] = field(repr=False)
     # --- bundles -----------------------------------------------------------------------
     bundle_a: np.ndarray = field(repr=False)         # group index of end A
     bundle_b: np.ndarray = field(repr=False)
@@ -217,7 +219,8 @@ def flatten(design: Design, catalog: Catalog) -> FlatDesign:
     groups = _GroupColumns(catalog)
     link_blocks: list[LinkBlock] = []
 
-    def walk(block: Block, prefix: str, block_counts: tuple[int, ...], instances: int) -> None:
+    def walk(block: Block, prefix: str, block_counts: tuple[int, ...], instances: int,
+             cooling: str) -> None:
         if block.links:
             link_blocks.append(LinkBlock(prefix.rstrip("/"), instances, block.links))
         ids = list(block.children)
@@ -226,22 +229,23 @@ def flatten(design: Design, catalog: Catalog) -> FlatDesign:
         types = list(map(type, children))
         start = 0
         for at in _positions(types, Block):
-            groups.add(prefix, ids[start:at], children[start:at], block_counts, instances)
+            groups.add(prefix, ids[start:at], children[start:at], block_counts, instances, cooling)
             child, path = children[at], prefix + ids[at]
             if child.count < 1:
                 raise DesignError(f"{path}: block count must be at least 1")
-            walk(child, path + "/", block_counts + (child.count,), instances * child.count)
+            walk(child, path + "/", block_counts + (child.count,), instances * child.count,
+                 child.cooling or cooling)
             start = at + 1
-        groups.add(prefix, ids[start:], children[start:], block_counts, instances)
+        groups.add(prefix, ids[start:], children[start:], block_counts, instances, cooling)
 
-    walk(design.root, "", (design.root.count,), design.root.count)
+    walk(design.root, "", (design.root.count,), design.root.count, design.root.cooling)
     kinds, media = Codes(LINK_KINDS), Codes(MEDIA)
     a, b, kind, speed, cables, instances, length, medium = _link_columns(
         link_blocks, groups.index, kinds, media)
     return FlatDesign(
         design.name, catalog, groups.index, tuple(groups.paths), tuple(groups.nodes),
         tuple(groups.specs), np.array(groups.spec_rows, dtype=np.int64), tuple(groups.chains),
-        np.array(groups.multiplicity, dtype=np.int64),
+        np.array(groups.multiplicity, dtype=np.int64), tuple(groups.cooling),
         a, b, kind, kinds.names, speed, cables, instances, length, medium, media.names,
         tuple(link_blocks))
 
@@ -267,11 +271,12 @@ class _GroupColumns:
         self.spec_rows: list[int] = []
         self.chains: list[tuple[int, ...]] = []
         self.multiplicity: list[int] = []
+        self.cooling: list[str] = []
         self.specs: list[ComponentSpec] = []
         self.spec_row_of: dict[str, int] = {}
 
     def add(self, prefix: str, ids: list[str], nodes: list[Node], block_counts: tuple[int, ...],
-            instances: int) -> None:
+            instances: int, cooling: str) -> None:
         if not nodes:
             return
         counts = list(map(attrgetter("count"), nodes))
@@ -295,6 +300,7 @@ class _GroupColumns:
         self.spec_rows += rows
         self.chains += [block_counts] * len(nodes)
         self.multiplicity += [count * instances for count in counts]
+        self.cooling += [cooling] * len(nodes)
 
 
 def _link_columns(link_blocks: list[LinkBlock], index: dict[str, int], kinds: Codes,

@@ -44,6 +44,9 @@ class InventoryItem:
     paths: tuple[str, ...] = ()  # design paths of the nodes it came from (cables, optics: their ends)
     links: int = 0  # cables: the links they carry (a 1:2 splitter two; 0: one per cable)
     note: str = ""  # what a BOM line says about it ("400G via 2x breakout of 800G ports")
+    # Compute nodes: the cooling their component or an enclosing block sets ("" = the catalog
+    # entry's), one of core/cooling.py's types. Other kinds: "" (only compute racks are cooled).
+    cooling: str = ""
 
     def value(self, key: str, default: float | None = None) -> float | None:
         """An override if the user set one, else the catalog value, else ``default``."""
@@ -145,7 +148,7 @@ def build_inventory(flat, tiers: Mapping[int, str]) -> tuple[Inventory, list]:
 
 
 class _Tally:
-    """Inventory items by (catalog id, role, powered, overrides): count, the position of their
+    """Inventory items by (catalog id, role, powered, overrides, cooling): count, the position of their
     first appearance in the design's listing (which orders the items), and the groups they
     came from."""
 
@@ -155,8 +158,8 @@ class _Tally:
 
     def add(self, spec: ComponentSpec, role: str, powered: bool, overrides: Mapping[str, float],
             count: int, position: int, groups: np.ndarray, links: int = 0,
-            notes: tuple[str, ...] = ()) -> None:
-        key = (spec.id, role, powered, tuple(sorted(overrides.items())))
+            notes: tuple[str, ...] = (), cooling: str = "") -> None:
+        key = (spec.id, role, powered, tuple(sorted(overrides.items())), cooling)
         entry = self.entries.setdefault(key, [spec, 0, dict(overrides), position, [], 0, {}])
         entry[1] += count
         entry[3] = min(entry[3], position)
@@ -166,13 +169,14 @@ class _Tally:
 
     def items(self, flat) -> tuple[InventoryItem, ...]:
         out = []
-        for (_, role, powered, _), (spec, count, overrides, _, groups, links, notes) in sorted(
+        for (_, role, powered, _, cooling), (spec, count, overrides, _, groups, links, notes) in sorted(
                 self.entries.items(), key=lambda entry: entry[1][3]):
             member = np.zeros(self.groups, dtype=bool)
             for g in groups:
                 member[g] = True
             out.append(InventoryItem(spec.id, spec.kind, role, count, spec, powered, overrides,
-                                     flat.group_paths(member), links, "; ".join(notes)))
+                                     flat.group_paths(member), links, "; ".join(notes),
+                                     cooling))
         return tuple(out)
 
 
@@ -193,19 +197,27 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
     if tiers:
         role[np.fromiter(tiers.keys(), dtype=np.int64, count=len(tiers))] = list(tiers.values())
     role_code = _codes(role.tolist())
+    # Nodes with overrides, or compute nodes with a cooling of their own or of their block, are
+    # items of their own (a rack's cooling sets its kW limit and PUE in the power analysis).
+    # Coded as arrays: an import draws 100,000 nodes one by one, each possibly with its cooling.
+    cooling = [node.cooling or block for node, block in zip(flat.nodes, flat.block_cooling)]
+    cooling_code = _codes([""] + cooling)[1:]
+    cooling_code[~flat.is_compute] = 0  # switches and storage in a cooled block stay one item
     overrides_code = np.zeros(n, dtype=np.int64)
     known: dict[tuple, int] = {(): 0}
     for i in [i for i, node in enumerate(flat.nodes) if node.overrides]:
         key = tuple(sorted(flat.nodes[i].overrides.items()))
         overrides_code[i] = known.setdefault(key, len(known))
-    signature = (flat.spec_row * (role_code.max() + 1) + role_code) * len(known) + overrides_code
+    signature = (((flat.spec_row * (role_code.max() + 1) + role_code) * len(known) + overrides_code)
+                 * (cooling_code.max() + 1) + cooling_code)
     _, first, inverse = np.unique(signature, return_index=True, return_inverse=True)
     units = np.bincount(inverse, weights=flat.multiplicity).astype(np.int64).tolist()
     members = np.split(np.argsort(inverse, kind="stable"), np.cumsum(np.bincount(inverse))[:-1])
     for i, total, groups in zip(first.tolist(), units, members):
         spec, node, position = flat.specs[flat.spec_row[i]], flat.nodes[i], i * slots
         if spec.kind in COMPUTE_KINDS:
-            tally.add(spec, "compute", True, node.overrides, total, position, groups)
+            tally.add(spec, "compute", True, node.overrides, total, position, groups,
+                      cooling=cooling[i])
             tally.add(catalog.get(spec["accelerator"]), "accelerator", False, {},
                       total * int(spec["accelerators"]), position + 1, groups)
             if spec.get("nic") and spec.get("nics"):

@@ -54,6 +54,7 @@ class Node:
     # (core/degrade.py): broken, or drained on purpose (maintenance)
     failed: int = 0
     drained: int = 0
+    cooling: str = ""  # "" = the catalog entry's; else one of core.cooling.COOLING_TYPES
 
     def __post_init__(self) -> None:
         if not node_fields_ok(self.__dict__):
@@ -97,6 +98,9 @@ class Block:
     role: str = ""  # free label: "rack", "su", "pod", "island"...
     failed: int = 0   # instances out of service, counted over the enclosing blocks' instances
     drained: int = 0
+    # The cooling of the racks of every component inside that sets none of its own ("" = each
+    # component's catalog entry's, or an enclosing block's); one of core.cooling.COOLING_TYPES.
+    cooling: str = ""
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Its own fields, when built and whenever set (blocks are few, and operations change

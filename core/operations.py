@@ -226,8 +226,8 @@ class RemoveLink(Operation):
 
 # What SetProperty may change (ids and link ends change only through structural operations).
 _NODE_FIELDS = {name: NODE_RULES[name] for name in
-                ("count", "name", "x", "y", "tier", "catalog_id", "overrides")}
-_BLOCK_FIELDS = {name: BLOCK_RULES[name] for name in ("count", "name", "x", "y", "collapsed", "role")}
+                ("count", "name", "x", "y", "tier", "catalog_id", "overrides", "cooling")}
+_BLOCK_FIELDS = {name: BLOCK_RULES[name] for name in ("count", "name", "x", "y", "collapsed", "role", "cooling")}
 _LINK_FIELDS = {name: LINK_RULES[name] for name in ("kind", "speed_gbit_s", "count", "length_m", "medium")}
 
 

@@ -225,7 +225,7 @@ def _node_to_dict(node: Node) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "component", "id": node.id, "catalog_id": node.catalog_id}
     if node.count != 1:
         out["count"] = node.count
-    for key in ("name", "tier"):
+    for key in ("name", "tier", "cooling"):
         if getattr(node, key):
             out[key] = getattr(node, key)
     out["x"], out["y"] = node.x, node.y
@@ -252,6 +252,8 @@ def _block_to_dict(block: Block) -> dict[str, Any]:
         out["count"] = block.count
     if block.role:
         out["role"] = block.role
+    if block.cooling:
+        out["cooling"] = block.cooling
     out["x"], out["y"] = block.x, block.y
     if not block.collapsed:
         out["collapsed"] = False

@@ -81,6 +81,11 @@ LABELS = {
     "dpu_encrypt_storage": "Encrypt storage on DPUs (IPsec)",
     "grid_t_co2_per_mwh": "Grid carbon intensity",
     "typical_fraction": "Typical / nameplate power",
+    # cooling types as core/cooling.py names them ("liquid" fields are cold-plate)
+    "pue_liquid": "PUE cold-plate",
+    "pue_rear_door": "PUE rear-door",
+    "liquid_rack_limit_kw": "Cold-plate rack limit",
+    "rear_door_rack_limit_kw": "Rear-door rack limit",
     "spectral_bisection_max_units": "Spectral bisection up to",
     "straggler_full_gpus": "Full straggler cost at",
     "auto_global_batch_tokens": "Global batch for auto",

@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
     QScrollArea, QSpinBox, QVBoxLayout, QWidget,
 )
 
-from core.catalog import Catalog
+from core.catalog import COMPUTE_KINDS, Catalog
+from core.cooling import COOLING_TYPES, cooling_type
 from core.errors import DesignError
 from core.model import LINK_KINDS, MEDIA, Block, Link, Node
 from core.operations import SetProperty
@@ -383,6 +384,11 @@ class InspectorWidget(QScrollArea):
         self._int(form, "Count", "count", tip="Identical units of this component per instance of its block")
         if kind == "switch":
             self._choice(form, "Tier", "tier", [(t or "(infer from links)", t) for t in TIERS], editable=True)
+        if kind in COMPUTE_KINDS and spec is not None:
+            # "" follows the catalog entry (shown with its type); a type sets these racks' limit and PUE
+            own = cooling_type(str(spec.get("cooling") or "air"))
+            self._choice(form, "Cooling", "cooling",
+                         [(f"{own} (catalog)", "")] + [(t, t) for t in COOLING_TYPES])
         self._override(form, "Failure rate", RATE_KEY, "per 1000 days",
                        spec.get(RATE_KEY) if spec else None)
         if kind in POWER_KEY and spec is not None:
@@ -404,6 +410,9 @@ class InspectorWidget(QScrollArea):
         self._choice(form, "Role", "role", [(r or "(none)", r) for r in ROLES], editable=True)
         self._int(form, "Repeat count", "count", tip="Instances of this block (stored once, drawn once)")
         self._check(form, "Collapsed", "collapsed")
+        # the racks of every component inside that sets no cooling of its own
+        self._choice(form, "Cooling", "cooling",
+                     [("(each component's own)", "")] + [(t, t) for t in COOLING_TYPES])
         nodes = sum(1 for _ in block.iter_nodes())
         self._info.setText(f"<b>Path</b> {self._target[1]}<br><b>Contains</b> {len(block.children)} "  # type: ignore[index]
                            f"direct items, {nodes} components, {len(block.links)} link bundles<br>"

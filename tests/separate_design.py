@@ -29,7 +29,7 @@ def draw_separately(design: Design, catalog: Catalog) -> Design:
     names: list[str] = []
     numbered: dict[str, int] = {}  # units named so far per node id, for ids like "leaf-17"
     rows: dict[str, int] = {}
-    for group in flat.groups:
+    for group, block_cooling in zip(flat.groups, flat.block_cooling):
         base = group.node.id
         first = numbered.get(base, 0)
         numbered[base] = first + group.multiplicity
@@ -39,7 +39,8 @@ def draw_separately(design: Design, catalog: Catalog) -> Design:
             names.append(unit_id)
             root.children[unit_id] = Node(
                 unit_id, group.node.catalog_id, 1, tier=group.node.tier,
-                overrides=dict(group.node.overrides), x=k * _X_STEP, y=row * _Y_STEP)
+                overrides=dict(group.node.overrides), cooling=group.node.cooling or block_cooling,
+                x=k * _X_STEP, y=row * _Y_STEP)
     # One link per (bundle, unit pair): cables of one bundle between the same two units merge.
     keys = np.stack([graph.edge_bundle.astype(np.int64), graph.src, graph.dst])
     pairs, cables = np.unique(keys, axis=1, return_counts=True)

@@ -21,11 +21,11 @@ values = st.one_of(
 
 
 NODE = {"id": "nodes", "catalog_id": "DGX-H100", "count": 32, "name": "Compute nodes", "x": 0.0,
-        "y": 160.0, "tier": "", "overrides": {}, "failed": 0, "drained": 0}
+        "y": 160.0, "tier": "", "overrides": {}, "failed": 0, "drained": 0, "cooling": ""}
 LINK = {"id": "l1", "a": "su/nodes", "b": "leaf", "kind": "scale-out", "speed_gbit_s": 400.0,
         "count": 256, "length_m": 10.0, "medium": "fiber", "failed": 0, "drained": 0}
 BLOCK = {"id": "su", "name": "Scalable unit", "count": 4, "x": 0.0, "y": 200.0, "collapsed": True,
-         "role": "su", "failed": 0, "drained": 0}
+         "role": "su", "failed": 0, "drained": 0, "cooling": ""}
 
 
 def variants(typical: dict):

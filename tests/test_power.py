@@ -223,7 +223,7 @@ def test_air_rack_warning(catalog):
     result = analyze_power(inventory, None, None)
     assert result.max_rack_kw == pytest.approx(81.6)
     codes = {d.code: d for d in result.diagnostics}
-    assert codes["RACK_POWER_AIR"].components == ("cluster/su0",)
+    assert codes["RACK_OVER_COOLING_LIMIT"].components == ("cluster/su0",)
 
 
 def test_empty_inventory_and_json(catalog):

@@ -11,6 +11,12 @@ and hardware.md §2, §3, §6, §8.
   ``typical_power_w``); compute, switches and storage without one draw ``typical_fraction`` of
   nameplate (§8.2: 0.75-0.85 x nameplate in training; §11: 0.8). Optics, cables, NICs and DPUs
   have a single, nearly load-independent figure (``power_w``) that is used as is.
+* **Cooling** (docs/reference/cooling.md): every compute rack is air, rear-door, cold-plate or
+  immersion cooled (its catalog entry's ``cooling``, or the one its design component or an
+  enclosing block sets). Each type
+  has a rack-kW limit (``RACK_OVER_COOLING_LIMIT`` above it) and a PUE; without a set ``pue``
+  the facility's PUE is the compute-kW-weighted mix of the types' PUEs. A server rack holds
+  ``per_rack`` nodes (the last one what is left), a super-node spreads over its ``racks``.
 * **Facility** = IT x PUE. Energy uses expected draw (§8.2: "nameplate for capacity planning and
   expected for energy"), cost and CO2e use facility energy (§9 steps 3-4).
 * **A job on part of the cluster** is charged its share of the compute (job GPUs / design GPUs,
@@ -28,6 +34,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from core.cooling import COOLING_TYPES, cooling_type
 from core.diagnostics import Diagnostic
 from core.jsonable import to_jsonable
 from core.inventory import Inventory, InventoryItem
@@ -48,16 +55,25 @@ SHARED_KINDS = ("switch", "transceiver", "cable", "storage", "appliance")
 # hardware.md §8 (air-cooled colocation up to 1.8; Uptime average 1.56) and catches "14" for 1.4.
 _PUE = {"min": 1.0, "max": 3.0}
 _PER_RACK = {"min": 1, "unit": "per rack"}
+_RACK_KW = {"min": 0.0, "unit": "kW"}
 
 
 @dataclass(frozen=True)
 class PowerAssumptions:
-    # PUE. None: from the compute nodes' cooling (compute-kW-weighted mix of pue_air and
-    # pue_liquid). Engine defaults of hardware.md §8 / reliability-power.md §8.4 (E): air-cooled
-    # 1.4, direct liquid cooling 1.15 (hyperscale 1.1; range 1.08-1.6; Uptime average 1.56).
+    # PUE. None: from the compute racks' cooling (compute-kW-weighted mix of the PUE of each
+    # cooling type below). Engine defaults of hardware.md §8 / reliability-power.md §8.4 (E):
+    # air-cooled 1.4, direct liquid cooling 1.15 (hyperscale 1.1; range 1.08-1.6; Uptime
+    # average 1.56). docs/reference/cooling.md has the sources of every cooling default.
     pue: float | None = field(default=None, metadata=_PUE)
     pue_air: float = field(default=1.4, metadata=_PUE)
+    # PUE of cold-plate (direct-to-chip) liquid cooling; "liquid" in older files and catalogs.
     pue_liquid: float = field(default=1.15, metadata=_PUE)
+    # PUE of rear-door heat exchangers: air-cooled servers, room fans and chillers partly
+    # replaced by a water coil on each rack door (cooling.md §2: ~1.3).
+    pue_rear_door: float = field(default=1.3, metadata=_PUE)
+    # PUE of immersion cooling (cooling.md §4: 1.02-1.1; Sugon's scaleX640 phase-change
+    # immersion 1.04).
+    pue_immersion: float = field(default=1.05, metadata=_PUE)
     # Expected/nameplate for compute, switches and storage without a typical figure
     # (reliability-power.md §8.2: 0.75-0.85, Latif et al. / Newkirk et al.; §11 default 0.8).
     typical_fraction: float = field(
@@ -76,7 +92,38 @@ class PowerAssumptions:
     storage_per_rack: int = field(default=8, metadata=_PER_RACK)
     # Air-cooled rack density above which a warning is raised (E: SuperPOD H100 RA runs
     # 4 x DGX H100 = 40.8 kW air-cooled racks, hardware.md §3; beyond ~50 kW needs liquid).
-    air_rack_limit_kw: float = field(default=50.0, metadata={"min": 0.0, "unit": "kW"})
+    air_rack_limit_kw: float = field(default=50.0, metadata=_RACK_KW)
+    # What a rear-door heat exchanger removes per rack (cooling.md §2: door families of 14-35,
+    # 35-55 and 55-75 kW; overviews 20-80 kW).
+    rear_door_rack_limit_kw: float = field(default=75.0, metadata=_RACK_KW)
+    # What cold-plate liquid cooling removes per rack (cooling.md §3: GB300 NVL72 142 kW,
+    # Vera Rubin NVL144 ~183 kW E; 200 kW rack designs).
+    liquid_rack_limit_kw: float = field(default=200.0, metadata=_RACK_KW)
+    # What an immersion tank removes per rack position (cooling.md §4: 50-250 kW per tank).
+    immersion_rack_limit_kw: float = field(default=250.0, metadata=_RACK_KW)
+
+    def cooling_pue(self, cooling: str) -> float:
+        """The PUE of a cooling type of core/cooling.py."""
+        return {"air": self.pue_air, "rear-door": self.pue_rear_door,
+                "cold-plate": self.pue_liquid, "immersion": self.pue_immersion}[cooling]
+
+    def rack_limit_kw(self, cooling: str) -> float:
+        """The kW a rack of a cooling type of core/cooling.py can shed."""
+        return {"air": self.air_rack_limit_kw, "rear-door": self.rear_door_rack_limit_kw,
+                "cold-plate": self.liquid_rack_limit_kw,
+                "immersion": self.immersion_rack_limit_kw}[cooling]
+
+
+@dataclass(frozen=True)
+class CoolingRacks:
+    """The compute racks of one cooling type (network and storage racks are not counted)."""
+
+    racks: int              # racks holding compute nodes (a super-node: its own racks)
+    it_kw: float            # their nameplate IT: nodes plus the drawn scale-up switches among them
+    max_rack_kw: float      # the densest of them
+    rack_limit_kw: float    # what this cooling removes per rack (assumption)
+    pue: float              # this cooling's PUE (assumption; a set ``pue`` overrides the mix)
+    over_limit_racks: int   # racks above rack_limit_kw
 
 
 @dataclass(frozen=True)
@@ -87,6 +134,8 @@ class PowerResult:
     pue: float
     by_kind_kw: Mapping[str, float]  # nameplate kW per kind (compute, switch, transceiver, ...)
     max_rack_kw: float
+    # cooling type -> its compute racks, in COOLING_TYPES order; only types the design uses
+    cooling: Mapping[str, CoolingRacks]
     network_kw: float                # switches + optics + active cables (nameplate)
     network_share: float             # network_kw / it_kw (fraction)
     compute_w_per_gpu: float         # compute nameplate / GPUs (§8.1 "per-GPU all-in")
@@ -131,6 +180,55 @@ def _by_kind_key(item: InventoryItem) -> str:
     return "compute" if item.kind in ("server", "supernode") else item.kind
 
 
+def item_cooling(item: InventoryItem) -> str:
+    """The cooling of a compute item's racks: the design's override, else its catalog entry's."""
+    return item.cooling or cooling_type(str(item.value("cooling", "air")))
+
+
+class _RackTally:
+    """The compute racks of one cooling type, added item by item."""
+
+    def __init__(self, limit_w: float):
+        self.limit_w = limit_w
+        self.racks = 0
+        self.it_w = 0.0
+        self.max_rack_w = 0.0
+        self.over_racks = 0
+        self.over_limit: list[tuple[str, tuple[str, ...]]] = []  # (what, design paths)
+
+    def add(self, item: InventoryItem, node_w: float) -> float:
+        """Count ``item``'s racks (``node_w`` per node, scale-up switches included); returns
+        its densest rack's W. A super-node fills ``racks`` racks evenly; servers fill racks of
+        ``per_rack``, the last one holding what is left. Racks are packed over all of the
+        item's units, as before cooling types: a design drawn server by server (an import)
+        must give the numbers of the same design drawn as repeated blocks, and which drawn
+        servers share a rack is not in the model."""
+        if item.kind == "supernode":
+            per_node = max(1, int(item.value("racks", 1) or 1))
+            rack_ws = [(item.count * per_node, node_w / per_node)]
+        else:
+            per_rack = max(1, int(item.value("per_rack", 1) or 1))
+            full, rest = divmod(item.count, per_rack)
+            rack_ws = [(full, per_rack * node_w), (1 if rest else 0, rest * node_w)]
+        rack_ws = [(n, w) for n, w in rack_ws if n]
+        densest_w = max((w for _, w in rack_ws), default=0.0)
+        self.racks += sum(n for n, _ in rack_ws)
+        self.it_w += item.count * node_w
+        self.max_rack_w = max(self.max_rack_w, densest_w)
+        over = sum(n for n, w in rack_ws if w > self.limit_w)
+        if over:
+            self.over_racks += over
+            cooling = item_cooling(item)
+            self.over_limit.append((
+                f"{item.catalog_id} racks of {densest_w / 1000.0:.1f} kW on {cooling} cooling "
+                f"(limit {self.limit_w / 1000.0:g} kW)", item.paths))
+        return densest_w
+
+    def result(self, pue: float) -> CoolingRacks:
+        return CoolingRacks(self.racks, self.it_w / 1000.0, self.max_rack_w / 1000.0,
+                            self.limit_w / 1000.0, pue, self.over_racks)
+
+
 def analyze_power(
     inventory: Inventory,
     run_days: float | None,
@@ -152,11 +250,10 @@ def analyze_power(
     pue_weight = 0.0  # sum of compute W x its PUE
     compute_w = 0.0
     max_rack_w = 0.0
-    air_rack_w = 0.0
+    racks: dict[str, _RackTally] = {}
     switch_count = 0
     switch_w_each = 0.0  # largest switch nameplate
     storage_rack_w = 0.0
-    air_paths: list[str] = []
     # Drawn scale-up switches (NVLink switch trays) sit in the racks of the nodes they join:
     # their power is spread over the compute nodes rather than counted as network racks.
     powered = [item for item in inventory.items if item.count > 0 and item.powered]
@@ -178,18 +275,11 @@ def analyze_power(
 
         if key == "compute":
             compute_w += item.count * max_w
-            liquid = str(item.value("cooling", "air")) == "liquid"
-            pue_weight += item.count * max_w * (a.pue_liquid if liquid else a.pue_air)
-            node_w = max_w + scale_up_w_per_node
-            if item.kind == "supernode":
-                rack_w = node_w / max(1, int(item.value("racks", 1) or 1))
-            else:
-                rack_w = node_w * max(1, int(item.value("per_rack", 1) or 1))
-            rack_w = min(rack_w, item.count * node_w) if item.kind == "server" else rack_w
+            cooling = item_cooling(item)
+            pue_weight += item.count * max_w * a.cooling_pue(cooling)
+            tally = racks.setdefault(cooling, _RackTally(a.rack_limit_kw(cooling) * 1000.0))
+            rack_w = tally.add(item, max_w + scale_up_w_per_node)
             max_rack_w = max(max_rack_w, rack_w)
-            if not liquid and rack_w > air_rack_w:
-                air_rack_w = rack_w
-                air_paths = list(item.paths)
         elif item.kind == "switch" and item.role != "scale-up":
             switch_count += item.count
             switch_w_each = max(switch_w_each, max_w)
@@ -216,12 +306,18 @@ def analyze_power(
         diagnostics.append(Diagnostic(
             "PUE_BELOW_ONE", f"PUE {pue:.2f} is below 1, which is physically impossible"))
 
-    if air_rack_w / 1000.0 > a.air_rack_limit_kw:
+    cooling = {kind: racks[kind].result(a.cooling_pue(kind)) for kind in COOLING_TYPES
+               if kind in racks}
+    over = [problem for kind in cooling for problem in racks[kind].over_limit]
+    if over:
+        racks_over = sum(result.over_limit_racks for result in cooling.values())
         diagnostics.append(Diagnostic(
-            "RACK_POWER_AIR",
-            f"air-cooled compute racks draw {air_rack_w / 1000.0:.1f} kW, above "
-            f"{a.air_rack_limit_kw:.0f} kW; plan liquid or rear-door cooling or fewer nodes per rack",
-            tuple(air_paths),
+            "RACK_OVER_COOLING_LIMIT",
+            f"{racks_over:,} compute "
+            + ("rack draws more than its" if racks_over == 1 else "racks draw more than their")
+            + " cooling removes: " + "; ".join(text for text, _ in over)
+            + "; plan denser cooling or fewer nodes per rack",
+            tuple(dict.fromkeys(path for _, paths in over for path in paths)),
         ))
 
     gpus = inventory.gpus
@@ -255,6 +351,7 @@ def analyze_power(
         pue=pue,
         by_kind_kw=by_kind,
         max_rack_kw=max_rack_w / 1000.0,
+        cooling=cooling,
         network_kw=network_w / 1000.0,
         network_share=network_w / it_w if it_w > 0 else 0.0,
         compute_w_per_gpu=kind_w.get("compute", 0.0) / gpus if gpus else 0.0,

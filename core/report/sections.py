@@ -130,6 +130,11 @@ def _power_rows(ev: Evaluation) -> list[Row]:
         Row("Facility", _num(p.facility_kw, 0, "kW"), "power.facility_kw"),
         Row("Max rack", _num(p.max_rack_kw, 1, "kW"), "power.max_rack_kw"),
         Row("Network share of IT", _pct(p.network_share), "power.network_share"),
+        *[Row(f"  {kind} cooling: racks (max kW of limit, PUE)",
+              f"{racks.racks:,} ({_num(racks.max_rack_kw, 1, 'kW')} of {_num(racks.rack_limit_kw, 0, 'kW')}, "
+              f"PUE {_num(racks.pue, 2)})"
+              + (f", {racks.over_limit_racks:,} over the limit" if racks.over_limit_racks else ""),
+              f"power.cooling.{kind}") for kind, racks in p.cooling.items()],
         *[Row(f"  {kind}", _num(kw, 1, "kW"), f"power.by_kind_kw.{kind}") for kind, kw in p.by_kind_kw.items()],
         Row("Training-run energy (facility)", _run_value(ev, _num(p.energy_mwh_facility, 0, "MWh")),
             "power.energy_mwh_facility"),

@@ -1,4 +1,5 @@
-"""Power: IT and facility kW, PUE, rack density, energy of the training run; kW by kind."""
+"""Power: IT and facility kW, PUE, rack density, compute racks by cooling type, energy of the
+training run; kW by kind."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ class PowerPanel(MetricsPanel):
             ("Network share of IT", pct(p.network_share)),
             ("All-in per GPU", num(p.it_w_per_gpu, 0, "W")),
         ]
+        if p.cooling:
+            rows += [("Compute racks by cooling", None), *cooling_rows(p.cooling)]
         ev = result.evaluation
         if ev.workload is not None:
             run = [("Energy (facility)", num(p.energy_mwh_facility, 0, "MWh")),
@@ -45,7 +48,9 @@ class PowerPanel(MetricsPanel):
                 why = "\n".join(d.message for d in reasons)
                 run = [(label, DOES_NOT_FIT, why) for label, _ in run]
             rows += [("Training run", None), *run]
-        self.show_message("")
+        # The over-limit warning stays in sight above the rows (also in the Warnings panel).
+        over = next((d for d in ev.warnings if d.code == "RACK_OVER_COOLING_LIMIT"), None)
+        self.show_message(f"⚠ {over.message}" if over is not None else "")
         self.set_rows(rows)
         kinds = [k for k, v in p.by_kind_kw.items() if v > 0]
         values = [p.by_kind_kw[k] for k in kinds]
@@ -54,3 +59,19 @@ class PowerPanel(MetricsPanel):
         self.by_kind.set_unit(unit)
         self.by_kind.set_data(kinds, [v / scale for v in values], fmt="{:,.3g}",
                               colors=[style.KIND_COLOR.get(k, style.SERIES[i]) for i, k in enumerate(kinds)])
+
+
+def cooling_rows(cooling) -> list[tuple[str, str, str]]:
+    """One row per cooling type the design uses: its racks, densest rack against the type's
+    limit, and PUE; a type with racks over its limit says how many."""
+    rows = []
+    for kind, racks in cooling.items():
+        text = (f"{racks.racks:,} racks · max {power(racks.max_rack_kw)} of "
+                f"{power(racks.rack_limit_kw)} · PUE {num(racks.pue, 2)}")
+        if racks.over_limit_racks:
+            text = f"⚠ {racks.over_limit_racks:,} over the limit · " + text
+        tip = (f"{kind} cooling removes {power(racks.rack_limit_kw)} per rack and runs at PUE "
+               f"{num(racks.pue, 2)} (Assumptions → Power); its racks hold {power(racks.it_kw)} "
+               f"of compute IT")
+        rows.append((kind.capitalize(), text, tip))
+    return rows
