@@ -1,4 +1,5 @@
-"""``generate supernode``: N super-nodes (GB200 NVL72, CloudMatrix384) on a scale-out Clos.
+"""``generate supernode``: N super-nodes (every scale-up system of the catalog: GB200/GB300
+NVL72, CloudMatrix384, ...) on a scale-out Clos, optionally of P independent planes.
 
 The scale-up domain lives inside the super-node's catalog entry (72 or 384 accelerators, its
 NVLink/UB switch chips); the generator joins the super-nodes' NICs with a rail-grouped folded
@@ -13,6 +14,7 @@ from core.catalog import Catalog
 from core.errors import GeneratorError
 from core.generators.clos import build_clos_blocks, plan_clos
 from core.generators.fat_tree import scale_out_endpoints, switch_radix
+from core.generators.planes import build_plane_blocks, choose_plane_mode
 from core.model import Block, Design, Link, Node
 
 DEFAULT_SWITCH = "QM9700"
@@ -24,22 +26,32 @@ class SupernodeOptions:
     count: int
     switch: str | None = None
     name: str | None = None
+    planes: int = 1  # independent scale-out planes between the super-nodes (core/generators/planes.py)
 
 
 def generate_supernode(options: SupernodeOptions, catalog: Catalog) -> Design:
     system = catalog.require(options.system, "supernode", "server")
     if options.count < 1:
         raise GeneratorError(f"--count must be positive, got {options.count}")
-    name = options.name or f"{options.count} x {system.id}"
+    name = options.name or f"{options.count} x {system.id}" + (
+        f" ({options.planes} planes)" if options.planes != 1 else "")
     root = Block("root", name)
     metadata = {"generator": "supernode",
                 "options": {k: v for k, v in asdict(options).items() if v is not None}}
-    if options.count == 1 and options.switch is None:
+    if options.count == 1 and options.switch is None and options.planes == 1:
         root.children["nodes"] = Node("nodes", system.id, 1, system.name, x=0, y=0)
         return Design(name, root, metadata=metadata)
     switch = catalog.require(options.switch or DEFAULT_SWITCH, "switch")
     if switch["role"] != "scale-out":
         raise GeneratorError(f"{switch.id} is a scale-up switch; pick a scale-out switch")
+    if options.planes != 1:
+        choice = choose_plane_mode(system, catalog, switch, options.planes)
+        plan = plan_clos(options.count, choice.per_plane_endpoints, switch_radix(switch, choice.gbit_s))
+        build_plane_blocks(plan, choice, system.id, switch.id, root)
+        metadata["switches_by_tier"] = {t: n * choice.planes for t, n in plan.switches_by_tier.items()}
+        metadata["switches_per_plane_by_tier"] = plan.switches_by_tier
+        metadata["planes"] = choice.to_json()
+        return Design(name, root, metadata=metadata)
     endpoints, speed = scale_out_endpoints(system, catalog)
     radix = switch_radix(switch, speed)
     plan = plan_clos(options.count, endpoints, radix)
