@@ -8,6 +8,7 @@ function in ``core/analysis`` of what the steps before it produced:
 2. network: bandwidth and latency            <- topology
 3. reliability                               <- inventory, fabric, workload, storage write
                                                 bandwidth, single points of failure
+   (and the per-plane figures of a multi-plane design: core/analysis/planes.py)
 4. performance                               <- fabric, workload, ETTR of reliability
    (the parallelism search runs inside it when the workload asks for ``"auto"``)
 5. bottleneck                                <- fabric, workload, performance
@@ -34,6 +35,7 @@ from core.analysis.bottleneck import BottleneckResult, explain_bottleneck
 from core.analysis.cost import CostResult, analyze_cost
 from core.analysis.network import BandwidthResult, LatencyResult, analyze_bandwidth, analyze_latency
 from core.analysis.performance import PerformanceResult, analyze_performance
+from core.analysis.planes import PlanesResult, analyze_planes, plane_structure
 from core.analysis.power import PowerResult, analyze_power
 from core.analysis.reliability import ReliabilityResult, analyze_reliability
 from core.assumptions import Assumptions, assumptions_to_dict
@@ -84,6 +86,7 @@ class Evaluation:
     # why the workload cannot run on the design (errors; empty when it runs or there is none)
     cannot_run: tuple[Diagnostic, ...] = ()
     cost: CostResult | None = None  # None only for an Evaluation built without it
+    planes: PlanesResult | None = None  # per-plane figures of a multi-plane or rail-only design
 
 
 def _counts(inventory: Inventory, topology: Topology) -> Counts:
@@ -125,14 +128,18 @@ def evaluate(
     inventory, inventory_warnings = build_inventory(flat, topology.tiers)
     spof_units, spof_paths = single_points_of_failure(flat, topology.tiers)
     fabric = topology.fabric
+    structure = plane_structure(design, flat)
 
     # 2.-6. the analyses, each fed by the steps before it
     bandwidth = analyze_bandwidth(topology, assumptions.network)
     latency = analyze_latency(topology, assumptions.network)
     reliability = analyze_reliability(
         inventory, fabric, workload, bandwidth.storage_write_gbyte_s, spof_paths,
-        assumptions.reliability,
+        assumptions.reliability, structure.failover,
     )
+    planes = analyze_planes(structure, flat, topology.tiers, bandwidth.per_gpu_scale_out_gbit_s,
+                            bandwidth.bisection_tbit_s, latency.max_switch_hops, inventory, fabric,
+                            workload, assumptions.reliability)
     performance = None
     bottleneck = None
     cannot_run: tuple[Diagnostic, ...] = ()
@@ -163,7 +170,7 @@ def evaluate(
     return Evaluation(
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
         assumptions, inventory, topology, merge_diagnostics(warnings),
-        time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost,
+        time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost, planes,
     )
 
 
@@ -190,6 +197,9 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "storage_read_gbyte_s": b.storage_read_gbyte_s,
             "storage_write_gbyte_s": b.storage_write_gbyte_s,
             "per_gpu_by_level_gbit_s": b.per_gpu_by_level_gbit_s,
+            # independent planes the GPUs' scale-out bandwidth is summed over (1: one fabric)
+            "planes": ev.planes.planes if ev.planes is not None else 1,
+            "per_plane": ev.planes.bandwidth_json() if ev.planes is not None else None,
         },
         "latency": {
             "max_switch_hops": l.max_switch_hops,
@@ -217,6 +227,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "job_gpus": r.job_gpus,
             "rate_by_kind_per_day": dict(r.rate_by_kind),
             "spares_for_target": r.spares_for_target,
+            "planes": ev.planes.reliability_json() if ev.planes is not None else None,
         },
         "performance": _performance_json(ev),
         "cost": _cost_json(ev),

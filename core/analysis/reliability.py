@@ -195,16 +195,18 @@ def analyze_reliability(
     storage_write_gbyte_s: float,
     single_points_of_failure: tuple[str, ...] = (),
     assumptions: ReliabilityAssumptions = ReliabilityAssumptions(),
+    plane_failover: bool = False,
 ) -> ReliabilityResult:
     """Interruptions, checkpoint interval, ETTR and spares of ``workload`` on the design.
 
     ``storage_write_gbyte_s`` is the checkpoint write bandwidth the job can reach (storage and
-    storage network, GB/s); failure_rates.py says what the job depends on.
+    storage network, GB/s); failure_rates.py says what the job depends on (and, with
+    ``plane_failover``, which network failures only degrade a multi-plane fabric).
     """
     a = assumptions
     diagnostics: list[Diagnostic] = []
 
-    rates = job_failure_rates(inventory, fabric, workload, a)
+    rates = job_failure_rates(inventory, fabric, workload, a, plane_failover)
     diagnostics.extend(rates.diagnostics)
     job_gpus, job_nodes = rates.job_gpus, rates.job_nodes
     node_hw = rates.node_hardware_per_1000_days
