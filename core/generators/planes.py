@@ -37,11 +37,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import groupby
 
 from core.catalog import Catalog, ComponentSpec
 from core.errors import GeneratorError
 from core.generators.clos import (
-    LEAF_SPINE_M, NODE_LEAF_M, SPINE_CORE_M, ClosPlan, _group_counts, _su_leaves, spine_count)
+    LEAF_SPINE_M, NODE_LEAF_M, SPINE_CORE_M, ClosPlan, leaves_for_su, spine_count)
 from core.model import Block, Link, Node
 
 PLANE_ROLE = "plane"
@@ -149,6 +150,11 @@ def choose_rail_mode(server: ComponentSpec, catalog: Catalog, switch: ComponentS
     return PlaneChoice(nics * ports, speed, ports, nics, nic.id)
 
 
+def _runs(values: list) -> list[tuple]:
+    """Run-length encoding, [32, 32, 7] -> [(32, 2), (7, 1)]: repeated SUs or pods stored once."""
+    return [(value, len(list(run))) for value, run in groupby(values)]
+
+
 def _class_ids(full: bool) -> tuple[str, str]:
     """(node group id, leaf group id) of an SU size class: the full SUs, then a partial one."""
     return ("nodes", "leaf") if full else ("partial-nodes", "partial-leaf")
@@ -162,9 +168,9 @@ def _add_unit(owner: Block, su_sizes: list[int], plan: ClosPlan, choice: PlaneCh
     n = choice.planes
     plane = Block(PLANE_ROLE, f"Plane (x{n})", count=n, x=0.0, y=0.0, role=PLANE_ROLE)
     step = 260.0
-    for index, (size, count) in enumerate(_group_counts(su_sizes)):
+    for index, (size, count) in enumerate(_runs(su_sizes)):
         node_gid, leaf_gid = _class_ids(size == plan.su_nodes)
-        leaves = _su_leaves(size, q, plan.leaf_down)
+        leaves = leaves_for_su(plan, size)
         owner.children[node_gid] = Node(node_gid, node_id, size * count,
                                         "Compute nodes" if index == 0 else f"Compute nodes ({size}-node SU)",
                                         x=index * step, y=260.0)
@@ -192,11 +198,11 @@ def build_plane_blocks(plan: ClosPlan, choice: PlaneChoice, node_id: str, switch
     pod_ratio = plan.spine_down / plan.spine_up
     step = 320.0
     core_links = []
-    for n, (pod_sus, count) in enumerate(_group_counts([tuple(p) for p in plan.pods])):  # type: ignore[misc]
+    for n, (pod_sus, count) in enumerate(_runs([tuple(p) for p in plan.pods])):
         pod_id = "pod" if n == 0 else f"pod-{n + 1}"
         pod = Block(pod_id, "Pod" if count > 1 else f"Pod ({sum(pod_sus)} nodes)", count=count,
                     x=n * step, y=240.0, role="pod")
-        leaves = sum(_su_leaves(s, plan.endpoints_per_node, plan.leaf_down) for s in pod_sus)
+        leaves = sum(leaves_for_su(plan, s) for s in pod_sus)
         spines = spine_count(leaves, plan.leaf_up, plan.spine_down)
         _add_unit(pod, list(pod_sus), plan, choice, node_id, switch_id, spines)
         # as build_clos_blocks: the pod's uplink capacity over the island ratio, at most its ports
