@@ -85,6 +85,18 @@ def test_planes_reach_more_in_two_tiers_with_fewer_switches_and_hops():
     assert eight["latency"]["gpu_to_gpu_max_us"] < one["latency"]["gpu_to_gpu_max_us"]
 
 
+def test_deepseek_mpft_switch_counts():
+    """DeepSeek's multi-plane fat-tree table (docs/reference/planes.md §1): 8 planes of 64-port
+    400G switches, 16,384 endpoints on 768 switches; a three-layer fat-tree of the same
+    switches, 65,536 endpoints on 5,120."""
+    mpft = _json(generate_fat_tree(FatTreeOptions(gpus=16384, server="DGX-H100", switch="QM9700",
+                                                  planes=8), CATALOG))
+    ft3 = _json(generate_fat_tree(FatTreeOptions(gpus=65536, server="DGX-H100", switch="QM9700",
+                                                 tiers=3), CATALOG))
+    assert (mpft["counts"]["nics"], mpft["counts"]["switches"]) == (16384, 768)
+    assert (ft3["counts"]["nics"], ft3["counts"]["switches"]) == (65536, 5120)
+
+
 def test_131072_b300_class_gpus_on_four_200g_planes_in_two_tiers():
     """131,072 GPUs of 8 x 800G servers on a 102.4T switch. One fabric at 800G (128 ports):
     3 tiers, 2,048 leaves + 2,048 spines + 1,024 cores = 5,120 switches, 5 hops. Four planes,

@@ -10,7 +10,7 @@ identical by construction (one template, count N), so a plane's share of every a
   flow's traffic over the planes), so the combined figures of core/analysis/network.py apply
   unchanged; ``per_plane`` gives one plane's share.
 * **latency**: a path never leaves its plane, so the hops are those of one plane's Clos.
-* **reliability** (../shared/reference/topologies.md §8): when every NIC has a port on every
+* **reliability** (docs/reference/planes.md §2): when every NIC has a port on every
   plane (ConnectX-8 as 4 x 200G on 4 planes; Alibaba HPN's dual-port NICs on two planes), a
   scale-out switch or cable failure leaves every GPU connected through its other ports: the
   job keeps running with (N-1)/N of the affected bandwidth until the part is repaired, instead

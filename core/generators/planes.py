@@ -2,7 +2,7 @@
 
 **Planes.** N independent folded-Clos planes that are never joined at the top (DeepSeek's
 multi-plane fat-tree, NVIDIA's ConnectX-8/Spectrum-X multi-plane designs, Alibaba HPN's dual
-plane; ../shared/reference/topologies.md §8). A server's scale-out endpoints are divided evenly
+plane; docs/reference/planes.md). A server's scale-out endpoints are divided evenly
 among the planes: with one port per NIC and as many NICs as planes every GPU-NIC pair has its
 own plane; a NIC that runs its cage as k ports of S/k (ConnectX-8: 1 x 800G, 2 x 400G or
 4 x 200G) can put one port on each of k planes. Each plane is sized by ``plan_clos`` on its own
