@@ -125,6 +125,25 @@ class PlanesResult:
             "max_switch_hops_within_plane": self.max_switch_hops_within_plane,
         }
 
+    def bandwidth_summary(self) -> str:
+        """One line for reports and panels: what the planes (or rails) are and give."""
+        tiers = " · ".join(f"{tier} {n:,}" for tier, n in self.switches_per_plane_by_tier.items())
+        if self.rails:
+            return (f"rail-only: {self.rails} rails of {tiers} switch each, no spine; traffic "
+                    f"between rails crosses the scale-up domain")
+        return (f"{self.planes} planes x {self.per_gpu_scale_out_per_plane_gbit_s:,.0f} Gb/s per "
+                f"GPU at {self.link_gbit_s:g}G; per plane {tiers} switches, "
+                f"{self.per_plane_bisection_tbit_s:,.1f} Tb/s bisection, "
+                f"{self.max_switch_hops_within_plane} hops")
+
+    def reliability_summary(self) -> str:
+        """One line: what a switch or cable failure does to the job."""
+        if self.failover:
+            return (f"{self.degraded_events_per_day:.2f} switch/cable failures per day cost "
+                    f"{1 - self.bandwidth_left_after_plane_failure:.0%} of the bandwidth, not the "
+                    f"job (every NIC has a port on every plane)")
+        return "each NIC is on one plane: a failure of its leaf or cable interrupts the job"
+
     def reliability_json(self) -> dict:
         return {
             "planes": self.planes, "failover": self.failover,

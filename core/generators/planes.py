@@ -166,7 +166,7 @@ def _add_unit(owner: Block, su_sizes: list[int], plan: ClosPlan, choice: PlaneCh
     and ``spines`` spines of one plane, cabled as the module docstring says."""
     q = plan.endpoints_per_node
     n = choice.planes
-    plane = Block(PLANE_ROLE, f"Plane (x{n})", count=n, x=0.0, y=0.0, role=PLANE_ROLE)
+    plane = Block(PLANE_ROLE, "Plane", count=n, x=0.0, y=0.0, role=PLANE_ROLE)
     step = 260.0
     for index, (size, count) in enumerate(_runs(su_sizes)):
         node_gid, leaf_gid = _class_ids(size == plan.su_nodes)
@@ -209,7 +209,7 @@ def build_plane_blocks(plan: ClosPlan, choice: PlaneChoice, node_id: str, switch
         per_plane = min(spines * plan.spine_up, math.ceil(leaves * plan.leaf_up / pod_ratio))
         core_links.append((pod_id, per_plane * count * choice.planes))
         root.children[pod_id] = pod
-    cores = Block("core-plane", f"Core plane (x{choice.planes})", count=choice.planes,
+    cores = Block("core-plane", "Core plane", count=choice.planes,
                   x=(len(core_links) - 1) * step / 2, y=0.0, role=PLANE_ROLE)
     cores.children["core"] = Node("core", switch_id, plan.cores, "Core", x=0.0, y=0.0, tier="core")
     root.children["core-plane"] = cores
@@ -223,7 +223,7 @@ def build_rail_blocks(nodes: int, choice: PlaneChoice, node_id: str, switch_id: 
     """``nodes`` servers and one switch per rail (endpoint index), no spine."""
     rails = choice.endpoints_per_node
     root.children["nodes"] = Node("nodes", node_id, nodes, "Compute nodes", x=0.0, y=260.0)
-    rail = Block(RAIL_ROLE, f"Rail (x{rails})", count=rails, x=0.0, y=0.0, role=RAIL_ROLE)
+    rail = Block(RAIL_ROLE, "Rail", count=rails, x=0.0, y=0.0, role=RAIL_ROLE)
     rail.children["switch"] = Node("switch", switch_id, 1, "Rail switch", x=0.0, y=0.0,
                                    tier="leaf")
     root.children[RAIL_ROLE] = rail
