@@ -52,6 +52,7 @@ def test_small_multi_plane_counts_by_hand():
     assert counts["transceivers"] == 1536 + 512
     per_plane = out["bandwidth"]["per_plane"]
     assert per_plane["switches_per_plane_by_tier"] == {"leaf": 4, "spine": 2}
+    assert per_plane["cables_per_plane"] == 128 + 4 * 32
     assert per_plane["planes"] == 8 and out["bandwidth"]["planes"] == 8
     assert per_plane["per_gpu_scale_out_per_plane_gbit_s"] == 50.0  # 400 / 8
     assert out["bandwidth"]["per_gpu_scale_out_gbit_s"] == 400.0     # summed over the planes

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from core.analysis.failure_rates import job_failure_rates
 from core.analysis.reliability_assumptions import ReliabilityAssumptions
 from core.catalog import ComponentSpec
@@ -107,6 +109,7 @@ class PlanesResult:
     nic_spans_planes: bool
     link_gbit_s: float
     switches_per_plane_by_tier: dict[str, int]
+    cables_per_plane: int
     per_gpu_scale_out_per_plane_gbit_s: float
     per_plane_bisection_tbit_s: float
     max_switch_hops_within_plane: int
@@ -120,6 +123,7 @@ class PlanesResult:
             "planes": self.planes, "rails": self.rails, "link_gbit_s": self.link_gbit_s,
             "nic_spans_planes": self.nic_spans_planes,
             "switches_per_plane_by_tier": self.switches_per_plane_by_tier,
+            "cables_per_plane": self.cables_per_plane,
             "per_gpu_scale_out_per_plane_gbit_s": self.per_gpu_scale_out_per_plane_gbit_s,
             "per_plane_bisection_tbit_s": self.per_plane_bisection_tbit_s,
             "max_switch_hops_within_plane": self.max_switch_hops_within_plane,
@@ -165,6 +169,16 @@ def _switches_per_plane(structure: PlaneStructure, flat: FlatDesign,
     return out
 
 
+def _cables_per_plane(structure: PlaneStructure, flat: FlatDesign) -> int:
+    """Cables of one plane (or rail): every bundle with an end inside the plane blocks."""
+    copies = structure.planes if structure.multi_plane else structure.rails
+    prefixes = tuple(path + "/" for path in structure.plane_blocks)
+    in_plane = np.fromiter((path.startswith(prefixes) for path in flat.paths), bool,
+                           count=len(flat.paths))
+    touching = in_plane[flat.bundle_a] | in_plane[flat.bundle_b]
+    return int(flat.cables[touching].sum()) // copies
+
+
 def analyze_planes(structure: PlaneStructure, flat: FlatDesign, tiers: dict[int, str],
                    per_gpu_scale_out_gbit_s: float, bisection_tbit_s: float, max_switch_hops: int,
                    inventory: Inventory, fabric: FabricView | None, workload: Workload | None,
@@ -183,6 +197,7 @@ def analyze_planes(structure: PlaneStructure, flat: FlatDesign, tiers: dict[int,
         nic_spans_planes=structure.nic_spans_planes,
         link_gbit_s=structure.link_gbit_s,
         switches_per_plane_by_tier=_switches_per_plane(structure, flat, tiers),
+        cables_per_plane=_cables_per_plane(structure, flat),
         per_gpu_scale_out_per_plane_gbit_s=per_gpu_scale_out_gbit_s / n,
         # a rail-only fabric's rails split the bisection as planes do
         per_plane_bisection_tbit_s=bisection_tbit_s / max(n, structure.rails),
