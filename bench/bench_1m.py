@@ -89,7 +89,7 @@ def main() -> None:
             facts = (f"{result['counts']['gpus']:,} GPUs, {result['counts']['switches']:,} "
                      f"switches, {result['latency']['max_switch_hops']} hops, "
                      f"{result['reliability']['interruptions_per_day']:.1f}/day, "
-                     f"MFU {result['performance']['mfu']}")
+                     f"MFU {result['performance']['mfu'] or 0:.1%}")
             print(f"{label:<72} {gen_s:>7.2f} s {ev_s:>7.2f} s {gen_s + ev_s:>5.2f} s "
                   f"{rss:>6.0f} MB  {facts}")
 
