@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.analysis.reliability_assumptions import ReliabilityAssumptions
+from core.assumptions import Assumptions
 from core.catalog import default_catalog
 from core.errors import GeneratorError
 from core.evaluate import evaluate, evaluation_to_json
@@ -242,6 +244,24 @@ def test_one_nic_per_plane_still_interrupts_on_a_leaf_failure():
     assert eight["reliability"]["planes"]["failover"] is False
     assert eight["reliability"]["interruptions_per_day"] == pytest.approx(
         one["reliability"]["interruptions_per_day"])
+
+
+@pytest.mark.parametrize("policy, servers, failover", [
+    ("any-multi-plane", "DGX-H100", True),   # 8 single-port NICs on 8 planes fail over too
+    ("never", SERVER, False),                # the 4 x 200G NICs no longer do
+])
+def test_plane_failover_assumption(policy, servers, failover):
+    catalog = plane_catalog()
+    design = generate_fat_tree(FatTreeOptions(gpus=1024, server=servers,
+                                              switch="QM9700" if servers == "DGX-H100" else SWITCH,
+                                              planes=8 if servers == "DGX-H100" else 4), catalog)
+    before = _json(design, catalog)["reliability"]
+    design.assumptions = Assumptions(reliability=ReliabilityAssumptions(plane_failover=policy))
+    after = _json(design, catalog)["reliability"]
+    assert after["planes"]["failover"] is failover
+    moved = after["planes"]["degraded_events_per_day"] or before["planes"]["degraded_events_per_day"]
+    change = before["interruptions_per_day"] - after["interruptions_per_day"]
+    assert change == pytest.approx(moved if failover else -moved)
 
 
 def test_designs_without_planes_report_one_plane():

@@ -17,7 +17,8 @@ identical by construction (one template, count N), so a plane's share of every a
   of being interrupted as a single-plane leaf failure interrupts it. Those failures are then
   counted as *degradations*, not interruptions. When each NIC sits on one plane (8 NICs on 8
   planes, DeepSeek's current MPFT deployment) a leaf or NIC-cable failure cuts that NIC off and
-  interrupts the job as in a single plane; only the bandwidth figures change.
+  interrupts the job as in a single plane; only the bandwidth figures change. The assumption
+  ``reliability.plane_failover`` chooses the other readings ("any-multi-plane", "never").
 * **rail-only** (Wang et al. 2024): no spine, so traffic between rails first crosses the
   scale-up domain (see core/topology.py, which adds that hop to the rail level).
 """
@@ -58,10 +59,12 @@ class PlaneStructure:
         """Every NIC has a port on every plane."""
         return self.multi_plane and self.ports_per_nic > 0 and self.ports_per_nic % self.planes == 0
 
-    @property
-    def failover(self) -> bool:
-        """Scale-out switch and cable failures degrade bandwidth instead of interrupting."""
-        return self.nic_spans_planes
+    def failover(self, policy: str) -> bool:
+        """Scale-out switch and cable failures degrade bandwidth instead of interrupting, under
+        ``ReliabilityAssumptions.plane_failover``."""
+        if not self.multi_plane or policy == "never":
+            return False
+        return policy == "any-multi-plane" or self.nic_spans_planes
 
 
 NO_PLANES = PlaneStructure(1, 0, (), 0.0, 0)
@@ -145,8 +148,10 @@ class PlanesResult:
         if self.failover:
             return (f"{self.degraded_events_per_day:.2f} switch/cable failures per day cost "
                     f"{1 - self.bandwidth_left_after_plane_failure:.0%} of the bandwidth, not the "
-                    f"job (every NIC has a port on every plane)")
-        return "each NIC is on one plane: a failure of its leaf or cable interrupts the job"
+                    f"job ({'every NIC has a port on every plane' if self.nic_spans_planes else 'assumed re-routed over NVLink'})")
+        if self.planes > 1 and not self.nic_spans_planes:
+            return "each NIC is on one plane: a failure of its leaf or cable interrupts the job"
+        return "switch and cable failures interrupt the job (assumption plane_failover)"
 
     def reliability_json(self) -> dict:
         return {
@@ -188,7 +193,8 @@ def analyze_planes(structure: PlaneStructure, flat: FlatDesign, tiers: dict[int,
         return None
     n = structure.planes
     degraded: dict[str, float] = {}
-    if structure.failover:
+    failover = structure.failover(assumptions.plane_failover)
+    if failover:
         degraded = job_failure_rates(inventory, fabric, workload, assumptions,
                                      plane_failover=True).degraded_by_kind
     return PlanesResult(
@@ -202,7 +208,7 @@ def analyze_planes(structure: PlaneStructure, flat: FlatDesign, tiers: dict[int,
         # a rail-only fabric's rails split the bisection as planes do
         per_plane_bisection_tbit_s=bisection_tbit_s / max(n, structure.rails),
         max_switch_hops_within_plane=max_switch_hops,
-        failover=structure.failover,
+        failover=failover,
         degraded_events_per_day=sum(degraded.values()),
         degraded_by_kind_per_day=degraded,
         bandwidth_left_after_plane_failure=(n - 1) / n,
