@@ -152,6 +152,9 @@ def _build_parser() -> argparse.ArgumentParser:
     sn.add_argument("--planes", type=_positive_int, default=1, metavar="P",
                     help="independent scale-out planes between the systems, each system's NIC "
                          "ports divided among them (default: 1)")
+    sn.add_argument("--rail-only", action="store_true",
+                    help="no spine: one switch per rail (NIC index of every system); traffic "
+                         "between rails crosses the scale-up domain (Wang et al. 2024)")
     _add_workload_options(sn, "workload to embed")
     add_stack_option(sn, "stored in the project")
     sn.add_argument("--name", help="design name (default: COUNT x SYSTEM_ID)")
@@ -329,7 +332,8 @@ def _cmd_generate(args) -> int:
         design = generate_fat_tree(options, catalog)
     elif args.template == "supernode":
         design = generate_supernode(
-            SupernodeOptions(args.system, args.count, args.switch, args.name, args.planes), catalog)
+            SupernodeOptions(args.system, args.count, args.switch, args.name, args.planes,
+                             args.rail_only), catalog)
     else:
         raise DesignError("generate needs a template: fat-tree or supernode")
     if args.workload:

@@ -327,3 +327,51 @@ def test_rail_only_beyond_one_switch_per_rail_is_refused_plainly():
     with pytest.raises(GeneratorError, match="reaches at most 64 servers; 128 DGX-H100 need a spine"):
         generate_fat_tree(FatTreeOptions(gpus=1024, server="DGX-H100", switch="QM9700",
                                          rail_only=True), CATALOG)
+
+
+def test_rail_only_super_nodes_save_most_switches_at_little_cost():
+    """Rail-only's own setting: 128 GB200 NVL72 racks (72-GPU NVLink domains) on 72 rail
+    switches of 128 x 400G, against a 3-tier Clos of the same switches (9,216 endpoints > the
+    8,192 two tiers reach). Mixtral 8x22B (EP 8 inside a rack) trains within 1% of the MFU."""
+    from core.workload import load_preset
+    workload = load_preset("mixtral-8x22b")
+    rails = _json(generate_supernode(SupernodeOptions("GB200-NVL72", 128, "TH5", rail_only=True),
+                                     CATALOG), CATALOG, workload)
+    clos = _json(generate_supernode(SupernodeOptions("GB200-NVL72", 128, "TH5"), CATALOG),
+                 CATALOG, workload)
+    assert rails["counts"]["switches_by_tier"] == {"leaf": 72}
+    assert clos["counts"]["switches"] > 6 * rails["counts"]["switches"]
+    assert rails["bandwidth"]["per_plane"]["rails"] == 72
+    assert rails["performance"]["mfu"] == pytest.approx(clos["performance"]["mfu"], rel=0.01)
+
+
+def test_multi_plane_project_round_trips(tmp_path):
+    from core.project import load_project, save_project
+    design = generate_fat_tree(FatTreeOptions(gpus=65536, server="DGX-H100", switch="QM9700",
+                                              planes=8), CATALOG)
+    path = tmp_path / "planes.json"
+    save_project(design, path)
+    assert _json(load_project(path, CATALOG))["bandwidth"]["per_plane"] == \
+        _json(design)["bandwidth"]["per_plane"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(servers=st.integers(1, 6000), planes=st.sampled_from([2, 4, 8]),
+       oversubscription=st.sampled_from([1.0, 2.0]))
+def test_plane_counts_add_up(servers, planes, oversubscription):
+    """Whatever the size: N identical planes, every GPU's scale-out bandwidth summed over them,
+    switches and cables N x one plane's, hops those of one plane's tiers."""
+    try:
+        design = generate_fat_tree(FatTreeOptions(gpus=8 * servers, server="DGX-H100",
+                                                  switch="QM9700", planes=planes,
+                                                  oversubscription=oversubscription), CATALOG)
+    except GeneratorError as problem:
+        assert "exceed" in str(problem)
+        return
+    out = _json(design)
+    per_plane = out["bandwidth"]["per_plane"]
+    assert out["counts"]["gpus"] == 8 * servers
+    assert out["counts"]["switches"] == planes * sum(per_plane["switches_per_plane_by_tier"].values())
+    assert out["counts"]["links"] == planes * per_plane["cables_per_plane"]
+    assert out["bandwidth"]["per_gpu_scale_out_gbit_s"] == pytest.approx(400.0)
+    assert out["latency"]["max_switch_hops"] == 2 * len(per_plane["switches_per_plane_by_tier"]) - 1
