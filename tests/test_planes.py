@@ -375,3 +375,39 @@ def test_plane_counts_add_up(servers, planes, oversubscription):
     assert out["counts"]["links"] == planes * per_plane["cables_per_plane"]
     assert out["bandwidth"]["per_gpu_scale_out_gbit_s"] == pytest.approx(400.0)
     assert out["latency"]["max_switch_hops"] == 2 * len(per_plane["switches_per_plane_by_tier"]) - 1
+
+
+def test_rail_only_all_to_all_forwards_over_the_scale_up_links():
+    """On 64 DGX H100 with 8 rails, 7/8 of an all-to-all's network bytes are bound for another
+    rail and cross the scale-up links first: with a slow scale-up level that sets the pace."""
+    from dataclasses import replace
+
+    from core.analysis.collectives import alltoall_time_s
+    design = generate_fat_tree(FatTreeOptions(gpus=512, server="DGX-H100", switch="QM9700",
+                                              rail_only=True), CATALOG)
+    fabric = evaluate(design, CATALOG).topology.fabric
+    assert fabric.rails_via_scale_up == 8
+    slow = replace(fabric.levels[0], per_gpu_gbyte_s=1.0, effective_gbyte_s=1.0)
+    fabric = replace(fabric, levels=(slow, *fabric.levels[1:]))
+    nbytes, n = 1e9, 512
+    inside, network = nbytes * 7 / n, nbytes * (n - 8) / n
+    latency_s = sum(lv.latency_us + 1.0 for lv in fabric.levels) * 1e-6
+    assert alltoall_time_s(fabric, nbytes, n) == pytest.approx(
+        (inside + network * 7 / 8) / 1e9 + latency_s, rel=1e-6)
+    assert alltoall_time_s(replace(fabric, rails_via_scale_up=0), nbytes, n) == pytest.approx(
+        max(inside / 1e9, network / (fabric.levels[1].effective_gbyte_s * 1e9)) + latency_s,
+        rel=1e-6)
+
+
+def test_a_hand_drawn_leaf_only_fabric_is_rail_only_too():
+    """32 DGX H100 drawn on 8 leaves (one per rail) and no spine: GPUs on different rails can
+    only meet through NVLink, whoever drew it."""
+    from core.model import Design, Link, Node
+    root = Block("root", "one SU, no spine", children={
+        "nodes": Node("nodes", "DGX-H100", 32), "leaf": Node("leaf", "QM9700", 8)},
+        links=[Link("l1", "leaf", "nodes", "scale-out", 400.0, 256)])
+    fabric = evaluate(Design("su", root), CATALOG).topology.fabric
+    assert fabric.rails_via_scale_up == 8
+    levels = {lv.name: lv for lv in fabric.levels}
+    # two NIC sides (0.5 µs each), the leaf and its two 10 m cables (0.23 µs), the NVLink hop
+    assert levels["leaf"].latency_us == pytest.approx(2 * 0.5 + 0.23 + 1.0)
