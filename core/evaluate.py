@@ -135,7 +135,8 @@ def evaluate(
     latency = analyze_latency(topology, assumptions.network)
     reliability = analyze_reliability(
         inventory, fabric, workload, bandwidth.storage_write_gbyte_s, spof_paths,
-        assumptions.reliability, structure.failover(assumptions.reliability.plane_failover),
+        assumptions.reliability,
+        plane_failover=structure.failover(assumptions.reliability.plane_failover),
     )
     planes = analyze_planes(structure, flat, topology.tiers, bandwidth.per_gpu_scale_out_gbit_s,
                             bandwidth.bisection_tbit_s, latency.max_switch_hops, inventory, fabric,

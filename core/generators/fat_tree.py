@@ -127,7 +127,7 @@ def _generate_planes(options: FatTreeOptions, catalog: Catalog, server: Componen
     else:
         build_plane_blocks(plan, choice, server.id, switch.id, root)
     if options.storage or options.storage_nodes:
-        add_storage(root, catalog, options.storage, options.storage_nodes, switch, nodes, plan)
+        add_storage(root, catalog, options.storage, options.storage_nodes, switch, nodes, server)
     metadata = {
         "generator": "fat-tree",
         "options": {k: v for k, v in asdict(options).items() if v is not None},
