@@ -13,6 +13,7 @@ function in ``core/analysis`` of what the steps before it produced:
 4. reliability                               <- inventory, fabric, workload, the job's
                                                 checkpoint write and restore bandwidth of
                                                 storage, single points of failure
+   (and the per-plane figures of a multi-plane design: core/analysis/planes.py)
 5. performance                               <- fabric, workload, ETTR of reliability
    (the parallelism search runs inside it when the workload asks for ``"auto"``)
 6. bottleneck                                <- fabric, workload, performance
@@ -46,6 +47,7 @@ from core.analysis.cost import CostResult, analyze_cost
 from core.analysis.dpu import DpuResult, analyze_dpus
 from core.analysis.network import BandwidthResult, LatencyResult, analyze_bandwidth, analyze_latency
 from core.analysis.performance import PerformanceResult, analyze_performance
+from core.analysis.planes import PlanesResult, analyze_planes, plane_structure
 from core.analysis.power import PowerResult, analyze_power
 from core.analysis.reliability import ReliabilityResult, analyze_reliability
 from core.analysis.storage import StorageResult, analyze_storage
@@ -107,6 +109,7 @@ class Evaluation:
     dpus: DpuResult | None = None  # what the DPUs do (None only for an Evaluation built without it)
     # failed/drained units: what they cost (every other field describes the degraded design)
     failure: FailureResult | None = None
+    planes: PlanesResult | None = None  # per-plane figures of a multi-plane or rail-only design
 
 
 def _counts(inventory: Inventory, topology: Topology) -> Counts:
@@ -214,6 +217,7 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | None, start
     inventory, inventory_warnings = build_inventory(flat, topology.tiers)
     spof_units, spof_paths = single_points_of_failure(flat, topology.tiers)
     fabric = topology.fabric
+    structure = plane_structure(design, flat)
 
     # 2.-8. the analyses, each fed by the steps before it
     bandwidth = analyze_bandwidth(topology, assumptions.network)
@@ -227,7 +231,11 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | None, start
         assumptions.reliability,
         storage_read_gbyte_s=storage.classes["checkpoint_restore"].job_gbyte_s or 0.0,
         checkpoint_tiers=assumptions.storage.checkpoint_tier_list(),
+        plane_failover=structure.failover(assumptions.reliability.plane_failover),
     )
+    planes = analyze_planes(structure, flat, topology.tiers, bandwidth.per_gpu_scale_out_gbit_s,
+                            bandwidth.bisection_tbit_s, latency.max_switch_hops, inventory, fabric,
+                            workload, assumptions.reliability)
     performance = None
     bottleneck = None
     cannot_run: tuple[Diagnostic, ...] = ()
@@ -261,6 +269,7 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | None, start
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
         assumptions, inventory, topology, merge_diagnostics(warnings),
         time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost, storage, dpus,
+        planes=planes,
     )
 
 
@@ -287,6 +296,9 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "storage_read_gbyte_s": b.storage_read_gbyte_s,
             "storage_write_gbyte_s": b.storage_write_gbyte_s,
             "per_gpu_by_level_gbit_s": b.per_gpu_by_level_gbit_s,
+            # independent planes the GPUs' scale-out bandwidth is summed over (1: one fabric)
+            "planes": ev.planes.planes if ev.planes is not None else 1,
+            "per_plane": ev.planes.bandwidth_json() if ev.planes is not None else None,
         },
         "latency": {
             "max_switch_hops": l.max_switch_hops,
@@ -320,6 +332,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "job_gpus": r.job_gpus,
             "rate_by_kind_per_day": dict(r.rate_by_kind),
             "spares_for_target": r.spares_for_target,
+            "planes": ev.planes.reliability_json() if ev.planes is not None else None,
         },
         "performance": _performance_json(ev),
         "cost": _cost_json(ev),

@@ -45,6 +45,9 @@ class FabricView:
     gpus_per_server: int
     levels: tuple[NetworkLevel, ...]
     scale_up_levels: int = 1
+    # Rail-only fabric (leaves and no tier above them, each server on this many rails): traffic
+    # between GPUs on different rails first crosses the scale-up domain (0: not rail-only).
+    rails_via_scale_up: int = 0
 
     @property
     def scale_up_domain_gpus(self) -> int:

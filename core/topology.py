@@ -432,12 +432,40 @@ def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
         domain = max(domains[r - 1], levels[-1].domain_gpus)
         levels.append(NetworkLevel(name, domain, per_gpu_gbit / 8.0, per_gpu_gbit / 8.0 * nic_ratio,
                                    latency_us, hops, bool(reduction_of[in_tier].any())))
+    rails = _rails_without_spine(flat, tier_names) if tier_order == ("leaf",) else 0
+    if rails > 1:
+        # Rail-only (Wang et al. 2024): no switch joins the rails, so a pair on different rails
+        # first crosses the scale-up domain to the GPU on the destination's rail.
+        leaf = levels[-1]
+        levels[-1] = NetworkLevel(leaf.name, leaf.domain_gpus, leaf.per_gpu_gbyte_s,
+                                  leaf.effective_gbyte_s,
+                                  leaf.latency_us + levels[scale_up_levels - 1].latency_us,
+                                  leaf.switch_hops, leaf.in_network_reduction)
     if levels[-1].domain_gpus < gpus:
         # GPUs the fabric cannot reach: an outer level with no bandwidth, so jobs that need them
         # show as impossible instead of silently using a faster level.
         levels.append(NetworkLevel("unconnected", gpus, 0.0, 0.0, levels[-1].latency_us, 0))
     gpus_per_server = int(server["accelerators"])
-    return FabricView(gpus, accelerator, gpus_per_server, tuple(levels), scale_up_levels)
+    return FabricView(gpus, accelerator, gpus_per_server, tuple(levels), scale_up_levels,
+                      rails if rails > 1 else 0)
+
+
+def _rails_without_spine(flat: FlatDesign, tier_names: np.ndarray) -> int:
+    """Leaf switch units one compute unit is cabled to (the most over the compute groups), in
+    a fabric whose only scale-out tier is the leaves: more than one means rails that only the
+    scale-up domain joins. With the even wiring of bundles a unit reaches min(its cables,
+    the leaf units of the block instance) distinct leaves per bundle."""
+    leaf = tier_names == "leaf"
+    compute = flat.is_compute
+    a, b = flat.bundle_a, flat.bundle_b
+    up = flat.bundles_of_kind("scale-out") & ((compute[a] & leaf[b]) | (compute[b] & leaf[a]))
+    if not up.any():
+        return 0
+    low = np.where(compute[a], a, b)[up]
+    high = np.where(compute[a], b, a)[up]
+    per_unit = flat.cables[up] // flat.multiplicity[low]
+    reach = np.minimum(per_unit, np.maximum(1, flat.multiplicity[high] // flat.owner_instances[up]))
+    return int(np.bincount(low, weights=reach).max())
 
 
 def single_points_of_failure(flat: FlatDesign, tiers: dict[int, str]) -> tuple[int, tuple[str, ...]]:

@@ -145,6 +145,13 @@ def _build_parser() -> argparse.ArgumentParser:
                          "reached over the compute NICs (default: separate)")
     ft.add_argument("--ufm", type=_positive_int, default=0, metavar="N",
                     help="UFM fabric-manager appliances on free leaf ports (SuperPOD RA: 4; default: 0)")
+    ft.add_argument("--planes", type=_positive_int, default=1, metavar="P",
+                    help="independent Clos planes sharing the servers, never joined at the top; the "
+                         "server's NIC ports are divided among them (e.g. 8 NICs on 8 planes, or "
+                         "ConnectX-8 as 4 x 200G on 4 planes; default: 1)")
+    ft.add_argument("--rail-only", action="store_true",
+                    help="no spine: one switch per rail (NIC port index); traffic between rails "
+                         "crosses the scale-up domain (Wang et al. 2024)")
     _add_workload_options(ft, "workload to embed")
     add_stack_option(ft, "stored in the project")
     ft.add_argument("--name", help="design name (default: derived from GPUs, server and switch)")
@@ -159,6 +166,12 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="number of super-nodes (systems), e.g. 8")
     sn.add_argument("--switch", metavar="SWITCH_ID",
                     help="catalog id of the scale-out switch (default: QM9700; one system alone gets none)")
+    sn.add_argument("--planes", type=_positive_int, default=1, metavar="P",
+                    help="independent scale-out planes between the systems, each system's NIC "
+                         "ports divided among them (default: 1)")
+    sn.add_argument("--rail-only", action="store_true",
+                    help="no spine: one switch per rail (NIC index of every system); traffic "
+                         "between rails crosses the scale-up domain (Wang et al. 2024)")
     _add_workload_options(sn, "workload to embed")
     add_stack_option(sn, "stored in the project")
     sn.add_argument("--name", help="design name (default: COUNT x SYSTEM_ID)")
@@ -344,11 +357,13 @@ def _cmd_generate(args) -> int:
             island_oversubscription=args.island_oversubscription, storage=args.storage,
             storage_nodes=args.storage_nodes, storage_switch=args.storage_switch,
             storage_fabric=args.storage_fabric,
-            ufm_appliances=args.ufm, name=args.name)
+            ufm_appliances=args.ufm, name=args.name,
+            planes=args.planes, rail_only=args.rail_only)
         design = generate_fat_tree(options, catalog)
     elif args.template == "supernode":
         design = generate_supernode(
-            SupernodeOptions(args.system, args.count, args.switch, args.name), catalog)
+            SupernodeOptions(args.system, args.count, args.switch, args.name, args.planes,
+                             args.rail_only), catalog)
     else:
         raise DesignError("generate needs a template: fat-tree or supernode")
     if args.workload:

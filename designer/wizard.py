@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit,
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit,
     QSpinBox, QStackedWidget, QVBoxLayout, QWidget,
 )
 
@@ -17,6 +17,7 @@ from core.catalog import COMPUTE_KINDS, Catalog
 from core.errors import DesignError
 from core.flatten import flatten
 from core.generators import FatTreeOptions, SupernodeOptions, generate_fat_tree, generate_supernode
+from core.generators.planes import MAX_PLANES
 from core.model import Design
 
 TEMPLATES = [("fat-tree", "Fat-tree (folded Clos)"),
@@ -116,6 +117,12 @@ class TemplateWizard(QDialog):
         spin.valueChanged.connect(self._schedule)
         return spin
 
+    def _planes(self) -> QSpinBox:
+        spin = self._int(1, 1, MAX_PLANES)
+        spin.setToolTip("Independent Clos planes sharing the servers, never joined at the top; "
+                        "each server's NIC ports are divided among them")
+        return spin
+
     def _fat_tree_page(self, islands: bool) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
@@ -135,6 +142,12 @@ class TemplateWizard(QDialog):
         form.addRow("Switch", fields["switch"])
         form.addRow("Tiers", fields["tiers"])
         form.addRow("Leaf oversubscription", fields["oversubscription"])
+        fields["planes"] = self._planes()
+        form.addRow("Planes", fields["planes"])
+        if not islands:
+            fields["rail_only"] = QCheckBox("no spine: one switch per rail, rails joined by NVLink")
+            fields["rail_only"].toggled.connect(self._schedule)
+            form.addRow("Rail-only", fields["rail_only"])
         if islands:
             fields["island_gpus"] = self._int(2_048, 8, 10_000_000, 8)
             fields["island_oversubscription"] = self._ratio(4.0)
@@ -171,7 +184,10 @@ class TemplateWizard(QDialog):
         form.addRow("System", system)
         form.addRow("Count", count)
         form.addRow("Scale-out switch", switch)
-        self._fields["supernode"] = {"system": system, "count": count, "switch": switch}
+        planes = self._planes()
+        form.addRow("Planes", planes)
+        self._fields["supernode"] = {"system": system, "count": count, "switch": switch,
+                                     "planes": planes}
         return page
 
     # --- generation ----------------------------------------------------------------------
@@ -188,7 +204,8 @@ class TemplateWizard(QDialog):
         name = self.name.text().strip() or None
         if key == "supernode":
             return generate_supernode(SupernodeOptions(f["system"].currentData(), f["count"].value(),
-                                                       f["switch"].currentData() or None, name), self.catalog)
+                                                       f["switch"].currentData() or None, name,
+                                                       f["planes"].value()), self.catalog)
         storage = f["storage"].currentData() or None
         options = FatTreeOptions(
             gpus=f["gpus"].value(), server=f["server"].currentData(), switch=f["switch"].currentData(),
@@ -196,7 +213,8 @@ class TemplateWizard(QDialog):
             island_gpus=f["island_gpus"].value() if key == "islands" else None,
             island_oversubscription=f["island_oversubscription"].value() if key == "islands" else 1.0,
             storage=storage, storage_nodes=f["storage_nodes"].value() if storage else 0,
-            ufm_appliances=f["ufm_appliances"].value(), name=name)
+            ufm_appliances=f["ufm_appliances"].value(), name=name, planes=f["planes"].value(),
+            rail_only=key == "fat-tree" and f["rail_only"].isChecked())
         return generate_fat_tree(options, self.catalog)
 
     def _schedule(self, *_args) -> None:

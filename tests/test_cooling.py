@@ -34,7 +34,7 @@ def catalog():
 def racks(catalog, system_id: str, count: int, cooling: str = "", **overrides) -> InventoryItem:
     spec = catalog.get(system_id)
     return InventoryItem(system_id, spec.kind, "compute", count, spec, True, dict(overrides),
-                         (f"cluster/{system_id}",), cooling)
+                         (f"cluster/{system_id}",), cooling=cooling)
 
 
 def warning(result, code="RACK_OVER_COOLING_LIMIT"):

@@ -300,6 +300,12 @@ def alltoall_time_s(
         # Data whose destination lies outside the level-(l-1) domain but inside level l's.
         traffic.append((level_index, nbytes * (inside * n_l - inside) / n))
         inside *= n_l
+    rails = fabric.rails_via_scale_up
+    if rails > 1 and fabric.levels[0].domain_gpus > 1:
+        # Rail-only: (r-1)/r of the traffic leaving the scale-up domain is bound for another
+        # rail and is forwarded over the scale-up links to the GPU on that rail first.
+        network = sum(b for i, b in traffic if i >= fabric.first_scale_out)
+        traffic.append((0, network * (rails - 1) / rails))
     worst = _pipelined_time_s(fabric, traffic, efficiency)
     latency_us = sum(fabric.levels[i].latency_us + protocol_us for i in span.levels)
     return worst + latency_us * 1e-6

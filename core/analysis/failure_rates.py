@@ -36,7 +36,7 @@ the catalog's ``failure_rate_per_1000_days``, then the per-kind default of
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.analysis.reliability_assumptions import ReliabilityAssumptions
 from core.diagnostics import Diagnostic
@@ -59,6 +59,8 @@ class JobFailureRates:
     unplanned_per_day: float
     node_hardware_per_1000_days: float  # the job's per-node hardware: what takes nodes to repair
     diagnostics: tuple[Diagnostic, ...] = ()
+    # failures per day that only cost bandwidth (``plane_failover``): scale-out switches, links
+    degraded_by_kind: dict[str, float] = field(default_factory=dict)
 
 
 def job_failure_rates(
@@ -66,9 +68,14 @@ def job_failure_rates(
     fabric: FabricView | None,
     workload: Workload | None,
     a: ReliabilityAssumptions,
+    plane_failover: bool = False,
 ) -> JobFailureRates:
     """Interruption rates of ``workload``'s job on the design (the module docstring says which
-    share of each item the job depends on)."""
+    share of each item the job depends on).
+
+    ``plane_failover``: the scale-out fabric is several planes and every NIC has a port on each
+    (core/analysis/planes.py), so a scale-out switch or cable failure costs 1/N of the affected
+    bandwidth, not the job: those rates go to ``degraded_by_kind`` instead of interrupting."""
     diagnostics: list[Diagnostic] = []
 
     # ---- job size
@@ -120,6 +127,7 @@ def job_failure_rates(
     cable_count = 0.0
     cable_rate_sum = 0.0
     node_equiv_job = 0.0
+    plane_switches = 0.0  # scale-out switches of a multi-plane fabric with failover
     for item in inventory.items:
         n = item.count
         if n <= 0:
@@ -148,7 +156,11 @@ def job_failure_rates(
             default = a.switch_per_1000_days * (
                 a.chassis_multiplier if item.spec.get("chassis", False) else 1.0
             )
-            kind_rate["switch"] += n * tier_share(role) * _rate(item, default, a)
+            rate = n * tier_share(role) * _rate(item, default, a)
+            if plane_failover and role in DEFAULT_TIER_LEVEL:
+                plane_switches += rate
+            else:
+                kind_rate["switch"] += rate
         elif kind == "storage":
             kind_rate["storage"] += n * _rate(item, a.storage_per_1000_days, a)
         elif kind == "cable":  # per link: a splitter cable carries several
@@ -171,11 +183,16 @@ def job_failure_rates(
         node_equiv_job = job_gpus / 8.0  # GPUs without host items: count software per 8 GPUs
     kind_rate["software"] = a.software_per_1000_node_days * node_equiv_job
 
+    degraded: dict[str, float] = {}
+    if plane_failover:
+        degraded = {"switch": plane_switches / 1000.0, "link": kind_rate["link"] / 1000.0}
+        kind_rate["link"] = 0.0
+        node_hw -= node_link_rate
     rate_by_kind = {k: v / 1000.0 for k, v in kind_rate.items()}
     unplanned_per_day = sum(rate_by_kind.values())
     rate_by_kind["planned"] = float(a.planned_per_day)
     return JobFailureRates(job_gpus, job_nodes, rate_by_kind, unplanned_per_day, node_hw,
-                           tuple(diagnostics))
+                           tuple(diagnostics), degraded)
 
 
 def _rate(item: InventoryItem, default: float, a: ReliabilityAssumptions) -> float:

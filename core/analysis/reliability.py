@@ -218,18 +218,20 @@ def analyze_reliability(
     assumptions: ReliabilityAssumptions = ReliabilityAssumptions(),
     storage_read_gbyte_s: float = 0.0,
     checkpoint_tiers: tuple[CheckpointTier, ...] = (),
+    plane_failover: bool = False,
 ) -> ReliabilityResult:
     """Interruptions, checkpoint interval, ETTR and spares of ``workload`` on the design.
 
     ``storage_write_gbyte_s`` / ``storage_read_gbyte_s`` are the checkpoint write and restore
     bandwidths the job reaches (its share of its storage path, GB/s, rated);
-    failure_rates.py says what the job depends on. ``checkpoint_tiers`` are the fast tiers in
+    failure_rates.py says what the job depends on (and, with ``plane_failover``, which network
+    failures only degrade a multi-plane fabric). ``checkpoint_tiers`` are the fast tiers in
     front of storage (core/analysis/storage.py's assumptions), first to last.
     """
     a = assumptions
     diagnostics: list[Diagnostic] = []
 
-    rates = job_failure_rates(inventory, fabric, workload, a)
+    rates = job_failure_rates(inventory, fabric, workload, a, plane_failover)
     diagnostics.extend(rates.diagnostics)
     job_gpus, job_nodes = rates.job_gpus, rates.job_nodes
     node_hw = rates.node_hardware_per_1000_days

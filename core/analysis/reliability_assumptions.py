@@ -76,6 +76,13 @@ class ReliabilityAssumptions:
         default=0.99, metadata={"min": 0.0, "max": 1.0, "max_exclusive": True, "unit": "fraction"})
     # Add (1 - P_spare) x repair to R (§4 R_eff).
     include_spare_wait: bool = False
+    # --- multi-plane fabrics (docs/reference/planes.md §2) ---
+    # Which scale-out switch and cable failures of a multi-plane fabric only cost bandwidth:
+    # "nic-on-every-plane" when every NIC has a port on every plane (HPN, ConnectX-8 planes);
+    # "any-multi-plane" also when each NIC sits on one plane (traffic re-routed over NVLink);
+    # "never": they interrupt the job as in one fabric.
+    plane_failover: str = field(default="nic-on-every-plane", metadata={
+        "choices": ("nic-on-every-plane", "any-multi-plane", "never")})
     # --- per-component overrides ---
     # Catalog id -> rate per 1000 device-days (per node for servers/super-nodes).
     rate_overrides: dict[str, float] = field(default_factory=dict, metadata=_PER_DEVICE)

@@ -64,6 +64,12 @@ def _su_leaves(nodes_in_su: int, endpoints: int, leaf_down: int) -> int:
     return math.ceil(endpoints / rails_per_leaf)
 
 
+def leaves_for_su(plan: "ClosPlan", nodes_in_su: int) -> int:
+    """Leaves of a scalable unit of ``nodes_in_su`` nodes in ``plan`` (for generators that lay
+    the plan out themselves, e.g. planes.py)."""
+    return _su_leaves(nodes_in_su, plan.endpoints_per_node, plan.leaf_down)
+
+
 def spine_count(leaves: int, leaf_up: int, spine_down: int) -> int:
     """Spines for ``leaves`` leaves with ``leaf_up`` uplinks each: the fewest that have enough
     down ports *and* divide every leaf's uplinks evenly.

@@ -8,6 +8,8 @@ from core.catalog import COMPUTE_KINDS, Catalog, ComponentSpec
 from core.errors import GeneratorError
 from core.generators.clos import ClosPlan, build_clos_blocks, plan_clos
 from core.generators.management import add_fabric_managers
+from core.generators.planes import (
+    build_plane_blocks, build_rail_blocks, choose_plane_mode, choose_rail_mode)
 from core.generators.storage import add_converged_storage, add_storage
 from core.model import Block, Design
 
@@ -27,6 +29,8 @@ class FatTreeOptions:
     storage_fabric: str = "separate"   # or "converged": storage on the compute fabric
     ufm_appliances: int = 0
     name: str | None = None
+    planes: int = 1          # independent Clos planes sharing the servers (core/generators/planes.py)
+    rail_only: bool = False  # one switch per rail, no spine
 
 
 def scale_out_endpoints(spec: ComponentSpec, catalog: Catalog) -> tuple[int, float]:
@@ -124,6 +128,8 @@ def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
             f"{options.gpus} GPUs is not a multiple of the {gpus_per_node} GPUs per {server.id}"
         )
     nodes = options.gpus // gpus_per_node
+    if options.rail_only or options.planes != 1:
+        return _generate_planes(options, catalog, server, switch, nodes)
     endpoints, speed = scale_out_endpoints(server, catalog)
     pod_nodes = None
     if options.island_gpus is not None:
@@ -158,4 +164,60 @@ def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
         "switches_by_tier": plan.switches_by_tier,
         **port_metadata(ports),
     }
+    return Design(name, root, metadata=metadata)
+
+
+def _generate_planes(options: FatTreeOptions, catalog: Catalog, server: ComponentSpec,
+                     switch: ComponentSpec, nodes: int) -> Design:
+    """``--planes N`` / ``--rail-only``: the servers shared by N planes (or rails), each plane
+    sized like a whole fabric on its share of the endpoints (core/generators/planes.py)."""
+    if options.ufm_appliances:
+        raise GeneratorError("--ufm is not supported with --planes or --rail-only")
+    if options.rail_only:
+        if options.planes != 1:
+            raise GeneratorError("--rail-only already gives every rail its own switch; drop --planes")
+        if options.island_gpus is not None or options.oversubscription != 1.0 or options.tiers not in ("auto", 1, "1"):
+            raise GeneratorError("--rail-only has one tier: no --tiers, --oversubscription or islands")
+        choice = choose_rail_mode(server, catalog, switch, nodes)
+        plan = None
+        by_tier = {"leaf": choice.planes}
+    else:
+        choice = choose_plane_mode(server, catalog, switch, options.planes)
+        pod_nodes = None
+        if options.island_gpus is not None:
+            per_node = int(server["accelerators"])
+            if options.island_gpus < per_node or options.island_gpus % per_node:
+                raise GeneratorError(
+                    f"--island-gpus {options.island_gpus} must be a positive multiple of {per_node}")
+            pod_nodes = options.island_gpus // per_node
+        tiers = options.tiers if options.tiers == "auto" else int(options.tiers)
+        plan = plan_clos(nodes, choice.per_plane_endpoints, switch_radix(switch, choice.gbit_s),
+                         tiers, options.oversubscription, pod_nodes, options.island_oversubscription)
+        by_tier = {tier: n * choice.planes for tier, n in plan.switches_by_tier.items()}
+    shape = ("rail-only" if options.rail_only
+             else f"{choice.planes} planes x {plan.tiers}-tier at {choice.gbit_s:g}G")
+    name = options.name or f"{options.gpus:,} x {server.id} on {switch.id} ({shape})"
+    root = Block("root", name)
+    if plan is None:
+        build_rail_blocks(nodes, choice, server.id, switch.id, root)
+    else:
+        build_plane_blocks(plan, choice, server.id, switch.id, root)
+    if options.storage or options.storage_nodes:
+        if options.storage_fabric != "separate":
+            # converged storage joins the compute fabric's top tier; planes have no shared top
+            raise GeneratorError("--planes and --rail-only take storage on its own fabric only "
+                                 "(--storage-fabric separate)")
+        storage_switch = (catalog.require(options.storage_switch, "switch")
+                          if options.storage_switch else switch)
+        add_storage(root, catalog, options.storage, options.storage_nodes, storage_switch, nodes,
+                    server)
+    metadata = {
+        "generator": "fat-tree",
+        "options": {k: v for k, v in asdict(options).items() if v is not None},
+        "rail_optimized": True,
+        "switches_by_tier": by_tier,
+        "planes": choice.to_json(),
+    }
+    if plan is not None:
+        metadata["switches_per_plane_by_tier"] = plan.switches_by_tier
     return Design(name, root, metadata=metadata)

@@ -1,4 +1,5 @@
-"""``generate supernode``: N super-nodes (GB200 NVL72, CloudMatrix384) on a scale-out Clos.
+"""``generate supernode``: N super-nodes (every scale-up system of the catalog: GB200/GB300
+NVL72, CloudMatrix384, ...) on a scale-out Clos, optionally of P independent planes.
 
 The scale-up domain lives inside the super-node's catalog entry (72 or 384 accelerators, its
 NVLink/UB switch chips); the generator joins the super-nodes' NICs with a rail-grouped folded
@@ -11,8 +12,10 @@ from dataclasses import asdict, dataclass
 
 from core.catalog import Catalog
 from core.errors import GeneratorError
-from core.generators.clos import build_clos_blocks
-from core.generators.fat_tree import plan_fabric, port_metadata, scale_out_endpoints
+from core.generators.clos import build_clos_blocks, plan_clos
+from core.generators.fat_tree import plan_fabric, port_metadata, scale_out_endpoints, switch_radix
+from core.generators.planes import (
+    build_plane_blocks, build_rail_blocks, choose_plane_mode, choose_rail_mode)
 from core.model import Block, Design, Link, Node
 
 DEFAULT_SWITCH = "QM9700"
@@ -24,22 +27,43 @@ class SupernodeOptions:
     count: int
     switch: str | None = None
     name: str | None = None
+    planes: int = 1  # independent scale-out planes between the super-nodes (core/generators/planes.py)
+    rail_only: bool = False  # one switch per rail (NIC index of every system), no spine
 
 
 def generate_supernode(options: SupernodeOptions, catalog: Catalog) -> Design:
     system = catalog.require(options.system, "supernode", "server")
     if options.count < 1:
         raise GeneratorError(f"--count must be positive, got {options.count}")
-    name = options.name or f"{options.count} x {system.id}"
+    name = options.name or f"{options.count} x {system.id}" + (
+        " (rail-only)" if options.rail_only else
+        f" ({options.planes} planes)" if options.planes != 1 else "")
     root = Block("root", name)
     metadata = {"generator": "supernode",
                 "options": {k: v for k, v in asdict(options).items() if v is not None}}
-    if options.count == 1 and options.switch is None:
+    if options.count == 1 and options.switch is None and options.planes == 1 and not options.rail_only:
         root.children["nodes"] = Node("nodes", system.id, 1, system.name, x=0, y=0)
         return Design(name, root, metadata=metadata)
     switch = catalog.require(options.switch or DEFAULT_SWITCH, "switch")
     if switch["role"] != "scale-out":
         raise GeneratorError(f"{switch.id} is a scale-up switch; pick a scale-out switch")
+    if options.rail_only:
+        # Rail-only's own setting (Wang et al. 2024): large scale-up domains, one switch per rail
+        if options.planes != 1:
+            raise GeneratorError("--rail-only already gives every rail its own switch; drop --planes")
+        choice = choose_rail_mode(system, catalog, switch, options.count)
+        build_rail_blocks(options.count, choice, system.id, switch.id, root)
+        metadata["switches_by_tier"] = {"leaf": choice.planes}
+        metadata["planes"] = choice.to_json()
+        return Design(name, root, metadata=metadata)
+    if options.planes != 1:
+        choice = choose_plane_mode(system, catalog, switch, options.planes)
+        plan = plan_clos(options.count, choice.per_plane_endpoints, switch_radix(switch, choice.gbit_s))
+        build_plane_blocks(plan, choice, system.id, switch.id, root)
+        metadata["switches_by_tier"] = {t: n * choice.planes for t, n in plan.switches_by_tier.items()}
+        metadata["switches_per_plane_by_tier"] = plan.switches_by_tier
+        metadata["planes"] = choice.to_json()
+        return Design(name, root, metadata=metadata)
     endpoints, speed = scale_out_endpoints(system, catalog)
     plan, ports = plan_fabric(options.count, endpoints, switch, speed)
     build_clos_blocks(plan, system.id, switch.id, speed, root, up_speed_gbit_s=ports.up_gbit_s)

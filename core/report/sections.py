@@ -103,6 +103,8 @@ def _bandwidth_rows(ev: Evaluation) -> list[Row]:
             "bandwidth.alltoall_per_gpu_gbyte_s"),
         Row("Storage read reachable", _num(b.storage_read_gbyte_s, 0, "GB/s"),
             "bandwidth.storage_read_gbyte_s"),
+        *([Row("Rails" if ev.planes.rails else "Planes", ev.planes.bandwidth_summary(),
+               "bandwidth.per_plane")] if ev.planes is not None else []),
     ]
 
 
@@ -255,6 +257,9 @@ def _reliability_rows(ev: Evaluation) -> list[Row]:
             "reliability.checkpoint_interval_min"),
         Row("Effective training time ratio", _pct(r.ettr), "reliability.ettr"),
         Row("Single points of failure", f"{ev.spof_units:,}", "reliability.single_points_of_failure"),
+        *([Row("Plane failures", ev.planes.reliability_summary(),
+               "reliability.planes.degraded_events_per_day")]
+          if ev.planes is not None and ev.planes.planes > 1 else []),
     ]
 
 

@@ -26,6 +26,17 @@ class BandwidthPanel(MetricsPanel):
         self.levels = BarChart("Per-GPU bandwidth by network level", "Gb/s per GPU")
         self.add_chart(self.levels)
 
+    @staticmethod
+    def _plane_rows(planes) -> list[tuple[str, str]]:
+        """A multi-plane or rail-only design's planes (nothing for one fabric)."""
+        if planes is None:
+            return []
+        if planes.rails:
+            return [("Rails", f"{planes.rails} rail switches, no spine",
+                     planes.bandwidth_summary())]
+        return [("Planes", f"{planes.planes} x {planes.per_gpu_scale_out_per_plane_gbit_s:,.0f} Gb/s"
+                 f" per GPU", planes.bandwidth_summary())]
+
     def update_result(self, result: Result) -> None:
         b = result.evaluation.bandwidth
         failure = result.evaluation.failure
@@ -43,6 +54,7 @@ class BandwidthPanel(MetricsPanel):
             ("All-to-all per GPU", num(b.alltoall_per_gpu_gbyte_s, 1, "GB/s")),
             ("Storage read", num(b.storage_read_gbyte_s, 0, "GB/s")),
             ("Storage write", num(b.storage_write_gbyte_s, 0, "GB/s")),
+            *self._plane_rows(result.evaluation.planes),
         ])
         levels = b.per_gpu_by_level_gbit_s
         self.levels.set_data(list(levels), list(levels.values()))

@@ -25,6 +25,16 @@ class ReliabilityPanel(MetricsPanel):
                               log_x=True)
         self.add_chart(self.ettr)
 
+    @staticmethod
+    def _plane_rows(planes) -> list[tuple[str, str, str]]:
+        """What a switch or cable failure does in a multi-plane design (nothing for one fabric)."""
+        if planes is None or planes.planes < 2:
+            return []
+        value = (f"{planes.degraded_events_per_day:.2f}/day, "
+                 f"{planes.bandwidth_left_after_plane_failure:.0%} bandwidth kept"
+                 if planes.failover else "interrupt the job")
+        return [("Switch/cable failures", value, planes.reliability_summary())]
+
     def update_result(self, result: Result) -> None:
         ev = result.evaluation
         r = ev.reliability
@@ -44,6 +54,7 @@ class ReliabilityPanel(MetricsPanel):
             ("Restart (detect + restart)", num(r.restart_total_min, 1, "min")),
             ("Single points of failure", num(ev.spof_units)),
             ("Spare nodes for target", num(r.spares_for_target)),
+            *self._plane_rows(ev.planes),
         ])
         if result.ettr_intervals_min:
             values = [v * 100 for v in result.ettr_values]
