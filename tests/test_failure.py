@@ -274,3 +274,31 @@ def test_a_count_below_the_units_out_of_service_is_refused_and_changes_nothing()
         assert design.content_equal(before)
     design.apply(SetProperty("spine", "count", 5))  # still at least 4
     assert design.node("spine").count == 5
+
+
+@pytest.mark.parametrize("planes", [2, 4])
+def test_a_failed_plane_of_a_generated_multi_plane_fabric_loses_one_nth(planes):
+    # DGX B300 with ConnectX-8 run as 4 x 200G (or 2 x 400G) on Tomahawk 6 planes: every NIC
+    # has a port on every plane, so a whole plane down costs exactly 1/N of the scale-out
+    # bandwidth and of the bisection and no GPU; while two or more planes are left, a switch
+    # failure still only degrades (failover), but on the last plane it interrupts the job
+    design = generate_fat_tree(FatTreeOptions(4096, "DGX-B300", "TH6", planes=planes), CATALOG)
+    intact = evaluation_to_json(evaluate(design))
+    degraded = evaluation_to_json(evaluate(with_out_of_service(design, ["plane:1"])))
+    f = degraded["failure"]
+    assert f["lost_scale_out_fraction"] == pytest.approx(1 / planes)
+    assert f["lost_bisection_fraction"] == pytest.approx(1 / planes)
+    assert f["gpus_lost"] == 0
+    assert degraded["bandwidth"]["planes"] == planes - 1
+    if planes > 2:
+        assert degraded["reliability"]["interruptions_per_day"] == pytest.approx(
+            intact["reliability"]["interruptions_per_day"])
+    else:
+        assert degraded["reliability"]["interruptions_per_day"] > \
+            intact["reliability"]["interruptions_per_day"]
+    # one spine of one plane: the plane stays (the degraded run and the intact runs are
+    # still N planes), and the job keeps running on the others' bandwidth
+    one_spine = evaluation_to_json(evaluate(with_out_of_service(design, ["plane/spine:1"])))
+    assert one_spine["bandwidth"]["planes"] == planes
+    assert one_spine["reliability"]["interruptions_per_day"] == pytest.approx(
+        intact["reliability"]["interruptions_per_day"])

@@ -32,6 +32,7 @@ import numpy as np
 from core.analysis.failure_rates import job_failure_rates
 from core.analysis.reliability_assumptions import ReliabilityAssumptions
 from core.catalog import ComponentSpec
+from core.degrade import original_path
 from core.fabric import FabricView
 from core.flatten import FlatDesign
 from core.inventory import Inventory
@@ -56,8 +57,10 @@ class PlaneStructure:
 
     @property
     def nic_spans_planes(self) -> bool:
-        """Every NIC has a port on every plane."""
-        return self.multi_plane and self.ports_per_nic > 0 and self.ports_per_nic % self.planes == 0
+        """Every NIC has a port on every plane: it runs at least as many ports as there are
+        planes (the generator spreads them evenly; a what-if that loses whole planes leaves
+        each NIC its ports on the others)."""
+        return self.multi_plane and self.ports_per_nic >= self.planes
 
     def failover(self, policy: str) -> bool:
         """Scale-out switch and cable failures degrade bandwidth instead of interrupting, under
@@ -78,14 +81,16 @@ def _nic_ports_at(nic: ComponentSpec, gbit_s: float) -> int:
 def plane_structure(design: Design, flat: FlatDesign) -> PlaneStructure:
     """The planes (or rails) of ``design``: the count of its ``plane``/``rail`` blocks. Plane
     blocks with different counts (a hand edit) make no plane structure: nothing can be said
-    per plane then, and the design evaluates as one fabric."""
+    per plane then, and the design evaluates as one fabric. The runs a failure what-if splits a
+    plane block into (``plane.degraded`` x1 + ``plane`` x3, core/degrade.py) count as the one
+    block they came from: one failed spine leaves four planes, not two blocks that disagree."""
     planes: dict[str, int] = {}
     rails: dict[str, int] = {}
     for path, block in design.root.iter_blocks():
-        if block.role == PLANE_ROLE:
-            planes[path] = block.count
-        elif block.role == RAIL_ROLE:
-            rails[path] = block.count
+        if block.role in (PLANE_ROLE, RAIL_ROLE):
+            of_role = planes if block.role == PLANE_ROLE else rails
+            original = original_path(path)
+            of_role[original] = of_role.get(original, 0) + block.count
     counts = set(planes.values()) | set(rails.values())
     if len(counts) != 1 or (planes and rails):
         return NO_PLANES
