@@ -20,8 +20,8 @@ from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
 from core.preset_fit import fit_to_design  # noqa: E402
 from core.project import save_project  # noqa: E402
 from core.workload import load_preset  # noqa: E402
-from designer.export import png_bytes  # noqa: E402
 from designer.qtapp import ensure_app  # noqa: E402
+from window_shot import save_window_png  # noqa: E402
 
 
 def pod(server: str, name: str):
@@ -46,17 +46,9 @@ def main() -> int:
     window.evaluate_now()
     if not window.baseline.compare_with_file(baseline):
         return 2
-    window.raise_metric_panel(args.panel)
     # Counts and the fabric are the same on both pods: show the sections that differ.
-    window.comparison_panel.scroll_to_section_of("latency.max_switch_hops")
-    app.processEvents()
-    window.view.fit()
-    app.processEvents()
-    Path(args.output).write_bytes(png_bytes(window.grab()))
-    window.document.undo_stack.setClean()
-    window.evaluator.shutdown()
-    window.workload_panel.shutdown()
-    print(args.output)
+    save_window_png(app, window, args.output, args.panel, lambda: window.comparison_panel
+                    .scroll_to_section_of("latency.max_switch_hops"))
     return 0
 
 

@@ -20,8 +20,8 @@ from core.catalog import load_catalog  # noqa: E402
 from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
 from core.preset_fit import fit_to_design  # noqa: E402
 from core.workload import load_preset  # noqa: E402
-from designer.export import png_bytes  # noqa: E402
 from designer.qtapp import ensure_app  # noqa: E402
+from window_shot import save_window_png  # noqa: E402
 
 
 def design(catalog):
@@ -62,15 +62,7 @@ def main() -> int:
     window.show()
     window.load_design(design(catalog), None)
     window.evaluate_now()
-    window.raise_metric_panel(args.panel)
-    app.processEvents()
-    window.view.fit()
-    app.processEvents()
-    Path(args.output).write_bytes(png_bytes(window.grab()))
-    window.document.undo_stack.setClean()
-    window.evaluator.shutdown()
-    window.workload_panel.shutdown()
-    print(args.output)
+    save_window_png(app, window, args.output, args.panel)
     return 0
 
 

@@ -231,6 +231,14 @@ _BLOCK_FIELDS = {name: BLOCK_RULES[name] for name in ("count", "name", "x", "y",
 _LINK_FIELDS = {name: LINK_RULES[name] for name in ("kind", "speed_gbit_s", "count", "length_m", "medium")}
 
 
+def _item_block_path(path: str, link_id: str) -> str:
+    """The block whose content an edit of the item at ``path`` changes: the item's own block,
+    or for link ``link_id`` the block ``path`` that holds it."""
+    if link_id:
+        return path
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
 @dataclass
 class SetProperty(Operation):
     """Set a field of the node/block at ``path`` (or of link ``link_id`` in block ``path``)."""
@@ -241,11 +249,7 @@ class SetProperty(Operation):
     link_id: str = ""
     change_kind = "properties"
 
-    @property
-    def block_path(self) -> str:  # type: ignore[override]
-        if self.link_id:
-            return self.path
-        return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
+    block_path = property(lambda self: _item_block_path(self.path, self.link_id))
 
     @property
     def text(self) -> str:  # type: ignore[override]
@@ -298,11 +302,7 @@ class SetOutOfService(Operation):
     link_id: str = ""
     change_kind = "properties"
 
-    @property
-    def block_path(self) -> str:  # type: ignore[override]
-        if self.link_id:
-            return self.path
-        return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
+    block_path = property(lambda self: _item_block_path(self.path, self.link_id))
 
     @property
     def text(self) -> str:  # type: ignore[override]

@@ -73,11 +73,9 @@ def _storage_links(storage: ComponentSpec, switch: ComponentSpec,
     return ports * max(1, math.ceil(port_gbit_s / fabric_gbit_s)), fabric_gbit_s, 1.0
 
 
-def add_storage(root: Block, catalog: Catalog, storage_id: str | None, storage_nodes: int,
-                switch: ComponentSpec, compute_nodes: int, server: ComponentSpec,
-                tiers: str | int = "auto") -> None:
-    """Add ``storage_nodes`` x ``storage_id`` and their fabric of ``switch`` under ``root``,
-    linked to every compute-node group of ``root``."""
+def _storage_entry(catalog: Catalog, storage_id: str | None, storage_nodes: int,
+                   switch: ComponentSpec) -> ComponentSpec:
+    """The storage entry asked for, once the storage options make sense together."""
     if not storage_id:
         raise GeneratorError("--storage-nodes needs --storage STORAGE_ID")
     storage = catalog.require(storage_id, "storage")
@@ -85,6 +83,15 @@ def add_storage(root: Block, catalog: Catalog, storage_id: str | None, storage_n
         raise GeneratorError(f"--storage-nodes must be positive, got {storage_nodes}")
     if switch["role"] != "scale-out":
         raise GeneratorError(f"--storage-switch {switch.id} is a scale-up switch; pick a scale-out switch")
+    return storage
+
+
+def add_storage(root: Block, catalog: Catalog, storage_id: str | None, storage_nodes: int,
+                switch: ComponentSpec, compute_nodes: int, server: ComponentSpec,
+                tiers: str | int = "auto") -> None:
+    """Add ``storage_nodes`` x ``storage_id`` and their fabric of ``switch`` under ``root``,
+    linked to every compute-node group of ``root``."""
+    storage = _storage_entry(catalog, storage_id, storage_nodes, switch)
     per_node, speed = compute_storage_ports(server, catalog)
     radix = switch.port_count_at(speed)
     if radix == 0:
@@ -124,13 +131,7 @@ def add_converged_storage(root: Block, catalog: Catalog, storage_id: str | None,
                           speed_gbit_s: float) -> None:
     """Add ``storage_nodes`` x ``storage_id`` on leaves of ``switch`` joined to the top tier of
     the compute fabric ``plan`` built under ``root`` with links of ``speed_gbit_s``."""
-    if not storage_id:
-        raise GeneratorError("--storage-nodes needs --storage STORAGE_ID")
-    storage = catalog.require(storage_id, "storage")
-    if storage_nodes < 1:
-        raise GeneratorError(f"--storage-nodes must be positive, got {storage_nodes}")
-    if switch["role"] != "scale-out":
-        raise GeneratorError(f"--storage-switch {switch.id} is a scale-up switch; pick a scale-out switch")
+    storage = _storage_entry(catalog, storage_id, storage_nodes, switch)
     radix = switch.port_count_at(speed_gbit_s)
     if radix < 2:
         raise GeneratorError(

@@ -1,0 +1,25 @@
+"""The end every screenshot script shares: a window evaluated, one metric panel raised, the
+canvas fitted, the window saved as a PNG, then shut down without asking to save.
+
+Import it after ``gui_sandbox`` (Qt offscreen, settings in a temporary folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from designer.export import png_bytes
+
+
+def save_window_png(app, window, output: str, panel: str, before_grab=lambda: None) -> None:
+    """Raise ``panel`` in ``window`` (evaluated), fit the canvas, write the window to
+    ``output``; ``before_grab`` may scroll a panel to what the picture should show."""
+    window.raise_metric_panel(panel)
+    before_grab()
+    app.processEvents()
+    window.view.fit()
+    app.processEvents()
+    Path(output).write_bytes(png_bytes(window.grab()))
+    window.document.undo_stack.setClean()
+    window.evaluator.shutdown()
+    window.workload_panel.shutdown()
+    print(output)
