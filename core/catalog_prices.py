@@ -32,8 +32,9 @@ def price_problem(price: Any, max_text_chars: int) -> tuple[str, str] | None:
     if unknown:
         return f"price.{unknown[0]}", f"unknown field (expected {', '.join(PRICE_KEYS)})"
     usd = price.get("usd")
-    if (isinstance(usd, bool) or not isinstance(usd, (int, float)) or not math.isfinite(usd)
-            or not 0 < usd <= MAX_PRICE_USD):
+    # the range first: an int of 400 digits compares exactly but overflows math.isfinite
+    if (isinstance(usd, bool) or not isinstance(usd, (int, float))
+            or not 0 < usd <= MAX_PRICE_USD or not math.isfinite(usd)):
         return "price.usd", f"must be a number above 0 and up to {MAX_PRICE_USD:,.0f}, got {show(usd)}"
     year = price.get("year")
     if isinstance(year, bool) or not isinstance(year, int) or not PRICE_YEARS[0] <= year <= PRICE_YEARS[1]:

@@ -55,3 +55,22 @@ def test_a_non_finite_number_in_metadata_is_refused_not_saved(tmp_path, token):
     path.write_text(text.replace('"metadata": {', f'"metadata": {{"v": {token}, ', 1))
     with pytest.raises(ProjectFileError, match=r"\$\.metadata\.v: expected a finite number"):
         load_project(path)
+
+
+def test_a_price_of_four_hundred_digits_is_refused_naming_the_field(tmp_path):
+    # math.isfinite(10**400) raises OverflowError: the range is checked first
+    from core.catalog import load_catalog_file
+    from core.errors import CatalogError
+    entry = json.loads((EXAMPLES.parent / "catalog" / "switches.json").read_text())["components"][0]
+    entry["price"]["usd"] = 10**400
+    path = tmp_path / "user.json"
+    path.write_text(json.dumps({"components": [entry]}))
+    with pytest.raises(CatalogError, match=r"price\.usd"):
+        load_catalog_file(path)
+
+
+def test_a_bad_checkpoint_tier_names_its_json_path(tmp_path, catalog):
+    def edit(d):
+        d["assumptions"] = {"storage": {"checkpoint_tiers": {"host-memory": [1.5, 2.0]}}}
+    with pytest.raises(ProjectFileError, match=r"\$\.assumptions\.storage\.checkpoint_tiers\.host-memory"):
+        load_project(_mutant(tmp_path, "gb200-nvl72-su.json", edit), catalog)

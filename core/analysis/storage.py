@@ -88,7 +88,7 @@ class StorageAssumptions:
         for name, row in self.checkpoint_tiers.items():
             if len(row) != 3 or not row[0] > 0 or row[2] != int(row[2]):
                 raise ProjectFileError(
-                    f"assumptions.storage.checkpoint_tiers.{name}: expected [GB/s per node > 0, "
+                    f"$.assumptions.storage.checkpoint_tiers.{name}: expected [GB/s per node > 0, "
                     f"GB per node, whole number of peer copies], got {list(row)}")
 
     def checkpoint_tier_list(self) -> tuple["CheckpointTier", ...]:
