@@ -6,6 +6,7 @@ defaults below; unknown keys are an error naming the JSON path.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -302,8 +303,20 @@ def load_workload(path: Path) -> Workload:
 
 
 def list_presets() -> dict[str, Path]:
-    """Preset name (file stem) -> path, from resources/workloads."""
-    return {p.stem: p for p in sorted(PRESETS_DIR.glob("*.json"))}
+    """Training preset name (file stem) -> path, from resources/workloads (the inference
+    presets there: core.inference_workload.list_inference_presets)."""
+    return {p.stem: p for p in sorted(PRESETS_DIR.glob("*.json")) if preset_kind(p) == "training"}
+
+
+def preset_kind(path: Path) -> str:
+    """The ``kind`` a preset file declares ("training" when absent or unreadable: the training
+    loader then names the broken file)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "training"
+    kind = raw.get("kind", "training") if isinstance(raw, dict) else "training"
+    return kind if isinstance(kind, str) else "training"
 
 
 def load_preset(name: str) -> Workload:
