@@ -20,7 +20,7 @@ function in ``core/analysis`` of what the steps before it produced:
 7. power (and the run's energy)              <- inventory, days and GPUs of performance
 8. cost                                      <- inventory, catalog prices, power, performance
    inference (only for an inference workload, which the training steps 3-6 do not see)
-                                             <- fabric, power
+                                             <- fabric, power, cost's $/GPU-hour
 9. failure (only when units are failed or drained: steps 1-8 run on the intact design and on
    the degraded one of core/degrade.py, which the result describes, except cost: what is
    owned is paid for, so capex and opex are the intact design's, the run the degraded one)
@@ -266,7 +266,8 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     if serving is not None and fabric is None:
         cannot_run = (Diagnostic("NO_GPUS", f"the design has no GPUs: {serving.name} cannot run"),)
     elif serving is not None:
-        inference = analyze_inference(fabric, serving, power.facility_kw)
+        inference = analyze_inference(fabric, serving, power.facility_kw,
+                                      usd_per_gpu_hour=cost.usd_per_gpu_hour)
         cannot_run = inference.cannot_run
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,

@@ -282,3 +282,25 @@ def test_any_field_value_loads_or_gives_one_located_line(place, value):
         assert "\n" not in message and message.startswith("workload")
     else:
         assert inference_workload_from_dict(inference_workload_to_dict(workload)) == workload
+
+
+# --- report and cost ----------------------------------------------------------------------
+
+def test_cost_per_million_output_tokens_charges_the_prefill_and_the_decode_share():
+    ev = evaluate(_design("GB200-NVL72"), CATALOG, load_inference_preset("llama31-70b-serve"))
+    inf = ev.inference
+    request_gpu_s = (inf.ttft_ms + 256 * inf.tpot_ms / 64) / 1e3 * 8  # TP 8, batch 64, 256 out
+    assert inf.usd_per_million_output_tokens == pytest.approx(
+        ev.cost.usd_per_gpu_hour / 3600 * request_gpu_s / 256 * 1e6, rel=1e-12)
+
+
+def test_the_report_has_an_inference_section_and_no_training_run_figures():
+    from core.report import render_report
+
+    ev = evaluate(_design("GB200-NVL72"), CATALOG, load_inference_preset("deepseek-r1-serve"))
+    text = render_report(ev, "md")
+    section = text.split("## Inference")[1].split("\n## ")[0]
+    assert "| SLO | meets |" in section and "memory-bound" in section
+    assert "Training run | n/a (inference workload: see Inference)" in text
+    blocked = render_report(evaluate(_design("DGX-H100"), CATALOG, load_inference_preset("deepseek-r1-serve")), "md")
+    assert "| Result | does not fit: inference.deployment: 98.9 GB" in blocked

@@ -94,6 +94,9 @@ class InferenceResult:
     tpot_ms: float | None = None
     tokens_per_s_per_mw: float | None = None
     meets_slo: bool | None = None
+    # GPU time of a request (its prefill alone, then its share of the batch's decode steps)
+    # priced at the cost analysis's $/GPU-hour, per million output tokens
+    usd_per_million_output_tokens: float | None = None
     assumptions: InferenceAssumptions = field(default_factory=InferenceAssumptions)
 
     def to_json(self) -> dict:
@@ -103,6 +106,7 @@ class InferenceResult:
             "ttft_ms": self.ttft_ms, "tpot_ms": self.tpot_ms,
             "tokens_per_s_per_mw": self.tokens_per_s_per_mw,
             "meets_slo": self.meets_slo, "runs": self.runs,
+            "usd_per_million_output_tokens": self.usd_per_million_output_tokens,
             "cannot_run": [d.to_json() for d in self.cannot_run],
             "gpus": self.workload.deployment.gpus,
             "total_params": self.total_params, "active_params": self.active_params,
@@ -169,9 +173,11 @@ def _kv_split(workload: InferenceWorkload) -> int:
 
 
 def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
-                      assumptions: InferenceAssumptions | None = None) -> InferenceResult:
+                      assumptions: InferenceAssumptions | None = None,
+                      usd_per_gpu_hour: float | None = None) -> InferenceResult:
     """Serve ``workload`` on ``fabric`` (the design's GPUs and network as the training model
-    sees them); ``facility_kw`` is the design's facility power, for tokens per second per MW."""
+    sees them); ``facility_kw`` is the design's facility power, for tokens per second per MW;
+    ``usd_per_gpu_hour`` (the cost analysis's, None when unpriced) prices the output tokens."""
     a = assumptions or InferenceAssumptions()
     dep, model = workload.deployment, workload.model
     accel = fabric.accelerator
@@ -255,6 +261,10 @@ def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_
     tpot_s = dep.pp * decode.stage_s
     decode_per_gpu = batch / tpot_s / dep.replica_gpus
     per_mw = (decode_per_gpu * fabric.gpus / (facility_kw / 1000.0)) if facility_kw > 0 else None
+    out_tokens = workload.requests.output_tokens
+    request_gpu_s = (ttft_s + out_tokens * tpot_s / batch) * dep.replica_gpus
+    usd_per_million = (usd_per_gpu_hour / 3600.0 * request_gpu_s / out_tokens * 1e6
+                       if usd_per_gpu_hour is not None else None)
     meets = ttft_s * 1e3 <= workload.slo.ttft_ms and tpot_s * 1e3 <= workload.slo.tpot_ms
     if not meets:
         diagnostics.append(Diagnostic(
@@ -267,7 +277,8 @@ def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_
         batch=batch, prefill=prefill, decode=decode,
         prefill_tokens_per_s_per_gpu=s_in / ttft_s / dep.replica_gpus,
         decode_tokens_per_s_per_gpu=decode_per_gpu, ttft_ms=ttft_s * 1e3, tpot_ms=tpot_s * 1e3,
-        tokens_per_s_per_mw=per_mw, meets_slo=meets, **base)
+        tokens_per_s_per_mw=per_mw, meets_slo=meets, usd_per_million_output_tokens=usd_per_million,
+        **base)
 
 
 def _experts_touched(workload: InferenceWorkload, batch: int) -> float:
