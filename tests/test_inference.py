@@ -304,3 +304,24 @@ def test_the_report_has_an_inference_section_and_no_training_run_figures():
     assert "Training run | n/a (inference workload: see Inference)" in text
     blocked = render_report(evaluate(_design("DGX-H100"), CATALOG, load_inference_preset("deepseek-r1-serve")), "md")
     assert "| Result | does not fit: inference.deployment: 98.9 GB" in blocked
+
+
+def test_generate_refuses_to_store_an_inference_workload_in_a_project_in_one_line(tmp_path, capsys):
+    out = tmp_path / "g.json"
+    code = main(["generate", "supernode", "--system", "DGX-H100", "--count", "1",
+                 "--workload", "llama31-70b-serve", "-o", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and not out.exists()
+    assert "\n" not in err and "an inference workload is not stored in a project yet" in err
+
+
+def test_compare_puts_the_serving_figures_side_by_side(tmp_path, capsys):
+    paths = []
+    for system in ("DGX-H100", "GB200-NVL72"):
+        paths.append(str(tmp_path / f"{system}.json"))
+        main(["generate", "supernode", "--system", system, "--count", "1", "-o", paths[-1]])
+    capsys.readouterr()
+    assert main(["compare", *paths, "--workload", "llama31-70b-serve", "--format", "json"]) == 0
+    designs = json.loads(capsys.readouterr().out)["designs"]
+    h100, gb200 = (d["inference"]["decode_tokens_per_s_per_gpu"] for d in designs)
+    assert gb200 > h100 > 0  # 8 vs 3.35 TB/s of HBM on a memory-bound decode
