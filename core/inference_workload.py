@@ -17,7 +17,7 @@ from core.design_fields import check_text, show, show_key
 from core.errors import WorkloadError
 from core.jsonfile import read_json
 from core.limits import MAX_ACCELERATORS
-from core.workload import (PRESETS_DIR, ModelSpec, Workload, _parse_model, preset_kind,
+from core.workload import (PRESETS_DIR, ModelSpec, Workload, parse_model, preset_kind,
                            workload_from_dict)
 
 # Bytes per value. int8 is accepted here; whether the accelerator has dense TFLOPs for the
@@ -184,7 +184,7 @@ def inference_workload_from_dict(raw: Any, path: str = "workload") -> InferenceW
     if isinstance(model_raw, dict) and "mla" in model_raw:
         mla = _parse_mla(model_raw["mla"], f"{path}.model.mla")
         model_raw = {k: v for k, v in model_raw.items() if k != "mla"}
-    model = _parse_model(model_raw, f"{path}.model")
+    model = parse_model(model_raw, f"{path}.model")
     precision = _precision(raw, "precision", path, "bf16")
     kv_precision = _precision(raw, "kv_cache_precision", path, precision)
     req_raw = _check_keys(raw["requests"], f"{path}.requests", ("input_tokens", "output_tokens"),

@@ -182,7 +182,7 @@ def _parse_moe(raw: Any, path: str) -> MoeSpec:
     return moe
 
 
-def _parse_model(raw: Any, path: str) -> ModelSpec:
+def parse_model(raw: Any, path: str) -> ModelSpec:
     model = _build(ModelSpec, raw, path, {"moe": _parse_moe})  # ranges: INTEGER_BOUNDS
     if model.activation not in ACTIVATIONS:
         raise WorkloadError(
@@ -243,7 +243,7 @@ def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
     if isinstance(tokens, bool) or not isinstance(tokens, (int, float)) or not 0 < tokens <= MAX_TRAINING_TOKENS:
         raise WorkloadError(f"{path}.training_tokens: expected a number above 0 and at most "
                             f"{MAX_TRAINING_TOKENS:g}, got {show(tokens)}")
-    model = _parse_model(raw["model"], f"{path}.model")
+    model = parse_model(raw["model"], f"{path}.model")
     parallelism = _parse_parallelism(raw["parallelism"], f"{path}.parallelism")
     if not isinstance(parallelism, str):
         if model.heads % parallelism.tp:
