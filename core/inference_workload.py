@@ -9,7 +9,7 @@ training workload.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -139,12 +139,13 @@ def _precision(raw: dict, key: str, path: str, default: str) -> str:
 
 
 def _parse_mla(raw: Any, path: str) -> MlaSpec:
-    keys = ("kv_lora_rank", "qk_rope_head_dim", "q_lora_rank", "qk_nope_head_dim", "v_head_dim")
-    raw = _check_keys(raw, path, keys, keys[:2])
-    defaults = MlaSpec(1, 0)
-    values = {key: _integer(raw, key, path, 0 if key in ("qk_rope_head_dim", "q_lora_rank") else 1,
-                            1_000_000, getattr(defaults, key, None)) for key in keys}
-    return MlaSpec(**values)
+    names = tuple(f.name for f in fields(MlaSpec))
+    raw = _check_keys(raw, path, names, ("kv_lora_rank", "qk_rope_head_dim"))
+    defaults = {f.name: f.default for f in fields(MlaSpec) if f.default is not MISSING}
+    # a RoPE key and a query compression are optional (0); the ranks and head sizes are not
+    lowest = {"qk_rope_head_dim": 0, "q_lora_rank": 0}
+    return MlaSpec(**{name: _integer(raw, name, path, lowest.get(name, 1), 1_000_000, defaults.get(name))
+                      for name in names})
 
 
 def _parse_deployment(raw: Any, path: str, model: ModelSpec) -> Deployment:

@@ -325,3 +325,17 @@ def test_compare_puts_the_serving_figures_side_by_side(tmp_path, capsys):
     designs = json.loads(capsys.readouterr().out)["designs"]
     h100, gb200 = (d["inference"]["decode_tokens_per_s_per_gpu"] for d in designs)
     assert gb200 > h100 > 0  # 8 vs 3.35 TB/s of HBM on a memory-bound decode
+
+
+def test_moe_without_expert_parallelism_shards_every_expert_over_tp():
+    raw = copy.deepcopy(DEEPSEEK)
+    raw["deployment"] = {"tp": 8, "ep": 1, "dp": 1, "batch": 8}
+    raw["precision"] = "fp8"
+    tp_only = inference_workload_from_dict(raw)
+    result = analyze_inference(_fabric("GB200-NVL72"), tp_only, 100.0)
+    assert result.weights_gb_per_gpu == pytest.approx(model_shape(tp_only).total_params / 8 / 1e9)
+    # EP 8 with TP 1: each GPU keeps all attention and dense weights, 1/8 of the routed experts
+    shape = model_shape(tp_only)
+    expert_parallel = analyze_inference(_fabric("GB200-NVL72"), _workload(DEEPSEEK), 100.0)
+    assert expert_parallel.weights_gb_per_gpu == pytest.approx(
+        (shape.total_params - shape.routed_params + shape.routed_params / 8) / 1e9)

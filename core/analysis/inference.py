@@ -183,9 +183,12 @@ def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_
     accel = fabric.accelerator
     shape = model_shape(workload)
     weight_bytes = PRECISION_BYTES[workload.precision]
-    # the routed experts split over ep x pp GPUs, everything else over the replica's tp x pp
+    # everything but the routed experts splits over the replica's tp x pp GPUs; the routed
+    # experts over ep GPUs per stage, tensor-split further when tp exceeds ep (vLLM's MoE
+    # without expert parallelism shards every expert over TP)
+    expert_split = max(dep.ep, dep.tp) * dep.pp
     weights_per_gpu = ((shape.total_params - shape.routed_params) / dep.replica_gpus
-                       + shape.routed_params / (dep.ep * dep.pp)) * weight_bytes
+                       + shape.routed_params / expert_split) * weight_bytes
     base = dict(workload=workload, total_params=shape.total_params, active_params=shape.active_params,
                 weights_gb_per_gpu=weights_per_gpu / 1e9, kv_bytes_per_token=shape.kv_bytes_per_token,
                 assumptions=a)
@@ -248,7 +251,7 @@ def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_
     mean_context = workload.requests.input_tokens + workload.requests.output_tokens / 2.0
     decode_flops = batch * (2.0 * shape.active_params
                             + mean_context * model.layers * shape.attention_flops_per_context_token)
-    routed_per_gpu = shape.routed_params / (dep.ep * dep.pp) * weight_bytes
+    routed_per_gpu = shape.routed_params / expert_split * weight_bytes
     touched = _experts_touched(workload, batch)
     decode_weight_bytes = weights_per_gpu - routed_per_gpu * (1.0 - touched)
     decode_kv_bytes = batch * mean_context * kv_per_gpu_per_token
