@@ -37,6 +37,9 @@ def _fabric(system: str):
     return evaluate(_design(system), CATALOG).topology.fabric
 
 
+FABRICS = {system: _fabric(system) for system in ("DGX-H100", "GB200-NVL72", "CloudMatrix384")}
+
+
 def _workload(base: dict, **changes):
     raw = copy.deepcopy(base)
     for key, value in changes.items():
@@ -339,3 +342,24 @@ def test_moe_without_expert_parallelism_shards_every_expert_over_tp():
     expert_parallel = analyze_inference(_fabric("GB200-NVL72"), _workload(DEEPSEEK), 100.0)
     assert expert_parallel.weights_gb_per_gpu == pytest.approx(
         (shape.total_params - shape.routed_params + shape.routed_params / 8) / 1e9)
+
+
+@given(tp=st.sampled_from([1, 2, 4, 8, 16, 64]), pp=st.integers(1, 80), dp=st.integers(1, 20),
+       batch=st.integers(1, 100_000), input_tokens=st.integers(1, 100_000), output_tokens=st.integers(1, 30_000),
+       precision=st.sampled_from(list(PRECISION_BYTES)), kv=st.sampled_from(list(PRECISION_BYTES)),
+       system=st.sampled_from(["DGX-H100", "GB200-NVL72", "CloudMatrix384"]))
+def test_any_valid_deployment_gives_finite_figures_or_null_with_a_reason(
+        tp, pp, dp, batch, input_tokens, output_tokens, precision, kv, system):
+    workload = _workload(LLAMA, precision=precision, kv_cache_precision=kv,
+                         requests={"input_tokens": input_tokens, "output_tokens": output_tokens},
+                         deployment={"tp": tp, "pp": pp, "dp": dp, "batch": batch})
+    result = analyze_inference(FABRICS[system], workload, 100.0, usd_per_gpu_hour=2.0)
+    figures = (result.prefill_tokens_per_s_per_gpu, result.decode_tokens_per_s_per_gpu, result.ttft_ms,
+               result.tpot_ms, result.tokens_per_s_per_mw, result.usd_per_million_output_tokens)
+    if result.runs:
+        assert all(math.isfinite(x) and x > 0 for x in figures)
+        assert 1 <= result.batch <= batch
+    else:
+        assert result.cannot_run and all(x is None for x in figures)
+        assert all(d.severity == "error" and "\n" not in d.message for d in result.cannot_run)
+
