@@ -41,6 +41,9 @@ CODES: dict[str, CodeInfo] = {
         "error", "the job needs more GPUs than the largest connected part of the fabric: it cannot run"),
     "NO_GPUS": CodeInfo(
         "error", "the design has no GPUs: the workload cannot run"),
+    "SERVING_PRECISION_UNSUPPORTED": CodeInfo(
+        "error", "the accelerator has no dense peak for the inference workload's serving precision: "
+                 "serving figures are not computed"),
     # --- the design cannot be built as drawn --------------------------------------------------
     "SWITCH_PORTS_EXCEEDED": CodeInfo(
         "error", "a switch has more links drawn than it has ports"),
@@ -99,6 +102,11 @@ CODES: dict[str, CodeInfo] = {
         "warning", "some of the job's nodes have no path to storage: storage bandwidth is for the others"),
     "LOW_ETTR": CodeInfo(
         "warning", "the job loses more than 10% of its time to failures and checkpoints"),
+    "KV_CACHE_LIMITS_BATCH": CodeInfo(
+        "warning", "the HBM left for the KV cache holds fewer requests than the inference batch: "
+                   "decode runs at the smaller batch"),
+    "SLO_MISSED": CodeInfo(
+        "warning", "the inference deployment misses its time-to-first-token or time-per-output-token target"),
     "SPARES_SHORT": CodeInfo(
         "warning", "too few spare nodes to keep the job whole while failed nodes are repaired"),
     "RACK_OVER_COOLING_LIMIT": CodeInfo(

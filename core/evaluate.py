@@ -19,6 +19,8 @@ function in ``core/analysis`` of what the steps before it produced:
 6. bottleneck                                <- fabric, workload, performance
 7. power (and the run's energy)              <- inventory, days and GPUs of performance
 8. cost                                      <- inventory, catalog prices, power, performance
+   inference (only for an inference workload, which the training steps 3-6 do not see)
+                                             <- fabric, power, cost's $/GPU-hour
 9. failure (only when units are failed or drained: steps 1-8 run on the intact design and on
    the degraded one of core/degrade.py, which the result describes, except cost: what is
    owned is paid for, so capex and opex are the intact design's, the run the degraded one)
@@ -41,6 +43,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from core.analysis.bottleneck import BottleneckResult, explain_bottleneck
+from core.analysis.inference import InferenceResult, analyze_inference
 from core.analysis.failure import (FailureResult, OutOfServiceItem, analyze_failure,
                                    no_failure_json, run_figures)
 from core.analysis.cost import CostResult, analyze_cost
@@ -65,6 +68,7 @@ from core.model import Design
 from core.operations import SetOutOfService
 from core.stacks import stack_status
 from core.topology import Topology, analyze_topology, single_points_of_failure
+from core.inference_workload import InferenceWorkload, inference_workload_to_dict
 from core.workload import Workload, workload_to_dict
 
 EVALUATION_FORMAT = "cluster-designer.evaluation/1"
@@ -110,6 +114,7 @@ class Evaluation:
     # failed/drained units: what they cost (every other field describes the degraded design)
     failure: FailureResult | None = None
     planes: PlanesResult | None = None  # per-plane figures of a multi-plane or rail-only design
+    inference: InferenceResult | None = None  # serving figures of an inference workload
 
 
 def _counts(inventory: Inventory, topology: Topology) -> Counts:
@@ -138,7 +143,7 @@ def _counts(inventory: Inventory, topology: Topology) -> Counts:
 def evaluate(
     design: Design,
     catalog: Catalog | None = None,
-    workload: Workload | None = None,
+    workload: Workload | InferenceWorkload | None = None,
 ) -> Evaluation:
     """Run every analysis on ``design`` (with ``workload`` overriding the embedded one).
 
@@ -207,9 +212,13 @@ def _relayout(workload: Workload, fabric: FabricView, usable_gpus: int, assumpti
     return analyze_performance(fabric, auto, assumptions.performance, ettr)
 
 
-def _evaluate(design: Design, catalog: Catalog, workload: Workload | None, start: float) -> Evaluation:
+def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWorkload | None,
+              start: float) -> Evaluation:
     assumptions: Assumptions = design.assumptions or Assumptions()
     workload = workload if workload is not None else design.workload
+    # An inference workload is served, not trained: the training steps see no workload.
+    serving = workload if isinstance(workload, InferenceWorkload) else None
+    workload = None if serving is not None else workload
 
     # 1. what the design is, as the analyses see it
     flat = flatten(design, catalog)
@@ -253,11 +262,21 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | None, start
                         assumptions.power.electricity_usd_per_kwh,
                         workload.training_tokens if workload is not None else None)
 
+    inference = None
+    if serving is not None and fabric is None:
+        cannot_run = (Diagnostic("NO_GPUS", f"the design has no GPUs: {serving.name} cannot run"),)
+    elif serving is not None:
+        inference = analyze_inference(fabric, serving, power.facility_kw,
+                                      usd_per_gpu_hour=cost.usd_per_gpu_hour)
+        cannot_run = inference.cannot_run
+
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
                                   *bandwidth.diagnostics, *cannot_run]
     if performance is not None:
         warnings.extend(performance.diagnostics)
-    elif workload is None:
+    elif inference is not None:
+        warnings.extend(inference.diagnostics)
+    elif workload is None and serving is None:
         warnings.append(Diagnostic("NO_WORKLOAD", "no workload: performance and energy are not computed"))
     warnings.extend(storage.diagnostics)
     warnings.extend(dpus.diagnostics)
@@ -269,7 +288,7 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | None, start
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
         assumptions, inventory, topology, merge_diagnostics(warnings),
         time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost, storage, dpus,
-        planes=planes,
+        planes=planes, inference=inference,
     )
 
 
@@ -340,7 +359,10 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
         "dpus": ev.dpus.to_json() if ev.dpus is not None else None,
         "bottleneck": ev.bottleneck.to_json() if ev.bottleneck is not None else None,
         "warnings": [w.to_json() for w in ev.warnings],
-        "workload": workload_to_dict(ev.workload) if ev.workload is not None else None,
+        "inference": _inference_json(ev),
+        "workload": (workload_to_dict(ev.workload) if ev.workload is not None
+                     else inference_workload_to_dict(ev.inference.workload) if ev.inference is not None
+                     else None),
         "assumptions": assumptions_to_dict(ev.assumptions, only_changed=False),
         "failure": ev.failure.to_json() if ev.failure is not None else no_failure_json(),
         "evaluation_ms": ev.elapsed_s * 1000.0,
@@ -395,3 +417,9 @@ def _cost_json(ev: Evaluation) -> dict[str, Any]:
         "electricity_usd_per_kwh": ev.assumptions.power.electricity_usd_per_kwh,
     }
     return out
+
+
+def _inference_json(ev: Evaluation) -> dict[str, Any] | None:
+    """The serving figures of an inference workload (the contract keys null when it cannot
+    run, with why in ``cannot_run``); null for a training workload or none."""
+    return ev.inference.to_json() if ev.inference is not None else None

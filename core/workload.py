@@ -6,6 +6,7 @@ defaults below; unknown keys are an error naming the JSON path.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -181,7 +182,7 @@ def _parse_moe(raw: Any, path: str) -> MoeSpec:
     return moe
 
 
-def _parse_model(raw: Any, path: str) -> ModelSpec:
+def parse_model(raw: Any, path: str) -> ModelSpec:
     model = _build(ModelSpec, raw, path, {"moe": _parse_moe})  # ranges: INTEGER_BOUNDS
     if model.activation not in ACTIVATIONS:
         raise WorkloadError(
@@ -242,7 +243,7 @@ def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
     if isinstance(tokens, bool) or not isinstance(tokens, (int, float)) or not 0 < tokens <= MAX_TRAINING_TOKENS:
         raise WorkloadError(f"{path}.training_tokens: expected a number above 0 and at most "
                             f"{MAX_TRAINING_TOKENS:g}, got {show(tokens)}")
-    model = _parse_model(raw["model"], f"{path}.model")
+    model = parse_model(raw["model"], f"{path}.model")
     parallelism = _parse_parallelism(raw["parallelism"], f"{path}.parallelism")
     if not isinstance(parallelism, str):
         if model.heads % parallelism.tp:
@@ -302,8 +303,20 @@ def load_workload(path: Path) -> Workload:
 
 
 def list_presets() -> dict[str, Path]:
-    """Preset name (file stem) -> path, from resources/workloads."""
-    return {p.stem: p for p in sorted(PRESETS_DIR.glob("*.json"))}
+    """Training preset name (file stem) -> path, from resources/workloads (the inference
+    presets there: core.inference_workload.list_inference_presets)."""
+    return {p.stem: p for p in sorted(PRESETS_DIR.glob("*.json")) if preset_kind(p) == "training"}
+
+
+def preset_kind(path: Path) -> str:
+    """The ``kind`` a preset file declares ("training" when absent or unreadable: the training
+    loader then names the broken file)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "training"
+    kind = raw.get("kind", "training") if isinstance(raw, dict) else "training"
+    return kind if isinstance(kind, str) else "training"
 
 
 def load_preset(name: str) -> Workload:

@@ -66,10 +66,12 @@ KEEP_LAYOUT_HELP = ("use a preset's own TP/PP/DP/CP/EP and global batch instead 
 
 
 def _add_workload_options(parser: argparse.ArgumentParser, what: str) -> None:
+    from core.inference_workload import list_inference_presets  # noqa: PLC0415
     from core.workload import list_presets  # noqa: PLC0415
 
+    names = [*list_presets(), *list_inference_presets()]
     parser.add_argument("--workload", metavar="NAME|FILE",
-                        help=f"{what}: " + WORKLOAD_HELP.format(presets=", ".join(list_presets())))
+                        help=f"{what}: " + WORKLOAD_HELP.format(presets=", ".join(names)))
     parser.add_argument("--keep-preset-layout", action="store_true", help=KEEP_LAYOUT_HELP)
 
 
@@ -247,8 +249,12 @@ def _load_workload_arg(value: str, design=None, keep_layout: bool = False, label
     """The workload ``--workload`` names: a preset, fitted to ``design``'s GPUs unless
     ``keep_layout`` (the note goes to stderr, after ``label``), or a workload file, used as
     written."""
-    from core.workload import list_presets, load_preset, load_workload  # noqa: PLC0415
+    from core.inference_workload import (list_inference_presets, load_any_workload,  # noqa: PLC0415
+                                         load_inference_preset)
+    from core.workload import list_presets, load_preset  # noqa: PLC0415
 
+    if value in list_inference_presets():  # served with its own deployment: nothing to fit
+        return load_inference_preset(value)
     if value in list_presets():
         preset = load_preset(value)
         if design is None or keep_layout:
@@ -262,9 +268,10 @@ def _load_workload_arg(value: str, design=None, keep_layout: bool = False, label
         return workload
     if not Path(value).exists() and not value.endswith(".json"):
         raise DesignError(
-            f"{value!r} is neither a workload file nor a preset (presets: {', '.join(list_presets())})"
+            f"{value!r} is neither a workload file nor a preset "
+            f"(presets: {', '.join([*list_presets(), *list_inference_presets()])})"
         )
-    return load_workload(Path(value))
+    return load_any_workload(Path(value))
 
 
 def _cmd_evaluate(args) -> int:
@@ -348,6 +355,7 @@ def _cmd_generate(args) -> int:
     from core.generators import (  # noqa: PLC0415
         FatTreeOptions, SupernodeOptions, generate_fat_tree, generate_supernode)
     from core.project import save_project  # noqa: PLC0415
+    from core.workload import Workload  # noqa: PLC0415
 
     catalog = default_catalog()
     if args.template == "fat-tree":
@@ -367,7 +375,11 @@ def _cmd_generate(args) -> int:
     else:
         raise DesignError("generate needs a template: fat-tree or supernode")
     if args.workload:
-        design.workload = _load_workload_arg(args.workload, design, args.keep_preset_layout)
+        workload = _load_workload_arg(args.workload, design, args.keep_preset_layout)
+        if not isinstance(workload, Workload):  # the project format holds training jobs only
+            raise DesignError(f"--workload {args.workload}: an inference workload is not stored in a "
+                              "project yet; generate without it and pass it to evaluate --workload")
+        design.workload = workload
     save_project(apply_stack_option(design, args), args.output)
     return 0
 

@@ -63,6 +63,8 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
         sections.append(("DPUs", dpu_rows(ev)))
     if ev.workload is not None:
         sections.append(("Performance", _performance_rows(ev)))
+    if ev.inference is not None:
+        sections.append(("Inference", inference_rows(ev)))
     if ev.bottleneck is not None:
         sections.append(("Bottleneck", _bottleneck_rows(ev.bottleneck)))
     if ev.cost is not None:
@@ -154,6 +156,8 @@ def does_not_fit(ev: Evaluation) -> str:
 
 def _run_value(ev: Evaluation, value: str) -> str:
     """A number of the training run, or why there is none."""
+    if ev.inference is not None:
+        return "n/a (inference workload: see Inference)"
     if ev.cannot_run:
         return "does not fit (see Performance)"
     return value if ev.workload is not None else "n/a (no workload)"
@@ -347,6 +351,48 @@ def _performance_rows(ev: Evaluation) -> list[Row]:
     else:
         rows.append(Row("Memory breakdown", memory_breakdown_text(perf.memory), "performance.memory_gb"))
     return rows
+
+
+def inference_rows(ev: Evaluation) -> list[Row]:
+    """The serving figures of an inference workload: what it serves and how, "does not fit" and
+    why when it cannot run, else TTFT / TPOT against the SLOs, tokens per GPU and per MW, the
+    bound of each phase and the KV cache."""
+    inf = ev.inference
+    w, dep = inf.workload, inf.workload.deployment
+    rows = [
+        Row("Workload", w.name, "inference.workload"),
+        Row("Deployment", f"{dep.mode}: TP {dep.tp}, PP {dep.pp}, EP {dep.ep}, DP {dep.dp} "
+            f"({dep.gpus:,} GPUs), batch {dep.batch:,} per replica", "inference.deployment"),
+        Row("Precision", f"{w.precision} weights, {w.kv_cache_precision} KV cache", "inference.precision"),
+        Row("Requests", f"{w.requests.input_tokens:,} in, {w.requests.output_tokens:,} out tokens",
+            "inference.requests"),
+        Row("Weights per GPU", _num(inf.weights_gb_per_gpu, 1, "GB"), "inference.weights_gb_per_gpu"),
+        Row("KV cache per token", _num(inf.kv_bytes_per_token / 1024, 1, "KiB"), "inference.kv_bytes_per_token"),
+    ]
+    if inf.cannot_run:
+        return rows + [Row("Result", does_not_fit(ev), "inference.cannot_run")]
+    slo = "meets" if inf.meets_slo else "misses"
+    return rows + [
+        Row("KV cache per GPU", f"{_num(inf.kv_cache_gb_per_gpu, 1, 'GB')}: up to "
+            f"{inf.max_concurrency_per_replica:,} requests per replica (batch {inf.batch:,})",
+            "inference.kv_cache_gb_per_gpu"),
+        Row("Time to first token", f"{_num(inf.ttft_ms, 1, 'ms')} (SLO {w.slo.ttft_ms:,.0f} ms)",
+            "inference.ttft_ms"),
+        Row("Time per output token", f"{_num(inf.tpot_ms, 2, 'ms')} (SLO {w.slo.tpot_ms:,.1f} ms)",
+            "inference.tpot_ms"),
+        Row("SLO", slo, "inference.meets_slo"),
+        Row("Prefill tokens/s per GPU", _num(inf.prefill_tokens_per_s_per_gpu, 0),
+            "inference.prefill_tokens_per_s_per_gpu"),
+        Row("Decode tokens/s per GPU", _num(inf.decode_tokens_per_s_per_gpu, 0),
+            "inference.decode_tokens_per_s_per_gpu"),
+        Row("Tokens/s per MW (facility)", _num(inf.tokens_per_s_per_mw, 0), "inference.tokens_per_s_per_mw"),
+        Row("Cost per million output tokens", _num(inf.usd_per_million_output_tokens, 3, "USD"),
+            "inference.usd_per_million_output_tokens"),
+        *[Row(f"{title} step", f"{phase.bound}-bound: compute {phase.compute_s * 1e3:.3g} ms, "
+              f"HBM {phase.memory_s * 1e3:.3g} ms, communication {phase.communication_s * 1e3:.3g} ms "
+              "per stage", f"inference.{key}")
+          for title, key, phase in (("Prefill", "prefill", inf.prefill), ("Decode", "decode", inf.decode))],
+    ]
 
 
 def memory_breakdown_text(mem: MemoryBreakdown) -> str:

@@ -1,0 +1,365 @@
+"""Inference workloads (issue 15, first slice): the JSON schema, the serving roofline on hand
+numbers, the evaluation JSON section and the CLI on an 8-GPU server, an NVL72 and a
+CloudMatrix384."""
+
+import copy
+import json
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.analysis.collectives import allreduce_time_s, alltoall_time_s
+from core.analysis.inference import InferenceAssumptions, analyze_inference, kv_bytes_per_token, model_shape
+from core.catalog import default_catalog
+from core.errors import WorkloadError
+from core.evaluate import evaluate, evaluation_to_json
+from core.generators.supernode import SupernodeOptions, generate_supernode
+from core.inference_workload import (PRECISION_BYTES, any_workload_from_dict, inference_workload_from_dict,
+                                     inference_workload_to_dict, list_inference_presets,
+                                     load_inference_preset)
+from core.preset_fit import fit_to_design
+from core.workload import list_presets, load_preset
+from designer.cli import main
+
+CATALOG = default_catalog()
+LLAMA = json.loads(list_inference_presets()["llama31-70b-serve"].read_text())
+DEEPSEEK = json.loads(list_inference_presets()["deepseek-r1-serve"].read_text())
+A = InferenceAssumptions()
+
+
+def _design(system: str, count: int = 1):
+    return generate_supernode(SupernodeOptions(system, count), CATALOG)
+
+
+def _fabric(system: str):
+    return evaluate(_design(system), CATALOG).topology.fabric
+
+
+FABRICS = {system: _fabric(system) for system in ("DGX-H100", "GB200-NVL72", "CloudMatrix384")}
+
+
+def _workload(base: dict, **changes):
+    raw = copy.deepcopy(base)
+    for key, value in changes.items():
+        section, _, field = key.partition("__")
+        if field:
+            raw[section][field] = value
+        else:
+            raw[section] = value
+    return inference_workload_from_dict(raw)
+
+
+# --- the model's shape --------------------------------------------------------------------
+
+def test_kv_bytes_per_token_gqa_is_two_x_layers_x_kv_heads_x_head_dim_x_bytes():
+    llama = _workload(LLAMA)
+    assert kv_bytes_per_token(llama) == 2 * 80 * 8 * 128 * 2  # 327,680 B: 320 KiB per token
+    fp8 = _workload(LLAMA, kv_cache_precision="fp8")
+    assert kv_bytes_per_token(fp8) == 2 * 80 * 8 * 128 * 1
+
+
+def test_kv_bytes_per_token_mla_is_layers_x_latent_plus_rope_x_bytes():
+    deepseek = _workload(DEEPSEEK)
+    assert kv_bytes_per_token(deepseek) == 61 * (512 + 64) * 2  # 70,272 B: ~4.7x less than Llama 70B
+
+
+def test_deepseek_preset_has_the_published_671b_total_and_37b_active_parameters():
+    shape = model_shape(_workload(DEEPSEEK))
+    assert shape.total_params == pytest.approx(671e9, rel=0.005)
+    assert shape.active_params == pytest.approx(37e9, rel=0.02)
+    assert model_shape(_workload(LLAMA)).total_params == pytest.approx(70.6e9, rel=0.005)
+
+
+# --- the roofline on hand numbers -----------------------------------------------------------
+
+def _one_h100_fp8(batch: int = 1, input_tokens: int = 2048, output_tokens: int = 256):
+    return _workload(LLAMA, precision="fp8", kv_cache_precision="fp8",
+                     requests={"input_tokens": input_tokens, "output_tokens": output_tokens},
+                     deployment={"tp": 1, "pp": 1, "ep": 1, "dp": 1, "batch": batch})
+
+
+def test_llama70b_fp8_decode_on_one_h100_at_batch_1_is_hbm_bound():
+    workload = _one_h100_fp8()
+    result = analyze_inference(_fabric("DGX-H100"), workload, 10.0)
+    params = 70_552_387_584
+    mean_context = 2048 + 256 / 2
+    hbm_bytes = params * 1 + mean_context * 2 * 80 * 8 * 128 * 1  # fp8 weights once + the KV cache
+    tpot_s = hbm_bytes / (3.35e12 * A.hbm_efficiency)
+    assert result.decode.bound == "memory"
+    assert result.decode.communication_s == 0.0  # tp 1: no collective
+    assert result.tpot_ms == pytest.approx(tpot_s * 1e3, rel=1e-9)  # ~26.5 ms
+    assert result.decode_tokens_per_s_per_gpu == pytest.approx(1 / tpot_s, rel=1e-9)
+
+
+def test_prefill_of_a_long_prompt_on_one_h100_is_compute_bound_at_the_fp8_peak():
+    workload = _one_h100_fp8(input_tokens=8192, output_tokens=64)
+    result = analyze_inference(_fabric("DGX-H100"), workload, 10.0)
+    s = 8192
+    flops = s * 2 * 70_552_387_584 + 0.5 * s * s * 80 * 4 * 8192  # causal: half the score matrix
+    ttft_s = flops / (1978.9e12 * A.prefill_compute_efficiency)
+    assert result.prefill.bound == "compute"
+    assert result.ttft_ms == pytest.approx(ttft_s * 1e3, rel=1e-9)
+    assert result.prefill_tokens_per_s_per_gpu == pytest.approx(s / ttft_s, rel=1e-9)
+
+
+def test_kv_cache_capacity_caps_the_batch_and_says_so():
+    workload = _one_h100_fp8(batch=100)
+    result = analyze_inference(_fabric("DGX-H100"), workload, 10.0)
+    free = 80e9 * (1 - A.activation_reserve_fraction) - 70_552_387_584
+    per_request = (2048 + 256) * 2 * 80 * 8 * 128
+    assert result.max_concurrency_per_replica == math.floor(free / per_request) == 3
+    assert result.batch == 3
+    assert "KV_CACHE_LIMITS_BATCH" in {d.code for d in result.diagnostics}
+
+
+def test_tp8_decode_adds_two_all_reduces_per_layer_over_the_nvlink_domain():
+    fabric = _fabric("DGX-H100")
+    result = analyze_inference(fabric, _workload(LLAMA), 10.0)
+    expected = 2 * 80 * allreduce_time_s(fabric, 64 * 8192 * 2.0, 8)
+    assert result.decode.communication_s == pytest.approx(expected, rel=1e-12)
+    assert result.batch == 64
+    assert result.tpot_ms == pytest.approx(1e3 * (max(result.decode.compute_s, result.decode.memory_s)
+                                                  + expected), rel=1e-12)
+
+
+def test_expert_parallel_decode_pays_dispatch_and_combine_per_moe_layer():
+    fabric = _fabric("GB200-NVL72")
+    result = analyze_inference(fabric, _workload(DEEPSEEK), 100.0)
+    routed = 64 * 8 * 7168  # batch 64 per GPU (tp 1, ep 8: 8 replicas' tokens over 8 GPUs), top-8
+    expected = 58 * (alltoall_time_s(fabric, routed * 1.0, 8) + alltoall_time_s(fabric, routed * 2.0, 8))
+    assert result.decode.communication_s == pytest.approx(expected, rel=1e-12)
+
+
+def test_more_hbm_bandwidth_efficiency_means_faster_memory_bound_decode():
+    fabric, workload = _fabric("DGX-H100"), _one_h100_fp8()
+    slow = analyze_inference(fabric, workload, 10.0, InferenceAssumptions(hbm_efficiency=0.5))
+    fast = analyze_inference(fabric, workload, 10.0, InferenceAssumptions(hbm_efficiency=0.9))
+    assert slow.tpot_ms / fast.tpot_ms == pytest.approx(0.9 / 0.5, rel=1e-3)
+
+
+@given(st.integers(1, 500))
+def test_a_larger_batch_never_lowers_tokens_per_gpu_nor_shortens_tpot(batch):
+    fabric = _fabric("DGX-H100")
+    small = analyze_inference(fabric, _workload(LLAMA, deployment={"tp": 8, "batch": batch}), 10.0)
+    large = analyze_inference(fabric, _workload(LLAMA, deployment={"tp": 8, "batch": batch + 1}), 10.0)
+    assert large.decode_tokens_per_s_per_gpu >= small.decode_tokens_per_s_per_gpu
+    assert large.tpot_ms >= small.tpot_ms
+
+
+# --- what cannot be computed is null, with the reason -----------------------------------------
+
+def test_deepseek_fp8_does_not_fit_one_dgx_h100_and_gives_null_with_the_reason():
+    ev = evaluation_to_json(evaluate(_design("DGX-H100"), CATALOG, load_inference_preset("deepseek-r1-serve")))
+    section = ev["inference"]
+    assert section["runs"] is False
+    assert all(section[key] is None for key in ("prefill_tokens_per_s_per_gpu", "decode_tokens_per_s_per_gpu",
+                                                 "ttft_ms", "tpot_ms", "tokens_per_s_per_mw"))
+    reason = section["cannot_run"][0]
+    assert reason["code"] == "DOES_NOT_FIT_MEMORY" and reason["severity"] == "error"
+    assert reason["message"].startswith("inference.deployment: 98.9 GB of fp8 weights per GPU")
+
+
+def test_a_precision_the_accelerator_lacks_is_named():
+    ev = evaluation_to_json(evaluate(_design("CloudMatrix384"), CATALOG, load_inference_preset("deepseek-r1-serve")))
+    reason = ev["inference"]["cannot_run"][0]
+    assert reason["code"] == "SERVING_PRECISION_UNSUPPORTED"
+    assert "Ascend-910C has no dense fp8" in reason["message"]
+    assert ev["inference"]["tpot_ms"] is None
+
+
+def test_a_deployment_larger_than_the_design_cannot_run():
+    workload = _workload(LLAMA, deployment={"tp": 8, "dp": 2})
+    result = analyze_inference(_fabric("DGX-H100"), workload, 10.0)
+    assert not result.runs and result.cannot_run[0].code == "PARALLELISM_EXCEEDS_GPUS"
+    assert result.tpot_ms is None
+
+
+# --- evaluation and training untouched ------------------------------------------------------
+
+def test_a_training_workload_has_no_inference_section_and_the_same_performance():
+    design = _design("GB200-NVL72", 2)
+    workload, _ = fit_to_design(load_preset("llama3-70b"), 144, "llama3-70b")
+    ev = evaluation_to_json(evaluate(design, CATALOG, workload))
+    assert ev["inference"] is None
+    assert ev["performance"]["runs"] is True and 0.2 < ev["performance"]["mfu"] < 0.7
+    assert ev["workload"]["training_tokens"] == 15e12
+
+
+def test_tokens_per_s_per_mw_is_decode_per_gpu_times_gpus_over_facility_mw():
+    ev = evaluate(_design("GB200-NVL72"), CATALOG, load_inference_preset("llama31-70b-serve"))
+    out = evaluation_to_json(ev)["inference"]
+    assert out["meets_slo"] is True
+    assert out["tokens_per_s_per_mw"] == pytest.approx(
+        out["decode_tokens_per_s_per_gpu"] * ev.counts.gpus / (ev.power.facility_kw / 1000))
+    assert evaluation_to_json(ev)["workload"]["kind"] == "inference"
+
+
+def test_presets_are_listed_apart_from_the_training_presets():
+    assert set(list_inference_presets()) == {"llama31-70b-serve", "deepseek-r1-serve"}
+    assert not set(list_inference_presets()) & set(list_presets())
+    for name in list_inference_presets():
+        workload = load_inference_preset(name)
+        assert inference_workload_from_dict(inference_workload_to_dict(workload)) == workload
+
+
+@pytest.mark.parametrize("system", ["DGX-H100", "GB200-NVL72", "CloudMatrix384"])
+@pytest.mark.parametrize("preset", ["llama31-70b-serve", "deepseek-r1-serve"])
+def test_presets_evaluate_from_the_cli(tmp_path, capsys, system, preset):
+    project = tmp_path / "design.json"
+    assert main(["generate", "supernode", "--system", system, "--count", "1", "-o", str(project)]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(project), "--workload", preset, "--format", "json"]) == 0
+    section = json.loads(capsys.readouterr().out)["inference"]
+    fits = not (preset == "deepseek-r1-serve" and system in ("DGX-H100", "CloudMatrix384"))
+    assert section["runs"] is fits
+    assert (section["tpot_ms"] is not None) is fits
+
+
+def test_an_inference_workload_file_from_the_cli_and_its_errors(tmp_path, capsys):
+    project = tmp_path / "design.json"
+    main(["generate", "supernode", "--system", "DGX-H100", "--count", "1", "-o", str(project)])
+    good = tmp_path / "serve.json"
+    good.write_text(json.dumps(LLAMA))
+    capsys.readouterr()
+    assert main(["evaluate", str(project), "--workload", str(good), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["inference"]["runs"] is True
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**LLAMA, "slo": {"ttft_ms": 100, "tpot_ms": -1}}))
+    assert main(["evaluate", str(project), "--workload", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "bad.json.slo.tpot_ms" in err
+
+
+# --- the schema ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("change, where", [
+    ({"precision": "fp6"}, "workload.precision"),
+    ({"deployment": {"tp": 3}}, "workload.deployment.tp"),
+    ({"deployment": {"ep": 2}}, "workload.deployment.ep"),  # dense model
+    ({"deployment": {"mode": "disaggregated"}}, "workload.deployment.mode"),
+    ({"requests": {"input_tokens": 131000, "output_tokens": 1000}}, "workload.requests"),
+    ({"slo": {"ttft_ms": 0, "tpot_ms": 10}}, "workload.slo.ttft_ms"),
+    ({"extra": 1}, "workload.extra"),
+    ({"kind": "serving"}, "workload.kind"),
+])
+def test_bad_inference_fields_name_their_place(change, where):
+    with pytest.raises(WorkloadError, match="^" + where.replace(".", r"\.")):
+        any_workload_from_dict({**LLAMA, **change})
+
+
+def test_mla_keys_are_checked():
+    raw = copy.deepcopy(DEEPSEEK)
+    raw["model"]["mla"]["kv_rank"] = 512
+    with pytest.raises(WorkloadError, match=r"^workload\.model\.mla\.kv_rank: unknown key"):
+        inference_workload_from_dict(raw)
+    raw = copy.deepcopy(DEEPSEEK)
+    raw["deployment"]["ep"] = 3
+    with pytest.raises(WorkloadError, match=r"^workload\.deployment\.ep: 3 does not divide 256 experts"):
+        inference_workload_from_dict(raw)
+
+
+VALUES = st.one_of(st.none(), st.booleans(), st.integers(-10, 10**9), st.floats(allow_nan=True),
+                   st.text(max_size=5), st.lists(st.integers(), max_size=2),
+                   st.sampled_from(list(PRECISION_BYTES)))
+FIELDS = st.sampled_from([
+    ("precision",), ("kv_cache_precision",), ("name",), ("requests", "input_tokens"),
+    ("requests", "output_tokens"), ("slo", "ttft_ms"), ("slo", "tpot_ms"), ("deployment", "tp"),
+    ("deployment", "pp"), ("deployment", "ep"), ("deployment", "dp"), ("deployment", "batch"),
+    ("deployment", "mode"), ("model", "mla", "kv_lora_rank"), ("model", "mla", "qk_rope_head_dim"),
+    ("model", "layers"), ("requests",), ("slo",), ("deployment",), ("model", "mla")])
+
+
+@given(FIELDS, VALUES)
+def test_any_field_value_loads_or_gives_one_located_line(place, value):
+    raw = copy.deepcopy(DEEPSEEK)
+    target = raw
+    for key in place[:-1]:
+        target = target[key]
+    target[place[-1]] = value
+    try:
+        workload = any_workload_from_dict(raw)
+    except WorkloadError as error:
+        message = str(error)
+        assert "\n" not in message and message.startswith("workload")
+    else:
+        assert inference_workload_from_dict(inference_workload_to_dict(workload)) == workload
+
+
+# --- report and cost ----------------------------------------------------------------------
+
+def test_cost_per_million_output_tokens_charges_the_prefill_and_the_decode_share():
+    ev = evaluate(_design("GB200-NVL72"), CATALOG, load_inference_preset("llama31-70b-serve"))
+    inf = ev.inference
+    request_gpu_s = (inf.ttft_ms + 256 * inf.tpot_ms / 64) / 1e3 * 8  # TP 8, batch 64, 256 out
+    assert inf.usd_per_million_output_tokens == pytest.approx(
+        ev.cost.usd_per_gpu_hour / 3600 * request_gpu_s / 256 * 1e6, rel=1e-12)
+
+
+def test_the_report_has_an_inference_section_and_no_training_run_figures():
+    from core.report import render_report
+
+    ev = evaluate(_design("GB200-NVL72"), CATALOG, load_inference_preset("deepseek-r1-serve"))
+    text = render_report(ev, "md")
+    section = text.split("## Inference")[1].split("\n## ")[0]
+    assert "| SLO | meets |" in section and "memory-bound" in section
+    assert "Training run | n/a (inference workload: see Inference)" in text
+    blocked = render_report(evaluate(_design("DGX-H100"), CATALOG, load_inference_preset("deepseek-r1-serve")), "md")
+    assert "| Result | does not fit: inference.deployment: 98.9 GB" in blocked
+
+
+def test_generate_refuses_to_store_an_inference_workload_in_a_project_in_one_line(tmp_path, capsys):
+    out = tmp_path / "g.json"
+    code = main(["generate", "supernode", "--system", "DGX-H100", "--count", "1",
+                 "--workload", "llama31-70b-serve", "-o", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and not out.exists()
+    assert "\n" not in err and "an inference workload is not stored in a project yet" in err
+
+
+def test_compare_puts_the_serving_figures_side_by_side(tmp_path, capsys):
+    paths = []
+    for system in ("DGX-H100", "GB200-NVL72"):
+        paths.append(str(tmp_path / f"{system}.json"))
+        main(["generate", "supernode", "--system", system, "--count", "1", "-o", paths[-1]])
+    capsys.readouterr()
+    assert main(["compare", *paths, "--workload", "llama31-70b-serve", "--format", "json"]) == 0
+    designs = json.loads(capsys.readouterr().out)["designs"]
+    h100, gb200 = (d["inference"]["decode_tokens_per_s_per_gpu"] for d in designs)
+    assert gb200 > h100 > 0  # 8 vs 3.35 TB/s of HBM on a memory-bound decode
+
+
+def test_moe_without_expert_parallelism_shards_every_expert_over_tp():
+    raw = copy.deepcopy(DEEPSEEK)
+    raw["deployment"] = {"tp": 8, "ep": 1, "dp": 1, "batch": 8}
+    raw["precision"] = "fp8"
+    tp_only = inference_workload_from_dict(raw)
+    result = analyze_inference(_fabric("GB200-NVL72"), tp_only, 100.0)
+    assert result.weights_gb_per_gpu == pytest.approx(model_shape(tp_only).total_params / 8 / 1e9)
+    # EP 8 with TP 1: each GPU keeps all attention and dense weights, 1/8 of the routed experts
+    shape = model_shape(tp_only)
+    expert_parallel = analyze_inference(_fabric("GB200-NVL72"), _workload(DEEPSEEK), 100.0)
+    assert expert_parallel.weights_gb_per_gpu == pytest.approx(
+        (shape.total_params - shape.routed_params + shape.routed_params / 8) / 1e9)
+
+
+@given(tp=st.sampled_from([1, 2, 4, 8, 16, 64]), pp=st.integers(1, 80), dp=st.integers(1, 20),
+       batch=st.integers(1, 100_000), input_tokens=st.integers(1, 100_000), output_tokens=st.integers(1, 30_000),
+       precision=st.sampled_from(list(PRECISION_BYTES)), kv=st.sampled_from(list(PRECISION_BYTES)),
+       system=st.sampled_from(["DGX-H100", "GB200-NVL72", "CloudMatrix384"]))
+def test_any_valid_deployment_gives_finite_figures_or_null_with_a_reason(
+        tp, pp, dp, batch, input_tokens, output_tokens, precision, kv, system):
+    workload = _workload(LLAMA, precision=precision, kv_cache_precision=kv,
+                         requests={"input_tokens": input_tokens, "output_tokens": output_tokens},
+                         deployment={"tp": tp, "pp": pp, "dp": dp, "batch": batch})
+    result = analyze_inference(FABRICS[system], workload, 100.0, usd_per_gpu_hour=2.0)
+    figures = (result.prefill_tokens_per_s_per_gpu, result.decode_tokens_per_s_per_gpu, result.ttft_ms,
+               result.tpot_ms, result.tokens_per_s_per_mw, result.usd_per_million_output_tokens)
+    if result.runs:
+        assert all(math.isfinite(x) and x > 0 for x in figures)
+        assert 1 <= result.batch <= batch
+    else:
+        assert result.cannot_run and all(x is None for x in figures)
+        assert all(d.severity == "error" and "\n" not in d.message for d in result.cannot_run)
+
