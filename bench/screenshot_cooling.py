@@ -16,12 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from gui_sandbox import SANDBOX  # noqa: E402,F401 - before Qt: settings in a temp folder
 
-from core.catalog import load_catalog  # noqa: E402
 from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
 from core.preset_fit import fit_to_design  # noqa: E402
 from core.workload import load_preset  # noqa: E402
-from designer.qtapp import ensure_app  # noqa: E402
-from window_shot import save_window_png  # noqa: E402
+from window_shot import screenshot_design  # noqa: E402
 
 
 def design(catalog):
@@ -54,15 +52,7 @@ def main() -> int:
     parser.add_argument("-o", "--output", default=str(ROOT / "docs" / "screenshots" / "cooling-limits.png"))
     parser.add_argument("--panel", default="power", help="the metric panel to raise")
     args = parser.parse_args()
-    app = ensure_app(headless=True)
-    from designer.main_window import MainWindow  # noqa: PLC0415
-
-    catalog = load_catalog()
-    window = MainWindow(catalog, interactive=False)
-    window.show()
-    window.load_design(design(catalog), None)
-    window.evaluate_now()
-    save_window_png(app, window, args.output, args.panel)
+    screenshot_design(design, args.output, args.panel)
     return 0
 
 

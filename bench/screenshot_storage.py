@@ -33,11 +33,9 @@ os.environ["CLUSTER_DESIGNER_USER_CATALOG"] = str(USER_CATALOG)
 
 from core.analysis.storage import StorageAssumptions  # noqa: E402
 from core.assumptions import Assumptions  # noqa: E402
-from core.catalog import load_catalog  # noqa: E402
 from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
 from core.workload import load_preset  # noqa: E402
-from designer.qtapp import ensure_app  # noqa: E402
-from window_shot import save_window_png  # noqa: E402
+from window_shot import screenshot_design  # noqa: E402
 
 
 def design(catalog):
@@ -55,15 +53,7 @@ def main() -> int:
     parser.add_argument("-o", "--output", default=str(ROOT / "docs" / "screenshots" / "storage-io.png"))
     parser.add_argument("--panel", default="storage", help="the metric panel to raise")
     args = parser.parse_args()
-    app = ensure_app(headless=True)
-    from designer.main_window import MainWindow  # noqa: PLC0415
-
-    catalog = load_catalog()
-    window = MainWindow(catalog, interactive=False)
-    window.show()
-    window.load_design(design(catalog), None)
-    window.evaluate_now()
-    save_window_png(app, window, args.output, args.panel)
+    screenshot_design(design, args.output, args.panel)
     return 0
 
 

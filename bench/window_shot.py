@@ -23,3 +23,19 @@ def save_window_png(app, window, output: str, panel: str, before_grab=lambda: No
     window.evaluator.shutdown()
     window.workload_panel.shutdown()
     print(output)
+
+
+def screenshot_design(make_design, output: str, panel: str) -> None:
+    """Open the design ``make_design(catalog)`` builds in a fresh window, evaluate it and save
+    the window with ``panel`` raised to ``output``."""
+    from core.catalog import load_catalog  # noqa: PLC0415 - after gui_sandbox's environment
+    from designer.main_window import MainWindow  # noqa: PLC0415
+    from designer.qtapp import ensure_app  # noqa: PLC0415
+
+    app = ensure_app(headless=True)
+    catalog = load_catalog()
+    window = MainWindow(catalog, interactive=False)
+    window.show()
+    window.load_design(make_design(catalog), None)
+    window.evaluate_now()
+    save_window_png(app, window, output, panel)
