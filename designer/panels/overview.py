@@ -17,7 +17,7 @@ class OverviewPanel(MetricsPanel):
         "GPUs": "counts.gpus", "Servers / super-nodes": "counts.servers",
         "Scale-out switches": "counts.switches", "Scale-up switch chips": "counts.scale_up_switches",
         "NICs": "counts.nics", "DPUs": "counts.dpus", "Storage nodes": "counts.storage_nodes",
-        "Cables": "counts.links", "Transceivers": "counts.transceivers",
+        "Links": "counts.links", "Cables": "counts.cables", "Transceivers": "counts.transceivers",
         "MFU": "performance.mfu", "Training time": "performance.training_days",
     }
 
@@ -35,7 +35,8 @@ class OverviewPanel(MetricsPanel):
             ("NICs", num(c.nics)),
             ("DPUs", num(c.dpus)),
             ("Storage nodes", num(c.storage_nodes)),
-            ("Cables", num(c.links)),
+            ("Links", num(c.links)),
+            ("Cables", num(c.cables)),
             ("Transceivers", num(c.transceivers)),
         ]
         if ev.failure is not None:
