@@ -239,6 +239,21 @@ def _item_block_path(path: str, link_id: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
+def _put_fields(design: Design, path: str, link_id: str, target: Any, fields: dict[str, Any]) -> None:
+    """Set ``fields`` on ``target``, the item at ``path`` (or link ``link_id`` of block
+    ``path``): a block in place (a snapshot has its own blocks), a frozen node or link by
+    replacing it in its block."""
+    if isinstance(target, Block):
+        for name, value in fields.items():
+            setattr(target, name, value)
+    elif link_id:
+        owner = design.block(path)
+        owner.links[_link_index(owner, link_id)] = dataclasses.replace(target, **fields)
+    else:
+        design.block(_item_block_path(path, "")).children[path.rsplit("/", 1)[-1]] = \
+            dataclasses.replace(target, **fields)
+
+
 @dataclass
 class SetProperty(Operation):
     """Set a field of the node/block at ``path`` (or of link ``link_id`` in block ``path``)."""
@@ -270,24 +285,14 @@ class SetProperty(Operation):
         value = check(allowed[self.name], self.value, self.name)
         old = getattr(target, self.name)
         value = copy.deepcopy(value) if isinstance(value, dict) else value
-        self._put(design, target, value)
+        _put_fields(design, self.path, self.link_id, target, {self.name: value})
         if self.name == "count" and value < old:
             try:  # fewer units than are failed or drained at or below the item
                 check_units_below(design, self.path)
             except DesignError:
-                self._put(design, target, old)
+                _put_fields(design, self.path, self.link_id, target, {self.name: old})
                 raise
         return SetProperty(self.path, self.name, old, self.link_id)
-
-    def _put(self, design: Design, target: Any, value: Any) -> None:
-        if isinstance(target, Block):
-            setattr(target, self.name, value)  # a snapshot has its own blocks
-        elif self.link_id:
-            owner = design.block(self.path)
-            owner.links[_link_index(owner, self.link_id)] = dataclasses.replace(target, **{self.name: value})
-        else:
-            design.block(self.block_path).children[self.path.rsplit("/", 1)[-1]] = dataclasses.replace(
-                target, **{self.name: value})
 
 
 @dataclass
@@ -319,18 +324,12 @@ class SetOutOfService(Operation):
             raise DesignError(f"{where}: {failed} failed + {drained} drained but it has {total:,} in all")
         if self.link_id:
             owner = design.block(self.path)
-            index = _link_index(owner, self.link_id)
-            target: Any = owner.links[index]
-            owner.links[index] = dataclasses.replace(target, failed=failed, drained=drained)
+            target: Any = owner.links[_link_index(owner, self.link_id)]
         else:
             target = design.resolve(self.path)
-            if isinstance(target, Block):
-                old = SetOutOfService(self.path, target.failed, target.drained)
-                target.failed, target.drained = failed, drained  # a snapshot has its own blocks
-                return old
-            design.block(self.block_path).children[self.path.rsplit("/", 1)[-1]] = dataclasses.replace(
-                target, failed=failed, drained=drained)
-        return SetOutOfService(self.path, target.failed, target.drained, self.link_id)
+        inverse = SetOutOfService(self.path, target.failed, target.drained, self.link_id)
+        _put_fields(design, self.path, self.link_id, target, {"failed": failed, "drained": drained})
+        return inverse
 
 
 @dataclass
