@@ -223,7 +223,7 @@ class ComponentSpec:
         """Ports this switch (or NIC, DPU) offers at ``gbit_s`` (breakout-aware), 0 if that
         speed is not offered. A NIC without ``ports_by_gbit_s`` offers its ``ports`` at
         ``port_gbit_s`` only."""
-        for speed, count in self._port_modes().items():
+        for speed, count in self.port_modes().items():
             if abs(float(speed) - gbit_s) < 1e-6:
                 return int(count)
         return 0
@@ -231,9 +231,10 @@ class ComponentSpec:
     @property
     def native_port_gbit_s(self) -> float:
         """Fastest port speed of a switch or NIC (its native radix speed)."""
-        return max(float(s) for s in self._port_modes())
+        return max(float(s) for s in self.port_modes())
 
-    def _port_modes(self) -> Mapping[str, int]:
+    def port_modes(self) -> Mapping[str, int]:
+        """Port speed (Gb/s, as written) -> ports, for every mode of a switch or NIC."""
         modes = self.fields.get("ports_by_gbit_s")
         if modes:
             return modes

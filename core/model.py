@@ -85,6 +85,12 @@ class Link:
             check_fields(self, LINK_RULES, lambda: f"link {show(self.id)}", sep=" field ")
 
 
+# Block roles the analyses read: a block of independent Clos planes repeated N times, or of one
+# switch per rail (core/generators/planes.py makes them; core/analysis/planes.py finds them).
+PLANE_ROLE = "plane"
+RAIL_ROLE = "rail"
+
+
 @dataclass
 class Block:
     id: str
@@ -95,7 +101,7 @@ class Block:
     x: float = 0.0
     y: float = 0.0
     collapsed: bool = True
-    role: str = ""  # free label: "rack", "su", "pod", "island"...
+    role: str = ""  # free label: "rack", "su", "pod", "island"... (PLANE_ROLE, RAIL_ROLE: see below)
     failed: int = 0   # instances out of service, counted over the enclosing blocks' instances
     drained: int = 0
     # The cooling of the racks of every component inside that sets none of its own ("" = each

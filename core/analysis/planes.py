@@ -31,16 +31,13 @@ import numpy as np
 
 from core.analysis.failure_rates import job_failure_rates
 from core.analysis.reliability_assumptions import ReliabilityAssumptions
-from core.catalog import ComponentSpec
 from core.degrade import original_path
 from core.fabric import FabricView
 from core.flatten import FlatDesign
 from core.inventory import Inventory
-from core.model import Design
+from core.model import PLANE_ROLE, RAIL_ROLE, Design
 from core.workload import Workload
 
-PLANE_ROLE = "plane"
-RAIL_ROLE = "rail"
 
 
 @dataclass(frozen=True)
@@ -73,11 +70,6 @@ class PlaneStructure:
 NO_PLANES = PlaneStructure(1, 0, (), 0.0, 0)
 
 
-def _nic_ports_at(nic: ComponentSpec, gbit_s: float) -> int:
-    modes = nic.get("ports_by_gbit_s") or {nic["port_gbit_s"]: nic["ports"]}
-    return next((int(n) for s, n in modes.items() if abs(float(s) - gbit_s) < 1e-6), 0)
-
-
 def plane_structure(design: Design, flat: FlatDesign) -> PlaneStructure:
     """The planes (or rails) of ``design``: the count of its ``plane``/``rail`` blocks. Plane
     blocks with different counts (a hand edit) make no plane structure: nothing can be said
@@ -104,7 +96,7 @@ def plane_structure(design: Design, flat: FlatDesign) -> PlaneStructure:
     main = flat.specs[flat.spec_row[flat.compute_groups[int(gpus[flat.compute_groups].argmax())]]]
     ports = 0
     if main.get("nic") and main["nic"] in flat.catalog:
-        ports = _nic_ports_at(flat.catalog.get(main["nic"]), speed)
+        ports = flat.catalog.get(main["nic"]).port_count_at(speed)
     if rails:
         return PlaneStructure(1, count, tuple(rails), speed, ports)
     return PlaneStructure(count, 0, tuple(planes), speed, ports)

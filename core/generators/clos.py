@@ -205,7 +205,7 @@ def plan_clos(
                     core_links_per_pod, down_per_port)
 
 
-def _group_counts(values: list[int]) -> list[tuple[int, int]]:
+def group_counts(values: list[int]) -> list[tuple[int, int]]:
     """Run-length encode: [32, 32, 32, 7] -> [(32, 3), (7, 1)] (repetition stored once)."""
     out: list[tuple[int, int]] = []
     for v in values:
@@ -243,7 +243,7 @@ def build_clos_blocks(
 
     def add_sus(block: Block, su_sizes: list[int], y: float) -> list[str]:
         ids = []
-        for n, (size, count) in enumerate(_group_counts(su_sizes)):
+        for n, (size, count) in enumerate(group_counts(su_sizes)):
             su_id = "su" if n == 0 else f"su-{size}"
             block.children[su_id] = make_su(size, su_id, count, n * step, y)
             ids.append(su_id)
@@ -261,7 +261,7 @@ def build_clos_blocks(
         return
 
     pod_ratio = plan.spine_down / plan.spine_up
-    pods = _group_counts([tuple(p) for p in plan.pods])  # type: ignore[misc]
+    pods = group_counts([tuple(p) for p in plan.pods])  # type: ignore[misc]
     pod_ids = []
     for n, (pod_sus, count) in enumerate(pods):
         pod_id = "pod" if n == 0 else f"pod-{n + 1}"

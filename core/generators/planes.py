@@ -37,16 +37,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from itertools import groupby
 
 from core.catalog import Catalog, ComponentSpec
 from core.errors import GeneratorError
 from core.generators.clos import (
-    LEAF_SPINE_M, NODE_LEAF_M, SPINE_CORE_M, ClosPlan, leaves_for_su, spine_count)
-from core.model import Block, Link, Node
+    LEAF_SPINE_M, NODE_LEAF_M, SPINE_CORE_M, ClosPlan, group_counts, leaves_for_su, spine_count)
+from core.model import PLANE_ROLE, RAIL_ROLE, Block, Link, Node
 
-PLANE_ROLE = "plane"
-RAIL_ROLE = "rail"
 MAX_PLANES = 64  # more planes than any NIC has ports: refused before anything is sized
 
 
@@ -80,15 +77,6 @@ class PlaneChoice:
                 "nic_spans_planes": self.nic_spans_planes}
 
 
-def nic_port_modes(nic: ComponentSpec) -> dict[float, int]:
-    """Port speed (Gb/s) -> ports of every mode the NIC can run (SHARED INTERFACE 2: a NIC's
-    ``ports_by_gbit_s``; without it, its one mode ``{port_gbit_s: ports}``)."""
-    modes = nic.get("ports_by_gbit_s")
-    if modes:
-        return {float(speed): int(count) for speed, count in modes.items()}
-    return {float(nic["port_gbit_s"]): int(nic["ports"])}
-
-
 def _server_nic(server: ComponentSpec, catalog: Catalog) -> tuple[ComponentSpec, int]:
     if not server.get("nic") or not server.get("nics"):
         raise GeneratorError(f"{server.id} has no scale-out NICs in the catalog")
@@ -111,7 +99,8 @@ def choose_plane_mode(server: ComponentSpec, catalog: Catalog, switch: Component
     if not 1 <= planes <= MAX_PLANES:
         raise GeneratorError(f"--planes must be between 1 and {MAX_PLANES}, got {planes}")
     nic, nics = _server_nic(server, catalog)
-    modes = sorted(nic_port_modes(nic).items(), reverse=True)
+    modes = sorted(((float(speed), int(count)) for speed, count in nic.port_modes().items()),
+                   reverse=True)
     served = [(s, p) for s, p in modes if switch.port_count_at(s) > 0]
     if not served:
         raise GeneratorError(
@@ -135,7 +124,8 @@ def choose_rail_mode(server: ComponentSpec, catalog: Catalog, switch: ComponentS
     """The NIC mode for a rail-only fabric: one switch per rail must take every server, so the
     fastest mode whose switch radix reaches ``nodes`` servers."""
     nic, nics = _server_nic(server, catalog)
-    modes = sorted(nic_port_modes(nic).items(), reverse=True)
+    modes = sorted(((float(speed), int(count)) for speed, count in nic.port_modes().items()),
+                   reverse=True)
     served = [(s, p) for s, p in modes if switch.port_count_at(s) > 0]
     if not served:
         raise GeneratorError(
@@ -148,11 +138,6 @@ def choose_rail_mode(server: ComponentSpec, catalog: Catalog, switch: ComponentS
             f"servers; {nodes} {server.id} need a spine (drop --rail-only) or planes (--planes)")
     speed, ports = fits[0]
     return PlaneChoice(nics * ports, speed, ports, nics, nic.id)
-
-
-def _runs(values: list) -> list[tuple]:
-    """Run-length encoding, [32, 32, 7] -> [(32, 2), (7, 1)]: repeated SUs or pods stored once."""
-    return [(value, len(list(run))) for value, run in groupby(values)]
 
 
 def _class_ids(full: bool) -> tuple[str, str]:
@@ -168,7 +153,7 @@ def _add_unit(owner: Block, su_sizes: list[int], plan: ClosPlan, choice: PlaneCh
     n = choice.planes
     plane = Block(PLANE_ROLE, "Plane", count=n, x=0.0, y=0.0, role=PLANE_ROLE)
     step = 260.0
-    for index, (size, count) in enumerate(_runs(su_sizes)):
+    for index, (size, count) in enumerate(group_counts(su_sizes)):
         node_gid, leaf_gid = _class_ids(size == plan.su_nodes)
         leaves = leaves_for_su(plan, size)
         owner.children[node_gid] = Node(node_gid, node_id, size * count,
@@ -198,7 +183,7 @@ def build_plane_blocks(plan: ClosPlan, choice: PlaneChoice, node_id: str, switch
     pod_ratio = plan.spine_down / plan.spine_up
     step = 320.0
     core_links = []
-    for n, (pod_sus, count) in enumerate(_runs([tuple(p) for p in plan.pods])):
+    for n, (pod_sus, count) in enumerate(group_counts([tuple(p) for p in plan.pods])):
         pod_id = "pod" if n == 0 else f"pod-{n + 1}"
         pod = Block(pod_id, "Pod" if count > 1 else f"Pod ({sum(pod_sus)} nodes)", count=count,
                     x=n * step, y=240.0, role="pod")
