@@ -103,12 +103,13 @@ def _dpu_cap_gbyte_s(flat, side: np.ndarray) -> float:
     return min((s.gbyte_s for s in stages if not s.small_reads_only), default=math.inf)
 
 
-def _storage_gbyte_s(topology: Topology, field: str) -> float:
-    """Storage throughput GPUs can reach: min(storage devices, their links, compute-side links)."""
+def _storage_gbyte_s(topology: Topology) -> tuple[float, float]:
+    """Storage (read, write) throughput GPUs can reach: min(storage devices, their links,
+    compute-side links), the links and the compute side worked out once for both."""
     flat = topology.flat
     storage = flat.kind == "storage"
     if not storage.any():
-        return 0.0
+        return 0.0, 0.0
     # Link capacity of every storage group, added bundle by bundle as listed.
     touching = np.flatnonzero(storage[flat.bundle_a] | storage[flat.bundle_b])
     ends = np.stack([flat.bundle_a[touching], flat.bundle_b[touching]], axis=1)
@@ -116,11 +117,13 @@ def _storage_gbyte_s(topology: Topology, field: str) -> float:
     ends = ends.ravel()
     links_gbit_s = np.bincount(ends[ends >= 0], weights=np.repeat(
         flat.capacity_gbit_s[touching], 2)[ends >= 0], minlength=len(storage))
-    device = 0.0
+    devices = {"read_gbyte_s": 0.0, "write_gbyte_s": 0.0}
     for i in np.flatnonzero(storage).tolist():
         multiplicity = int(flat.multiplicity[i])
         link_gbyte_s = float(links_gbit_s[i]) / 8.0 / multiplicity
-        device += multiplicity * min(float(flat.specs[flat.spec_row[i]][field]), link_gbyte_s)
+        for field in devices:
+            devices[field] += multiplicity * min(float(flat.specs[flat.spec_row[i]][field]),
+                                                 link_gbyte_s)
     compute = flat.is_compute
     side = (flat.bundles_of_kind("storage", "frontend")
             & (compute[flat.bundle_a] | compute[flat.bundle_b]))
@@ -131,7 +134,7 @@ def _storage_gbyte_s(topology: Topology, field: str) -> float:
         compute_side = topology.up_capacity_gbit_s[0] / 8.0
     else:
         compute_side = 0.0
-    return min(device, compute_side)
+    return min(devices["read_gbyte_s"], compute_side), min(devices["write_gbyte_s"], compute_side)
 
 
 def analyze_bandwidth(topology: Topology, assumptions: NetworkAssumptions = NetworkAssumptions()) -> BandwidthResult:
@@ -160,6 +163,7 @@ def analyze_bandwidth(topology: Topology, assumptions: NetworkAssumptions = Netw
     a2a_time = alltoall_time_s(fabric, size, n)
     alltoall = size * (n - 1) / n / a2a_time / 1e9 if n > 1 and 0 < a2a_time < float("inf") else 0.0
     by_level = {level.name: round(level.per_gpu_gbit_s, 3) for level in fabric.levels}
+    storage_read_gbyte_s, storage_write_gbyte_s = _storage_gbyte_s(topology)
     return BandwidthResult(
         scale_up_domain_gpus=fabric.scale_up_domain_gpus,
         per_gpu_scale_up_gbyte_s=fabric.scale_up.per_gpu_gbyte_s,
@@ -169,8 +173,8 @@ def analyze_bandwidth(topology: Topology, assumptions: NetworkAssumptions = Netw
         oversubscription_by_tier=dict(topology.oversubscription),
         allreduce_busbw_gbyte_s=busbw,
         alltoall_per_gpu_gbyte_s=alltoall,
-        storage_read_gbyte_s=_storage_gbyte_s(topology, "read_gbyte_s"),
-        storage_write_gbyte_s=_storage_gbyte_s(topology, "write_gbyte_s"),
+        storage_read_gbyte_s=storage_read_gbyte_s,
+        storage_write_gbyte_s=storage_write_gbyte_s,
         per_gpu_by_level_gbit_s=by_level,
         diagnostics=tuple(diagnostics),
     )
