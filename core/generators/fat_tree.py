@@ -131,23 +131,15 @@ def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
     if options.rail_only or options.planes != 1:
         return _generate_planes(options, catalog, server, switch, nodes)
     endpoints, speed = scale_out_endpoints(server, catalog)
-    pod_nodes = None
-    if options.island_gpus is not None:
-        if options.island_gpus < gpus_per_node or options.island_gpus % gpus_per_node:
-            raise GeneratorError(
-                f"--island-gpus {options.island_gpus} must be a positive multiple of {gpus_per_node}"
-            )
-        pod_nodes = options.island_gpus // gpus_per_node
-    tiers = options.tiers if options.tiers == "auto" else int(options.tiers)
-    plan, ports = plan_fabric(nodes, endpoints, switch, speed, tiers, options.oversubscription,
-                              pod_nodes, options.island_oversubscription)
+    plan, ports = plan_fabric(nodes, endpoints, switch, speed, _tiers(options),
+                              options.oversubscription, _island_nodes(options, gpus_per_node),
+                              options.island_oversubscription)
     name = options.name or f"{options.gpus:,} x {server.id} on {switch.id} ({plan.tiers}-tier)"
     root = Block("root", name)
     build_clos_blocks(plan, server.id, switch.id, speed, root, up_speed_gbit_s=ports.up_gbit_s)
     add_fabric_managers(root, catalog, plan, switch, options.ufm_appliances)
     if options.storage or options.storage_nodes:
-        storage_switch = (catalog.require(options.storage_switch, "switch")
-                          if options.storage_switch else switch)
+        storage_switch = _storage_switch(options, catalog, switch)
         if options.storage_fabric == "converged":
             add_converged_storage(root, catalog, options.storage, options.storage_nodes,
                                   storage_switch, plan, speed)
@@ -167,6 +159,25 @@ def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
     return Design(name, root, metadata=metadata)
 
 
+def _island_nodes(options: FatTreeOptions, gpus_per_node: int) -> int | None:
+    """Nodes per island (pod) of ``--island-gpus``, None without islands."""
+    if options.island_gpus is None:
+        return None
+    if options.island_gpus < gpus_per_node or options.island_gpus % gpus_per_node:
+        raise GeneratorError(
+            f"--island-gpus {options.island_gpus} must be a positive multiple of {gpus_per_node}")
+    return options.island_gpus // gpus_per_node
+
+
+def _tiers(options: FatTreeOptions) -> str | int:
+    return options.tiers if options.tiers == "auto" else int(options.tiers)
+
+
+def _storage_switch(options: FatTreeOptions, catalog: Catalog, switch: ComponentSpec) -> ComponentSpec:
+    """The storage fabric's switch: ``--storage-switch``, else the compute fabric's."""
+    return catalog.require(options.storage_switch, "switch") if options.storage_switch else switch
+
+
 def _generate_planes(options: FatTreeOptions, catalog: Catalog, server: ComponentSpec,
                      switch: ComponentSpec, nodes: int) -> Design:
     """``--planes N`` / ``--rail-only``: the servers shared by N planes (or rails), each plane
@@ -183,16 +194,10 @@ def _generate_planes(options: FatTreeOptions, catalog: Catalog, server: Componen
         by_tier = {"leaf": choice.planes}
     else:
         choice = choose_plane_mode(server, catalog, switch, options.planes)
-        pod_nodes = None
-        if options.island_gpus is not None:
-            per_node = int(server["accelerators"])
-            if options.island_gpus < per_node or options.island_gpus % per_node:
-                raise GeneratorError(
-                    f"--island-gpus {options.island_gpus} must be a positive multiple of {per_node}")
-            pod_nodes = options.island_gpus // per_node
-        tiers = options.tiers if options.tiers == "auto" else int(options.tiers)
         plan = plan_clos(nodes, choice.per_plane_endpoints, switch_radix(switch, choice.gbit_s),
-                         tiers, options.oversubscription, pod_nodes, options.island_oversubscription)
+                         _tiers(options), options.oversubscription,
+                         _island_nodes(options, int(server["accelerators"])),
+                         options.island_oversubscription)
         by_tier = {tier: n * choice.planes for tier, n in plan.switches_by_tier.items()}
     shape = ("rail-only" if options.rail_only
              else f"{choice.planes} planes x {plan.tiers}-tier at {choice.gbit_s:g}G")
@@ -207,8 +212,7 @@ def _generate_planes(options: FatTreeOptions, catalog: Catalog, server: Componen
             # converged storage joins the compute fabric's top tier; planes have no shared top
             raise GeneratorError("--planes and --rail-only take storage on its own fabric only "
                                  "(--storage-fabric separate)")
-        storage_switch = (catalog.require(options.storage_switch, "switch")
-                          if options.storage_switch else switch)
+        storage_switch = _storage_switch(options, catalog, switch)
         add_storage(root, catalog, options.storage, options.storage_nodes, storage_switch, nodes,
                     server)
     metadata = {
