@@ -74,10 +74,6 @@ def original_path(path: str) -> str:
     return _RUN_SUFFIX.sub("", path)
 
 
-def has_out_of_service(design: Design) -> bool:
-    return bool(out_of_service(design))
-
-
 def degraded_design(design: Design) -> Design:
     """``design`` without its failed and drained units (the design itself when none are)."""
     lost: dict[Key, int] = {}
@@ -136,11 +132,9 @@ def _runs(block: Block, own: int, lost: dict[Key, int]) -> list[tuple[dict[Key, 
 
 
 def replace_block(block: Block, **changes) -> Block:
-    """A new Block like ``block`` with ``changes`` (children and links containers shared)."""
-    fields = dict(id=block.id, name=block.name, count=block.count, children=block.children,
-                  links=block.links, x=block.x, y=block.y, collapsed=block.collapsed, role=block.role)
-    fields.update(changes)
-    return Block(**fields)
+    """A new Block like ``block`` with ``changes`` (children and links containers shared) and no
+    failure marks: every other field is copied, so none (cooling...) is lost on the way."""
+    return replace(block, **{"failed": 0, "drained": 0, **changes})
 
 
 @dataclass

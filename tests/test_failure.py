@@ -302,3 +302,15 @@ def test_a_failed_plane_of_a_generated_multi_plane_fabric_loses_one_nth(planes):
     assert one_spine["bandwidth"]["planes"] == planes
     assert one_spine["reliability"]["interruptions_per_day"] == pytest.approx(
         intact["reliability"]["interruptions_per_day"])
+
+
+def test_a_degraded_block_keeps_its_cooling():
+    # the runs a failure splits a block into are cooled like the block: immersion racks stay
+    # immersion (PUE 1.05), and what is left never draws more facility power than the whole
+    design = fabric()
+    design.root.children["su"].cooling = "immersion"
+    intact = evaluation_to_json(evaluate(design))
+    degraded = evaluation_to_json(evaluate(with_out_of_service(design, ["su:1"])))
+    assert set(degraded["power"]["cooling"]) == {"immersion"}
+    assert degraded["power"]["pue"] == pytest.approx(intact["power"]["pue"])
+    assert degraded["power"]["facility_kw"] < intact["power"]["facility_kw"]
