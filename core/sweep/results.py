@@ -25,13 +25,11 @@ from typing import Any
 import numpy as np
 
 from core.atomic_write import atomic_write_text
-from core.compare import METRICS
 from core.errors import DesignError
 from core.limits import MAX_FILE_BYTES
 from core.sweep.pareto import pareto_mask
-from core.sweep.spec import MAXIMIZE, Objective, SweepSpec
+from core.sweep.spec import MAXIMIZE, METRIC_PATHS, Objective, SweepSpec
 
-METRIC_COLUMNS = tuple(m.path for m in METRICS)
 TAIL_COLUMNS = ("error", "pareto", "recipe")
 
 
@@ -102,13 +100,13 @@ def results_csv(spec: SweepSpec, recipes: list[dict[str, Any]],
     params = parameter_columns(spec)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*params, *METRIC_COLUMNS, *TAIL_COLUMNS])
+    writer.writerow([*params, *METRIC_PATHS, *TAIL_COLUMNS])
     option_names = [name for name, _ in spec.options]
     for i, (recipe, outcome) in enumerate(zip(recipes, outcomes)):
         row = [i, recipe["template"], *(recipe["options"][n] for n in option_names),
                recipe["workload_label"], recipe["stack"],
                *(recipe["assumptions"][name] for name, _ in spec.assumptions),
-               *(outcome["metrics"].get(path) for path in METRIC_COLUMNS),
+               *(outcome["metrics"].get(path) for path in METRIC_PATHS),
                outcome["error"], bool(on_front[i]),
                json.dumps(recipe, separators=(",", ":"), allow_nan=False)]
         writer.writerow([_cell(v) for v in row])
@@ -157,7 +155,7 @@ def read_results(path: str | Path) -> SweepTable:
     missing = [c for c in ("index", *TAIL_COLUMNS) if c not in header]
     if missing:
         raise SweepResultsError(f"{path}: not sweep results (no column {', '.join(missing)})")
-    metrics = tuple(c for c in header if c in METRIC_COLUMNS)
+    metrics = tuple(c for c in header if c in METRIC_PATHS)
     params = tuple(c for c in header if c not in metrics and c not in TAIL_COLUMNS)
     for number, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):

@@ -24,6 +24,8 @@ is not checked here: such a combination becomes a row with its reason in the res
 from __future__ import annotations
 
 import dataclasses
+import functools
+import itertools
 import math
 import types
 import typing
@@ -101,7 +103,7 @@ class SweepSpec:
         names = [name for name, _ in self.options]
         assumption_names = [name for name, _ in self.assumptions]
         n_options = len(names)
-        for values in _product([values for _, values in self._axes()]):
+        for values in itertools.product(*(values for _, values in self._axes())):
             workload = values[n_options]
             yield {"template": self.template,
                    "options": dict(zip(names, values[:n_options])),
@@ -110,19 +112,6 @@ class SweepSpec:
                    "keep_preset_layout": self.keep_preset_layout,
                    "stack": values[n_options + 1],
                    "assumptions": dict(zip(assumption_names, values[n_options + 2:]))}
-
-
-def _product(axes: list[tuple]) -> Iterator[tuple]:
-    indices = [0] * len(axes)
-    while True:
-        yield tuple(axis[i] for axis, i in zip(axes, indices))
-        for k in range(len(axes) - 1, -1, -1):
-            indices[k] += 1
-            if indices[k] < len(axes[k]):
-                break
-            indices[k] = 0
-        else:
-            return
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -223,13 +212,21 @@ def _hint_name(hint: Any) -> str:
             type(None): "null"}.get(hint, str(hint))
 
 
+@functools.cache
+def _option_hints(options_class: type) -> dict[str, Any]:
+    """Field name -> type of a generator options class, in field order: worked out once, as
+    every design of a sweep checks its recipe's options against them."""
+    hints = typing.get_type_hints(options_class)
+    return {f.name: hints[f.name] for f in dataclasses.fields(options_class)}
+
+
 def option_problem(options_class: type, name: str, value: Any) -> str | None:
     """Why ``value`` cannot be option ``name`` of the generator options ``options_class``
     (unknown option, wrong type), or None when it can."""
-    fields = [f.name for f in dataclasses.fields(options_class)]
-    if name not in fields:
-        return f"unknown option (allowed: {', '.join(fields)})"
-    hint = typing.get_type_hints(options_class)[name]
+    hints = _option_hints(options_class)
+    if name not in hints:
+        return f"unknown option (allowed: {', '.join(hints)})"
+    hint = hints[name]
     return None if _value_ok(value, hint) else f"expected {_hint_name(hint)}, got {value!r}"
 
 
