@@ -48,6 +48,11 @@ class StackPreset:
     def assumptions(self) -> PerformanceAssumptions:
         return PerformanceAssumptions(**self.overrides, stack=self.id)
 
+    @property
+    def checked_against_text(self) -> str:
+        """The validation rows that check it, or the ones that bracket it, in a user's words."""
+        return ", ".join(self.checked_against) or "none; bracketed by " + ", ".join(self.bracketed_by)
+
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "year": self.year,
                 "description": self.description, "checked_against": list(self.checked_against),

@@ -62,9 +62,7 @@ def stacks_text(args) -> str:
     if args.format == "json":
         return json.dumps([p.to_json() for p in presets], indent=2)
     rows = [("ID", "YEAR", "NAME", "CHECKED AGAINST")] + [
-        (p.id, str(p.year), p.name, ", ".join(p.checked_against)
-         or "none; bracketed by " + ", ".join(p.bracketed_by))
-        for p in presets]
+        (p.id, str(p.year), p.name, p.checked_against_text) for p in presets]
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     indent = " " * (sum(widths) + 6)
     lines = []

@@ -59,7 +59,7 @@ def run_sweep_command(args) -> int:
     from tqdm import tqdm  # noqa: PLC0415
 
     from core.errors import DesignError  # noqa: PLC0415
-    from core.sweep.results import front, write_results  # noqa: PLC0415
+    from core.sweep.results import write_results  # noqa: PLC0415
     from core.sweep.run import run_sweep  # noqa: PLC0415
     from core.sweep.spec import load_sweep_spec  # noqa: PLC0415
 
@@ -69,9 +69,8 @@ def run_sweep_command(args) -> int:
     with tqdm(total=spec.combinations, desc=spec.name, unit="design", file=sys.stderr,
               disable=args.no_progress, dynamic_ncols=True) as bar:
         recipes, outcomes = run_sweep(spec, args.jobs, args.backend, args.scheduler, bar.update)
-    write_results(args.output, spec, recipes, outcomes)
+    on_front = int(write_results(args.output, spec, recipes, outcomes).sum())
     skipped = sum(1 for o in outcomes if o["error"] is not None)
-    on_front = int(front(outcomes, spec.objectives).sum())
     objectives = ", ".join(o.label for o in spec.objectives)
     sys.stderr.write(f"cluster-designer: {len(outcomes):,} designs, {skipped:,} with an error, "
                      f"{on_front:,} on the Pareto front ({objectives}) -> {args.output}\n")

@@ -77,5 +77,5 @@ class StackSelector(QComboBox):
 
 def _tooltip(preset) -> str:
     """Rich text, so that Qt wraps the long description."""
-    rows = ", ".join(preset.checked_against) or "none; bracketed by " + ", ".join(preset.bracketed_by)
+    rows = preset.checked_against_text
     return f"<p>{escape(preset.description)}</p><p>Checked against validation rows: {rows}</p>"

@@ -93,10 +93,12 @@ def front(outcomes: list[dict[str, Any]], objectives: tuple[Objective, ...]) -> 
     return pareto_mask(table, [o.direction == MAXIMIZE for o in objectives])
 
 
-def results_csv(spec: SweepSpec, recipes: list[dict[str, Any]],
-                outcomes: list[dict[str, Any]]) -> str:
-    """The CSV text of a finished sweep (``outcomes[i]`` belongs to ``recipes[i]``)."""
-    on_front = front(outcomes, spec.objectives)
+def results_csv(spec: SweepSpec, recipes: list[dict[str, Any]], outcomes: list[dict[str, Any]],
+                on_front: np.ndarray | None = None) -> str:
+    """The CSV text of a finished sweep (``outcomes[i]`` belongs to ``recipes[i]``);
+    ``on_front``: the Pareto mask if the caller has it already."""
+    if on_front is None:
+        on_front = front(outcomes, spec.objectives)
     params = parameter_columns(spec)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -114,8 +116,11 @@ def results_csv(spec: SweepSpec, recipes: list[dict[str, Any]],
 
 
 def write_results(path: str | Path, spec: SweepSpec, recipes: list[dict[str, Any]],
-                  outcomes: list[dict[str, Any]]) -> None:
-    atomic_write_text(path, results_csv(spec, recipes, outcomes))
+                  outcomes: list[dict[str, Any]]) -> np.ndarray:
+    """Write the results file whole or not at all; returns the Pareto mask it holds."""
+    on_front = front(outcomes, spec.objectives)
+    atomic_write_text(path, results_csv(spec, recipes, outcomes, on_front))
+    return on_front
 
 
 def _numbers(cells: list[str], column: str) -> np.ndarray:

@@ -162,14 +162,12 @@ class CanvasActions(QObject):
             if not ok:
                 return
         new = (n, other) if state == "failed" else (other, n)
-        self._push(SetOutOfService(target.path, *new, target.link_id))
-        self.update_enabled()
+        self._push(SetOutOfService(target.path, *new, target.link_id))  # indexChanged updates
 
     def restore_selection(self) -> None:
         target = self._failure_target()
         if target is not None and any(current_state(self.document.design, target)):
             self._push(SetOutOfService(target.path, 0, 0, target.link_id))
-            self.update_enabled()
 
     def _push(self, op, text: str | None = None) -> bool:
         try:
