@@ -95,35 +95,31 @@ def id_rule(value: Any) -> str:
     raise FieldProblem(f"invalid id {show(value)}: use 1 to {MAX_ID_CHARS} letters, digits, '.', '_' or '-'")
 
 
-def count_rule(value: Any) -> int:
-    """A whole number of at least 1 (2.0 is refused: a count is never written as a float)."""
+def _whole_at_least(value: Any, low: int) -> int:
+    """``value`` as a whole number of at least ``low``; 2.0 and True are refused (a count is
+    never written as a float or a boolean), numpy integers taken."""
     if type(value) is not int:
         try:
-            whole = None if isinstance(value, bool) else operator.index(value)  # numpy ints too
+            whole = None if isinstance(value, bool) else operator.index(value)
         except TypeError:
             whole = None
         if whole is None:
             raise FieldProblem(f"expected integer, got {show(value)}")
         value = whole
-    if value < 1:
-        raise FieldProblem(f"must be at least 1, got {value}")
+    if value < low:
+        raise FieldProblem(f"must be at least {low}, got {value}")
     return value
+
+
+def count_rule(value: Any) -> int:
+    """A whole number of at least 1."""
+    return _whole_at_least(value, 1)
 
 
 def units_rule(value: Any) -> int:
     """A whole number of at least 0: how many units of an item are failed or drained (whether
     that many exist is a question about the whole design: core/limits.py)."""
-    if type(value) is int and value >= 0:
-        return value
-    if isinstance(value, bool) or isinstance(value, float):
-        raise FieldProblem(f"expected integer, got {show(value)}")
-    try:
-        whole = operator.index(value)  # numpy ints too
-    except TypeError:
-        raise FieldProblem(f"expected integer, got {show(value)}") from None
-    if whole < 0:
-        raise FieldProblem(f"must be at least 0, got {whole}")
-    return whole
+    return _whole_at_least(value, 0)
 
 
 def number_rule(low: float = -sys.float_info.max, high: float = sys.float_info.max,

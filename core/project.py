@@ -235,6 +235,12 @@ def _node_to_dict(node: Node) -> dict[str, Any]:
     return out
 
 
+def _link_to_dict(l: Link) -> dict[str, Any]:
+    out = {"id": l.id, "a": l.a, "b": l.b, "kind": l.kind, "speed_gbit_s": l.speed_gbit_s,
+           "count": l.count, "length_m": l.length_m, "medium": l.medium}
+    return _failure_to_dict(l, out) if l.failed or l.drained else out
+
+
 def _failure_to_dict(item: Node | Block | Link, out: dict[str, Any]) -> dict[str, Any]:
     """The failure what-if fields, written only when set: a design without failures saves as
     before, and older versions read it."""
@@ -261,14 +267,7 @@ def _block_to_dict(block: Block) -> dict[str, Any]:
     out["children"] = [
         _block_to_dict(c) if isinstance(c, Block) else _node_to_dict(c) for c in block.children.values()
     ]
-    out["links"] = [
-        {"id": l.id, "a": l.a, "b": l.b, "kind": l.kind, "speed_gbit_s": l.speed_gbit_s,
-         "count": l.count, "length_m": l.length_m, "medium": l.medium}
-        if not (l.failed or l.drained) else _failure_to_dict(l, {
-            "id": l.id, "a": l.a, "b": l.b, "kind": l.kind, "speed_gbit_s": l.speed_gbit_s,
-            "count": l.count, "length_m": l.length_m, "medium": l.medium})
-        for l in block.links
-    ]
+    out["links"] = [_link_to_dict(l) for l in block.links]
     return out
 
 
