@@ -17,7 +17,7 @@ from core.design_fields import check_text, show, show_key
 from core.errors import WorkloadError
 from core.jsonfile import read_json
 from core.limits import MAX_ACCELERATORS
-from core.workload import (PRESETS_DIR, ModelSpec, Workload, parse_model, preset_kind,
+from core.workload import (ModelSpec, Workload, parse_model, presets_of_kind,
                            workload_from_dict)
 
 # Bytes per value. int8 is accepted here; whether the accelerator has dense TFLOPs for the
@@ -230,7 +230,7 @@ def load_any_workload(path: Path) -> Workload | InferenceWorkload:
 def list_inference_presets() -> dict[str, Path]:
     """Inference preset name (file stem) -> path: the files of resources/workloads whose kind is
     inference (core.workload.list_presets lists the training ones)."""
-    return {p.stem: p for p in sorted(PRESETS_DIR.glob("*.json")) if preset_kind(p) == "inference"}
+    return presets_of_kind("inference")
 
 
 def load_inference_preset(name: str) -> InferenceWorkload:

@@ -6,6 +6,7 @@ defaults below; unknown keys are an error naming the JSON path.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -305,7 +306,19 @@ def load_workload(path: Path) -> Workload:
 def list_presets() -> dict[str, Path]:
     """Training preset name (file stem) -> path, from resources/workloads (the inference
     presets there: core.inference_workload.list_inference_presets)."""
-    return {p.stem: p for p in sorted(PRESETS_DIR.glob("*.json")) if preset_kind(p) == "training"}
+    return presets_of_kind("training")
+
+
+def presets_of_kind(kind: str) -> dict[str, Path]:
+    """Preset name (file stem) -> path of the bundled presets whose kind is ``kind``."""
+    return {path.stem: path for path, of_kind in _bundled_preset_kinds() if of_kind == kind}
+
+
+@functools.cache
+def _bundled_preset_kinds() -> tuple[tuple[Path, str], ...]:
+    # The bundled presets are package data: their kinds are read once, not on every preset
+    # loaded (a sweep loads one per design).
+    return tuple((path, preset_kind(path)) for path in sorted(PRESETS_DIR.glob("*.json")))
 
 
 def preset_kind(path: Path) -> str:
