@@ -159,15 +159,24 @@ def evaluate(
     return _with_failure(design, catalog, items, intact, degraded, start)
 
 
-def _with_failure(design: Design, catalog: Catalog, items: list, intact: Evaluation,
-                  degraded: Evaluation, start: float) -> Evaluation:
-    """``degraded`` with the failure section: the GPUs each state takes, the workload's best
-    layout on what is left when its own does not run there, the comparison."""
+def _gpus_left_by_failures(design: Design, catalog: Catalog, items: list,
+                           degraded: Evaluation) -> int:
+    """The GPUs left when only the failed units are out (drained ones count apart): the
+    degraded design's own when nothing is drained, else the design without its drains."""
+    if not any(drained for *_, drained in items):
+        return degraded.topology.flat.gpus
     only_failed = design.snapshot()
     for path, link_id, failed, drained in items:
         if drained:
             only_failed.apply(SetOutOfService(path, failed, 0, link_id))
-    gpus_failed = intact.counts.gpus - flatten(degraded_design(only_failed), catalog).gpus
+    return flatten(degraded_design(only_failed), catalog).gpus
+
+
+def _with_failure(design: Design, catalog: Catalog, items: list, intact: Evaluation,
+                  degraded: Evaluation, start: float) -> Evaluation:
+    """``degraded`` with the failure section: the GPUs each state takes, the workload's best
+    layout on what is left when its own does not run there, the comparison."""
+    gpus_failed = intact.counts.gpus - _gpus_left_by_failures(design, catalog, items, degraded)
     relayout = relayout_ettr = None
     fabric = degraded.topology.fabric
     if degraded.workload is not None and degraded.cannot_run and fabric is not None:
