@@ -10,14 +10,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from core.catalog_prices import price_problem
 from core.cooling import CATALOG_COOLING
-from core.design_fields import MAX_ID_CHARS, check_text, show
+from core.design_fields import EVIDENCE_TAGS_RE, MAX_ID_CHARS, check_text, show
 from core.dpu_engines import engines_problem
 from core.errors import CatalogError
 from core.jsonfile import read_json
@@ -186,8 +185,6 @@ STATUSES = ("shipping", "announced")
 # Release years a catalog entry may carry: far enough back for any part still in service and
 # forward for roadmap announcements; a typo such as 20255 or 225 is caught.
 YEARS = (2000, 2035)
-# Confidence tags of ../shared/reference/README.md (P, D, S, R, E), possibly mixed ("P/E").
-_CONFIDENCE_RE = re.compile(r"^[PDSRE](/[PDSRE])*$")
 COOLING = CATALOG_COOLING  # "liquid" (older files) is cold-plate
 MEDIA = ("fiber", "copper")
 
@@ -398,7 +395,7 @@ def parse_entry(raw: Any, origin: str, index: int) -> ComponentSpec:
         values[name] = value
     if not values["id"].strip():
         raise CatalogError(f"{origin}: {label} field 'id': must not be empty")
-    if not _CONFIDENCE_RE.match(values["confidence"]):
+    if not EVIDENCE_TAGS_RE.match(values["confidence"]):
         raise CatalogError(
             f"{origin}: {label} field 'confidence': {values['confidence']!r} is not a tag like P, S, E or P/E"
         )

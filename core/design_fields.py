@@ -61,6 +61,10 @@ _short.maxlist = _short.maxdict = _short.maxtuple = 4
 _short.maxlevel = 2
 
 
+# Evidence tags of ../shared/reference/README.md (P, D, S, R, E), possibly mixed ("P/E"): a
+# catalog entry's confidence and each figure of a DPU engine carry them.
+EVIDENCE_TAGS_RE = re.compile(r"^[PDSRE](/[PDSRE])*$")
+
 def show(value: Any) -> str:
     """``repr`` cut to a readable length (for error messages about user values)."""
     return _short.repr(value)

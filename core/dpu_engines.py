@@ -16,10 +16,9 @@ instead be given once for the whole DPU (the entry's ``offload_cores_freed``), n
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, Mapping
 
-from core.design_fields import show
+from core.design_fields import EVIDENCE_TAGS_RE, show
 
 # engine -> its own figures: field -> whole number (True) or any number (False)
 ENGINE_FIELDS: dict[str, dict[str, bool]] = {
@@ -44,7 +43,6 @@ FIELD_UNITS = {
     "offload_cores_freed": "host cores freed",
 }
 _COMMON_FIELDS = ("offload_cores_freed", "evidence", "note")
-_EVIDENCE_RE = re.compile(r"^[PDSRE](/[PDSRE])*$")
 
 
 def engines_problem(engines: Any, cores_freed_per_dpu: Any, max_number: float,
@@ -67,7 +65,7 @@ def engines_problem(engines: Any, cores_freed_per_dpu: Any, max_number: float,
             if key not in allowed:
                 return at, f"unknown field (expected {', '.join(allowed)})"
             if key == "evidence":
-                if not isinstance(value, str) or not _EVIDENCE_RE.match(value):
+                if not isinstance(value, str) or not EVIDENCE_TAGS_RE.match(value):
                     return at, f"{show(value)} is not a tag like S, E or S/E"
             elif key == "note":
                 if not isinstance(value, str) or not value.strip() or len(value) > max_text_chars:
