@@ -87,6 +87,13 @@ def _offered(switch: ComponentSpec) -> str:
     return ", ".join(f"{c}x{s}G" for s, c in switch["ports_by_gbit_s"].items())
 
 
+def _nic_modes(nic: ComponentSpec, switch: ComponentSpec) -> tuple[list, list]:
+    """The NIC's (speed, ports) modes, fastest first, and those ``switch`` has ports for."""
+    modes = sorted(((float(speed), int(count)) for speed, count in nic.port_modes().items()),
+                   reverse=True)
+    return modes, [(s, p) for s, p in modes if switch.port_count_at(s) > 0]
+
+
 def choose_plane_mode(server: ComponentSpec, catalog: Catalog, switch: ComponentSpec,
                       planes: int) -> PlaneChoice:
     """The NIC mode for ``planes`` planes on ``switch``.
@@ -99,9 +106,7 @@ def choose_plane_mode(server: ComponentSpec, catalog: Catalog, switch: Component
     if not 1 <= planes <= MAX_PLANES:
         raise GeneratorError(f"--planes must be between 1 and {MAX_PLANES}, got {planes}")
     nic, nics = _server_nic(server, catalog)
-    modes = sorted(((float(speed), int(count)) for speed, count in nic.port_modes().items()),
-                   reverse=True)
-    served = [(s, p) for s, p in modes if switch.port_count_at(s) > 0]
+    modes, served = _nic_modes(nic, switch)
     if not served:
         raise GeneratorError(
             f"switch {switch.id} ({_offered(switch)}) offers none of {nic.id}'s port speeds "
@@ -124,9 +129,7 @@ def choose_rail_mode(server: ComponentSpec, catalog: Catalog, switch: ComponentS
     """The NIC mode for a rail-only fabric: one switch per rail must take every server, so the
     fastest mode whose switch radix reaches ``nodes`` servers."""
     nic, nics = _server_nic(server, catalog)
-    modes = sorted(((float(speed), int(count)) for speed, count in nic.port_modes().items()),
-                   reverse=True)
-    served = [(s, p) for s, p in modes if switch.port_count_at(s) > 0]
+    modes, served = _nic_modes(nic, switch)
     if not served:
         raise GeneratorError(
             f"switch {switch.id} ({_offered(switch)}) offers none of {nic.id}'s port speeds")
