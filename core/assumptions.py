@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.analysis.cost import CostAssumptions
+from core.analysis.inference_assumptions import InferenceAssumptions
 from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.analysis.power import PowerAssumptions
 from core.analysis.reliability_assumptions import ReliabilityAssumptions
@@ -22,6 +23,7 @@ class Assumptions:
     performance: PerformanceAssumptions = field(default_factory=PerformanceAssumptions)
     cost: CostAssumptions = field(default_factory=CostAssumptions)
     storage: StorageAssumptions = field(default_factory=StorageAssumptions)
+    inference: InferenceAssumptions = field(default_factory=InferenceAssumptions)
 
 
 def assumptions_from_dict(raw: Any, path: str = "assumptions") -> Assumptions:

@@ -44,6 +44,9 @@ CODES: dict[str, CodeInfo] = {
     "SERVING_PRECISION_UNSUPPORTED": CodeInfo(
         "error", "the accelerator has no dense peak for the inference workload's serving precision: "
                  "serving figures are not computed"),
+    "INFERENCE_NOT_MODELLED": CodeInfo(
+        "error", "the serving model does not cover this part of the inference workload yet: "
+                 "serving figures are not computed"),
     # --- the design cannot be built as drawn --------------------------------------------------
     "SWITCH_PORTS_EXCEEDED": CodeInfo(
         "error", "a switch has more links drawn than it has ports"),

@@ -275,7 +275,7 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     if serving is not None and fabric is None:
         cannot_run = (Diagnostic("NO_GPUS", f"the design has no GPUs: {serving.name} cannot run"),)
     elif serving is not None:
-        inference = analyze_inference(fabric, serving, power.facility_kw,
+        inference = analyze_inference(fabric, serving, power.facility_kw, assumptions.inference,
                                       usd_per_gpu_hour=cost.usd_per_gpu_hour)
         cannot_run = inference.cannot_run
 

@@ -1,5 +1,7 @@
-"""Inference (serving) workload: model, serving and KV-cache precision, request mix, SLOs and one
-aggregated deployment, and its JSON form (``"kind": "inference"``, DESIGN.md "Workload JSON").
+"""Inference (serving) workload: model, serving and KV-cache precision, request mix (one shape or
+a small distribution), SLOs, deployment (aggregated, disaggregated prefill/decode with a layout
+per phase, or "auto" for the layout search), KV-cache placement (HBM, host memory, a remote
+prefix cache), and its JSON form (``"kind": "inference"``, DESIGN.md "Workload JSON").
 
 The model block is the training workload's (core/workload.py: dense, GQA through ``kv_heads``,
 MoE with shared experts) plus an optional ``mla`` block for multi-head latent attention
@@ -9,6 +11,7 @@ training workload.
 
 from __future__ import annotations
 
+import math
 from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -17,16 +20,22 @@ from core.design_fields import check_text, show, show_key
 from core.errors import WorkloadError
 from core.jsonfile import read_json
 from core.limits import MAX_ACCELERATORS
-from core.workload import (ModelSpec, Workload, parse_model, presets_of_kind,
-                           workload_from_dict)
+from core.workload import (ModelSpec, Workload, check_workload, parse_model, presets_of_kind,
+                           workload_from_dict, workload_to_dict)
 
 # Bytes per value. int8 is accepted here; whether the accelerator has dense TFLOPs for the
 # serving precision is the catalog's to say, and the analysis names the accelerator if not.
 PRECISION_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5}
-DEPLOYMENT_MODES = ("aggregated",)  # disaggregated prefill/decode is a later slice of issue 15
+DEPLOYMENT_MODES = ("aggregated", "disaggregated")
+AUTO = "auto"  # "deployment": "auto": the layout search under the SLOs chooses
+KV_PLACEMENTS = ("hbm", "host", "remote")
 MAX_TOKENS = 100_000_000  # per request: the training model's seq_len bound
 MAX_BATCH = 1_000_000
 MAX_SLO_MS = 1e9
+MAX_REQUEST_CLASSES = 16  # a small distribution, not a trace
+MAX_HOST_GB_PER_GPU = 100_000.0
+MAX_HOST_LINK_GBYTE_S = 100_000.0
+SHARE_TOLERANCE = 1e-3  # request shares must sum to 1 within this
 
 
 @dataclass(frozen=True)
@@ -56,9 +65,49 @@ class MlaSpec:
 
 
 @dataclass(frozen=True)
-class RequestMix:
+class RequestClass:
+    """Requests of one shape: ``share`` of all requests have ``input_tokens`` of prompt and
+    ``output_tokens`` of answer."""
+
     input_tokens: int
     output_tokens: int
+    share: float = 1.0
+
+    @property
+    def context_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True)
+class RequestMix:
+    """The request shapes a service sees: one class, or a small distribution of them (shares
+    summing to 1). Means are per request, weighted by share."""
+
+    classes: tuple[RequestClass, ...]
+
+    @classmethod
+    def single(cls, input_tokens: int, output_tokens: int) -> "RequestMix":
+        return cls((RequestClass(input_tokens, output_tokens),))
+
+    @property
+    def mean_input_tokens(self) -> float:
+        return sum(c.share * c.input_tokens for c in self.classes)
+
+    @property
+    def mean_output_tokens(self) -> float:
+        return sum(c.share * c.output_tokens for c in self.classes)
+
+    @property
+    def max_context_tokens(self) -> int:
+        return max(c.context_tokens for c in self.classes)
+
+    def describe(self) -> str:
+        """"2,048 in, 256 out tokens", or the classes' count and means."""
+        if len(self.classes) == 1:
+            only = self.classes[0]
+            return f"{only.input_tokens:,} in, {only.output_tokens:,} out tokens"
+        return (f"{len(self.classes)} request classes, mean {self.mean_input_tokens:,.0f} in, "
+                f"{self.mean_output_tokens:,.0f} out tokens")
 
 
 @dataclass(frozen=True)
@@ -68,13 +117,13 @@ class Slo:
 
 
 @dataclass(frozen=True)
-class Deployment:
-    """One aggregated layout. A replica is tp x pp GPUs holding one copy of the attention and
+class PhaseLayout:
+    """The layout of one phase. A replica is tp x pp GPUs holding one copy of the attention and
     dense weights; dp replicas serve side by side (tp x pp x dp GPUs). The routed experts of
     each MoE layer are spread over ep GPUs, which must divide tp x dp (as EP is carved out of
-    the data-parallel GPUs in training). ``batch`` is the concurrent requests per replica."""
+    the data-parallel GPUs in training). ``batch`` is the requests one replica has in flight
+    (decode: concurrent sequences; prefill of a disaggregated deployment: prompts per step)."""
 
-    mode: str = "aggregated"
     tp: int = 1
     pp: int = 1
     ep: int = 1
@@ -91,6 +140,51 @@ class Deployment:
 
 
 @dataclass(frozen=True)
+class Deployment:
+    """How the service is laid out. ``aggregated``: every replica does prefill and decode
+    (``prefill`` and ``decode`` are the same layout). ``disaggregated``: prefill replicas hand
+    each request's KV cache to decode replicas over the fabric; the two pools are apart."""
+
+    mode: str = "aggregated"
+    prefill: PhaseLayout = PhaseLayout()
+    decode: PhaseLayout = PhaseLayout()
+
+    @classmethod
+    def aggregated(cls, tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1,
+                   batch: int = 1) -> "Deployment":
+        layout = PhaseLayout(tp, pp, ep, dp, batch)
+        return cls("aggregated", layout, layout)
+
+    @property
+    def disaggregated(self) -> bool:
+        return self.mode == "disaggregated"
+
+    @property
+    def gpus(self) -> int:
+        return self.prefill.gpus + self.decode.gpus if self.disaggregated else self.decode.gpus
+
+    def describe(self) -> str:
+        def one(p: PhaseLayout) -> str:
+            return f"TP {p.tp} PP {p.pp} EP {p.ep} DP {p.dp} ({p.gpus:,} GPUs), batch {p.batch:,}"
+        if self.disaggregated:
+            return f"disaggregated: prefill {one(self.prefill)}; decode {one(self.decode)}"
+        return f"aggregated: {one(self.decode)} per replica"
+
+
+@dataclass(frozen=True)
+class KvCacheSpec:
+    """Where the KV cache lives. ``hbm``: in the GPUs' memory only. ``host``: it may also take
+    ``host_gb_per_gpu`` of host memory per GPU, read back over the host link (``None``: the
+    accelerator's, from the catalog). ``remote``: a prefix cache on the storage tier serves
+    ``prefix_hit_rate`` of the prompt tokens, read over the storage path instead of computed."""
+
+    placement: str = "hbm"
+    host_gb_per_gpu: float = 0.0
+    host_link_gbyte_s: float | None = None
+    prefix_hit_rate: float = 0.0
+
+
+@dataclass(frozen=True)
 class InferenceWorkload:
     name: str
     model: ModelSpec
@@ -99,7 +193,12 @@ class InferenceWorkload:
     kv_cache_precision: str
     requests: RequestMix
     slo: Slo
-    deployment: Deployment
+    deployment: Deployment | str  # a Deployment, or AUTO
+    kv_cache: KvCacheSpec = KvCacheSpec()
+
+    @property
+    def auto(self) -> bool:
+        return self.deployment == AUTO
 
 
 def _check_keys(raw: Any, path: str, known: tuple[str, ...], required: tuple[str, ...]) -> dict:
@@ -121,6 +220,17 @@ def _integer(raw: dict, key: str, path: str, low: int, high: int, default: int |
     if not low <= value <= high:
         raise WorkloadError(f"{path}.{key}: {show(value)} is outside the allowed {low} to {high:,}")
     return value
+
+
+def _number(raw: dict, key: str, path: str, low: float, high: float, default: float,
+            low_open: bool = False, unit: str = "") -> float:
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value > high or value < low or (low_open and value == low):
+        above = "above" if low_open else "at least"
+        raise WorkloadError(f"{path}.{key}: expected a number{unit} {above} {low:g} and at most "
+                            f"{high:g}, got {show(value)}")
+    return float(value)
 
 
 def _milliseconds(raw: dict, key: str, path: str) -> float:
@@ -148,34 +258,108 @@ def _parse_mla(raw: Any, path: str) -> MlaSpec:
                       for name in names})
 
 
-def _parse_deployment(raw: Any, path: str, model: ModelSpec) -> Deployment:
-    raw = _check_keys(raw, path, ("mode", "tp", "pp", "ep", "dp", "batch"), ())
+def _parse_request_class(raw: Any, path: str, with_share: bool) -> RequestClass:
+    keys = ("input_tokens", "output_tokens", "share") if with_share else ("input_tokens", "output_tokens")
+    raw = _check_keys(raw, path, keys, keys)
+    share = _number(raw, "share", path, 0.0, 1.0, 1.0, low_open=True) if with_share else 1.0
+    return RequestClass(_integer(raw, "input_tokens", path, 1, MAX_TOKENS),
+                        _integer(raw, "output_tokens", path, 1, MAX_TOKENS), share)
+
+
+def _parse_requests(raw: Any, path: str, model: ModelSpec) -> RequestMix:
+    mixed = isinstance(raw, dict) and "mix" in raw
+    if mixed:
+        raw = _check_keys(raw, path, ("mix",), ("mix",))
+        mix = raw["mix"]
+        if not isinstance(mix, list) or not 1 <= len(mix) <= MAX_REQUEST_CLASSES:
+            raise WorkloadError(f"{path}.mix: expected a list of 1 to {MAX_REQUEST_CLASSES} request "
+                                f"classes, got {show(mix)}")
+        classes = tuple(_parse_request_class(item, f"{path}.mix[{i}]", True) for i, item in enumerate(mix))
+        total = math.fsum(c.share for c in classes)
+        if abs(total - 1.0) > SHARE_TOLERANCE:
+            raise WorkloadError(f"{path}.mix: the shares sum to {total:g}, expected 1")
+    else:
+        classes = (_parse_request_class(raw, path, False),)
+    requests = RequestMix(classes)
+    for i, one in enumerate(classes):
+        if one.context_tokens > model.seq_len:
+            where = f"{path}.mix[{i}]" if mixed else path
+            raise WorkloadError(f"{where}: input + output = {one.context_tokens:,} tokens exceed the "
+                                f"model's context (model.seq_len {model.seq_len:,})")
+    return requests
+
+
+def _parse_phase(raw: Any, path: str, model: ModelSpec, extra: tuple[str, ...] = ()) -> PhaseLayout:
+    raw = _check_keys(raw, path, (*extra, "tp", "pp", "ep", "dp", "batch"), ())
+    layout = PhaseLayout(*(_integer(raw, key, path, 1, MAX_ACCELERATORS, 1)
+                           for key in ("tp", "pp", "ep", "dp")),
+                         _integer(raw, "batch", path, 1, MAX_BATCH, 1))
+    if model.heads % layout.tp:
+        raise WorkloadError(f"{path}.tp: {layout.tp} does not divide the {model.heads} attention heads")
+    if layout.pp > model.layers:
+        raise WorkloadError(f"{path}.pp: {layout.pp} stages exceed the {model.layers} layers")
+    if layout.ep > 1 and not model.moe.enabled:
+        raise WorkloadError(f"{path}.ep: {layout.ep} needs a mixture-of-experts model (model.moe.experts > 0)")
+    if model.moe.enabled and model.moe.experts % layout.ep:
+        raise WorkloadError(f"{path}.ep: {layout.ep} does not divide {model.moe.experts} experts")
+    if (layout.tp * layout.dp) % layout.ep:
+        raise WorkloadError(f"{path}.ep: {layout.ep} must divide tp x dp = {layout.tp * layout.dp}")
+    if layout.gpus > MAX_ACCELERATORS:
+        raise WorkloadError(f"{path}: tp x pp x dp = {layout.gpus:,} exceeds {MAX_ACCELERATORS:,} GPUs")
+    return layout
+
+
+def _parse_deployment(raw: Any, path: str, model: ModelSpec) -> Deployment | str:
+    if raw == AUTO:
+        return AUTO
+    if not isinstance(raw, dict):
+        raise WorkloadError(f"{path}: expected a JSON object or \"auto\", got {show(raw)}")
     mode = raw.get("mode", "aggregated")
     if not isinstance(mode, str) or mode not in DEPLOYMENT_MODES:
-        raise WorkloadError(f"{path}.mode: {show(mode)} is not one of {', '.join(DEPLOYMENT_MODES)} "
-                            "(disaggregated prefill/decode is not modelled yet)")
-    dep = Deployment(mode, *(_integer(raw, key, path, 1, MAX_ACCELERATORS, 1)
-                             for key in ("tp", "pp", "ep", "dp")),
-                     _integer(raw, "batch", path, 1, MAX_BATCH, 1))
-    if model.heads % dep.tp:
-        raise WorkloadError(f"{path}.tp: {dep.tp} does not divide the {model.heads} attention heads")
-    if dep.pp > model.layers:
-        raise WorkloadError(f"{path}.pp: {dep.pp} stages exceed the {model.layers} layers")
-    if dep.ep > 1 and not model.moe.enabled:
-        raise WorkloadError(f"{path}.ep: {dep.ep} needs a mixture-of-experts model (model.moe.experts > 0)")
-    if model.moe.enabled and model.moe.experts % dep.ep:
-        raise WorkloadError(f"{path}.ep: {dep.ep} does not divide {model.moe.experts} experts")
-    if (dep.tp * dep.dp) % dep.ep:
-        raise WorkloadError(f"{path}.ep: {dep.ep} must divide tp x dp = {dep.tp * dep.dp}")
-    if dep.gpus > MAX_ACCELERATORS:
-        raise WorkloadError(f"{path}: tp x pp x dp = {dep.gpus:,} exceeds {MAX_ACCELERATORS:,} GPUs")
-    return dep
+        raise WorkloadError(f"{path}.mode: {show(mode)} is not one of {', '.join(DEPLOYMENT_MODES)}")
+    if mode == "aggregated":
+        layout = _parse_phase(raw, path, model, ("mode",))
+        return Deployment(mode, layout, layout)
+    raw = _check_keys(raw, path, ("mode", "prefill", "decode"), ("prefill", "decode"))
+    deployment = Deployment(mode, _parse_phase(raw["prefill"], f"{path}.prefill", model),
+                            _parse_phase(raw["decode"], f"{path}.decode", model))
+    if deployment.gpus > MAX_ACCELERATORS:
+        raise WorkloadError(f"{path}: prefill + decode = {deployment.gpus:,} GPUs exceed "
+                            f"{MAX_ACCELERATORS:,}")
+    return deployment
+
+
+def _parse_kv_cache(raw: Any, path: str) -> KvCacheSpec:
+    raw = _check_keys(raw, path, ("placement", "host_gb_per_gpu", "host_link_gbyte_s",
+                                  "prefix_hit_rate"), ())
+    placement = raw.get("placement", "hbm")
+    if not isinstance(placement, str) or placement not in KV_PLACEMENTS:
+        raise WorkloadError(f"{path}.placement: {show(placement)} is not one of {', '.join(KV_PLACEMENTS)}")
+    allowed = {"hbm": (), "host": ("host_gb_per_gpu", "host_link_gbyte_s"), "remote": ("prefix_hit_rate",)}
+    for key in raw:
+        if key != "placement" and key not in allowed[placement]:
+            raise WorkloadError(f"{path}.{key}: does not apply to placement {placement!r}")
+    if placement == "host" and "host_gb_per_gpu" not in raw:
+        raise WorkloadError(f"{path}.host_gb_per_gpu: missing (host memory per GPU the KV cache may use)")
+    if placement == "remote" and "prefix_hit_rate" not in raw:
+        raise WorkloadError(f"{path}.prefix_hit_rate: missing (share of prompt tokens the remote "
+                            "prefix cache serves)")
+    link = None
+    if raw.get("host_link_gbyte_s") is not None:
+        link = _number(raw, "host_link_gbyte_s", path, 0.0, MAX_HOST_LINK_GBYTE_S, 0.0, low_open=True,
+                       unit=" of GB/s")
+    return KvCacheSpec(placement,
+                       _number(raw, "host_gb_per_gpu", path, 0.0, MAX_HOST_GB_PER_GPU, 0.0, low_open=True,
+                               unit=" of GB") if placement == "host" else 0.0,
+                       link,
+                       _number(raw, "prefix_hit_rate", path, 0.0, 1.0, 0.0)
+                       if placement == "remote" else 0.0)
 
 
 def inference_workload_from_dict(raw: Any, path: str = "workload") -> InferenceWorkload:
     """Validate an inference workload JSON object. Errors name the JSON path of the problem."""
     raw = _check_keys(raw, path, ("kind", "name", "model", "precision", "kv_cache_precision",
-                                  "requests", "slo", "deployment"),
+                                  "requests", "slo", "deployment", "kv_cache"),
                       ("model", "requests", "slo", "deployment"))
     if raw.get("kind", "inference") != "inference":
         raise WorkloadError(f"{path}.kind: expected \"inference\", got {show(raw.get('kind'))}")
@@ -188,29 +372,54 @@ def inference_workload_from_dict(raw: Any, path: str = "workload") -> InferenceW
     model = parse_model(model_raw, f"{path}.model")
     precision = _precision(raw, "precision", path, "bf16")
     kv_precision = _precision(raw, "kv_cache_precision", path, precision)
-    req_raw = _check_keys(raw["requests"], f"{path}.requests", ("input_tokens", "output_tokens"),
-                          ("input_tokens", "output_tokens"))
-    requests = RequestMix(_integer(req_raw, "input_tokens", f"{path}.requests", 1, MAX_TOKENS),
-                          _integer(req_raw, "output_tokens", f"{path}.requests", 1, MAX_TOKENS))
-    if requests.input_tokens + requests.output_tokens > model.seq_len:
-        raise WorkloadError(f"{path}.requests: input + output = "
-                            f"{requests.input_tokens + requests.output_tokens:,} tokens exceed the "
-                            f"model's context (model.seq_len {model.seq_len:,})")
+    requests = _parse_requests(raw["requests"], f"{path}.requests", model)
     slo_raw = _check_keys(raw["slo"], f"{path}.slo", ("ttft_ms", "tpot_ms"), ("ttft_ms", "tpot_ms"))
     slo = Slo(_milliseconds(slo_raw, "ttft_ms", f"{path}.slo"),
               _milliseconds(slo_raw, "tpot_ms", f"{path}.slo"))
     deployment = _parse_deployment(raw["deployment"], f"{path}.deployment", model)
-    return InferenceWorkload(name, model, mla, precision, kv_precision, requests, slo, deployment)
+    kv_cache = _parse_kv_cache(raw.get("kv_cache", {}), f"{path}.kv_cache")
+    return InferenceWorkload(name, model, mla, precision, kv_precision, requests, slo, deployment,
+                             kv_cache)
+
+
+def deployment_to_dict(deployment: Deployment | str) -> dict[str, Any] | str:
+    if deployment == AUTO:
+        return AUTO
+    if deployment.disaggregated:
+        return {"mode": deployment.mode, "prefill": asdict(deployment.prefill),
+                "decode": asdict(deployment.decode)}
+    return {"mode": deployment.mode, **asdict(deployment.decode)}
+
+
+def _requests_to_dict(requests: RequestMix) -> dict[str, Any]:
+    if len(requests.classes) == 1 and requests.classes[0].share == 1.0:
+        only = requests.classes[0]
+        return {"input_tokens": only.input_tokens, "output_tokens": only.output_tokens}
+    return {"mix": [asdict(c) for c in requests.classes]}
+
+
+def _kv_cache_to_dict(kv: KvCacheSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {"placement": kv.placement}
+    if kv.placement == "host":
+        out["host_gb_per_gpu"] = kv.host_gb_per_gpu
+        if kv.host_link_gbyte_s is not None:
+            out["host_link_gbyte_s"] = kv.host_link_gbyte_s
+    elif kv.placement == "remote":
+        out["prefix_hit_rate"] = kv.prefix_hit_rate
+    return out
 
 
 def inference_workload_to_dict(workload: InferenceWorkload) -> dict[str, Any]:
     model = asdict(workload.model)
     if workload.mla is not None:
         model["mla"] = asdict(workload.mla)
-    return {"kind": "inference", "name": workload.name, "model": model,
-            "precision": workload.precision, "kv_cache_precision": workload.kv_cache_precision,
-            "requests": asdict(workload.requests), "slo": asdict(workload.slo),
-            "deployment": asdict(workload.deployment)}
+    out = {"kind": "inference", "name": workload.name, "model": model,
+           "precision": workload.precision, "kv_cache_precision": workload.kv_cache_precision,
+           "requests": _requests_to_dict(workload.requests), "slo": asdict(workload.slo),
+           "deployment": deployment_to_dict(workload.deployment)}
+    if workload.kv_cache != KvCacheSpec():  # only then, so HBM-only workloads keep their JSON
+        out["kv_cache"] = _kv_cache_to_dict(workload.kv_cache)
+    return out
 
 
 def any_workload_from_dict(raw: Any, path: str = "workload") -> Workload | InferenceWorkload:
@@ -220,6 +429,27 @@ def any_workload_from_dict(raw: Any, path: str = "workload") -> Workload | Infer
     if isinstance(raw, dict) and "kind" in raw:
         raw = {k: v for k, v in raw.items() if k != "kind"}
     return workload_from_dict(raw, path)
+
+
+def any_workload_to_dict(workload: Workload | InferenceWorkload) -> dict[str, Any]:
+    if isinstance(workload, InferenceWorkload):
+        return inference_workload_to_dict(workload)
+    return workload_to_dict(workload)
+
+
+def check_any_workload(workload: Any) -> Workload | InferenceWorkload | None:
+    """``workload`` (None, a training Workload or an InferenceWorkload built in code) if a
+    workload file could hold it: the same checks as loading its JSON form."""
+    if not isinstance(workload, InferenceWorkload):
+        return check_workload(workload)
+    try:
+        again = inference_workload_from_dict(inference_workload_to_dict(workload))
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise WorkloadError(f"workload: not a valid inference workload ({exc})") from None
+    if again != workload:
+        raise WorkloadError("workload: the inference workload does not survive its own JSON form "
+                            "(a field of the wrong type)")
+    return workload
 
 
 def load_any_workload(path: Path) -> Workload | InferenceWorkload:

@@ -35,7 +35,7 @@ from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, check,
                                 node_fields_ok, show)
 from core.errors import DesignError
 from core.settings import settings_from_dict, settings_to_dict
-from core.workload import check_workload
+from core.inference_workload import check_any_workload
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ def _check_root(value: Any) -> Block:
 _DESIGN_RULES: dict[str, Callable[[Any], Any]] = {
     "name": lambda value: check_text(value, "design name"),
     "root": _check_root,
-    "workload": check_workload,
+    "workload": check_any_workload,
     "assumptions": _check_assumptions,
     "metadata": lambda value: check_metadata(value, "metadata"),
 }
@@ -176,7 +176,7 @@ _DESIGN_RULES: dict[str, Callable[[Any], Any]] = {
 class Design:
     name: str
     root: Block
-    workload: Any = None          # core.workload.Workload | None
+    workload: Any = None          # core.workload.Workload | core.inference_workload.InferenceWorkload | None
     assumptions: Any = None       # core.assumptions.Assumptions | None (defaults)
     metadata: dict[str, Any] = field(default_factory=dict)
     _observers: list[Callable[["Change"], None]] = field(default_factory=list, repr=False, compare=False)

@@ -40,7 +40,7 @@ from core.gc_pause import gc_paused
 from core.jsonfile import read_json
 from core.limits import check_design_size, check_nesting
 from core.model import Block, Design, Link, Node
-from core.workload import workload_from_dict, workload_to_dict
+from core.inference_workload import any_workload_from_dict, any_workload_to_dict
 
 FORMAT_ID = "cluster-designer.project"
 FORMAT_VERSION = 1
@@ -190,7 +190,7 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
     workload = None
     if raw.get("workload") is not None:
         try:
-            workload = workload_from_dict(raw["workload"], "$.workload")
+            workload = any_workload_from_dict(raw["workload"], "$.workload")
         except WorkloadError as exc:
             raise ProjectFileError(str(exc)) from None
     # No stored assumptions means "all defaults", which a design represents as None.
@@ -277,7 +277,7 @@ def design_to_dict(design: Design) -> dict[str, Any]:
         "version": FORMAT_VERSION,
         "name": design.name,
         "design": _block_to_dict(design.root),
-        "workload": workload_to_dict(design.workload) if design.workload is not None else None,
+        "workload": any_workload_to_dict(design.workload) if design.workload is not None else None,
         "assumptions": assumptions_to_dict(design.assumptions or Assumptions()),
         "metadata": design.metadata,
     }

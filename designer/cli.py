@@ -355,7 +355,6 @@ def _cmd_generate(args) -> int:
     from core.generators import (  # noqa: PLC0415
         FatTreeOptions, SupernodeOptions, generate_fat_tree, generate_supernode)
     from core.project import save_project  # noqa: PLC0415
-    from core.workload import Workload  # noqa: PLC0415
 
     catalog = default_catalog()
     if args.template == "fat-tree":
@@ -375,11 +374,7 @@ def _cmd_generate(args) -> int:
     else:
         raise DesignError("generate needs a template: fat-tree or supernode")
     if args.workload:
-        workload = _load_workload_arg(args.workload, design, args.keep_preset_layout)
-        if not isinstance(workload, Workload):  # the project format holds training jobs only
-            raise DesignError(f"--workload {args.workload}: an inference workload is not stored in a "
-                              "project yet; generate without it and pass it to evaluate --workload")
-        design.workload = workload
+        design.workload = _load_workload_arg(args.workload, design, args.keep_preset_layout)
     save_project(apply_stack_option(design, args), args.output)
     return 0
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from core.catalog import Catalog, default_catalog
 from core.errors import DesignError
 from core.flatten import flatten
+from core.inference_workload import InferenceWorkload
 from core.operations import SetWorkload
 from core.preset_fit import fit_to_design
 from core.workload import (
@@ -418,7 +419,7 @@ class WorkloadPanel(QScrollArea):
         return next((name for name, preset in self._presets.items() if preset == workload), None)
 
     def _show_fit_note(self, workload: Workload | None) -> None:
-        if workload is not None and workload.preset_fit is not None:
+        if isinstance(workload, Workload) and workload.preset_fit is not None:
             note = workload.preset_fit.note
             if self._design_gpus is not None and self._design_gpus != workload.preset_fit.design_gpus:
                 note += (f". The design now has {self._design_gpus:,} GPUs: choose the preset again to fit it "
@@ -430,6 +431,14 @@ class WorkloadPanel(QScrollArea):
         self.fit_note.setVisible(bool(note))
 
     def _show(self, workload: Workload | None) -> None:
+        if isinstance(workload, InferenceWorkload):  # served, not trained: not this form's to edit
+            for widget in [*self.spins.values(), self.activation, self.zero, self.recompute, self.precision,
+                           self.tokens, self.name, self.auto, self.fill, self.search_button]:
+                widget.setEnabled(False)
+            self.preset.setCurrentText(CUSTOM)
+            self.fit_note.hide()
+            self._set_check(f"<i>Inference workload {escape(workload.name)}: see the Performance tab.</i>")
+            return
         self._show_fit_note(workload)
         enabled = workload is not None
         for widget in [*self.spins.values(), self.activation, self.zero, self.recompute, self.precision,
@@ -573,6 +582,8 @@ class WorkloadPanel(QScrollArea):
         self.check.setText(html)
 
     def _update_check(self) -> None:
+        if isinstance(self.document.design.workload, InferenceWorkload):
+            return
         if self.document.design.workload is None and self.preset.currentText() == NONE:
             self._set_check("<i>No workload: the design is evaluated without a training job.</i>")
             return

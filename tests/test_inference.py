@@ -5,6 +5,7 @@ CloudMatrix384."""
 import copy
 import json
 import math
+import re
 
 import pytest
 from hypothesis import given
@@ -238,15 +239,66 @@ def test_an_inference_workload_file_from_the_cli_and_its_errors(tmp_path, capsys
     ({"precision": "fp6"}, "workload.precision"),
     ({"deployment": {"tp": 3}}, "workload.deployment.tp"),
     ({"deployment": {"ep": 2}}, "workload.deployment.ep"),  # dense model
-    ({"deployment": {"mode": "disaggregated"}}, "workload.deployment.mode"),
+    ({"deployment": {"mode": "chunked"}}, "workload.deployment.mode"),
+    ({"deployment": {"mode": "disaggregated"}}, "workload.deployment.prefill: missing"),
+    ({"deployment": {"mode": "disaggregated", "prefill": {"tp": 8}, "decode": {"tp": 3}}},
+     "workload.deployment.decode.tp"),
+    ({"deployment": "manual"}, "workload.deployment: expected"),
+    ({"requests": {"mix": []}}, "workload.requests.mix: expected a list"),
+    ({"requests": {"mix": [{"input_tokens": 100, "output_tokens": 10, "share": 0.5}]}},
+     "workload.requests.mix: the shares sum to 0.5"),
+    ({"requests": {"mix": [{"input_tokens": 130000, "output_tokens": 9000, "share": 1}]}},
+     "workload.requests.mix[0]: input + output"),
+    ({"kv_cache": {"placement": "ssd"}}, "workload.kv_cache.placement"),
+    ({"kv_cache": {"placement": "host"}}, "workload.kv_cache.host_gb_per_gpu: missing"),
+    ({"kv_cache": {"placement": "hbm", "prefix_hit_rate": 0.5}},
+     "workload.kv_cache.prefix_hit_rate: does not apply"),
+    ({"kv_cache": {"placement": "remote", "prefix_hit_rate": 1.5}}, "workload.kv_cache.prefix_hit_rate"),
     ({"requests": {"input_tokens": 131000, "output_tokens": 1000}}, "workload.requests"),
     ({"slo": {"ttft_ms": 0, "tpot_ms": 10}}, "workload.slo.ttft_ms"),
     ({"extra": 1}, "workload.extra"),
     ({"kind": "serving"}, "workload.kind"),
 ])
 def test_bad_inference_fields_name_their_place(change, where):
-    with pytest.raises(WorkloadError, match="^" + where.replace(".", r"\.")):
+    with pytest.raises(WorkloadError, match="^" + re.escape(where)):
         any_workload_from_dict({**LLAMA, **change})
+
+
+SCHEMA_FORMS = [
+    {"requests": {"mix": [{"input_tokens": 512, "output_tokens": 128, "share": 0.75},
+                          {"input_tokens": 8192, "output_tokens": 1024, "share": 0.25}]}},
+    {"deployment": {"mode": "disaggregated", "prefill": {"tp": 4, "dp": 2, "batch": 2},
+                    "decode": {"tp": 8, "dp": 4, "batch": 128}}},
+    {"deployment": "auto"},
+    {"kv_cache": {"placement": "host", "host_gb_per_gpu": 256}},
+    {"kv_cache": {"placement": "host", "host_gb_per_gpu": 256, "host_link_gbyte_s": 64}},
+    {"kv_cache": {"placement": "remote", "prefix_hit_rate": 0.5}},
+]
+
+
+@pytest.mark.parametrize("change", SCHEMA_FORMS)
+def test_every_schema_form_round_trips_through_its_json(change):
+    workload = inference_workload_from_dict({**LLAMA, **change})
+    again = inference_workload_to_dict(workload)
+    assert inference_workload_from_dict(again) == workload
+    if "deployment" not in change:  # a layout's JSON fills in the defaulted 1s
+        assert {key: again[key] for key in change} == change
+
+
+def test_request_mix_means_are_share_weighted_and_capacity_uses_the_longest_context():
+    workload = inference_workload_from_dict({**LLAMA, **SCHEMA_FORMS[0]})
+    assert workload.requests.mean_input_tokens == 0.75 * 512 + 0.25 * 8192  # 2,432
+    assert workload.requests.mean_output_tokens == 0.75 * 128 + 0.25 * 1024  # 352
+    assert workload.requests.max_context_tokens == 8192 + 1024
+
+
+def test_disaggregated_deployment_counts_both_pools():
+    workload = inference_workload_from_dict({**LLAMA, **SCHEMA_FORMS[1]})
+    dep = workload.deployment
+    assert dep.disaggregated and dep.prefill.gpus == 8 and dep.decode.gpus == 32 and dep.gpus == 40
+    aggregated = _workload(LLAMA)
+    assert aggregated.deployment.prefill == aggregated.deployment.decode
+    assert aggregated.deployment.gpus == 8
 
 
 def test_mla_keys_are_checked():
@@ -268,12 +320,15 @@ FIELDS = st.sampled_from([
     ("requests", "output_tokens"), ("slo", "ttft_ms"), ("slo", "tpot_ms"), ("deployment", "tp"),
     ("deployment", "pp"), ("deployment", "ep"), ("deployment", "dp"), ("deployment", "batch"),
     ("deployment", "mode"), ("model", "mla", "kv_lora_rank"), ("model", "mla", "qk_rope_head_dim"),
-    ("model", "layers"), ("requests",), ("slo",), ("deployment",), ("model", "mla")])
+    ("model", "layers"), ("requests",), ("slo",), ("deployment",), ("model", "mla"), ("kv_cache",),
+    ("kv_cache", "placement"), ("kv_cache", "host_gb_per_gpu"), ("kv_cache", "prefix_hit_rate"),
+    ("kv_cache", "host_link_gbyte_s")])
 
 
 @given(FIELDS, VALUES)
 def test_any_field_value_loads_or_gives_one_located_line(place, value):
     raw = copy.deepcopy(DEEPSEEK)
+    raw["kv_cache"] = {"placement": "host", "host_gb_per_gpu": 100}
     target = raw
     for key in place[:-1]:
         target = target[key]
@@ -309,13 +364,37 @@ def test_the_report_has_an_inference_section_and_no_training_run_figures():
     assert "| Result | does not fit: inference.deployment: 98.9 GB" in blocked
 
 
-def test_generate_refuses_to_store_an_inference_workload_in_a_project_in_one_line(tmp_path, capsys):
+def test_generate_stores_an_inference_preset_in_the_project_and_evaluate_serves_it(tmp_path, capsys):
+    from core.project import load_project, save_project
+
     out = tmp_path / "g.json"
-    code = main(["generate", "supernode", "--system", "DGX-H100", "--count", "1",
-                 "--workload", "llama31-70b-serve", "-o", str(out)])
-    err = capsys.readouterr().err.strip()
-    assert code == 2 and not out.exists()
-    assert "\n" not in err and "an inference workload is not stored in a project yet" in err
+    assert main(["generate", "supernode", "--system", "DGX-H100", "--count", "1",
+                 "--workload", "llama31-70b-serve", "-o", str(out)]) == 0
+    design = load_project(out)
+    assert design.workload == load_inference_preset("llama31-70b-serve")
+    capsys.readouterr()
+    assert main(["evaluate", str(out), "--format", "json"]) == 0
+    section = json.loads(capsys.readouterr().out)["inference"]
+    assert section["runs"] is True and section["decode_tokens_per_s_per_gpu"] > 0
+    # every schema form survives a save and a load in the project file
+    for change in SCHEMA_FORMS:
+        design.workload = inference_workload_from_dict({**LLAMA, **change})
+        save_project(design, out)
+        assert load_project(out).workload == design.workload
+
+
+def test_a_bad_inference_workload_in_a_project_names_its_json_path(tmp_path):
+    from core.errors import ProjectFileError
+    from core.project import load_project
+
+    out = tmp_path / "g.json"
+    main(["generate", "supernode", "--system", "DGX-H100", "--count", "1",
+          "--workload", "llama31-70b-serve", "-o", str(out)])
+    raw = json.loads(out.read_text())
+    raw["workload"]["deployment"]["tp"] = 3
+    out.write_text(json.dumps(raw))
+    with pytest.raises(ProjectFileError, match=r"\$\.workload\.deployment\.tp: 3 does not divide"):
+        load_project(out)
 
 
 def test_compare_puts_the_serving_figures_side_by_side(tmp_path, capsys):

@@ -23,32 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.analysis.collectives import allreduce_time_s, alltoall_time_s
+from core.analysis.inference_assumptions import InferenceAssumptions
 from core.analysis.model_stats import parameter_count
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
-from core.inference_workload import PRECISION_BYTES, InferenceWorkload
-
-@dataclass(frozen=True)
-class InferenceAssumptions:
-    """Efficiencies of the serving roofline. Tags as in ../shared/reference/README.md."""
-
-    # Fraction of the dense peak large prefill GEMMs reach (E: FP8/BF16 prefill on H100 in
-    # TensorRT-LLM / vLLM runs at 50-70% of dense peak; the training model's big-GEMM prior
-    # of 0.9 less attention and kernel gaps).
-    prefill_compute_efficiency: float = 0.6
-    # Decode GEMMs are skinny (batch rows): a lower fraction of peak (E).
-    decode_compute_efficiency: float = 0.5
-    # Fraction of HBM peak that decode's weight and KV reads reach (E: memory-bound GEMV and
-    # paged-attention kernels reach 70-90% of peak bandwidth).
-    hbm_efficiency: float = 0.8
-    # HBM kept for activations, CUDA graphs and fragmentation (P: vLLM's default
-    # gpu_memory_utilization = 0.9 leaves 10%).
-    activation_reserve_fraction: float = 0.10
-    # Activations on the wire: BF16 for TP all-reduce and EP combine (P: DeepSeek-V3 §3.2
-    # combines in BF16); EP dispatch at the serving precision when that is narrower (DeepSeek
-    # dispatches in FP8).
-    activation_bytes: float = 2.0
-
+from core.inference_workload import PRECISION_BYTES, InferenceWorkload, PhaseLayout
 
 @dataclass(frozen=True)
 class PhaseTime:
@@ -81,7 +60,7 @@ class InferenceResult:
     diagnostics: tuple[Diagnostic, ...]
     total_params: float
     active_params: float
-    weights_gb_per_gpu: float
+    weights_gb_per_gpu: float | None
     kv_bytes_per_token: float  # whole model, one token of context
     kv_cache_gb_per_gpu: float | None  # HBM left for the KV cache (None: the weights do not fit)
     max_concurrency_per_replica: int | None
@@ -108,7 +87,7 @@ class InferenceResult:
             "meets_slo": self.meets_slo, "runs": self.runs,
             "usd_per_million_output_tokens": self.usd_per_million_output_tokens,
             "cannot_run": [d.to_json() for d in self.cannot_run],
-            "gpus": self.workload.deployment.gpus,
+            "gpus": (self.workload.deployment.gpus if not self.workload.auto else None),
             "total_params": self.total_params, "active_params": self.active_params,
             "weights_gb_per_gpu": self.weights_gb_per_gpu,
             "kv_bytes_per_token": self.kv_bytes_per_token,
@@ -164,12 +143,12 @@ def kv_bytes_per_token(workload: InferenceWorkload) -> float:
     return model_shape(workload).kv_bytes_per_token
 
 
-def _kv_split(workload: InferenceWorkload) -> int:
+def _kv_split(workload: InferenceWorkload, layout: PhaseLayout) -> int:
     """GPUs of a TP group the KV cache is divided over: the KV heads split across TP (a GQA
     head is replicated when tp exceeds the KV heads); an MLA latent is replicated on each."""
     if workload.mla is not None:
         return 1
-    return min(workload.deployment.tp, workload.model.kv_heads_effective)
+    return min(layout.tp, workload.model.kv_heads_effective)
 
 
 def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
@@ -179,7 +158,16 @@ def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_
     sees them); ``facility_kw`` is the design's facility power, for tokens per second per MW;
     ``usd_per_gpu_hour`` (the cost analysis's, None when unpriced) prices the output tokens."""
     a = assumptions or InferenceAssumptions()
-    dep, model = workload.deployment, workload.model
+    model = workload.model
+    unmodelled = _not_modelled_yet(workload)
+    if unmodelled is not None:
+        shape = model_shape(workload)
+        return InferenceResult(workload=workload, runs=False, cannot_run=(unmodelled,), diagnostics=(),
+                               total_params=shape.total_params, active_params=shape.active_params,
+                               weights_gb_per_gpu=None, kv_bytes_per_token=shape.kv_bytes_per_token,
+                               kv_cache_gb_per_gpu=None, max_concurrency_per_replica=None, batch=None,
+                               assumptions=a)
+    dep = workload.deployment.decode
     accel = fabric.accelerator
     shape = model_shape(workload)
     weight_bytes = PRECISION_BYTES[workload.precision]
@@ -199,8 +187,8 @@ def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_
         return InferenceResult(runs=False, cannot_run=blocked, diagnostics=(),
                                kv_cache_gb_per_gpu=free_bytes / 1e9 if free_bytes > 0 else None,
                                max_concurrency_per_replica=None, batch=None, **base)
-    context = workload.requests.input_tokens + workload.requests.output_tokens
-    kv_per_gpu_per_token = shape.kv_bytes_per_token / dep.pp / _kv_split(workload)
+    context = workload.requests.mean_input_tokens + workload.requests.mean_output_tokens
+    kv_per_gpu_per_token = shape.kv_bytes_per_token / dep.pp / _kv_split(workload, dep)
     max_concurrency = int(free_bytes // (kv_per_gpu_per_token * context))
     if max_concurrency < 1:
         reason = Diagnostic("DOES_NOT_FIT_MEMORY",
@@ -239,7 +227,7 @@ def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_
         return seconds
 
     # --- prefill: one request of input_tokens alone on its replica ---------------------------
-    s_in = workload.requests.input_tokens
+    s_in = workload.requests.mean_input_tokens
     prefill_flops = s_in * (2.0 * shape.active_params
                             + 0.5 * s_in * model.layers * shape.attention_flops_per_context_token)
     prefill = PhaseTime(
@@ -248,7 +236,7 @@ def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_
         communication_s=communication_s(s_in),
     )
     # --- decode: batch sequences, one token each per step, at the mean context -------------
-    mean_context = workload.requests.input_tokens + workload.requests.output_tokens / 2.0
+    mean_context = workload.requests.mean_input_tokens + workload.requests.mean_output_tokens / 2.0
     decode_flops = batch * (2.0 * shape.active_params
                             + mean_context * model.layers * shape.attention_flops_per_context_token)
     routed_per_gpu = shape.routed_params / expert_split * weight_bytes
@@ -264,7 +252,7 @@ def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_
     tpot_s = dep.pp * decode.stage_s
     decode_per_gpu = batch / tpot_s / dep.replica_gpus
     per_mw = (decode_per_gpu * fabric.gpus / (facility_kw / 1000.0)) if facility_kw > 0 else None
-    out_tokens = workload.requests.output_tokens
+    out_tokens = workload.requests.mean_output_tokens
     request_gpu_s = (ttft_s + out_tokens * tpot_s / batch) * dep.replica_gpus
     usd_per_million = (usd_per_gpu_hour / 3600.0 * request_gpu_s / out_tokens * 1e6
                        if usd_per_gpu_hour is not None else None)
@@ -287,16 +275,29 @@ def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_
 def _experts_touched(workload: InferenceWorkload, batch: int) -> float:
     """Expected fraction of a GPU's routed experts one decode step reads: each of the EP group's
     tokens picks top_k of the experts (uniform routing assumed, E)."""
-    moe, dep = workload.model.moe, workload.deployment
+    moe, dep = workload.model.moe, workload.deployment.decode
     if not moe.enabled:
         return 1.0
     tokens = batch * max(1.0, dep.ep / dep.tp)
     return 1.0 - (1.0 - moe.top_k / moe.experts) ** tokens
 
 
+def _not_modelled_yet(workload: InferenceWorkload) -> Diagnostic | None:
+    """What the serving model does not cover yet, said instead of computed."""
+    if workload.auto:
+        what = "the deployment search (\"deployment\": \"auto\")"
+    elif workload.deployment.disaggregated:
+        what = "disaggregated prefill/decode"
+    elif workload.kv_cache.placement != "hbm":
+        what = f"a KV cache in {workload.kv_cache.placement} memory"
+    else:
+        return None
+    return Diagnostic("INFERENCE_NOT_MODELLED", f"inference: {what} is not modelled yet")
+
+
 def _cannot_run(fabric: FabricView, workload: InferenceWorkload, weights_per_gpu: float,
                 a: InferenceAssumptions) -> tuple[Diagnostic, ...]:
-    accel, dep = fabric.accelerator, workload.deployment
+    accel, dep = fabric.accelerator, workload.deployment.decode
     reasons: list[Diagnostic] = []
     table = accel["tflops_dense"]
     if not table.get(workload.precision):

@@ -361,11 +361,9 @@ def inference_rows(ev: Evaluation) -> list[Row]:
     w, dep = inf.workload, inf.workload.deployment
     rows = [
         Row("Workload", w.name, "inference.workload"),
-        Row("Deployment", f"{dep.mode}: TP {dep.tp}, PP {dep.pp}, EP {dep.ep}, DP {dep.dp} "
-            f"({dep.gpus:,} GPUs), batch {dep.batch:,} per replica", "inference.deployment"),
+        Row("Deployment", "auto (layout search)" if w.auto else dep.describe(), "inference.deployment"),
         Row("Precision", f"{w.precision} weights, {w.kv_cache_precision} KV cache", "inference.precision"),
-        Row("Requests", f"{w.requests.input_tokens:,} in, {w.requests.output_tokens:,} out tokens",
-            "inference.requests"),
+        Row("Requests", w.requests.describe(), "inference.requests"),
         Row("Weights per GPU", _num(inf.weights_gb_per_gpu, 1, "GB"), "inference.weights_gb_per_gpu"),
         Row("KV cache per token", _num(inf.kv_bytes_per_token / 1024, 1, "KiB"), "inference.kv_bytes_per_token"),
     ]
