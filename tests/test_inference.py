@@ -12,7 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.analysis.collectives import allreduce_time_s, alltoall_time_s
-from core.analysis.inference import InferenceAssumptions, analyze_inference, kv_bytes_per_token, model_shape
+from core.analysis.inference import analyze_inference
+from core.analysis.inference_assumptions import InferenceAssumptions
+from core.analysis.serving import kv_bytes_per_token, model_shape
 from core.catalog import default_catalog
 from core.errors import WorkloadError
 from core.evaluate import evaluate, evaluation_to_json
@@ -442,3 +444,21 @@ def test_any_valid_deployment_gives_finite_figures_or_null_with_a_reason(
         assert result.cannot_run and all(x is None for x in figures)
         assert all(d.severity == "error" and "\n" not in d.message for d in result.cannot_run)
 
+
+
+def test_the_throughput_latency_curve_trades_tokens_per_user_for_tokens_per_gpu():
+    """Each doubling of the decode batch raises tokens/s per GPU and lowers tokens/s per user
+    (TPOT grows), up to the batch the KV cache holds; the chosen batch is a point of it."""
+    workload = _workload(LLAMA, precision="fp8", kv_cache_precision="fp8")
+    result = analyze_inference(FABRICS["DGX-H100"], workload, 10.0 * 1000)
+    batches = [point.batch for point in result.curve]
+    assert batches[0] == 1 and batches[-1] == result.max_concurrency_per_replica
+    assert result.batch in batches
+    per_gpu = [point.decode_tokens_per_s_per_gpu for point in result.curve]
+    per_user = [point.tokens_per_s_per_user for point in result.curve]
+    assert all(b > a for a, b in zip(per_gpu, per_gpu[1:]))
+    assert all(b < a for a, b in zip(per_user, per_user[1:]))
+    chosen = next(p for p in result.curve if p.batch == result.batch)
+    assert chosen.tpot_ms == pytest.approx(result.tpot_ms)
+    assert chosen.decode_tokens_per_s_per_gpu == pytest.approx(result.decode_tokens_per_s_per_gpu)
+    assert all(p.meets_slo == (p.tpot_ms <= 50 and p.ttft_ms <= 2000) for p in result.curve)
