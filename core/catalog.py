@@ -40,7 +40,7 @@ KINDS = (
 # Kinds that hold accelerators and therefore count as compute nodes in a design.
 COMPUTE_KINDS = ("server", "supernode")
 
-PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 
 _NUMBER = (int, float)
 
