@@ -550,6 +550,93 @@ class SetWorkload(Operation):
 
 
 @dataclass
+class SetWorkloadPartition(Operation):
+    """Put the main workload on a partition (core/services.py), or on every GPU the services
+    leave (None)."""
+
+    block_path = ""
+    partition: Any  # core.services.Partition | None
+    change_kind = "workload"
+    text = "Change workload partition"
+
+    def apply(self, design: Design) -> Operation:
+        old = design.workload_partition
+        design.workload_partition = self.partition
+        return SetWorkloadPartition(old)
+
+
+@dataclass
+class SetServices(Operation):
+    """Replace every service at once (a generator run, a pasted list)."""
+
+    block_path = ""
+    services: tuple  # of core.services.Service
+    change_kind = "workload"
+    text = "Change services"
+
+    def apply(self, design: Design) -> Operation:
+        old = design.services
+        design.services = tuple(self.services)
+        return SetServices(old)
+
+
+def _service_index(design: Design, name: str) -> int:
+    for index, service in enumerate(design.services):
+        if service.name == name:
+            return index
+    raise DesignError(f"no service {name!r} (services: {', '.join(s.name for s in design.services) or 'none'})")
+
+
+@dataclass
+class AddService(Operation):
+    """Add an inference service, at ``index`` among the services (None: last)."""
+
+    service: Any  # core.services.Service
+    index: int | None = None
+    block_path = ""
+    change_kind = "workload"
+    text = "Add service"
+
+    def apply(self, design: Design) -> Operation:
+        services = list(design.services)
+        services.insert(len(services) if self.index is None else self.index, self.service)
+        design.services = tuple(services)  # the design's rules refuse a name already taken
+        return RemoveService(self.service.name)
+
+
+@dataclass
+class RemoveService(Operation):
+    name: str
+    block_path = ""
+    change_kind = "workload"
+    text = "Remove service"
+
+    def apply(self, design: Design) -> Operation:
+        index = _service_index(design, self.name)
+        removed = design.services[index]
+        design.services = design.services[:index] + design.services[index + 1:]
+        return AddService(removed, index)
+
+
+@dataclass
+class ChangeService(Operation):
+    """Replace service ``name`` in its place by ``service`` (which may rename it, move it to
+    another partition or change its workload)."""
+
+    name: str
+    service: Any  # core.services.Service
+    block_path = ""
+    change_kind = "workload"
+    text = "Change service"
+
+    def apply(self, design: Design) -> Operation:
+        index = _service_index(design, self.name)
+        old = design.services[index]
+        design.services = design.services[:index] + (self.service,) + design.services[index + 1:]
+        return ChangeService(self.service.name, old)
+
+
+@dataclass
 class SetAssumptions(Operation):
     block_path = ""
     assumptions: Any

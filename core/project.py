@@ -41,6 +41,7 @@ from core.jsonfile import read_json
 from core.limits import check_design_size, check_nesting
 from core.model import Block, Design, Link, Node
 from core.inference_workload import any_workload_from_dict, any_workload_to_dict
+from core.services import partition_from_dict, partition_to_dict, service_to_dict, services_from_list
 
 FORMAT_ID = "cluster-designer.project"
 FORMAT_VERSION = 1
@@ -183,8 +184,8 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
     if version > FORMAT_VERSION:
         _fail("$.version", f"this project was saved by a newer Cluster Designer (file format {show(version)}; "
               f"this version reads up to {FORMAT_VERSION}); please update the application")
-    _object(raw, "$", {"format", "version", "name", "design", "workload", "assumptions", "metadata"},
-            ("design",))
+    _object(raw, "$", {"format", "version", "name", "design", "workload", "assumptions", "metadata",
+                       "workload_partition", "services"}, ("design",))
     name = check_text(raw.get("name", "Untitled"), "$.name", ProjectFileError)
     root = _block_from(raw["design"], "$.design", catalog)
     workload = None
@@ -197,7 +198,11 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
     stored = raw.get("assumptions")
     assumptions = None if stored is None or stored == {} else assumptions_from_dict(stored, "$.assumptions")
     metadata = check_metadata(raw.get("metadata", {}), "$.metadata", ProjectFileError)
-    design = Design(name, root, workload, assumptions, metadata)
+    # Several workloads on one design (core/services.py): absent in older files, which load as before.
+    partition = (partition_from_dict(raw["workload_partition"], "$.workload_partition")
+                 if raw.get("workload_partition") is not None else None)
+    services = services_from_list(raw.get("services", []), "$.services", partition)
+    design = Design(name, root, workload, assumptions, metadata, partition, services)
     try:
         check_design_size(design, catalog)
     except DesignTooLargeError as exc:
@@ -272,7 +277,7 @@ def _block_to_dict(block: Block) -> dict[str, Any]:
 
 
 def design_to_dict(design: Design) -> dict[str, Any]:
-    return {
+    out = {
         "format": FORMAT_ID,
         "version": FORMAT_VERSION,
         "name": design.name,
@@ -281,6 +286,12 @@ def design_to_dict(design: Design) -> dict[str, Any]:
         "assumptions": assumptions_to_dict(design.assumptions or Assumptions()),
         "metadata": design.metadata,
     }
+    # written only when set: a design with one workload saves as before
+    if design.workload_partition is not None:
+        out["workload_partition"] = partition_to_dict(design.workload_partition)
+    if design.services:
+        out["services"] = [service_to_dict(service) for service in design.services]
+    return out
 
 
 def load_project(path: str | Path, catalog: Catalog | None = None) -> Design:
