@@ -21,6 +21,11 @@ function in ``core/analysis`` of what the steps before it produced:
 8. cost                                      <- inventory, catalog prices, power, performance
    inference (only for an inference workload, which the training steps 3-6 do not see)
                                              <- fabric, power, cost's $/GPU-hour
+   services (only for a design with several workloads: core/services.py). Right after step 1
+   the partitions are resolved (core/partitions.py: each one's GPUs and the fabric its own
+   GPUs see); the main workload's storage, DPUs, reliability and performance (3-6) run on its
+   partition; after cost each partition gets its share of power and TCO and every service is
+   served on its own (core/service_results.py)  <- partitions, power, cost
 9. failure (only when units are failed or drained: steps 1-8 run on the intact design and on
    the degraded one of core/degrade.py, which the result describes, except cost: what is
    owned is paid for, so capex and opex are the intact design's, the run the degraded one)

@@ -18,7 +18,7 @@ Limits (the engine on a 2-core machine, measured with ``bench/bench_core.py``-st
 * ``MAX_BLOCK_DEPTH`` = 64 levels of nested blocks (server, rack, SU, pod... need a handful;
   deeper trees would exhaust Python's recursion in copies and comparisons).
 * ``MAX_SERVICES`` = 64 inference services on one design (core/services.py): each is served on
-  a view of the fabric of its own (about 30 ms at 100,000 GPUs, bench/bench_partitions.py), so
+  a view of the fabric of its own (about 20 ms at 100,000 GPUs, bench/bench_partitions.py), so
   64 keep an evaluation near 2 s; more is a fleet, not a design.
 * ``MAX_PARTITION_PATHS`` = 100,000 design paths in one partition: one per drawn component of
   a design imported device by device (100,580 components in the largest import measured).

@@ -116,6 +116,24 @@ def has_partitions(design: Design) -> bool:
     return bool(design.services) or design.workload_partition is not None
 
 
+def main_gpus(design: Design, catalog: Catalog) -> int:
+    """The GPUs the main workload may use: its partition's, or what the services leave (the
+    design's own without partitions). Flattening only, no fabric: for fitting a preset to the
+    partition before the design is evaluated (core/preset_fit.py)."""
+    if not has_partitions(design):
+        return flatten(design, catalog).gpus
+    cut = _Cutter(design, catalog)
+    main = design.workload_partition
+    if main is not None and main.blocks:
+        return flatten(cut.keep(set(main.blocks))[0], catalog).gpus
+    dropped = {path for p in (main, *(s.partition for s in design.services)) if p is not None
+               for path in p.blocks}
+    pool = flatten(cut.drop(dropped) if dropped else design, catalog).gpus
+    if main is not None:
+        return min(main.gpus, pool)
+    return max(0, pool - sum(s.partition.gpus or 0 for s in design.services))
+
+
 def _kind(workload: Any) -> str | None:
     if workload is None:
         return None
@@ -183,9 +201,8 @@ def resolve_partitions(design: Design, catalog: Catalog, flat: FlatDesign, topol
 
 def _unresolved(view: PartitionView, code: str, why: str) -> PartitionView:
     """``view`` without GPUs or fabric, and the error that says why."""
-    what = (f"service {view.workload_name}" if view.kind == INFERENCE else
-            f"workload {view.workload_name}" if view.workload_name else "no workload")
-    problem = Diagnostic(code, f"partition {view.name}: {why}: {what} is not evaluated", view.blocks)
+    what = f"{view.workload_name} is not evaluated" if view.workload_name else "no workload runs on it"
+    problem = Diagnostic(code, f"partition {view.name}: {why}: {what}", view.blocks)
     return dataclasses.replace(view, gpus=0, fabric=None, analysed=None, problems=(problem,))
 
 
