@@ -521,6 +521,13 @@ class Ungroup(Operation):
         return inverse
 
 
+def _swap(design: Design, name: str, value: Any) -> Any:
+    """Set a design-level field (checked by the design's rules) and return its old value."""
+    old = getattr(design, name)
+    setattr(design, name, value)
+    return old
+
+
 @dataclass
 class SetDesignName(Operation):
     """Rename the design (reports and exports are titled with its name)."""
@@ -531,9 +538,7 @@ class SetDesignName(Operation):
     text = "Rename design"
 
     def apply(self, design: Design) -> Operation:
-        old = design.name
-        design.name = self.name
-        return SetDesignName(old)
+        return SetDesignName(_swap(design, "name", self.name))
 
 
 @dataclass
@@ -544,9 +549,7 @@ class SetWorkload(Operation):
     text = "Change workload"
 
     def apply(self, design: Design) -> Operation:
-        old = design.workload
-        design.workload = self.workload
-        return SetWorkload(old)
+        return SetWorkload(_swap(design, "workload", self.workload))
 
 
 @dataclass
@@ -560,9 +563,7 @@ class SetWorkloadPartition(Operation):
     text = "Change workload partition"
 
     def apply(self, design: Design) -> Operation:
-        old = design.workload_partition
-        design.workload_partition = self.partition
-        return SetWorkloadPartition(old)
+        return SetWorkloadPartition(_swap(design, "workload_partition", self.partition))
 
 
 @dataclass
@@ -575,9 +576,7 @@ class SetServices(Operation):
     text = "Change services"
 
     def apply(self, design: Design) -> Operation:
-        old = design.services
-        design.services = tuple(self.services)
-        return SetServices(old)
+        return SetServices(_swap(design, "services", tuple(self.services)))
 
 
 def _service_index(design: Design, name: str) -> int:
@@ -613,8 +612,7 @@ class RemoveService(Operation):
 
     def apply(self, design: Design) -> Operation:
         index = _service_index(design, self.name)
-        removed = design.services[index]
-        design.services = design.services[:index] + design.services[index + 1:]
+        removed = _swap(design, "services", design.services[:index] + design.services[index + 1:])[index]
         return AddService(removed, index)
 
 
@@ -631,9 +629,8 @@ class ChangeService(Operation):
 
     def apply(self, design: Design) -> Operation:
         index = _service_index(design, self.name)
-        old = design.services[index]
-        design.services = design.services[:index] + (self.service,) + design.services[index + 1:]
-        return ChangeService(self.service.name, old)
+        old = _swap(design, "services", design.services[:index] + (self.service,) + design.services[index + 1:])
+        return ChangeService(self.service.name, old[index])
 
 
 @dataclass
@@ -644,9 +641,7 @@ class SetAssumptions(Operation):
     text = "Change assumptions"
 
     def apply(self, design: Design) -> Operation:
-        old = design.assumptions
-        design.assumptions = self.assumptions
-        return SetAssumptions(old)
+        return SetAssumptions(_swap(design, "assumptions", self.assumptions))
 
 
 @dataclass

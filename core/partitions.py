@@ -169,13 +169,16 @@ def resolve_partitions(design: Design, catalog: Catalog, flat: FlatDesign, topol
             views[i] = _unresolved(entries[i], "PARTITION_DOES_NOT_FIT",
                                    f"{entries[i].partition.describe()} hold no GPUs")
 
+    by_count = [i for i, view in enumerate(entries) if view.requested_gpus is not None]
+    implicit = has_main and entries[0].partition is None
+    if not by_count and not implicit:
+        return _collected(views, has_main, diagnostics)
     # the pool: every GPU outside the block partitions (the design itself when there are none)
     dropped = {path for i in by_blocks for path in entries[i].blocks}
     outside = " outside the block partitions" if dropped else ""
     pool_parts = (_analysed(cut.drop(dropped), catalog, assumptions) if dropped
                   else (flat, topology, inventory))
     pool = _view_of(PartitionView("", None, None, None, 0, None), *pool_parts, assumptions)
-    by_count = [i for i, view in enumerate(entries) if view.requested_gpus is not None]
     for i in by_count:
         asked = entries[i].requested_gpus
         views[i] = (_share_of_pool(entries[i], pool, asked) if asked <= pool.gpus else
@@ -188,15 +191,20 @@ def resolve_partitions(design: Design, catalog: Catalog, flat: FlatDesign, topol
             f"partitions {_names([entries[i].name for i in by_count])} ask {asked:,} GPUs together; "
             f"the design has {pool.gpus:,}{outside}: they cannot all run at once (each is "
             f"evaluated as if alone)"))
-    if has_main and entries[0].partition is None:  # the main workload on what the services leave
+    if implicit:  # the main workload on what the services leave
         left = pool.gpus - asked
         views[0] = (_share_of_pool(entries[0], pool, left) if left > 0 else
                     _unresolved(entries[0], "PARTITION_DOES_NOT_FIT",
                                 f"the services take every GPU of the design{outside} "
                                 f"({pool.gpus:,}); give it a partition"))
-    diagnostics += [problem for view in views for problem in view.problems]
+    return _collected(views, has_main, diagnostics)
+
+
+def _collected(views: list[PartitionView], has_main: bool, diagnostics: list[Diagnostic]) -> Partitions:
+    """The partitions, with every unresolved one's error after the other diagnostics."""
+    problems = [problem for view in views for problem in view.problems]
     return Partitions(views[0] if has_main else None, tuple(views[1:] if has_main else views),
-                      tuple(diagnostics))
+                      tuple(diagnostics + problems))
 
 
 def _unresolved(view: PartitionView, code: str, why: str) -> PartitionView:

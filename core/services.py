@@ -13,7 +13,7 @@ deleted or renamed after the partition was set) is a PARTITION_UNKNOWN_BLOCK err
 evaluation, never a refusal to edit, save or load the design.
 
 The checks are rules (core/design_fields.py): the model runs them when a value is set, the
-project loader when it reads one, with the JSON path of a bad value
+project loader (core/project.py) when it reads one, with the JSON path of a bad value
 (``$.services[1].partition.blocks[0]: ...``).
 """
 
@@ -22,11 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.design_fields import (FieldProblem, check, count_rule, path_rule, show, show_key,
-                                text_rule)
-from core.errors import DesignError, ProjectFileError, WorkloadError
-from core.inference_workload import (InferenceWorkload, check_any_workload,
-                                     inference_workload_from_dict, inference_workload_to_dict)
+from core.design_fields import FieldProblem, check, count_rule, path_rule, show, text_rule
+from core.errors import WorkloadError
+from core.inference_workload import InferenceWorkload, check_any_workload, inference_workload_to_dict
 from core.limits import MAX_ACCELERATORS, MAX_PARTITION_PATHS, MAX_SERVICES
 
 # The name of the main workload's partition when it gives none (also the partition the main
@@ -96,6 +94,7 @@ def _partition_fields(p: Partition) -> Partition:
         if gpus > MAX_ACCELERATORS:
             raise FieldProblem(f"{gpus:,} GPUs; a design holds at most {MAX_ACCELERATORS:,} "
                                f"(limit in core/limits.py)", ".gpus")
+        object.__setattr__(p, "gpus", gpus)  # a numpy integer stored as an int (frozen)
         return p
     if not isinstance(p.blocks, tuple) or not p.blocks:
         raise FieldProblem("give blocks (a list of design paths) or gpus (a count)")
@@ -186,52 +185,3 @@ def partition_to_dict(p: Partition) -> dict[str, Any]:
 def service_to_dict(s: Service) -> dict[str, Any]:
     return {"name": s.name, "partition": partition_to_dict(s.partition),
             "workload": inference_workload_to_dict(s.workload)}
-
-
-def _keys(raw: Any, path: str, known: tuple[str, ...], required: tuple[str, ...]) -> dict:
-    if not isinstance(raw, dict):
-        raise ProjectFileError(f"{path}: expected an object, got {show(raw)}")
-    for key in raw:
-        if key not in known:
-            raise ProjectFileError(f"{path}.{show_key(key)}: unknown key (known: {', '.join(known)})")
-    for key in required:
-        if key not in raw:
-            raise ProjectFileError(f"{path}.{key}: missing")
-    return raw
-
-
-def partition_from_dict(raw: Any, path: str) -> Partition:
-    raw = _keys(raw, path, ("name", "blocks", "gpus"), ())
-    blocks = raw.get("blocks", [])
-    if not isinstance(blocks, list):
-        raise ProjectFileError(f"{path}.blocks: expected a list of design paths, got {show(blocks)}")
-    try:
-        return Partition(raw.get("name", ""), tuple(blocks), raw.get("gpus"))
-    except DesignError as exc:  # "partition.blocks[0]: ..." -> "$.services[0].partition.blocks[0]: ..."
-        raise ProjectFileError(path + str(exc).removeprefix("partition")) from None
-
-
-def services_from_list(raw: Any, path: str, main: Partition | None) -> tuple[Service, ...]:
-    """The services of a project file's ``services`` list, every problem a one-line error
-    naming its JSON path."""
-    if not isinstance(raw, list):
-        raise ProjectFileError(f"{path}: expected a list of services, got {show(raw)}")
-    services = []
-    for index, item in enumerate(raw):
-        where = f"{path}[{index}]"
-        item = _keys(item, where, ("name", "partition", "workload"), ("name", "partition", "workload"))
-        name = check(_text, item["name"], f"{where}.name", ProjectFileError)
-        if not name:
-            raise ProjectFileError(f"{where}.name: a service needs a name")
-        partition = partition_from_dict(item["partition"], f"{where}.partition")
-        workload = item["workload"]
-        if not isinstance(workload, dict) or workload.get("kind") != "inference":
-            raise ProjectFileError(f"{where}.workload.kind: a service serves an inference workload "
-                                   f"(\"kind\": \"inference\")")
-        try:
-            services.append(Service(name, partition, inference_workload_from_dict(workload, f"{where}.workload")))
-        except WorkloadError as exc:
-            raise ProjectFileError(str(exc)) from None
-    check(services_rule, services, path, ProjectFileError)
-    check(lambda value: check_names(main, value), tuple(services), path, ProjectFileError)
-    return tuple(services)
