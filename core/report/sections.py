@@ -16,7 +16,9 @@ from core.analysis.reliability import ReliabilityResult
 from core.analysis.storage import IO_CLASS_TITLES
 from core.dpu_engines import ENGINE_TITLES
 from core.assumptions import assumptions_to_dict
+from core.analysis.inference import InferenceResult
 from core.evaluate import Evaluation
+from core.service_results import ServiceResult
 from core.stacks import stack_status
 
 
@@ -65,6 +67,9 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
         sections.append(("Performance", _performance_rows(ev)))
     if ev.inference is not None:
         sections.append(("Inference", inference_rows(ev)))
+    if ev.partitions is not None:
+        sections.append(("Partitions", partition_rows(ev)))
+    sections += [(f"Service {service.name}", service_rows(service)) for service in ev.services]
     if ev.bottleneck is not None:
         sections.append(("Bottleneck", _bottleneck_rows(ev.bottleneck)))
     if ev.cost is not None:
@@ -149,9 +154,11 @@ def _power_rows(ev: Evaluation) -> list[Row]:
 
 def does_not_fit(ev: Evaluation) -> str:
     """"does not fit: <reason>; <reason>" for a workload that cannot run on the design, else ""."""
-    if not ev.cannot_run:
-        return ""
-    return "does not fit: " + "; ".join(d.message for d in ev.cannot_run)
+    return _does_not_fit(ev.cannot_run)
+
+
+def _does_not_fit(reasons: tuple) -> str:
+    return "does not fit: " + "; ".join(d.message for d in reasons) if reasons else ""
 
 
 def _run_value(ev: Evaluation, value: str) -> str:
@@ -322,6 +329,9 @@ def _performance_rows(ev: Evaluation) -> list[Row]:
     perf, workload = ev.performance, ev.workload
     rows = [Row("Workload", workload.name if workload else "", "performance.workload"),
             Row("Software stack", stack_status(ev.assumptions.performance).label, "performance.stack")]
+    if ev.partitions is not None and ev.partitions.main is not None:
+        rows.append(Row("Partition", f"{ev.partitions.main.name}: {ev.partitions.main.describe()}",
+                        "performance.partition"))
     if workload is not None and workload.preset_fit is not None:
         rows.append(Row("Preset fitted to the design", workload.preset_fit.note, "performance.preset_fit"))
     if ev.cannot_run:
@@ -357,40 +367,75 @@ def inference_rows(ev: Evaluation) -> list[Row]:
     """The serving figures of an inference workload: what it serves and how, "does not fit" and
     why when it cannot run, else TTFT / TPOT against the SLOs, tokens per GPU and per MW, the
     bound of each phase and the KV cache."""
-    inf = ev.inference
+    rows = serving_rows(ev.inference, "inference", ev.cannot_run)
+    if ev.partitions is not None and ev.partitions.main is not None:
+        rows.insert(1, Row("Partition", f"{ev.partitions.main.name}: {ev.partitions.main.describe()}",
+                           "inference.partition"))
+    return rows
+
+
+def service_rows(service: ServiceResult) -> list[Row]:
+    """One service of a design with several workloads: its partition (GPUs, accelerator, power
+    and $/GPU-hour share) and its serving figures, keyed ``services.<name>.<key>``."""
+    key = f"services.{service.name}"
+    view = service.partition
+    return [Row("Partition", f"{view.name}: {view.describe()}", f"{key}.partition"),
+            *serving_rows(service.inference, key, service.inference.cannot_run)]
+
+
+def serving_rows(inf: InferenceResult, key: str, cannot_run: tuple) -> list[Row]:
+    """The rows of one served inference workload, keyed ``<key>.<field>``."""
     w, dep = inf.workload, inf.workload.deployment
     rows = [
-        Row("Workload", w.name, "inference.workload"),
-        Row("Deployment", "auto (layout search)" if w.auto else dep.describe(), "inference.deployment"),
-        Row("Precision", f"{w.precision} weights, {w.kv_cache_precision} KV cache", "inference.precision"),
-        Row("Requests", w.requests.describe(), "inference.requests"),
-        Row("Weights per GPU", _num(inf.weights_gb_per_gpu, 1, "GB"), "inference.weights_gb_per_gpu"),
-        Row("KV cache per token", _num(inf.kv_bytes_per_token / 1024, 1, "KiB"), "inference.kv_bytes_per_token"),
+        Row("Workload", w.name, f"{key}.workload"),
+        Row("Deployment", "auto (layout search)" if w.auto else dep.describe(), f"{key}.deployment"),
+        Row("Precision", f"{w.precision} weights, {w.kv_cache_precision} KV cache", f"{key}.precision"),
+        Row("Requests", w.requests.describe(), f"{key}.requests"),
+        Row("Weights per GPU", _num(inf.weights_gb_per_gpu, 1, "GB"), f"{key}.weights_gb_per_gpu"),
+        Row("KV cache per token", _num(inf.kv_bytes_per_token / 1024, 1, "KiB"), f"{key}.kv_bytes_per_token"),
     ]
     if inf.cannot_run:
-        return rows + [Row("Result", does_not_fit(ev), "inference.cannot_run")]
+        return rows + [Row("Result", _does_not_fit(cannot_run), f"{key}.cannot_run")]
     slo = "meets" if inf.meets_slo else "misses"
     return rows + [
         Row("KV cache per GPU", f"{_num(inf.kv_cache_gb_per_gpu, 1, 'GB')}: up to "
             f"{inf.max_concurrency_per_replica:,} requests per replica (batch {inf.batch:,})",
-            "inference.kv_cache_gb_per_gpu"),
+            f"{key}.kv_cache_gb_per_gpu"),
         Row("Time to first token", f"{_num(inf.ttft_ms, 1, 'ms')} (SLO {w.slo.ttft_ms:,.0f} ms)",
-            "inference.ttft_ms"),
+            f"{key}.ttft_ms"),
         Row("Time per output token", f"{_num(inf.tpot_ms, 2, 'ms')} (SLO {w.slo.tpot_ms:,.1f} ms)",
-            "inference.tpot_ms"),
-        Row("SLO", slo, "inference.meets_slo"),
+            f"{key}.tpot_ms"),
+        Row("SLO", slo, f"{key}.meets_slo"),
         Row("Prefill tokens/s per GPU", _num(inf.prefill_tokens_per_s_per_gpu, 0),
-            "inference.prefill_tokens_per_s_per_gpu"),
+            f"{key}.prefill_tokens_per_s_per_gpu"),
         Row("Decode tokens/s per GPU", _num(inf.decode_tokens_per_s_per_gpu, 0),
-            "inference.decode_tokens_per_s_per_gpu"),
-        Row("Tokens/s per MW (facility)", _num(inf.tokens_per_s_per_mw, 0), "inference.tokens_per_s_per_mw"),
+            f"{key}.decode_tokens_per_s_per_gpu"),
+        Row("Tokens/s per MW (facility)", _num(inf.tokens_per_s_per_mw, 0), f"{key}.tokens_per_s_per_mw"),
         Row("Cost per million output tokens", _num(inf.usd_per_million_output_tokens, 3, "USD"),
-            "inference.usd_per_million_output_tokens"),
+            f"{key}.usd_per_million_output_tokens"),
         *[Row(f"{title} step", f"{phase.bound}-bound: compute {phase.compute_s * 1e3:.3g} ms, "
               f"HBM {phase.memory_s * 1e3:.3g} ms, communication {phase.communication_s * 1e3:.3g} ms "
-              "per stage", f"inference.{key}")
-          for title, key, phase in (("Prefill", "prefill", inf.prefill), ("Decode", "decode", inf.decode))],
+              "per stage", f"{key}.{part}")
+          for title, part, phase in (("Prefill", "prefill", inf.prefill), ("Decode", "decode", inf.decode))],
     ]
+
+
+def partition_rows(ev: Evaluation) -> list[Row]:
+    """Every partition of a design with several workloads: its workload, GPUs and accelerator,
+    and its share of the power and cost (own compute, a GPU share of what they share); why it
+    has no GPUs when it cannot be resolved."""
+    rows = []
+    for view in ev.partitions.all:
+        workload = f"{view.kind} {view.workload_name}" if view.workload_name else "no workload"
+        if view.fabric is None:
+            text = "; ".join(d.message for d in view.problems)
+        else:
+            text = (f"{view.describe()} ({view.fabric.accelerator.id}, scale-up domain "
+                    f"{view.fabric.scale_up_domain_gpus:,} GPUs); IT {_num(view.it_kw, 0, 'kW')}, "
+                    f"facility {_num(view.facility_kw, 0, 'kW')}, "
+                    f"{_num(view.usd_per_gpu_hour, 2, 'USD')} per GPU-hour")
+        rows.append(Row(f"{view.name} ({workload})", text, f"partitions.{view.name}"))
+    return rows
 
 
 def memory_breakdown_text(mem: MemoryBreakdown) -> str:
