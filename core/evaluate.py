@@ -20,7 +20,8 @@ function in ``core/analysis`` of what the steps before it produced:
 7. power (and the run's energy)              <- inventory, days and GPUs of performance
 8. cost                                      <- inventory, catalog prices, power, performance
    inference (only for an inference workload, which the training steps 3-6 do not see)
-                                             <- fabric, power, cost's $/GPU-hour
+                                             <- fabric, power, cost's $/GPU-hour, storage's
+                                                bulk read per GPU (a remote prefix cache)
 9. failure (only when units are failed or drained: steps 1-8 run on the intact design and on
    the degraded one of core/degrade.py, which the result describes, except cost: what is
    owned is paid for, so capex and opex are the intact design's, the run the degraded one)
@@ -275,8 +276,11 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     if serving is not None and fabric is None:
         cannot_run = (Diagnostic("NO_GPUS", f"the design has no GPUs: {serving.name} cannot run"),)
     elif serving is not None:
-        inference = analyze_inference(fabric, serving, power.facility_kw, assumptions.inference,
-                                      usd_per_gpu_hour=cost.usd_per_gpu_hour)
+        # a remote prefix cache reads multi-MB KV chunks: the bulk-read class of every GPU
+        inference = analyze_inference(
+            fabric, serving, power.facility_kw, assumptions.inference,
+            usd_per_gpu_hour=cost.usd_per_gpu_hour,
+            storage_read_gbyte_s_per_gpu=storage.classes["data_loading"].per_gpu_gbyte_s)
         cannot_run = inference.cannot_run
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
