@@ -479,3 +479,42 @@ def test_the_throughput_latency_curve_trades_tokens_per_user_for_tokens_per_gpu(
     assert chosen.tpot_ms == pytest.approx(result.tpot_ms)
     assert chosen.decode_tokens_per_s_per_gpu == pytest.approx(result.decode_tokens_per_s_per_gpu)
     assert all(p.meets_slo == (p.tpot_ms <= 50 and p.ttft_ms <= 2000) for p in result.curve)
+
+
+REQUEST_CLASS = st.tuples(st.integers(1, 60_000), st.integers(1, 20_000))
+KV_CACHES = st.one_of(
+    st.just({"placement": "hbm"}),
+    st.builds(lambda gb, link: {"placement": "host", "host_gb_per_gpu": gb,
+                                **({"host_link_gbyte_s": link} if link else {})},
+              st.floats(1, 2000), st.one_of(st.none(), st.floats(1, 1000))),
+    st.builds(lambda hit: {"placement": "remote", "prefix_hit_rate": hit}, st.floats(0, 1)))
+LAYOUTS = st.builds(lambda tp, dp, batch: {"tp": tp, "dp": dp, "batch": batch},
+                    st.sampled_from([1, 2, 4, 8]), st.integers(1, 8), st.integers(1, 5000))
+
+
+@given(classes=st.lists(REQUEST_CLASS, min_size=1, max_size=4), kv=KV_CACHES, prefill=LAYOUTS,
+       decode=LAYOUTS, disaggregated=st.booleans(), storage=st.one_of(st.none(), st.floats(0.1, 50)),
+       system=st.sampled_from(["DGX-H100", "GB200-NVL72", "CloudMatrix384"]))
+def test_every_schema_form_gives_finite_figures_or_null_with_a_reason(
+        classes, kv, prefill, decode, disaggregated, storage, system):
+    share = 1 / len(classes)
+    mix = [{"input_tokens": i, "output_tokens": o, "share": share} for i, o in classes]
+    deployment = ({"mode": "disaggregated", "prefill": prefill, "decode": decode} if disaggregated
+                  else decode)
+    workload = _workload(LLAMA, requests={"mix": mix}, kv_cache=kv, deployment=deployment)
+    result = analyze_inference(FABRICS[system], workload, 100.0, usd_per_gpu_hour=2.0,
+                               storage_read_gbyte_s_per_gpu=storage)
+    figures = (result.prefill_tokens_per_s_per_gpu, result.decode_tokens_per_s_per_gpu, result.ttft_ms,
+               result.tpot_ms, result.tokens_per_s_per_mw, result.usd_per_million_output_tokens,
+               result.output_tokens_per_s_per_gpu, result.ttft_unloaded_ms, result.decode_step_ms)
+    if result.runs:
+        assert all(math.isfinite(x) and x > 0 for x in figures)
+        assert len(result.classes) == len(classes) and result.curve
+        assert result.tpot_ms >= result.decode_step_ms
+        assert result.output_tokens_per_s_per_gpu <= result.decode_tokens_per_s_per_gpu * (1 + 1e-9)
+        assert result.meets_slo == all(p for p in (result.tpot_ms <= 50, *(c.ttft_ms <= 2000 for c in result.classes)))
+        assert (result.disaggregated is not None) is disaggregated
+        json.dumps(result.to_json(), allow_nan=False)
+    else:
+        assert result.cannot_run and all(x is None for x in figures)
+        assert all(d.severity == "error" and "\n" not in d.message for d in result.cannot_run)

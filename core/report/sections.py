@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from core.analysis.bottleneck import BottleneckResult
 from core.analysis.memory import MemoryBreakdown
 from core.analysis.reliability import ReliabilityResult
+from core.analysis.serving import Disaggregation, KvPlacement, PoolFigures
 from core.analysis.storage import IO_CLASS_TITLES
 from core.dpu_engines import ENGINE_TITLES
 from core.assumptions import assumptions_to_dict
@@ -355,8 +356,9 @@ def _performance_rows(ev: Evaluation) -> list[Row]:
 
 def inference_rows(ev: Evaluation) -> list[Row]:
     """The serving figures of an inference workload: what it serves and how, "does not fit" and
-    why when it cannot run, else TTFT / TPOT against the SLOs, tokens per GPU and per MW, the
-    bound of each phase and the KV cache."""
+    why when it cannot run, else TTFT / TPOT at the chosen load against the SLOs (per class of a
+    request mix), tokens per GPU and per MW, where the KV cache lives, the two pools of a
+    disaggregated deployment, and the bound of each phase."""
     inf = ev.inference
     w, dep = inf.workload, inf.workload.deployment
     rows = [
@@ -369,27 +371,74 @@ def inference_rows(ev: Evaluation) -> list[Row]:
     ]
     if inf.cannot_run:
         return rows + [Row("Result", does_not_fit(ev), "inference.cannot_run")]
-    slo = "meets" if inf.meets_slo else "misses"
-    return rows + [
-        Row("KV cache per GPU", f"{_num(inf.kv_cache_gb_per_gpu, 1, 'GB')}: up to "
+    mixed = len(inf.classes) > 1
+    rows += [
+        Row("KV cache per GPU", f"{_num(inf.kv_cache_gb_per_gpu, 1, 'GB')} of HBM: up to "
             f"{inf.max_concurrency_per_replica:,} requests per replica (batch {inf.batch:,})",
             "inference.kv_cache_gb_per_gpu"),
-        Row("Time to first token", f"{_num(inf.ttft_ms, 1, 'ms')} (SLO {w.slo.ttft_ms:,.0f} ms)",
-            "inference.ttft_ms"),
-        Row("Time per output token", f"{_num(inf.tpot_ms, 2, 'ms')} (SLO {w.slo.tpot_ms:,.1f} ms)",
-            "inference.tpot_ms"),
-        Row("SLO", slo, "inference.meets_slo"),
+        Row("KV cache placement", _kv_placement_text(inf.kv_placement), "inference.kv_placement"),
+        Row("Time to first token", f"{_num(inf.ttft_ms, 1, 'ms')} at load"
+            f"{', mean over the classes' if mixed else ''}; {_num(inf.ttft_unloaded_ms, 1, 'ms')} "
+            f"alone (SLO {w.slo.ttft_ms:,.0f} ms)", "inference.ttft_ms"),
+        *[Row(f"  {c.input_tokens:,} in, {c.output_tokens:,} out ({c.share:.0%})",
+              f"TTFT {_num(c.ttft_ms, 1, 'ms')} at load, {_num(c.ttft_unloaded_ms, 1, 'ms')} alone"
+              f"{'' if c.meets_ttft_slo else ' (misses the SLO)'}; KV cache "
+              f"{_num(c.kv_gb_per_request, 2, 'GB')} per request", f"inference.classes.{i}")
+          for i, c in enumerate(inf.classes) if mixed],
+        Row("Time per output token", f"{_num(inf.tpot_ms, 2, 'ms')} at load; decode step "
+            f"{_num(inf.decode_step_ms, 2, 'ms')} (SLO {w.slo.tpot_ms:,.1f} ms)", "inference.tpot_ms"),
+        Row("SLO", "meets" if inf.meets_slo else "misses", "inference.meets_slo"),
         Row("Prefill tokens/s per GPU", _num(inf.prefill_tokens_per_s_per_gpu, 0),
             "inference.prefill_tokens_per_s_per_gpu"),
-        Row("Decode tokens/s per GPU", _num(inf.decode_tokens_per_s_per_gpu, 0),
+        Row("Decode tokens/s per GPU", f"{_num(inf.decode_tokens_per_s_per_gpu, 0)} (decode steps only)",
             "inference.decode_tokens_per_s_per_gpu"),
-        Row("Tokens/s per MW (facility)", _num(inf.tokens_per_s_per_mw, 0), "inference.tokens_per_s_per_mw"),
+        Row("Output tokens/s per GPU", f"{_num(inf.output_tokens_per_s_per_gpu, 0)} served "
+            "(prefill counted)", "inference.output_tokens_per_s_per_gpu"),
+    ]
+    if inf.prefill_time_fraction is not None:
+        rows.append(Row("Prefill share of replica time", _pct(inf.prefill_time_fraction),
+                        "inference.prefill_time_fraction"))
+    if inf.disaggregated is not None:
+        rows += _disaggregated_rows(inf.disaggregated)
+    return rows + [
+        Row("Tokens/s per MW (facility)", f"{_num(inf.tokens_per_s_per_mw, 0)} ("
+            f"{inf.serving_gpus_in_design:,} of {ev.counts.gpus:,} GPUs serving copies of the layout)",
+            "inference.tokens_per_s_per_mw"),
         Row("Cost per million output tokens", _num(inf.usd_per_million_output_tokens, 3, "USD"),
             "inference.usd_per_million_output_tokens"),
-        *[Row(f"{title} step", f"{phase.bound}-bound: compute {phase.compute_s * 1e3:.3g} ms, "
-              f"HBM {phase.memory_s * 1e3:.3g} ms, communication {phase.communication_s * 1e3:.3g} ms "
-              "per stage", f"inference.{key}")
+        *[Row(f"{title} step", f"{phase.bound.replace('_', ' ')}-bound: compute "
+              f"{phase.compute_s * 1e3:.3g} ms, HBM {phase.memory_s * 1e3:.3g} ms, "
+              + (f"KV fetch {phase.kv_fetch_s * 1e3:.3g} ms, " if phase.kv_fetch_s else "")
+              + f"communication {phase.communication_s * 1e3:.3g} ms per stage", f"inference.{key}")
           for title, key, phase in (("Prefill", "prefill", inf.prefill), ("Decode", "decode", inf.decode))],
+    ]
+
+
+def _kv_placement_text(kv: KvPlacement) -> str:
+    if kv.placement == "host":
+        return (f"HBM and host memory: {kv.host_gb_per_gpu:,.0f} GB per GPU over "
+                f"{kv.host_link_gbyte_s:,.0f} GB/s per direction; {kv.host_kv_gb_per_gpu:,.1f} GB "
+                "of the batch's KV cache read from it every decode step")
+    if kv.placement == "remote":
+        return (f"HBM, with a remote prefix cache serving {kv.prefix_hit_rate:.0%} of prompt tokens "
+                f"over the storage path at {kv.storage_read_gbyte_s_per_gpu:,.2f} GB/s per GPU")
+    return "HBM only"
+
+
+def _disaggregated_rows(dis: Disaggregation) -> list[Row]:
+    def pool(name: str, p: PoolFigures, unit: str) -> Row:
+        return Row(f"{name.title()} pool", f"{p.gpus:,} GPUs, {p.batch:,} {unit} a step of "
+                   f"{p.step_ms:,.1f} ms: {p.requests_per_s:,.1f} requests/s, {_pct(p.utilisation)} busy",
+                   f"inference.disaggregated.{name}")
+    prefill, decode = dis.prefill, dis.decode
+    return [
+        pool("prefill", prefill, "prompts"),
+        pool("decode", decode, "sequences per replica"),
+        Row("Limited by", f"the {dis.limited_by} pool; {dis.balanced_prefill_per_decode_gpu:.2f} prefill "
+            f"GPUs per decode GPU would balance the pools (this deployment: "
+            f"{prefill.gpus / decode.gpus:.2f})", "inference.disaggregated.limited_by"),
+        Row("KV cache hand-over", f"{dis.kv_transfer_ms:,.2f} ms per prefill step over the "
+            f"{dis.kv_transfer_level} level", "inference.disaggregated.kv_transfer_ms"),
     ]
 
 
