@@ -53,6 +53,8 @@ def test_each_class_has_its_own_prefill_and_ttft_and_the_mean_is_share_weighted(
     assert waits[0] == pytest.approx(waits[1], rel=1e-9) and waits[0] > 0
     assert result.ttft_ms == pytest.approx(0.5 * result.classes[0].ttft_ms + 0.5 * result.classes[1].ttft_ms)
     assert result.ttft_unloaded_ms == pytest.approx(1e3 * (p[0] + p[1]) / 2, rel=1e-9)
+    # prompt tokens per second of prefill: 2,560 mean tokens in the mean prefill time
+    assert result.prefill_tokens_per_s_per_gpu == pytest.approx(2560 / ((p[0] + p[1]) / 2), rel=1e-9)
     # the KV cache one request of each class needs, whole model, at its full context
     assert [c.kv_gb_per_request for c in result.classes] == pytest.approx(
         [KV_FP8 * 1152 / 1e9, KV_FP8 * 4608 / 1e9])
@@ -76,7 +78,9 @@ def test_kv_capacity_is_counted_at_the_in_flight_mean_full_context():
     held = 0.2 * 1152 + 0.8 * 4608  # 3,917 tokens a request in flight holds
     assert result.max_concurrency_per_replica == int(free // (held * KV_FP8)) == 2
     assert result.batch == 2
-    assert "KV_CACHE_LIMITS_BATCH" in {d.code for d in result.diagnostics}
+    (note,) = [d for d in result.diagnostics if d.code == "KV_CACHE_LIMITS_BATCH"]
+    assert note.message == ("inference.deployment.batch: the KV cache holds 2 requests of 3,917 tokens "
+                            "per replica, not 100: the batch is 2")
 
 
 def test_a_class_too_long_for_the_kv_cache_cannot_run_even_if_the_mean_fits():

@@ -16,17 +16,21 @@ Model (every simplification that moves a number is stated):
 * FLOPs per token = 2 x active parameters + attention over the context (causal prefill: half
   the score matrix). Decode reads the GPU's weights once per step (the routed experts in the
   expected fraction the step's tokens touch, uniform routing) and every sequence's KV cache.
-* The load (``serving_load.py``): the decode batch B (the workload's, capped by the KV cache).
-  Aggregated replicas interleave prefills with decode steps (continuous batching): TPOT at load
-  = d + B p / o, TTFT = the prompt's prefill + an M/G/1-with-vacations wait; disaggregated
-  pools: TTFT = wait for the prefill step in progress + the step + the KV hand-over, TPOT = the
-  decode step, throughput = the smaller pool's requests/s x o. The unloaded TTFT (a prompt alone
-  on an idle replica) is kept beside it.
+* The load (``serving_load.py``): the decode batch B (the workload's, capped by the KV cache);
+  a request is o decode steps (the mix's mean output, the first token counted as one).
+  Aggregated replicas interleave whole-prompt prefills with decode steps (continuous batching,
+  no chunked prefill): TPOT at load = d + B p / o, TTFT = the prompt's prefill + an
+  M/G/1-with-vacations wait (Poisson arrivals). Disaggregated pools: TTFT = the wait for the
+  prefill step in progress + the step + the KV hand-over (no queueing beyond one step), TPOT =
+  the decode step, throughput = the smaller pool's requests/s x o; the pool that does not limit
+  is taken at its full batch (its latency an upper bound). The unloaded TTFT (a prompt alone on
+  an idle replica) is kept beside it.
 * A request mix: prefill and TTFT per class; decode at the occupancy-weighted mean context;
   ``ttft_ms`` is the share-weighted mean over the classes, and the SLO holds only if every class
   meets the TTFT target (and TPOT its target).
 * KV capacity per GPU = HBM x (1 - reserve) - weights (+ host memory per GPU, placement
-  "host"); the requests a replica holds are at the occupancy-weighted mean full context.
+  "host"); the requests a replica holds are at the occupancy-weighted mean full context (room
+  for each to finish: no preemption), and the mix's longest request must fit alone.
   Host-resident KV (the batch's KV beyond the free HBM) is read over the host link every decode
   step, overlapped with the HBM reads. A remote prefix cache serves ``prefix_hit_rate`` of each
   prompt: prefill computes the rest and reads the served KV over the storage path, at the
@@ -43,6 +47,7 @@ Model (every simplification that moves a number is stated):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from core.analysis.collectives import p2p_time_s
@@ -242,25 +247,12 @@ def serve_deployment(fabric: FabricView, workload: InferenceWorkload, facility_k
 
     diagnostics: list[Diagnostic] = []
     held = decode.requests_held(mix.held_context_tokens)
-    batch = _capped(dep.decode.batch, held, "decode batch" if dep.disaggregated else "batch",
+    batch = _capped(dep.decode.batch, held, "inference.deployment.decode.batch" if dep.disaggregated
+                    else "inference.deployment.batch",
                     f"requests of {mix.held_context_tokens:,.0f} tokens per replica", diagnostics)
-    if dep.disaggregated:
-        pool, handover_level = _prefill_pool(fabric, workload, mix, prefill, decode, a, diagnostics)
-        unloaded = tuple(prefill.step_s(prefill.prefill_step(prefill.prompt_flops(i), i))
-                         + _handover_s(fabric, prefill, decode, i, i, a) for i in mix.input_tokens)
-        prefill_phase = _mean_prefill(prefill, mix, pool.prompts_per_step)
-
-        def load_at(b: int) -> LoadPoint:
-            return disaggregated_load(mix, b, _decode_s(decode, mix, b), dep.decode.dp, pool)
-    else:
-        alone = tuple(prefill.step_s(prefill.prefill_step(prefill.prompt_flops(i), i))
-                      for i in mix.input_tokens)
-        unloaded, prefill_phase = alone, _mean_prefill(prefill, mix, 1)
-
-        def load_at(b: int) -> LoadPoint:
-            return aggregated_load(mix, b, _decode_s(decode, mix, b), alone, dep.decode.dp)
-
-    load = load_at(batch)
+    plan = (_disaggregated_plan(fabric, workload, mix, prefill, decode, a, diagnostics)
+            if dep.disaggregated else _aggregated_plan(workload, mix, decode))
+    load = plan.load_at(batch)
     slo = workload.slo
     ttft_ms = tuple(t * 1e3 for t in load.ttft_s_by_class)
     meets = max(ttft_ms) <= slo.ttft_ms and load.tpot_s * 1e3 <= slo.tpot_ms
@@ -270,35 +262,86 @@ def serve_deployment(fabric: FabricView, workload: InferenceWorkload, facility_k
     unit = dep.gpus if dep.disaggregated else unit_gpus(dep.decode)
     serving_gpus = fabric.gpus // unit * unit
     design_tokens_s = output_per_gpu * serving_gpus
-    prompt_tokens = mix.mean_input_tokens * (pool.prompts_per_step if dep.disaggregated else 1)
-    decode_phase = decode.decode_step(batch, mix.decode_context_tokens)
     classes = tuple(
         ClassFigures(i, o, w, decode.shape.kv_bytes_per_token * (i + o) / 1e9, u * 1e3, t,
                      t <= slo.ttft_ms)
-        for i, o, w, u, t in zip(mix.input_tokens, mix.output_tokens, mix.shares, unloaded, ttft_ms))
+        for i, o, w, u, t in zip(mix.input_tokens, mix.output_tokens, mix.shares, plan.unloaded_s, ttft_ms))
     disaggregation = None
-    if dep.disaggregated:
-        disaggregation = _disaggregation(workload, mix, prefill, decode, pool, load, batch, held,
-                                         handover_level, diagnostics)
+    if plan.pool is not None:
+        disaggregation = _disaggregation(workload, mix, prefill, decode, plan, load, held, diagnostics)
     return InferenceResult(
         runs=True, cannot_run=(), diagnostics=tuple(diagnostics),
-        curve=tuple(_curve_point(load_at(b), workload, decode, dep.gpus)
+        curve=tuple(_curve_point(plan.load_at(b), workload, decode, dep.gpus)
                     for b in _curve_batches(batch, held)),
-        max_concurrency_per_replica=held, batch=batch, prefill=prefill_phase, decode=decode_phase,
-        prefill_tokens_per_s_per_gpu=prompt_tokens / prefill.step_s(prefill_phase)
-        / dep.prefill.replica_gpus,
+        max_concurrency_per_replica=held, batch=batch, prefill=plan.prefill_phase,
+        decode=decode.decode_step(batch, mix.decode_context_tokens),
+        prefill_tokens_per_s_per_gpu=plan.prefill_tokens_per_s / dep.prefill.replica_gpus,
         decode_tokens_per_s_per_gpu=batch / load.decode_step_s / dep.decode.replica_gpus,
         ttft_ms=load.ttft_s * 1e3, tpot_ms=load.tpot_s * 1e3,
         tokens_per_s_per_mw=design_tokens_s / (facility_kw / 1000.0) if facility_kw > 0 else None,
         meets_slo=meets,
         usd_per_million_output_tokens=(usd_per_gpu_hour / 3600.0 * fabric.gpus / design_tokens_s * 1e6
                                        if usd_per_gpu_hour is not None else None),
-        ttft_unloaded_ms=mix.mean(unloaded) * 1e3, decode_step_ms=load.decode_step_s * 1e3,
+        ttft_unloaded_ms=mix.mean(plan.unloaded_s) * 1e3, decode_step_ms=load.decode_step_s * 1e3,
         output_tokens_per_s_per_gpu=output_per_gpu, prefill_time_fraction=load.prefill_time_fraction,
         serving_gpus_in_design=serving_gpus, design_output_tokens_per_s=design_tokens_s,
         classes=classes, disaggregated=disaggregation,
         kv_placement=_placement_at(placement, decode, batch, mix),
         **base)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the load model needs of the deployment, built once: the load at any decode batch,
+    each class's TTFT alone, the mean prefill step, and the prompt tokens a prefill replica
+    processes per second of prefill (the pool and its hand-over level when disaggregated)."""
+
+    load_at: Callable[[int], LoadPoint]
+    unloaded_s: tuple[float, ...]
+    prefill_phase: PhaseTime
+    prefill_tokens_per_s: float
+    pool: PrefillPool | None = None
+    handover_level: str = ""
+
+
+def _aggregated_plan(workload: InferenceWorkload, mix: MixShape, replica: PhaseModel) -> _Plan:
+    """Each replica prefills one prompt at a time between its decode steps."""
+    alone = tuple(replica.step_s(replica.prefill_step(replica.prompt_flops(i), i))
+                  for i in mix.input_tokens)
+
+    def load_at(batch: int) -> LoadPoint:
+        return aggregated_load(mix, batch, _decode_s(replica, mix, batch), alone,
+                               workload.deployment.decode.dp)
+
+    return _Plan(load_at, alone, _mean_prefill(replica, mix, 1), mix.mean_input_tokens / mix.mean(alone))
+
+
+def _disaggregated_plan(fabric: FabricView, workload: InferenceWorkload, mix: MixShape,
+                        prefill: PhaseModel, decode: PhaseModel, a: InferenceAssumptions,
+                        diagnostics: list[Diagnostic]) -> _Plan:
+    """The prefill pool at its batch (capped by the prompts' KV it holds until handed over),
+    its hand-over to the decode pool, and the decode pool at any batch."""
+    layout = workload.deployment.prefill
+    prompts = _capped(layout.batch, prefill.requests_held(mix.mean_input_tokens),
+                      "inference.deployment.prefill.batch",
+                      f"prompts of {mix.mean_input_tokens:,.0f} tokens per prefill replica", diagnostics)
+    flops = tuple(prefill.prompt_flops(i) for i in mix.input_tokens)
+    others_flops, others_tokens = (prompts - 1) * mix.mean(flops), (prompts - 1) * mix.mean_input_tokens
+    steps = tuple(prefill.step_s(prefill.prefill_step(f + others_flops, i + others_tokens))
+                  for f, i in zip(flops, mix.input_tokens))
+    transfers = tuple(_handover_s(fabric, prefill, decode, i + others_tokens, i, a)
+                      for i in mix.input_tokens)
+    mean_step = _mean_prefill(prefill, mix, prompts)
+    pool = PrefillPool(layout.dp, prompts, steps, prefill.step_s(mean_step), transfers)
+    alone = tuple(prefill.step_s(prefill.prefill_step(f, i)) + _handover_s(fabric, prefill, decode, i, i, a)
+                  for f, i in zip(flops, mix.input_tokens))
+
+    def load_at(batch: int) -> LoadPoint:
+        return disaggregated_load(mix, batch, _decode_s(decode, mix, batch), workload.deployment.decode.dp,
+                                  pool)
+
+    level = fabric.levels[fabric.level_for_span(workload.deployment.gpus)].name
+    return _Plan(load_at, alone, mean_step, prompts * mix.mean_input_tokens / pool.mean_step_s, pool, level)
 
 
 def _decode_s(decode: PhaseModel, mix: MixShape, batch: int) -> float:
@@ -311,34 +354,14 @@ def _mean_prefill(prefill: PhaseModel, mix: MixShape, prompts: int) -> PhaseTime
     return prefill.prefill_step(prompts * flops, prompts * mix.mean_input_tokens)
 
 
-def _capped(asked: int, held: int, what: str, unit: str, diagnostics: list[Diagnostic]) -> int:
+def _capped(asked: int, held: int, where: str, unit: str, diagnostics: list[Diagnostic]) -> int:
     """``asked``, or what the KV cache holds when that is fewer (and a warning saying so)."""
     if held >= asked:
         return asked
     diagnostics.append(Diagnostic(
         "KV_CACHE_LIMITS_BATCH",
-        f"inference.deployment: the KV cache holds {held:,} {unit}, not {asked:,}: the {what} is {held:,}"))
+        f"{where}: the KV cache holds {held:,} {unit}, not {asked:,}: the batch is {held:,}"))
     return held
-
-
-def _prefill_pool(fabric: FabricView, workload: InferenceWorkload, mix: MixShape,
-                  prefill: PhaseModel, decode: PhaseModel, a: InferenceAssumptions,
-                  diagnostics: list[Diagnostic]) -> tuple[PrefillPool, str]:
-    """The prefill pool at its batch (capped by the prompts' KV it holds until handed over)
-    and the name of the fabric level the hand-over crosses."""
-    layout = workload.deployment.prefill
-    prompts = _capped(layout.batch, prefill.requests_held(mix.mean_input_tokens), "prefill batch",
-                      f"prompts of {mix.mean_input_tokens:,.0f} tokens per prefill replica", diagnostics)
-    flops = tuple(prefill.prompt_flops(i) for i in mix.input_tokens)
-    others_flops, others_tokens = (prompts - 1) * mix.mean(flops), (prompts - 1) * mix.mean_input_tokens
-    steps = tuple(prefill.step_s(prefill.prefill_step(f + others_flops, i + others_tokens))
-                  for f, i in zip(flops, mix.input_tokens))
-    transfers = tuple(_handover_s(fabric, prefill, decode, i + others_tokens, i, a)
-                      for i in mix.input_tokens)
-    pool = PrefillPool(layout.dp, prompts, steps, prefill.step_s(_mean_prefill(prefill, mix, prompts)),
-                       transfers)
-    level = fabric.levels[fabric.level_for_span(workload.deployment.gpus)]
-    return pool, level.name
 
 
 def _handover_s(fabric: FabricView, prefill: PhaseModel, decode: PhaseModel, step_tokens: float,
@@ -353,14 +376,14 @@ def _handover_s(fabric: FabricView, prefill: PhaseModel, decode: PhaseModel, ste
 
 
 def _disaggregation(workload: InferenceWorkload, mix: MixShape, prefill: PhaseModel,
-                    decode: PhaseModel, pool: PrefillPool, load: LoadPoint, batch: int, held: int,
-                    level: str, diagnostics: list[Diagnostic]) -> Disaggregation:
-    dep = workload.deployment
+                    decode: PhaseModel, plan: _Plan, load: LoadPoint, held: int,
+                    diagnostics: list[Diagnostic]) -> Disaggregation:
+    dep, pool = workload.deployment, plan.pool
     prefill_rate, decode_rate = load.prefill_requests_per_s, load.decode_requests_per_s
     balanced = (decode_rate / dep.decode.gpus) / (prefill_rate / dep.prefill.gpus)
     limited_by = load.limited_by
-    idle = min(load.requests_per_s / prefill_rate, load.requests_per_s / decode_rate)
-    if idle < 0.9:
+    other_busy = min(load.requests_per_s / prefill_rate, load.requests_per_s / decode_rate)
+    if other_busy < 0.9:
         other = "decode" if limited_by == "prefill" else "prefill"
         diagnostics.append(Diagnostic(
             "DISAGGREGATED_POOLS_UNBALANCED",
@@ -373,10 +396,10 @@ def _disaggregation(workload: InferenceWorkload, mix: MixShape, prefill: PhaseMo
         prefill.weights_bytes / 1e9, max(0.0, prefill.hbm_free_bytes) / 1e9, pool.mean_step_s * 1e3,
         prefill_rate, load.requests_per_s / prefill_rate)
     decode_pool = PoolFigures(
-        dep.decode.gpus, batch, held, decode.weights_bytes / 1e9, max(0.0, decode.hbm_free_bytes) / 1e9,
+        dep.decode.gpus, load.batch, held, decode.weights_bytes / 1e9, max(0.0, decode.hbm_free_bytes) / 1e9,
         load.decode_step_s * 1e3, decode_rate, load.requests_per_s / decode_rate)
     return Disaggregation(prefill_pool, decode_pool, limited_by, balanced,
-                          mix.mean(pool.transfer_s_by_class) * 1e3, level)
+                          mix.mean(pool.transfer_s_by_class) * 1e3, plan.handover_level)
 
 
 def _slo_missed(workload: InferenceWorkload, mix: MixShape, load: LoadPoint,
