@@ -53,6 +53,13 @@ CODES: dict[str, CodeInfo] = {
     "INFERENCE_NOT_MODELLED": CodeInfo(
         "error", "the serving model does not cover this part of the inference workload yet: "
                  "serving figures are not computed"),
+    "HOST_LINK_UNKNOWN": CodeInfo(
+        "error", "the KV cache is placed in host memory but neither the workload nor the "
+                 "accelerator's catalog entry gives the host link's bandwidth: serving figures are "
+                 "not computed"),
+    "NO_KV_STORAGE": CodeInfo(
+        "error", "a remote prefix cache needs storage the GPUs reach, and the design has none: "
+                 "serving figures are not computed"),
     # --- the design cannot be built as drawn --------------------------------------------------
     "SWITCH_PORTS_EXCEEDED": CodeInfo(
         "error", "a switch has more links drawn than it has ports"),
@@ -133,6 +140,10 @@ CODES: dict[str, CodeInfo] = {
     "JOB_EXCEEDS_DESIGN": CodeInfo(
         "info", "the job needs more GPUs than the design has: reliability is for a job on the whole "
                 "design and the run's energy is not computed"),
+    "DISAGGREGATED_POOLS_UNBALANCED": CodeInfo(
+        "info", "one pool of a disaggregated inference deployment limits it while the other idles "
+                "more than 10% of the time; the message gives the prefill:decode GPU ratio that "
+                "balances them"),
     "AUTO_PARALLELISM": CodeInfo(
         "info", "the layout was chosen by the parallelism search"),
     "UNEVEN_PIPELINE": CodeInfo(

@@ -20,7 +20,8 @@ function in ``core/analysis`` of what the steps before it produced:
 7. power (and the run's energy)              <- inventory, days and GPUs of performance
 8. cost                                      <- inventory, catalog prices, power, performance
    inference (only for an inference workload, which the training steps 3-6 do not see)
-                                             <- fabric, power, cost's $/GPU-hour
+                                             <- fabric, power, cost's $/GPU-hour, storage's
+                                                bulk read per GPU (a remote prefix cache)
    services (only for a design with several workloads: core/services.py). Right after step 1
    the partitions are resolved (core/partitions.py: each one's GPUs and the fabric its own
    GPUs see); the main workload's storage, DPUs, reliability and performance (3-6) run on its
@@ -315,11 +316,13 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     if serving is not None and fabric is None:
         cannot_run = _no_fabric(serving, main)
     elif serving is not None:
-        inference = analyze_inference(fabric, serving, facility_kw, assumptions.inference,
-                                      usd_per_gpu_hour=usd_per_gpu_hour)
+        # a remote prefix cache reads multi-MB KV chunks: the bulk-read class of every GPU
+        inference = analyze_inference(
+            fabric, serving, facility_kw, assumptions.inference, usd_per_gpu_hour=usd_per_gpu_hour,
+            storage_read_gbyte_s_per_gpu=storage.classes["data_loading"].per_gpu_gbyte_s)
         inference = _on_partition(inference, main)
         cannot_run = inference.cannot_run
-    services = serve_services(design, parts, assumptions) if parts is not None else ()
+    services = serve_services(design, parts, assumptions, topology) if parts is not None else ()
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
                                   *bandwidth.diagnostics, *cannot_run]

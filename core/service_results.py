@@ -15,10 +15,12 @@ from typing import Any
 
 from core.analysis.inference import InferenceResult, analyze_inference
 from core.analysis.serving import model_shape
+from core.analysis.storage import analyze_storage
 from core.diagnostics import Diagnostic
 from core.inference_workload import InferenceWorkload, inference_workload_to_dict
 from core.model import Design
 from core.partitions import Partitions, PartitionView
+from core.topology import Topology
 
 
 @dataclass(frozen=True)
@@ -47,21 +49,36 @@ class ServiceResult:
                 "inference": self.inference.to_json()}
 
 
-def serve_services(design: Design, partitions: Partitions, assumptions: Any) -> tuple[ServiceResult, ...]:
+def serve_services(design: Design, partitions: Partitions, assumptions: Any,
+                   topology: Topology) -> tuple[ServiceResult, ...]:
     """Every service of ``design`` served on its partition (``partitions.services``, with their
-    shares of power and cost), its diagnostics naming the service and the partition."""
+    shares of power and cost), its diagnostics naming the service and the partition;
+    ``topology`` is the design's (the storage a GPU-count partition reaches)."""
     out = []
     for service, view in zip(design.services, partitions.services):
         if view.fabric is None:
             result = unserved(service.workload, view.problems, assumptions.inference)
         else:
             result = analyze_inference(view.fabric, service.workload, view.facility_kw or 0.0,
-                                       assumptions.inference, usd_per_gpu_hour=view.usd_per_gpu_hour)
+                                       assumptions.inference, usd_per_gpu_hour=view.usd_per_gpu_hour,
+                                       storage_read_gbyte_s_per_gpu=_storage_read_per_gpu(
+                                           service.workload, view, topology, assumptions))
             where = f"service {service.name} on {on_what(view)}"
             result = replace(result, cannot_run=named(result.cannot_run, where),
                              diagnostics=named(result.diagnostics, where))
         out.append(ServiceResult(service.name, view, result))
     return tuple(out)
+
+
+def _storage_read_per_gpu(workload: InferenceWorkload, view: PartitionView, topology: Topology,
+                          assumptions: Any) -> float | None:
+    """The bulk read per GPU of the storage the partition's GPUs reach, for a remote prefix
+    cache (the only placement that reads it; worked out only then: a storage path walk)."""
+    if workload.kv_cache.placement != "remote":
+        return None
+    own = view.analysed[1] if view.analysed else topology
+    storage = analyze_storage(own, None, assumptions.storage, assumptions.network)
+    return storage.classes["data_loading"].per_gpu_gbyte_s
 
 
 def unserved(workload: InferenceWorkload, reasons: tuple[Diagnostic, ...], assumptions: Any) -> InferenceResult:

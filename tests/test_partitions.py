@@ -164,9 +164,11 @@ def test_partitions_share_the_power_and_cost_of_the_design(train_and_serve, cata
     assert sum(v.usd_per_gpu_hour * v.gpus for v in views) / ev.counts.gpus == pytest.approx(ev.cost.usd_per_gpu_hour)
     # a GB200 NVL72 GPU-hour costs more than a DGX H100 one (3.0 M$ per 72 GPUs vs 270 k$ per 8)
     assert views[1].usd_per_gpu_hour > views[0].usd_per_gpu_hour
-    # tokens/s per MW are the partition's: decode tokens/s per GPU x its GPUs / its facility MW
+    # tokens/s per MW are the partition's: served output tokens/s per GPU x its 576 GPUs (8 copies
+    # of the 72-GPU layout fill it) / its facility MW
     inf = ev.services[0].inference
-    assert inf.tokens_per_s_per_mw == pytest.approx(inf.decode_tokens_per_s_per_gpu * 576 / (views[1].facility_kw / 1000))
+    assert inf.serving_gpus_in_design == 576
+    assert inf.tokens_per_s_per_mw == pytest.approx(inf.output_tokens_per_s_per_gpu * 576 / (views[1].facility_kw / 1000))
     # the training run is priced at its partition's rate
     run = ev.performance
     assert ev.cost.training_run_usd == pytest.approx(views[0].usd_per_gpu_hour * run.job_gpus * run.training_days * 24)

@@ -17,12 +17,16 @@ from core.inference_workload import InferenceWorkload
 
 def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
                       assumptions: InferenceAssumptions | None = None,
-                      usd_per_gpu_hour: float | None = None) -> InferenceResult:
+                      usd_per_gpu_hour: float | None = None, *,
+                      storage_read_gbyte_s_per_gpu: float | None = None) -> InferenceResult:
     """Serve ``workload`` on ``fabric``; ``facility_kw`` is the design's facility power (tokens
-    per second per MW), ``usd_per_gpu_hour`` the cost analysis's (None when unpriced)."""
+    per second per MW), ``usd_per_gpu_hour`` the cost analysis's (None when unpriced),
+    ``storage_read_gbyte_s_per_gpu`` the storage analysis's bulk read per GPU (a remote prefix
+    cache reads over it; None without storage)."""
     a = assumptions or InferenceAssumptions()
     if not workload.auto:
-        return serve_deployment(fabric, workload, facility_kw, a, usd_per_gpu_hour)
+        return serve_deployment(fabric, workload, facility_kw, a, usd_per_gpu_hour,
+                                storage_read_gbyte_s_per_gpu=storage_read_gbyte_s_per_gpu)
     shape = model_shape(workload)
     reason = Diagnostic("INFERENCE_NOT_MODELLED",
                         "inference: the deployment search (\"deployment\": \"auto\") is not modelled yet")

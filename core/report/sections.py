@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from core.analysis.bottleneck import BottleneckResult
 from core.analysis.memory import MemoryBreakdown
 from core.analysis.reliability import ReliabilityResult
+from core.analysis.serving import Disaggregation, KvPlacement, PoolFigures
 from core.analysis.storage import IO_CLASS_TITLES
 from core.dpu_engines import ENGINE_TITLES
 from core.assumptions import assumptions_to_dict
@@ -364,13 +365,12 @@ def _performance_rows(ev: Evaluation) -> list[Row]:
 
 
 def inference_rows(ev: Evaluation) -> list[Row]:
-    """The serving figures of an inference workload: what it serves and how, "does not fit" and
-    why when it cannot run, else TTFT / TPOT against the SLOs, tokens per GPU and per MW, the
-    bound of each phase and the KV cache."""
-    rows = serving_rows(ev.inference, "inference", ev.cannot_run)
-    if ev.partitions is not None and ev.partitions.main is not None:
-        rows.insert(1, Row("Partition", f"{ev.partitions.main.name}: {ev.partitions.main.describe()}",
-                           "inference.partition"))
+    """The serving figures of the main workload when it is an inference service, with its
+    partition when the design carries several workloads."""
+    main = ev.partitions.main if ev.partitions is not None else None
+    rows = serving_rows(ev.inference, "inference", ev.cannot_run, main.gpus if main is not None else ev.counts.gpus)
+    if main is not None:
+        rows.insert(1, Row("Partition", f"{main.name}: {main.describe()}", "inference.partition"))
     return rows
 
 
@@ -380,11 +380,15 @@ def service_rows(service: ServiceResult) -> list[Row]:
     key = f"services.{service.name}"
     view = service.partition
     return [Row("Partition", f"{view.name}: {view.describe()}", f"{key}.partition"),
-            *serving_rows(service.inference, key, service.inference.cannot_run)]
+            *serving_rows(service.inference, key, service.inference.cannot_run, view.gpus)]
 
 
-def serving_rows(inf: InferenceResult, key: str, cannot_run: tuple) -> list[Row]:
-    """The rows of one served inference workload, keyed ``<key>.<field>``."""
+def serving_rows(inf: InferenceResult, key: str, cannot_run: tuple, gpus: int) -> list[Row]:
+    """The rows of one served inference workload, keyed ``<key>.<field>``: what it serves and
+    how, "does not fit" and why when it cannot run, else TTFT / TPOT at the chosen load against
+    the SLOs (per class of a request mix), tokens per GPU and per MW (``gpus``: those of the
+    design or partition it serves on), where the KV cache lives, the two pools of a
+    disaggregated deployment, and the bound of each phase."""
     w, dep = inf.workload, inf.workload.deployment
     rows = [
         Row("Workload", w.name, f"{key}.workload"),
@@ -396,26 +400,45 @@ def serving_rows(inf: InferenceResult, key: str, cannot_run: tuple) -> list[Row]
     ]
     if inf.cannot_run:
         return rows + [Row("Result", _does_not_fit(cannot_run), f"{key}.cannot_run")]
-    slo = "meets" if inf.meets_slo else "misses"
-    return rows + [
-        Row("KV cache per GPU", f"{_num(inf.kv_cache_gb_per_gpu, 1, 'GB')}: up to "
+    mixed = len(inf.classes) > 1
+    rows += [
+        Row("KV cache per GPU", f"{_num(inf.kv_cache_gb_per_gpu, 1, 'GB')} of HBM: up to "
             f"{inf.max_concurrency_per_replica:,} requests per replica (batch {inf.batch:,})",
             f"{key}.kv_cache_gb_per_gpu"),
-        Row("Time to first token", f"{_num(inf.ttft_ms, 1, 'ms')} (SLO {w.slo.ttft_ms:,.0f} ms)",
-            f"{key}.ttft_ms"),
-        Row("Time per output token", f"{_num(inf.tpot_ms, 2, 'ms')} (SLO {w.slo.tpot_ms:,.1f} ms)",
-            f"{key}.tpot_ms"),
-        Row("SLO", slo, f"{key}.meets_slo"),
+        Row("KV cache placement", _kv_placement_text(inf.kv_placement), f"{key}.kv_placement"),
+        Row("Time to first token", f"{_num(inf.ttft_ms, 1, 'ms')} at load"
+            f"{', mean over the classes' if mixed else ''}; {_num(inf.ttft_unloaded_ms, 1, 'ms')} "
+            f"alone (SLO {w.slo.ttft_ms:,.0f} ms)", f"{key}.ttft_ms"),
+        *[Row(f"  {c.input_tokens:,} in, {c.output_tokens:,} out ({c.share:.0%})",
+              f"TTFT {_num(c.ttft_ms, 1, 'ms')} at load, {_num(c.ttft_unloaded_ms, 1, 'ms')} alone"
+              f"{'' if c.meets_ttft_slo else ' (misses the SLO)'}; KV cache "
+              f"{_num(c.kv_gb_per_request, 2, 'GB')} per request", f"{key}.classes.{i}")
+          for i, c in enumerate(inf.classes) if mixed],
+        Row("Time per output token", f"{_num(inf.tpot_ms, 2, 'ms')} at load; decode step "
+            f"{_num(inf.decode_step_ms, 2, 'ms')} (SLO {w.slo.tpot_ms:,.1f} ms)", f"{key}.tpot_ms"),
+        Row("SLO", "meets" if inf.meets_slo else "misses", f"{key}.meets_slo"),
         Row("Prefill tokens/s per GPU", _num(inf.prefill_tokens_per_s_per_gpu, 0),
             f"{key}.prefill_tokens_per_s_per_gpu"),
-        Row("Decode tokens/s per GPU", _num(inf.decode_tokens_per_s_per_gpu, 0),
+        Row("Decode tokens/s per GPU", f"{_num(inf.decode_tokens_per_s_per_gpu, 0)} (decode steps only)",
             f"{key}.decode_tokens_per_s_per_gpu"),
-        Row("Tokens/s per MW (facility)", _num(inf.tokens_per_s_per_mw, 0), f"{key}.tokens_per_s_per_mw"),
+        Row("Output tokens/s per GPU", f"{_num(inf.output_tokens_per_s_per_gpu, 0)} served "
+            "(prefill counted)", f"{key}.output_tokens_per_s_per_gpu"),
+    ]
+    if inf.prefill_time_fraction is not None:
+        rows.append(Row("Prefill share of replica time", _pct(inf.prefill_time_fraction),
+                        f"{key}.prefill_time_fraction"))
+    if inf.disaggregated is not None:
+        rows += _disaggregated_rows(inf.disaggregated, key)
+    return rows + [
+        Row("Tokens/s per MW (facility)", f"{_num(inf.tokens_per_s_per_mw, 0)} ("
+            f"{inf.serving_gpus_in_design:,} of {gpus:,} GPUs serving copies of the layout)",
+            f"{key}.tokens_per_s_per_mw"),
         Row("Cost per million output tokens", _num(inf.usd_per_million_output_tokens, 3, "USD"),
             f"{key}.usd_per_million_output_tokens"),
-        *[Row(f"{title} step", f"{phase.bound}-bound: compute {phase.compute_s * 1e3:.3g} ms, "
-              f"HBM {phase.memory_s * 1e3:.3g} ms, communication {phase.communication_s * 1e3:.3g} ms "
-              "per stage", f"{key}.{part}")
+        *[Row(f"{title} step", f"{phase.bound.replace('_', ' ')}-bound: compute "
+              f"{phase.compute_s * 1e3:.3g} ms, HBM {phase.memory_s * 1e3:.3g} ms, "
+              + (f"KV fetch {phase.kv_fetch_s * 1e3:.3g} ms, " if phase.kv_fetch_s else "")
+              + f"communication {phase.communication_s * 1e3:.3g} ms per stage", f"{key}.{part}")
           for title, part, phase in (("Prefill", "prefill", inf.prefill), ("Decode", "decode", inf.decode))],
     ]
 
@@ -436,6 +459,34 @@ def partition_rows(ev: Evaluation) -> list[Row]:
                     f"{_num(view.usd_per_gpu_hour, 2, 'USD')} per GPU-hour")
         rows.append(Row(f"{view.name} ({workload})", text, f"partitions.{view.name}"))
     return rows
+
+
+def _kv_placement_text(kv: KvPlacement) -> str:
+    if kv.placement == "host":
+        return (f"HBM and host memory: {kv.host_gb_per_gpu:,.0f} GB per GPU over "
+                f"{kv.host_link_gbyte_s:,.0f} GB/s per direction; {kv.host_kv_gb_per_gpu:,.1f} GB "
+                "of the batch's KV cache read from it every decode step")
+    if kv.placement == "remote":
+        return (f"HBM, with a remote prefix cache serving {kv.prefix_hit_rate:.0%} of prompt tokens "
+                f"over the storage path at {kv.storage_read_gbyte_s_per_gpu:,.2f} GB/s per GPU")
+    return "HBM only"
+
+
+def _disaggregated_rows(dis: Disaggregation, key: str) -> list[Row]:
+    def pool(name: str, p: PoolFigures, unit: str) -> Row:
+        return Row(f"{name.title()} pool", f"{p.gpus:,} GPUs, {p.batch:,} {unit} a step of "
+                   f"{p.step_ms:,.1f} ms: {p.requests_per_s:,.1f} requests/s, {_pct(p.utilisation)} busy",
+                   f"{key}.disaggregated.{name}")
+    prefill, decode = dis.prefill, dis.decode
+    return [
+        pool("prefill", prefill, "prompts"),
+        pool("decode", decode, "sequences per replica"),
+        Row("Limited by", f"the {dis.limited_by} pool; {dis.balanced_prefill_per_decode_gpu:.2f} prefill "
+            f"GPUs per decode GPU would balance the pools (this deployment: "
+            f"{prefill.gpus / decode.gpus:.2f})", f"{key}.disaggregated.limited_by"),
+        Row("KV cache hand-over", f"{dis.kv_transfer_ms:,.2f} ms per prefill step over the "
+            f"{dis.kv_transfer_level} level", f"{key}.disaggregated.kv_transfer_ms"),
+    ]
 
 
 def memory_breakdown_text(mem: MemoryBreakdown) -> str:
