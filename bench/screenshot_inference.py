@@ -3,9 +3,11 @@
 throughput-latency chart, in a window fitted to a screen.
 
     python bench/screenshot_inference.py [-o docs/screenshots/inference-workload-tab.png]
-        [--system GB200-NVL72] [--preset deepseek-r1-serve] [--screen 1366x768] [--scroll Deployment]
+        [--system GB200-NVL72] [--preset deepseek-r1-serve] [--screen 1600x1000]
+        [--scroll "Serving and SLOs"] [--tab-share 0.62]
 
-The design is one ``--system`` (a super-node or a server) serving ``--preset`` as written.
+The design is one ``--system`` (a super-node or a server) serving ``--preset`` as written. The
+Workload tab takes ``--tab-share`` of the right column's height (the metric panels the rest).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import gui_sandbox  # noqa: E402,F401 - before Qt: settings in a temp folder
 
-from PySide6.QtCore import QPoint, QRect  # noqa: E402
+from PySide6.QtCore import QPoint, QRect, Qt  # noqa: E402
 from PySide6.QtWidgets import QGroupBox  # noqa: E402
 
 from core.catalog import default_catalog  # noqa: E402
@@ -41,9 +43,11 @@ def main() -> int:
     parser.add_argument("-o", "--output", default=str(ROOT / "docs" / "screenshots" / "inference-workload-tab.png"))
     parser.add_argument("--system", default="GB200-NVL72", help="catalog id of the super-node or server")
     parser.add_argument("--preset", default="deepseek-r1-serve", help="inference workload preset")
-    parser.add_argument("--screen", type=_screen, default=(1366, 768), help="WIDTHxHEIGHT (default 1366x768)")
+    parser.add_argument("--screen", type=_screen, default=(1600, 1000), help="WIDTHxHEIGHT (default 1600x1000)")
     parser.add_argument("--taskbar", type=int, default=40, help="task bar height in px (default 40)")
-    parser.add_argument("--scroll", default="", help="title of the inference form's group box to scroll to")
+    parser.add_argument("--scroll", default="Serving and SLOs",
+                        help="title of the inference form's group box to scroll to (\"\": the top)")
+    parser.add_argument("--tab-share", type=float, default=0.62, help="the Workload tab's share of the column")
     args = parser.parse_args()
     app = ensure_app(headless=True)
     from designer.main_window import MainWindow  # noqa: PLC0415 - after the QApplication
@@ -59,6 +63,13 @@ def main() -> int:
     app.processEvents()
     window.evaluate_now()
     window.workload_dock.raise_()
+    window.raise_metric_panel("performance")
+    metrics = window.metric_docks[window.metric_panels.index(window.performance_panel)]
+    app.processEvents()
+    column = window.workload_dock.height() + metrics.height()
+    window.resizeDocks([window.workload_dock, metrics],
+                       [round(column * args.tab_share), round(column * (1 - args.tab_share))],
+                       Qt.Orientation.Vertical)
     panel = window.workload_panel
 
     def scroll() -> None:

@@ -44,7 +44,7 @@ class ThroughputLatencyChart(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        self.plot = labelled_plot("Throughput against interactivity (one point per batch)",
+        self.plot = labelled_plot("Throughput against interactivity",
                                   "output tokens/s per GPU", X_LABEL)
         self.plot.setMinimumHeight(CHART_HEIGHT + 40)
         self.plot.setMaximumHeight(CHART_HEIGHT + 140)

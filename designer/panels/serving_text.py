@@ -15,7 +15,8 @@ from designer.format import money, num
 DOES_NOT_FIT = "does not fit"
 NOT_MODELLED = "not modelled yet"
 NOT_MODELLED_CODE = "INFERENCE_NOT_MODELLED"
-BOUND_TEXT = {"compute": "compute-bound", "memory": "HBM-bound", "communication": "communication-bound"}
+# non-breaking hyphens: in a narrow dock the value wraps at " · ", not inside "compute-bound"
+BOUND_TEXT = {"compute": "compute\u2011bound", "memory": "HBM\u2011bound", "communication": "communication\u2011bound"}
 MEETS, MISSES = "✓", "✗"
 
 

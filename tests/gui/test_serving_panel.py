@@ -12,7 +12,7 @@ from core.generators import SupernodeOptions, generate_supernode
 from core.inference_workload import load_inference_preset
 from core.workload import load_preset
 from designer.panels.serving_chart import point_tooltip
-from designer.panels.serving_text import DOES_NOT_FIT, NOT_MODELLED
+from designer.panels.serving_text import BOUND_TEXT, DOES_NOT_FIT, NOT_MODELLED
 
 R1, LLAMA = "deepseek-r1-serve", "llama31-70b-serve"
 SERVING_LABELS = ("Time to first token", "Time per output token", "Prefill per GPU", "Decode per GPU",
@@ -34,9 +34,7 @@ def test_deepseek_r1_on_an_nvl72_shows_the_evaluation_and_its_curve(window, qtbo
     assert panel.value("Time to first token") == f"{served.ttft_ms:,.0f} ms  ✓ SLO 2,000 ms"
     assert panel.value("Time per output token") == f"{served.tpot_ms:,.1f} ms  ✓ SLO 50.0 ms"
     assert panel.value("Decode per GPU").startswith(f"{served.decode_tokens_per_s_per_gpu:,.0f} tokens/s · ")
-    assert panel.value("Decode per GPU").endswith(
-        {"memory": "HBM-bound", "compute": "compute-bound", "communication": "communication-bound"}[
-            served.decode.bound])
+    assert panel.value("Decode per GPU").endswith(BOUND_TEXT[served.decode.bound])
     assert panel.value("Concurrency per replica") == f"64 of {served.max_concurrency_per_replica:,}"
     assert "Meets the SLOs" in panel.slo.text() and panel.slo.isVisibleTo(panel)
     assert panel.verdict.isHidden() and panel.breakdown.isHidden() and panel.scaling.isHidden()
