@@ -189,13 +189,13 @@ class WorkloadPanel(QScrollArea):
         self.preset.activated.connect(self._preset_chosen)
         top.addRow("Preset", self.preset)
         layout.addLayout(top)
+        self._top = top
         # the last workload of each kind this tab showed: switching the kind back restores it
         self._last_of_kind: dict[str, Workload | InferenceWorkload] = {}
 
-        self.training_body = QWidget()  # every training field; hidden for an inference workload
+        self.training_body = QWidget()  # the training fields below the top rows
         training = QVBoxLayout(self.training_body)
         training.setContentsMargins(0, 0, 0, 0)
-        top = QFormLayout()
         self.keep_layout = QCheckBox("Keep the preset's layout")
         self.keep_layout.setToolTip("Use the preset's own TP/PP/DP/CP/EP and global batch as published, even "
                                     "when it uses only part of the design (or more GPUs than it has). "
@@ -215,7 +215,8 @@ class WorkloadPanel(QScrollArea):
         top.addRow("Name", self.name)
         self.stack = StackSelector(document)
         top.addRow("Software stack", self.stack)
-        training.addLayout(top)
+        # hidden for an inference workload with the training body (one form: the columns align)
+        self._training_rows = (self.keep_layout, self.fit_note, self.name, self.stack)
 
         self.spins: dict[str, QSpinBox] = {}
         model_box = QGroupBox("Model")
@@ -485,6 +486,8 @@ class WorkloadPanel(QScrollArea):
         inference = isinstance(workload, InferenceWorkload)
         self.kind_buttons[INFERENCE if inference else TRAINING].setChecked(True)
         self.training_body.setVisible(not inference)
+        for row in self._training_rows:  # the fit note's own visibility follows in _show_fit_note
+            self._top.setRowVisible(row, not inference)
         self.inference_form.setVisible(inference)
         if workload is not None:
             self._last_of_kind[INFERENCE if inference else TRAINING] = workload
