@@ -18,6 +18,7 @@ if __package__ in (None, ""):  # run as a script: make the package importable
 from core.analysis.performance import PerformanceAssumptions  # noqa: E402
 
 from . import cases as C  # noqa: E402
+from . import serving_report  # noqa: E402
 from . import suite  # noqa: E402
 
 DOC = suite.ROOT / "docs" / "validation.md"
@@ -80,7 +81,8 @@ def render(rows: list[suite.RowResult]) -> str:
         by_section.setdefault(r.section, []).append(r)
     counts: dict[str, int] = {}
     for r in rows:
-        counts[r.status] = counts.get(r.status, 0) + 1
+        if r.section != "serving":  # the serving rows have their own summary line
+            counts[r.status] = counts.get(r.status, 0) + 1
     summary = suite.mfu_summary(rows)
     failing = [r for r in rows if r.status == "FAIL"]
     a = PerformanceAssumptions()
@@ -104,7 +106,7 @@ def render(rows: list[suite.RowResult]) -> str:
         "",
         "## Summary",
         "",
-        f"* {len(rows)} rows: " + ", ".join(
+        f"* {sum(counts.values())} rows: " + ", ".join(
             f"{counts[s]} {s}" for s in _STATUS_ORDER if counts.get(s)) + ".",
         f"* Failing gated rows: {len(failing)}"
         + (" (" + ", ".join(f.id for f in failing) + ")" if failing else "") + ".",
@@ -116,6 +118,7 @@ def render(rows: list[suite.RowResult]) -> str:
         "modes), utilisation within ±3 points for every other gated dense row; topology rows "
         "exact; power ±1% (NVL72: inside the published range); reliability at the printed "
         "precision.",
+        serving_report.summary_line(rows),
         "",
         "## Calibration (the only fitted constants)",
         "",
@@ -235,6 +238,7 @@ def render(rows: list[suite.RowResult]) -> str:
             if r.note:
                 gaps.setdefault(r.note, []).append(r.id)
         out += [f"* **{', '.join(ids)}**: {note}." for note, ids in gaps.items()]
+    out += ["", *serving_report.render(rows)]
     out += [
         "",
         "## Known misses and gaps",
