@@ -84,8 +84,14 @@ def render(rows: list[RowResult]) -> list[str]:
         "lengths and the deployment as published (layout and batch per replica), evaluated with "
         "`python -m designer.cli evaluate P --format json` in-process. Each row compares one "
         "figure per GPU of the deployment (column \"Compares\"); a gated row passes within "
-        f"±{100 * IC.TOLERANCE:.0f}% (the issue's goal). Rows are defined in "
-        "`tests/validation/inference_cases.py`.",
+        f"±{100 * IC.TOLERANCE:.0f}% (the issue's goal). MLPerf Offline and TensorRT-LLM "
+        "max-throughput rows compare served output tokens/s per GPU (prefill counted) at the "
+        "run's batch, or at what the KV cache holds when the batch is not published; Server and "
+        "Interactive rows the same figure at the largest batch whose TTFT and TPOT at load meet "
+        "the run's limits (ours are means, MLPerf's limits bind the 99th percentile, so these "
+        "lean high); aiconfigurator rows tokens/s at the measured concurrency, which TPOT at "
+        "load sets (TTFT shown, not gated); the disaggregated blogs one phase's tokens/s. Rows "
+        "are defined in `tests/validation/inference_cases.py`.",
         "",
         f"* {s['rows']} rows: {s['computed']} computed ({s['gated']} gated: {s['pass']} pass, "
         f"{s['known_miss']} known miss, {s['fail']} failing; the rest report-only), "
