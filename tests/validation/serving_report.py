@@ -5,17 +5,9 @@ from __future__ import annotations
 from core.analysis.inference_assumptions import InferenceAssumptions
 
 from . import inference_cases as IC
+from .markdown import hardware_cell, markdown_table
 from .serving_suite import WHAT, serving_summary
 from .suite import RowResult
-
-_TABLE_ESCAPE = str.maketrans({"|": "\\|", "\n": " "})
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return out + ["| " + " | ".join(str(c).translate(_TABLE_ESCAPE) for c in row) + " |"
-                  for row in rows]
-
 
 def summary_line(rows: list[RowResult]) -> str:
     s = serving_summary(rows)
@@ -25,15 +17,6 @@ def summary_line(rows: list[RowResult]) -> str:
             f"passing gated row, mean absolute error **{100 * s['passing_mean']:.1f}%** over them "
             f"({s['pass']} rows), {100 * s['gated_mean']:.0f}% over all gated rows with the known "
             "misses.")
-
-
-def _hardware(case: IC.ServingCase) -> str:
-    hw = case.hardware
-    if hw["template"] == "supernode":
-        gen = f"`generate supernode --system {hw['system']} --count {hw['count']}`"
-    else:
-        gen = f"`generate fat-tree --gpus {hw['gpus']} --server {hw['server']} --switch {hw['switch']}`"
-    return f"{case.hardware_note}; {gen}"
 
 
 def _layout(d: dict) -> str:
@@ -56,15 +39,18 @@ def _model(case: IC.ServingCase) -> str:
     return f"{case.model_name}; weights {case.precision.upper()}, KV {case.kv_precision.upper()}"
 
 
-def _steps(case: IC.ServingCase, r: RowResult) -> list[str]:
+def _steps(r: RowResult) -> list[str]:
     inf = r.extra["pred"].inference
     d, p = inf["decode"], inf["prefill"]
     share = inf["prefill_time_fraction"]
-    return [r.id, f"{r.extra['pred'].batch:,}",
-            f"{1e3 * d['compute_s']:.1f} / {1e3 * d['memory_s']:.1f} / {1e3 * d['communication_s']:.1f}",
-            d["bound"], f"{1e3 * p['compute_s']:.1f} / {1e3 * p['memory_s']:.1f} / "
-            f"{1e3 * p['communication_s']:.1f}", p["bound"],
-            "—" if share is None else f"{share:.2f}", f"{inf['ttft_ms']:,.0f}", f"{inf['tpot_ms']:.1f}"]
+    return [r.id, f"{r.extra['pred'].batch:,}", _parts_ms(d), d["bound"], _parts_ms(p),
+            p["bound"], "—" if share is None else f"{share:.2f}", f"{inf['ttft_ms']:,.0f}",
+            f"{inf['tpot_ms']:.1f}"]
+
+
+def _parts_ms(step: dict) -> str:
+    """A step's compute / HBM / communication milliseconds."""
+    return " / ".join(f"{1e3 * step[k]:.1f}" for k in ("compute_s", "memory_s", "communication_s"))
 
 
 def render(rows: list[RowResult]) -> list[str]:
@@ -130,21 +116,21 @@ def render(rows: list[RowResult]) -> list[str]:
         mark = " (calibration)" if case.calibration else ""
         table.append([f"{r.id}{mark}", f"{r.group}: {r.title}", WHAT[case.compare], r.published,
                       r.predicted, r.error, r.tolerance_text, r.status])
-    out += _table(["#", "Run", "Compares", "Published (per GPU)", "Predicted", "Error",
+    out += markdown_table(["#", "Run", "Compares", "Published (per GPU)", "Predicted", "Error",
                    "Tolerance", "Status"], table)
     out += ["", "### How each serving row was built", ""]
-    out += _table(
+    out += markdown_table(
         ["#", "Hardware (generated)", "Model and precision", "Requests (mean in / out)",
          "Deployment per replica", "Software as run", "Tags", "Source"],
-        [[r.id, _hardware(c), _model(c), f"{c.input_tokens:,} / {c.output_tokens:,}",
+        [[r.id, hardware_cell(c), _model(c), f"{c.input_tokens:,} / {c.output_tokens:,}",
           _deployment(c), c.software, c.tag, c.source]
          for r in computed for c in (r.extra["case"],)])
     out += ["", "### Predicted steps (ms per step of one replica, decode at the row's batch; "
             "prefill of one mean prompt, or the prefill pool's step)", ""]
-    out += _table(["#", "Batch", "Decode compute / HBM / comm", "Decode bound",
+    out += markdown_table(["#", "Batch", "Decode compute / HBM / comm", "Decode bound",
                    "Prefill compute / HBM / comm", "Prefill bound", "Prefill share of time",
                    "TTFT ms", "TPOT ms"],
-                  [_steps(r.extra["case"], r) for r in computed])
+                  [_steps(r) for r in computed])
     notes: dict[tuple[str, str], list[str]] = {}
     for r in serving:
         if r.note and r.status != "pass":

@@ -102,10 +102,6 @@ def predict_serving(case: IC.ServingCase, folder: Path,
     return ServingPrediction(inference[_KEYS[case.compare]], batch, inference)
 
 
-def serving_error(case: IC.ServingCase, pred: ServingPrediction) -> float:
-    return pred.value / case.published - 1.0
-
-
 def _predicted_text(case: IC.ServingCase, pred: ServingPrediction) -> str:
     inf = pred.inference
     text = f"{pred.value:,.0f} at batch {pred.batch:,}"
@@ -115,7 +111,7 @@ def _predicted_text(case: IC.ServingCase, pred: ServingPrediction) -> str:
 
 
 def serving_row(case: IC.ServingCase, pred: ServingPrediction) -> RowResult:
-    err = serving_error(case, pred)
+    err = pred.value / case.published - 1.0
     gated = case.policy in ("gated", "known-miss")
     within = abs(err) <= case.tolerance + 1e-12
     notes = [case.reason] if case.reason else []
