@@ -189,6 +189,21 @@ def test_a_deployment_larger_than_the_design_cannot_run():
     assert result.tpot_ms is None
 
 
+def test_expert_parallelism_over_a_level_without_bandwidth_cannot_run():
+    """A GB200 compute tray alone has no NVLink switch: its GPUs have no scale-up bandwidth,
+    so EP over its 4 GPUs cannot exchange tokens (it was a division by zero in the cost)."""
+    workload = _workload(DEEPSEEK, precision="fp4", kv_cache_precision="fp8",
+                         deployment={"tp": 1, "ep": 4, "dp": 4, "batch": 64})
+    result = analyze_inference(_fabric("GB200-Compute-Tray"), workload, 10.0, usd_per_gpu_hour=2.0)
+    assert not result.runs
+    assert [r.code for r in result.cannot_run] == ["NO_NETWORK_BANDWIDTH"]
+    assert "TP 1, EP 4" in result.cannot_run[0].message
+    alone = _workload(DEEPSEEK, precision="fp4", kv_cache_precision="fp8",
+                      deployment={"tp": 1, "ep": 1, "dp": 1, "batch": 64})
+    assert analyze_inference(_fabric("GB200-Compute-Tray"), alone, 10.0).cannot_run[0].code \
+        == "DOES_NOT_FIT_MEMORY"
+
+
 # --- evaluation and training untouched ------------------------------------------------------
 
 def test_a_training_workload_has_no_inference_section_and_the_same_performance():

@@ -47,6 +47,7 @@ Model (every simplification that moves a number is stated):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -525,4 +526,10 @@ def _cannot_run(fabric: FabricView, workload: InferenceWorkload, prefill: PhaseM
                 f"{where}: {model.weights_bytes / 1e9:,.1f} GB of {workload.precision} "
                 f"weights per GPU exceed the {usable / 1e9:,.1f} GB {accel.id} leaves after its "
                 f"{a.activation_reserve_fraction:.0%} activation reserve"))
+        if dep.gpus <= fabric.gpus and not math.isfinite(model.communication_s(1.0)):
+            layout = model.layout
+            reasons.append(Diagnostic(
+                "NO_NETWORK_BANDWIDTH",
+                f"{where}: a network level the TP all-reduces or EP all-to-alls of TP {layout.tp}, "
+                f"EP {layout.ep} cross has no bandwidth: the step cannot complete"))
     return tuple(reasons)

@@ -18,33 +18,15 @@ if __package__ in (None, ""):  # run as a script: make the package importable
 from core.analysis.performance import PerformanceAssumptions  # noqa: E402
 
 from . import cases as C  # noqa: E402
+from . import serving_report  # noqa: E402
 from . import suite  # noqa: E402
+from .markdown import hardware_cell, markdown_table  # noqa: E402
 
 DOC = suite.ROOT / "docs" / "validation.md"
 COMMAND = "python -m tests.validation.report"
 
 _STATUS_ORDER = ("pass", "pass (known-miss row)", "known miss", "report-only", "not modelled",
                  "FAIL")
-
-
-def _esc(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(_esc(c) for c in row) + " |" for row in rows]
-    return out
-
-
-def _hardware(case: C.PerfCase) -> str:
-    hw = case.hardware
-    if hw["template"] == "supernode":
-        gen = f"`generate supernode --system {hw['system']} --count {hw['count']}`"
-    else:
-        gen = (f"`generate fat-tree --gpus {hw['gpus']} --server {hw['server']} "
-               f"--switch {hw['switch']}`")
-    return f"{case.hardware_note}; {gen}"
 
 
 def _layout(case: C.PerfCase) -> str:
@@ -80,7 +62,8 @@ def render(rows: list[suite.RowResult]) -> str:
         by_section.setdefault(r.section, []).append(r)
     counts: dict[str, int] = {}
     for r in rows:
-        counts[r.status] = counts.get(r.status, 0) + 1
+        if r.section != "serving":  # the serving rows have their own summary line
+            counts[r.status] = counts.get(r.status, 0) + 1
     summary = suite.mfu_summary(rows)
     failing = [r for r in rows if r.status == "FAIL"]
     a = PerformanceAssumptions()
@@ -104,7 +87,7 @@ def render(rows: list[suite.RowResult]) -> str:
         "",
         "## Summary",
         "",
-        f"* {len(rows)} rows: " + ", ".join(
+        f"* {sum(counts.values())} rows: " + ", ".join(
             f"{counts[s]} {s}" for s in _STATUS_ORDER if counts.get(s)) + ".",
         f"* Failing gated rows: {len(failing)}"
         + (" (" + ", ".join(f.id for f in failing) + ")" if failing else "") + ".",
@@ -116,6 +99,7 @@ def render(rows: list[suite.RowResult]) -> str:
         "modes), utilisation within ±3 points for every other gated dense row; topology rows "
         "exact; power ±1% (NVL72: inside the published range); reliability at the printed "
         "precision.",
+        serving_report.summary_line(rows),
         "",
         "## Calibration (the only fitted constants)",
         "",
@@ -178,8 +162,8 @@ def render(rows: list[suite.RowResult]) -> str:
         definition = case.util_definition if case is not None else ""
         table.append([f"{r.id}{mark}", f"{r.group}: {r.title}", definition, r.published,
                       r.predicted, r.error, r.tolerance_text, r.status])
-    out += _table(["#", "Run", "Utilisation definition", "Published", "Predicted", "Error",
-                   "Tolerance", "Status"], table)
+    out += markdown_table(["#", "Run", "Utilisation definition", "Published", "Predicted",
+                           "Error", "Tolerance", "Status"], table)
     out += ["", "### How each run was built", ""]
     table = []
     for r in perf:
@@ -187,9 +171,10 @@ def render(rows: list[suite.RowResult]) -> str:
         if case is None:
             table.append([r.id, r.title, r.note, "—", "—", r.source])
             continue
-        table.append([r.id, _hardware(case), _layout(case), _stack(case), case.tag, case.source])
-    out += _table(["#", "Hardware (generated)", "Layout", "Software stack (assumptions)",
-                   "Tags", "Source"], table)
+        table.append([r.id, hardware_cell(case), _layout(case), _stack(case), case.tag,
+                      case.source])
+    out += markdown_table(["#", "Hardware (generated)", "Layout",
+                           "Software stack (assumptions)", "Tags", "Source"], table)
     out += ["", "### Predicted step breakdown (seconds)", ""]
     parts = ("compute", "recompute", "tp_comm", "pp_comm", "dp_comm", "bubble", "straggler")
     table = []
@@ -200,7 +185,7 @@ def render(rows: list[suite.RowResult]) -> str:
         other = sum(v for k, v in pred.breakdown.items() if k not in parts)
         table.append([r.id] + [f"{pred.breakdown.get(k, 0.0):.2f}" for k in parts]
                      + [f"{other:.2f}", f"{pred.step_s:.2f}", f"{pred.memory_gb:.0f}"])
-    out += _table(["#", *parts, "other", "step", "GB/GPU"], table)
+    out += markdown_table(["#", *parts, "other", "step", "GB/GPU"], table)
 
     notes: dict[tuple[str, str], list[str]] = {}
     for r in perf:
@@ -221,8 +206,8 @@ def render(rows: list[suite.RowResult]) -> str:
     ):
         items = by_section.get(section, [])
         out += ["", title, ""]
-        out += _table(header, [[r.id, r.group, r.title, r.published, r.predicted, r.error,
-                                r.status] for r in items])
+        out += markdown_table(header, [[r.id, r.group, r.title, r.published, r.predicted,
+                                        r.error, r.status] for r in items])
         if section == "reliability":
             continue
         sources: dict[str, list[str]] = {}
@@ -235,6 +220,7 @@ def render(rows: list[suite.RowResult]) -> str:
             if r.note:
                 gaps.setdefault(r.note, []).append(r.id)
         out += [f"* **{', '.join(ids)}**: {note}." for note, ids in gaps.items()]
+    out += ["", *serving_report.render(rows)]
     out += [
         "",
         "## Known misses and gaps",
