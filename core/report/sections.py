@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 
 from core.analysis.bottleneck import BottleneckResult
+from core.analysis.inference_bottleneck import InferenceBottleneck
 from core.analysis.memory import MemoryBreakdown
 from core.analysis.reliability import ReliabilityResult
 from core.analysis.storage import IO_CLASS_TITLES
@@ -65,7 +66,9 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
         sections.append(("Performance", _performance_rows(ev)))
     if ev.inference is not None:
         sections.append(("Inference", inference_rows(ev)))
-    if ev.bottleneck is not None:
+    if isinstance(ev.bottleneck, InferenceBottleneck):
+        sections.append(("Bottleneck", inference_bottleneck_rows(ev.bottleneck)))
+    elif ev.bottleneck is not None:
         sections.append(("Bottleneck", _bottleneck_rows(ev.bottleneck)))
     if ev.cost is not None:
         sections.append(("Cost", _cost_rows(ev)))
@@ -358,10 +361,10 @@ def inference_rows(ev: Evaluation) -> list[Row]:
     why when it cannot run, else TTFT / TPOT against the SLOs, tokens per GPU and per MW, the
     bound of each phase and the KV cache."""
     inf = ev.inference
-    w, dep = inf.workload, inf.workload.deployment
+    w = inf.workload
     rows = [
         Row("Workload", w.name, "inference.workload"),
-        Row("Deployment", "auto (layout search)" if w.auto else dep.describe(), "inference.deployment"),
+        Row("Deployment", _deployment_text(ev), "inference.deployment"),
         Row("Precision", f"{w.precision} weights, {w.kv_cache_precision} KV cache", "inference.precision"),
         Row("Requests", w.requests.describe(), "inference.requests"),
         Row("Weights per GPU", _num(inf.weights_gb_per_gpu, 1, "GB"), "inference.weights_gb_per_gpu"),
@@ -391,6 +394,41 @@ def inference_rows(ev: Evaluation) -> list[Row]:
               "per stage", f"inference.{key}")
           for title, key, phase in (("Prefill", "prefill", inf.prefill), ("Decode", "decode", inf.decode))],
     ]
+
+
+def _deployment_text(ev: Evaluation) -> str:
+    """The deployment served: as written, or the search's choice for "auto"."""
+    search, dep = ev.inference_search, ev.inference.workload.deployment
+    if search is None:
+        return dep.describe()
+    if search.deployment is None:
+        return f"auto: no deployment runs ({search.considered:,} tried)"
+    return (f"auto: {dep.describe()} (chosen of {search.considered:,} deployments, "
+            f"{search.evaluated:,} serving evaluations{'' if search.meets_slo else '; none meets both SLOs'})")
+
+
+def inference_bottleneck_rows(bn: InferenceBottleneck) -> list[Row]:
+    """What binds each serving phase, the what-ifs served again, and ("auto") why the other
+    deployments lose."""
+    rows = [
+        Row("Limited by", bn.primary, "bottleneck.primary"),
+        Row("Summary", bn.summary, "bottleneck.summary"),
+    ]
+    for lim in bn.limiters:
+        rows.append(Row(f"  {lim.name}", f"{lim.share * 100:.1f} % of the step, {lim.text}",
+                        f"bottleneck.limiters.{lim.key}"))
+    rows.append(Row("Most help", bn.best.text if bn.best is not None else
+                    "no single change tried raises output tokens/s by 1 % within the SLOs", "bottleneck.best"))
+    for w in bn.what_ifs:
+        if w is not bn.best:
+            rows.append(Row("  what-if", w.text, f"bottleneck.what_ifs.{w.key}"))
+    for text in bn.skipped:
+        rows.append(Row("  not modelled", text, "bottleneck.skipped"))
+    for i, cand in enumerate(bn.layout_search):
+        label = "Auto deployment (chosen)" if i == 0 else "  runner-up"
+        text = cand.deployment.describe() if i == 0 else f"{cand.deployment.describe()}: {cand.reason}"
+        rows.append(Row(label, text, f"bottleneck.layout_search.{i}"))
+    return rows
 
 
 def memory_breakdown_text(mem: MemoryBreakdown) -> str:

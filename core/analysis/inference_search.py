@@ -1,0 +1,637 @@
+"""Deployment search (``"deployment": "auto"``): every valid way to serve an inference workload on
+the GPUs it is given, each one evaluated by the serving roofline (serving.py, a black box here),
+the best one under the SLOs chosen and the runners-up explained (like the training parallelism
+search, parallelism_search.py and layout_ranking.py).
+
+Candidates:
+
+* **aggregated** (every replica prefills and decodes): tp a divisor of the attention heads (inside
+  the scale-up domain or not: the roofline charges the all-reduces where they run), pp a power of
+  two or a divisor of the layers, ep (MoE) a divisor of the experts. The replicas fill the GPUs:
+  dp = GPUs // (tp x pp), lowered to the nearest multiple that lets ep divide tp x dp (the
+  schema's rule), as the training preset fit fills a design. A deeper pipeline of the same
+  (tp, ep) is tried only while the shallower one cannot run, misses the SLOs or has its batch
+  held by the KV cache: the stages run one after another, so depth buys memory, not speed (the
+  Hypothesis test against the unpruned enumeration keeps this honest). The batch ladder of each layout
+  (powers of two up to what its KV cache holds) is ONE call: serve_deployment at the largest
+  batch returns the layout's throughput-latency curve. Then, for the layouts that could still
+  win, the largest batch meeting both SLOs is found by bisection between the last power of two
+  that meets them and the next one (branch and bound: a layout is refined only while the next
+  step of its ladder, which misses the SLOs but bounds its throughput, beats the best found).
+* **disaggregated** (a prefill pool hands each request's KV cache to a decode pool): the best
+  few prefill layouts (most prefill tokens/s per GPU within the TTFT target, batch 1) times the
+  best few decode layouts (most decode tokens/s per GPU at their largest batch within the TPOT
+  target); the GPUs are split so that the pools' request rates balance (measured on the
+  aggregated sweep), then the split is moved one replica at a time while serve_deployment says
+  it helps. Skipped while the serving roofline does not model disaggregation (it says
+  INFERENCE_NOT_MODELLED; the search then says so in ``skipped``).
+
+Objective: the most output tokens per second of the whole service (per GPU with each request's
+prefill counted, times the deployment's GPUs: GPUs a layout leaves idle count against it) among
+the deployments meeting both SLOs. When none meets them the search returns the one that misses
+them least (the smallest max(TTFT / target, TPOT / target)) with a NO_DEPLOYMENT_MEETS_SLO
+warning: it still runs, only slower than asked. When none runs, NO_DEPLOYMENT_FITS (error) and
+the reasons of the largest replica tried.
+
+Assumed of the black box (true of the roofline): latency does not fall and output tokens per GPU
+do not fall as the batch grows, so the batches meeting the SLOs are a prefix of the ladder and
+the largest of them is the fastest. Every figure reported, the winner's and the runners-up',
+comes from a serve_deployment call at that very deployment: nothing is extrapolated.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, fields, replace
+from typing import NamedTuple
+
+from core.analysis.inference_assumptions import InferenceAssumptions
+from core.analysis.serving import InferenceResult, serve_deployment
+from core.diagnostics import Diagnostic
+from core.fabric import FabricView
+from core.inference_workload import (MAX_BATCH, Deployment, InferenceWorkload, PhaseLayout,
+                                     deployment_to_dict)
+from core.workload import ModelSpec
+
+NOT_MODELLED = "INFERENCE_NOT_MODELLED"  # serving.py's: what the roofline does not cover yet
+# Layouts of each phase the disaggregated pairs are drawn from (3 x 3 pairs, each split search
+# a handful of calls: a few ms, against ~0.1 ms per serve_deployment call).
+DISAGGREGATED_SHORTLIST = 3
+# Split moves tried around the balanced split of a disaggregated pair, each way.
+MAX_SPLIT_MOVES = 64
+
+
+class _Point(NamedTuple):
+    """One deployment at one batch, as the ranking sees it."""
+
+    batch: int
+    ttft_ms: float
+    tpot_ms: float
+    output_per_gpu: float  # output tokens/s per GPU of the deployment, prefill counted
+    decode_per_gpu: float
+    meets: bool
+
+
+@dataclass(frozen=True)
+class ServedFigures:
+    """What one deployment served gives, as the search ranks it and the what-ifs compare it
+    (None where it cannot run)."""
+
+    runs: bool
+    meets_slo: bool | None
+    ttft_ms: float | None
+    tpot_ms: float | None
+    output_tokens_per_s_per_gpu: float | None  # prefill counted
+    output_tokens_per_s: float | None  # the whole service: per GPU x the deployment's GPUs
+
+    def to_json(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(ServedFigures)}
+
+
+def served_figures(result: InferenceResult) -> dict:
+    """The ServedFigures fields of ``result``."""
+    per_gpu = output_tokens_per_s_per_gpu(result)
+    return dict(runs=result.runs, meets_slo=result.meets_slo, ttft_ms=result.ttft_ms,
+                tpot_ms=result.tpot_ms, output_tokens_per_s_per_gpu=per_gpu,
+                output_tokens_per_s=per_gpu * result.workload.deployment.gpus if per_gpu is not None else None)
+
+
+@dataclass(frozen=True)
+class DeploymentCandidate(ServedFigures):
+    """One deployment the search evaluated, with why it loses to the winner (empty for the
+    winner); ``output_tokens_per_s`` is the ranking figure, ``relative_tokens_per_s`` it against
+    the winner's, minus 1."""
+
+    deployment: Deployment = Deployment()
+    decode_tokens_per_s_per_gpu: float | None = None
+    slo_excess: float | None = None  # max(TTFT / target, TPOT / target): at most 1 meets both
+    loses_by: str = ""  # "", "slo", "scale", "prefill", "batch", "compute", "memory", "communication"
+    relative_tokens_per_s: float | None = 0.0
+    reason: str = ""
+
+    def to_json(self) -> dict:
+        return {"deployment": deployment_to_dict(self.deployment), "gpus": self.deployment.gpus,
+                **super().to_json(), "decode_tokens_per_s_per_gpu": self.decode_tokens_per_s_per_gpu,
+                "slo_excess": self.slo_excess, "loses_by": self.loses_by,
+                "relative_tokens_per_s": self.relative_tokens_per_s, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class DeploymentSearch:
+    """What the search chose and why. ``result`` is serve_deployment's result for the chosen
+    deployment (its ``workload`` carries that deployment; ``workload`` here is the one asked,
+    "auto"); when nothing runs it is the largest replica's, with NO_DEPLOYMENT_FITS first among
+    its ``cannot_run``."""
+
+    workload: InferenceWorkload
+    result: InferenceResult
+    candidates: tuple[DeploymentCandidate, ...]  # the winner first, then the runners-up
+    diagnostics: tuple[Diagnostic, ...]  # the search's own (also in result.diagnostics)
+    available_gpus: int
+    considered: int  # deployments enumerated (aggregated layouts, disaggregated pairs)
+    evaluated: int  # serve_deployment calls
+    rejected: int  # layouts that cannot run (weights or one request's KV cache do not fit...)
+    skipped: tuple[str, ...] = ()  # modes not searched, and why
+    elapsed_s: float = 0.0
+
+    @property
+    def deployment(self) -> Deployment | None:
+        """The chosen deployment (None when nothing runs)."""
+        return self.candidates[0].deployment if self.candidates else None
+
+    @property
+    def meets_slo(self) -> bool:
+        return bool(self.result.meets_slo)
+
+    def to_json(self) -> dict:
+        """The search as JSON (``inference.search``)."""
+        return {
+            "available_gpus": self.available_gpus, "considered": self.considered,
+            "evaluated": self.evaluated, "rejected": self.rejected,
+            "meets_slo": self.result.meets_slo if self.result.runs else None,
+            "skipped": list(self.skipped), "elapsed_s": self.elapsed_s,
+            "candidates": [c.to_json() for c in self.candidates],
+        }
+
+
+def output_tokens_per_s_per_gpu(result: InferenceResult) -> float | None:
+    """Output tokens per second per GPU of a deployment with each request's prefill counted:
+    the result's own figure when serving.py gives one, else its curve's point at the batch
+    served (the same figure, computed by serving.py), else decode tokens per GPU."""
+    own = getattr(result, "output_tokens_per_s_per_gpu", None)
+    if own is not None or not result.runs:
+        return own
+    point = next((p for p in result.curve if p.batch == result.batch), None)
+    return point.output_tokens_per_s_per_gpu if point is not None else result.decode_tokens_per_s_per_gpu
+
+
+def slo_excess(workload: InferenceWorkload, ttft_ms: float, tpot_ms: float) -> float:
+    """How far a deployment is from its SLOs: max(TTFT / target, TPOT / target), at most 1 when
+    it meets both (the rule that ranks deployments when none meets them)."""
+    return max(ttft_ms / workload.slo.ttft_ms, tpot_ms / workload.slo.tpot_ms)
+
+
+def slo_misses(result: InferenceResult) -> str:
+    """"TTFT 2,400 ms > 2,000 ms, TPOT 61.0 ms > 50.0 ms": the targets a running result misses."""
+    slo = result.workload.slo
+    misses = []
+    if result.ttft_ms > slo.ttft_ms:
+        misses.append(f"TTFT {result.ttft_ms:,.0f} ms > {slo.ttft_ms:,.0f} ms")
+    if result.tpot_ms > slo.tpot_ms:
+        misses.append(f"TPOT {result.tpot_ms:,.1f} ms > {slo.tpot_ms:,.1f} ms")
+    return ", ".join(misses)
+
+
+def with_deployment(workload: InferenceWorkload, deployment: Deployment) -> InferenceWorkload:
+    return replace(workload, deployment=deployment)
+
+
+# ------------------------------------------------------------------------------------------
+# enumeration
+
+
+def fill_replicas(gpus: int, tp: int, pp: int, ep: int) -> int:
+    """The most replicas of tp x pp GPUs ``gpus`` hold with ep dividing tp x dp (0: none)."""
+    step = ep // math.gcd(ep, tp)
+    return gpus // (tp * pp) // step * step
+
+
+def phase_shapes(model: ModelSpec, gpus: int) -> list[list[tuple[int, int, int, int]]]:
+    """(tp, pp, ep, dp) of every replica shape that fits in ``gpus``, grouped by (tp, ep) with
+    the pipeline depths ascending: tp divides the heads, pp is a power of two or a divisor of
+    the layers, ep (MoE) divides the experts and tp x dp, dp the most replicas that allows."""
+    tps = [t for t in range(1, min(model.heads, gpus) + 1) if model.heads % t == 0]
+    pps = [p for p in range(1, min(model.layers, gpus) + 1) if model.layers % p == 0 or p & (p - 1) == 0]
+    experts = model.moe.experts if model.moe.enabled else 1
+    eps = [e for e in range(1, min(experts, gpus) + 1) if experts % e == 0]
+    groups = []
+    for tp in tps:
+        for ep in eps:
+            group = [(tp, pp, ep, fill_replicas(gpus, tp, pp, ep)) for pp in pps]
+            group = [shape for shape in group if shape[3] >= 1]
+            if group:
+                groups.append(group)
+    return groups
+
+
+# ------------------------------------------------------------------------------------------
+# evaluation
+
+
+@dataclass
+class _Choice:
+    """A deployment at the batch the search settled on, with its ranking figures."""
+
+    deployment: Deployment
+    point: _Point
+    excess: float
+    ladder: tuple[_Point, ...] = ()  # aggregated: the layout's ladder (and refinements), by batch
+
+    @property
+    def gpus(self) -> int:
+        return self.deployment.gpus
+
+    @property
+    def service(self) -> float:
+        return self.point.output_per_gpu * self.gpus
+
+    def key(self) -> tuple:
+        d = self.deployment.decode
+        if self.point.meets:
+            return (0, -self.service, self.gpus, d.tp * d.pp, d.ep)
+        return (1, self.excess, -self.service, self.gpus, d.tp * d.pp, d.ep)
+
+
+class _Search:
+    """The state of one search: the inputs and the count of serve_deployment calls."""
+
+    def __init__(self, fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
+                 a: InferenceAssumptions, usd_per_gpu_hour: float | None):
+        self.fabric, self.workload, self.facility_kw = fabric, workload, facility_kw
+        self.a, self.usd = a, usd_per_gpu_hour
+        self.calls = 0
+
+    def serve(self, deployment: Deployment) -> InferenceResult:
+        self.calls += 1
+        return serve_deployment(self.fabric, with_deployment(self.workload, deployment),
+                                self.facility_kw, self.a, self.usd)
+
+    def point(self, result: InferenceResult) -> _Point:
+        return _Point(result.batch, result.ttft_ms, result.tpot_ms,
+                      output_tokens_per_s_per_gpu(result), result.decode_tokens_per_s_per_gpu,
+                      bool(result.meets_slo))
+
+    def choice(self, deployment: Deployment, point: _Point, ladder=()) -> _Choice:
+        return _Choice(replace_batch(deployment, point.batch), point,
+                       slo_excess(self.workload, point.ttft_ms, point.tpot_ms), tuple(ladder))
+
+
+def replace_batch(deployment: Deployment, batch: int) -> Deployment:
+    """The deployment with its decode batch (an aggregated replica's batch) set to ``batch``."""
+    if deployment.disaggregated:
+        return replace(deployment, decode=replace(deployment.decode, batch=batch))
+    layout = replace(deployment.decode, batch=batch)
+    return Deployment(deployment.mode, layout, layout)
+
+
+def _ladder(result: InferenceResult) -> list[_Point]:
+    return [_Point(p.batch, p.ttft_ms, p.tpot_ms, p.output_tokens_per_s_per_gpu,
+                   p.decode_tokens_per_s_per_gpu, p.meets_slo) for p in result.curve]
+
+
+def _best_on_ladder(search: _Search, ladder: list[_Point]) -> _Point:
+    meeting = [p for p in ladder if p.meets]
+    if meeting:
+        return max(meeting, key=lambda p: (p.output_per_gpu, -p.batch))
+    return min(ladder, key=lambda p: (slo_excess(search.workload, p.ttft_ms, p.tpot_ms), -p.output_per_gpu))
+
+
+def _refine(search: _Search, choice: _Choice) -> _Choice:
+    """The largest batch meeting both SLOs between the choice's ladder step and the next one
+    (which misses them), by bisection with serve_deployment."""
+    above = [p for p in choice.ladder if p.batch > choice.point.batch]
+    if not choice.point.meets or not above:
+        return choice
+    low, high = choice.point, min(above, key=lambda p: p.batch)
+    ladder = list(choice.ladder)
+    while high.batch - low.batch > 1:
+        mid = search.point(search.serve(replace_batch(choice.deployment, (low.batch + high.batch) // 2)))
+        ladder.append(mid)
+        if mid.meets:
+            low = mid
+        else:
+            high = mid
+    ladder.sort(key=lambda p: p.batch)
+    return search.choice(choice.deployment, low, ladder)
+
+
+def _upper_bound(choice: _Choice) -> float:
+    """The most service throughput refining the choice's batch could reach: its next ladder
+    step's (which misses the SLOs), as throughput does not fall with the batch."""
+    above = [p for p in choice.ladder if p.batch > choice.point.batch]
+    if not choice.point.meets or not above:
+        return choice.service
+    return min(above, key=lambda p: p.batch).output_per_gpu * choice.gpus
+
+
+def _aggregated(search: _Search, gpus: int) -> tuple[list[_Choice], list[tuple[Deployment, InferenceResult]], int]:
+    """Each aggregated layout at its best batch: (running choices, the layouts that cannot run
+    with their results, layouts enumerated). A deeper pipeline of the same (tp, ep) is tried
+    only while the shallower one cannot run, misses the SLOs or has its batch held by the KV
+    cache: stages run one after another (serving.py), so depth buys memory, not speed."""
+    running: list[_Choice] = []
+    blocked: list[tuple[Deployment, InferenceResult]] = []
+    groups = phase_shapes(search.workload.model, gpus)
+    considered = sum(len(group) for group in groups)
+    for group in groups:
+        for tp, pp, ep, dp in group:
+            deployment = Deployment.aggregated(tp, pp, ep, dp, MAX_BATCH)
+            result = search.serve(deployment)  # capped to the KV cache: its curve is the ladder
+            if not result.runs:
+                blocked.append((deployment, result))
+                if any(d.code == NOT_MODELLED for d in result.cannot_run):
+                    return running, blocked, considered  # no layout changes what is not modelled
+                continue
+            ladder = _ladder(result) or [search.point(result)]
+            choice = search.choice(deployment, _best_on_ladder(search, ladder), ladder)
+            running.append(choice)
+            if choice.point.meets and choice.point.batch < (result.max_concurrency_per_replica or 0):
+                break
+    # branch and bound over the batch refinement
+    best = max((c.service for c in running if c.point.meets), default=0.0)
+    order = sorted(range(len(running)), key=lambda i: -_upper_bound(running[i]))
+    for i in order:
+        if _upper_bound(running[i]) <= best:
+            break
+        running[i] = _refine(search, running[i])
+        if running[i].point.meets:
+            best = max(best, running[i].service)
+    return running, blocked, considered
+
+
+class _NotModelled(Exception):
+    """serve_deployment does not model this mode (INFERENCE_NOT_MODELLED): its result."""
+
+    def __init__(self, result: InferenceResult):
+        super().__init__(result.cannot_run[0].message)
+        self.result = result
+
+
+def _disaggregated(search: _Search, gpus: int, aggregated: list[_Choice]) -> tuple[list[_Choice], int, str]:
+    """The best split of each shortlisted (prefill layout, decode layout) pair: (choices, pairs
+    considered, why the mode was skipped or "")."""
+    if not aggregated or gpus < 2:
+        return [], 0, ""
+    w = search.workload
+    prefills = sorted(aggregated, key=lambda c: (c.point.ttft_ms > w.slo.ttft_ms, -_prefill_rate(c)))
+    any_meets = any(c.point.meets for c in aggregated)
+    decodes = sorted((c for c in aggregated if c.point.meets or not any_meets),
+                     key=lambda c: (-c.point.decode_per_gpu, c.deployment.decode.replica_gpus))
+    pairs = [(p, d) for p in prefills[:DISAGGREGATED_SHORTLIST] for d in decodes[:DISAGGREGATED_SHORTLIST]]
+    choices: list[_Choice] = []
+    try:
+        for prefill, decode in pairs:
+            found = _split(search, gpus, prefill.deployment.decode, decode.deployment.decode,
+                           _prefill_rate(prefill), decode.point.decode_per_gpu / w.requests.mean_output_tokens)
+            if found is not None:
+                choices.append(found)
+    except _NotModelled:
+        return [], 0, "disaggregated prefill/decode: not modelled by the serving roofline yet"
+    return choices, len(pairs), ""
+
+
+def _prefill_rate(c: _Choice) -> float:
+    """Requests per second one GPU of the layout prefills (a prompt alone on its replica)."""
+    return 1e3 / c.point.ttft_ms / c.deployment.decode.replica_gpus
+
+
+def _split(search: _Search, gpus: int, prefill: PhaseLayout, decode: PhaseLayout,
+           prefill_rate: float, decode_rate: float) -> _Choice | None:
+    """``prefill`` and ``decode`` (its batch kept) as two pools with the GPUs split so that
+    their request rates (per GPU) balance, then moved a replica at a time while it helps; None
+    when no split runs. Raises _NotModelled when the roofline does not model disaggregation."""
+    p_step = prefill.ep // math.gcd(prefill.ep, prefill.tp)  # replicas letting ep divide tp x dp
+    seen: dict[int, _Choice | None] = {}
+
+    def at(p_dp: int) -> _Choice | None:
+        if p_dp not in seen:
+            d_dp = fill_replicas(gpus - p_dp * prefill.replica_gpus, decode.tp, decode.pp, decode.ep)
+            seen[p_dp] = None
+            if p_dp >= 1 and d_dp >= 1:
+                deployment = Deployment("disaggregated", replace(prefill, dp=p_dp, batch=1),
+                                        replace(decode, dp=d_dp))
+                result = search.serve(deployment)
+                if any(x.code == NOT_MODELLED for x in result.cannot_run):
+                    raise _NotModelled(result)
+                if result.runs:
+                    seen[p_dp] = search.choice(deployment, search.point(result))
+        return seen[p_dp]
+
+    # the prefill replicas that leave the decode pool at least its smallest step of replicas
+    most = (gpus - decode.replica_gpus * (decode.ep // math.gcd(decode.ep, decode.tp))) // prefill.replica_gpus
+    if most < p_step:
+        return None
+    balanced = gpus * decode_rate / (prefill_rate + decode_rate) / prefill.replica_gpus
+    start = min(max(p_step, round(balanced)), most) // p_step * p_step
+    best = at(start)
+    for direction in (p_step, -p_step):
+        p_dp = start
+        for _ in range(MAX_SPLIT_MOVES):
+            p_dp += direction
+            found = at(p_dp)
+            if found is None or (best is not None and found.key() >= best.key()):
+                break
+            best = found
+    return best
+
+
+def split_into_pools(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
+                     assumptions: InferenceAssumptions | None = None,
+                     usd_per_gpu_hour: float | None = None,
+                     gpus: int | None = None) -> InferenceResult | None:
+    """``workload``'s aggregated deployment made disaggregated: its layout for both pools (the
+    decode pool at its batch), ``gpus`` (None: the deployment's) split so the pools' request
+    rates balance, then moved while it helps. None when no split runs; serve_deployment's
+    INFERENCE_NOT_MODELLED result while the roofline does not model disaggregation."""
+    search = _Search(fabric, workload, facility_kw, assumptions or InferenceAssumptions(),
+                     usd_per_gpu_hour)
+    layout = workload.deployment.decode
+    base = search.serve(workload.deployment)
+    if not base.runs:
+        return None
+    rates = (1e3 / base.ttft_ms / layout.replica_gpus,
+             base.decode_tokens_per_s_per_gpu / workload.requests.mean_output_tokens)
+    try:
+        found = _split(search, gpus or workload.deployment.gpus, layout, replace(layout, batch=base.batch), *rates)
+    except _NotModelled as not_modelled:
+        return not_modelled.result
+    return search.serve(found.deployment) if found is not None else None
+
+
+# ------------------------------------------------------------------------------------------
+
+
+def search_deployment(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
+                      assumptions: InferenceAssumptions | None = None,
+                      usd_per_gpu_hour: float | None = None, gpus: int | None = None,
+                      max_runners_up: int = 4) -> DeploymentSearch:
+    """The best deployment of ``workload`` (its own deployment is ignored: "auto") on ``gpus``
+    GPUs of ``fabric`` (None: all of the design's), by output tokens per second of the service
+    under both SLOs, with the runners-up (the best of each other shape) and why each loses.
+    ``facility_kw`` and ``usd_per_gpu_hour`` are serve_deployment's. Pure; no state is kept
+    between calls (a GUI may run it in a worker thread)."""
+    start = time.perf_counter()
+    a = assumptions or InferenceAssumptions()
+    available = fabric.gpus if gpus is None else gpus
+    if available < 1:
+        raise ValueError(f"search_deployment: gpus must be at least 1, got {available}")
+    search = _Search(fabric, workload, facility_kw, a, usd_per_gpu_hour)
+    aggregated, blocked, considered = _aggregated(search, available)
+    skipped: list[str] = []
+    disaggregated, pairs, why_not = _disaggregated(search, available, aggregated)
+    considered += pairs
+    if why_not:
+        skipped.append(why_not)
+
+    if not aggregated and not disaggregated:
+        return _nothing_runs(search, blocked, available, considered, skipped, start)
+    ranked = sorted([*aggregated, *disaggregated], key=_Choice.key)
+    # the runners-up at their largest batch within the SLOs too (none can overtake the winner:
+    # the refinement's bound said so)
+    runners = sorted((_refine(search, r) for r in _runners_up(ranked, max_runners_up)), key=_Choice.key)
+    winner = ranked[0]
+    result = search.serve(winner.deployment)
+    runner_results = [search.serve(other.deployment) for other in runners]
+    diagnostics = [_chosen(winner, search.calls, considered, len(blocked))]
+    if not winner.point.meets:
+        diagnostics.insert(0, Diagnostic("NO_DEPLOYMENT_MEETS_SLO", (
+            f"inference.slo: no deployment of the {available:,} GPUs meets TTFT "
+            f"{workload.slo.ttft_ms:,.0f} ms and TPOT {workload.slo.tpot_ms:,.1f} ms; the search "
+            f"chose the one that misses them least ({winner.excess:.2f}x the tighter target): "
+            f"{winner.deployment.describe()}")))
+    result = replace(result, diagnostics=(*result.diagnostics, *diagnostics))
+    candidates = [_candidate(winner, result)]
+    for other, other_result in zip(runners, runner_results):
+        candidates.append(_explain(winner, result, other, other_result, available))
+    return DeploymentSearch(workload, result, tuple(candidates), tuple(diagnostics), available,
+                            considered, search.calls, len(blocked), tuple(skipped),
+                            time.perf_counter() - start)
+
+
+def serve_at_best_batch(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
+                        assumptions: InferenceAssumptions | None = None,
+                        usd_per_gpu_hour: float | None = None) -> InferenceResult:
+    """``workload``'s own deployment (not "auto") served at the batch the search would give
+    it: the largest meeting both SLOs (its ladder, then bisection), or, when none does, the
+    one that misses them least."""
+    search = _Search(fabric, workload, facility_kw, assumptions or InferenceAssumptions(),
+                     usd_per_gpu_hour)
+    deployment = replace_batch(workload.deployment, MAX_BATCH)
+    result = search.serve(deployment)
+    if not result.runs:
+        return result
+    ladder = _ladder(result) or [search.point(result)]
+    choice = search.choice(deployment, _best_on_ladder(search, ladder), ladder)
+    return search.serve(_refine(search, choice).deployment)
+
+
+def _shape(deployment: Deployment) -> tuple:
+    def one(p: PhaseLayout) -> tuple:
+        return (p.tp, p.pp, p.ep)
+    if deployment.disaggregated:
+        return ("disaggregated", one(deployment.prefill), one(deployment.decode))
+    return ("aggregated", one(deployment.decode))
+
+
+def _runners_up(ranked: list[_Choice], limit: int) -> list[_Choice]:
+    """The best deployment of each shape other than the winner's, best first."""
+    seen = {_shape(ranked[0].deployment)}
+    runners = []
+    for choice in ranked[1:]:
+        shape = _shape(choice.deployment)
+        if shape not in seen:
+            seen.add(shape)
+            runners.append(choice)
+            if len(runners) >= limit:
+                break
+    return runners
+
+
+def _nothing_runs(search: _Search, blocked: list, available: int, considered: int,
+                  skipped: list[str], start: float) -> DeploymentSearch:
+    """No deployment runs: the largest replica's result (the one closest to fitting), with why."""
+    deployment, result = max(blocked, key=lambda b: (b[0].decode.replica_gpus, b[0].decode.ep))
+    if not any(d.code == NOT_MODELLED for d in result.cannot_run):
+        reasons = "; ".join(d.message for d in result.cannot_run)
+        failure = Diagnostic("NO_DEPLOYMENT_FITS", (
+            f"inference.deployment: no deployment of {search.workload.name} runs on "
+            f"{available:,} GPUs of {search.fabric.accelerator.id} ({considered:,} layouts tried; "
+            f"the largest replica, {deployment.decode.replica_gpus:,} GPUs: {reasons})"))
+        result = replace(result, cannot_run=(failure, *result.cannot_run))
+    return DeploymentSearch(search.workload, result, (), tuple(result.cannot_run[:1]), available,
+                            considered, search.calls, len(blocked), tuple(skipped),
+                            time.perf_counter() - start)
+
+
+def _chosen(winner: _Choice, calls: int, considered: int, rejected: int) -> Diagnostic:
+    return Diagnostic("AUTO_DEPLOYMENT", (
+        f"auto deployment chose {winner.deployment.describe()} ({considered:,} deployments "
+        f"considered, {rejected:,} of them cannot run; {calls:,} serving evaluations)"))
+
+
+def _candidate(choice: _Choice, result: InferenceResult, loses_by: str = "",
+               relative: float | None = 0.0, reason: str = "") -> DeploymentCandidate:
+    return DeploymentCandidate(
+        **served_figures(result), deployment=choice.deployment,
+        decode_tokens_per_s_per_gpu=result.decode_tokens_per_s_per_gpu,
+        slo_excess=slo_excess(result.workload, result.ttft_ms, result.tpot_ms) if result.runs else None,
+        loses_by=loses_by, relative_tokens_per_s=relative, reason=reason)
+
+
+def _explain(winner: _Choice, best: InferenceResult, other: _Choice, result: InferenceResult,
+             available: int) -> DeploymentCandidate:
+    """The runner-up with why it loses: the SLO it misses, the GPUs it leaves idle, or the part
+    of the GPU time per output token (prefill, decode batch, decode step) that grows most."""
+    relative = other.service / winner.service - 1.0 if winner.service > 0 else None
+    fewer = f"{-100 * relative:.1f}% fewer tokens/s" if relative is not None else "fewer tokens/s"
+    if winner.point.meets and not other.point.meets:
+        return _candidate(other, result, "slo", relative,
+                          f"misses the SLO even at batch {result.batch:,}: {slo_misses(result)}")
+    if other.gpus < 0.95 * winner.gpus:
+        d = other.deployment.decode
+        return _candidate(other, result, "scale", relative, (
+            f"{fewer}; scale: {d.dp:,} replicas of {d.replica_gpus:,} GPUs use {other.gpus:,} of "
+            f"the {available:,} GPUs (the winner {winner.gpus:,})"))
+    if other.deployment.disaggregated or best.workload.deployment.disaggregated:
+        return _candidate(other, result, "throughput", relative, (
+            f"{fewer}: {result.ttft_ms:,.0f} ms TTFT, {result.tpot_ms:,.1f} ms TPOT at batch "
+            f"{result.batch:,} ({'disaggregated' if other.deployment.disaggregated else 'aggregated'}"
+            f" against the winner's {best.workload.deployment.mode})"))
+    category, detail = _gpu_time_part(best, result)
+    return _candidate(other, result, category, relative, f"{fewer}; {category}: {detail}")
+
+
+def _gpu_time_part(best: InferenceResult, other: InferenceResult) -> tuple[str, str]:
+    """The part of the GPU time per output token that grows most from ``best`` to ``other``
+    (aggregated both): prefill (a request's TTFT on its replica, over its output tokens), the
+    decode batch, or a part of the decode step (per stage, times the stages, on the replica's
+    GPUs, over the batch)."""
+    out = best.workload.requests.mean_output_tokens
+
+    def parts(r: InferenceResult) -> dict[str, float]:
+        layout = r.workload.deployment.decode
+        per_stage_s = layout.replica_gpus * layout.pp / r.batch * 1e3  # GPU-ms per token per stage-s
+        step = r.decode
+        memory_bound = step.memory_s > step.compute_s
+        return {"prefill": r.ttft_ms * layout.replica_gpus / out,
+                "compute": per_stage_s * (0.0 if memory_bound else step.compute_s),
+                "memory": per_stage_s * (step.memory_s if memory_bound else 0.0),
+                "communication": per_stage_s * step.communication_s}
+
+    b, o = parts(best), parts(other)
+    category = max(b, key=lambda k: o[k] - b[k])
+    d_b, d_o = best.workload.deployment.decode, other.workload.deployment.decode
+    cost = f"{o[category]:.2f} GPU-ms per output token against {b[category]:.2f}"
+    if category == "prefill":
+        return category, (f"{cost} (TTFT {other.ttft_ms:,.0f} ms on {d_o.replica_gpus:,} GPUs "
+                          f"against {best.ttft_ms:,.0f} ms on {d_b.replica_gpus:,}, for "
+                          f"{out:,.0f} output tokens)")
+    if other.batch < best.batch and category in ("compute", "memory"):
+        held = ("the KV cache" if other.batch >= (other.max_concurrency_per_replica or 0)
+                else f"the SLOs (the KV cache would hold {other.max_concurrency_per_replica:,})")
+        return "batch", (f"decode batch {other.batch:,} per replica of {d_o.replica_gpus:,} GPUs, "
+                         f"held by {held}, against {best.batch:,} per {d_b.replica_gpus:,}: "
+                         f"decode {_PART_TITLES[category]} cost {cost}")
+
+    def step(r: InferenceResult, layout: PhaseLayout) -> str:
+        seconds = {"compute": r.decode.compute_s, "memory": r.decode.memory_s,
+                   "communication": r.decode.communication_s}[category]
+        return (f"{seconds * 1e3:.2f} ms per stage x {layout.pp} on {layout.replica_gpus:,} GPUs "
+                f"for {r.batch:,} sequences")
+
+    return category, (f"decode {_PART_TITLES[category]} cost {cost} ({step(other, d_o)}, against "
+                      f"{step(best, d_b)})")
+
+
+_PART_TITLES = {"compute": "compute", "memory": "HBM reads", "communication": "TP/EP communication"}
