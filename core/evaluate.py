@@ -287,8 +287,7 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
                                             usd_per_gpu_hour=cost.usd_per_gpu_hour)
         inference, inference_search = served.result, served.search
         cannot_run = inference.cannot_run
-        bottleneck = explain_inference_bottleneck(fabric, served, power.facility_kw,
-                                                  assumptions.inference, cost.usd_per_gpu_hour)
+        bottleneck = explain_inference_bottleneck(served)
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
                                   *bandwidth.diagnostics, *cannot_run]

@@ -10,7 +10,6 @@ from dataclasses import replace
 import pytest
 
 from core.analysis.inference import analyze_inference_workload
-from core.analysis.inference_assumptions import InferenceAssumptions
 from core.analysis.inference_bottleneck import MATERIAL_GAIN, explain_inference_bottleneck
 from core.analysis.inference_search import output_tokens_per_s_per_gpu, serve_at_best_batch, with_deployment
 from core.analysis.serving import serve_deployment
@@ -25,7 +24,6 @@ DEEPSEEK = json.loads(list_inference_presets()["deepseek-r1-serve"].read_text())
 DESIGNS = {system: generate_supernode(SupernodeOptions(system, 1), CATALOG)
            for system in ("DGX-H100", "GB200-NVL72", "CloudMatrix384")}
 FABRICS = {system: evaluate(design, CATALOG).topology.fabric for system, design in DESIGNS.items()}
-A = InferenceAssumptions()
 
 
 def _workload(base: dict, **changes):
@@ -34,7 +32,7 @@ def _workload(base: dict, **changes):
 
 def _explain(system: str, workload, kw: float = 10.0):
     analysis = analyze_inference_workload(FABRICS[system], workload, kw)
-    return analysis, explain_inference_bottleneck(FABRICS[system], analysis, kw)
+    return analysis, explain_inference_bottleneck(analysis)
 
 
 def _service(result) -> float:
@@ -108,8 +106,7 @@ def test_the_kv_cache_in_fp8_helps_an_hbm_bound_decode_whose_batch_the_kv_cache_
     workload = _workload(DEEPSEEK, deployment="auto")
     analysis, bn = _explain("GB200-NVL72", workload, 100.0)
     kv = next(x for x in bn.what_ifs if x.key == "kv_fp8")
-    again = serve_at_best_batch(FABRICS["GB200-NVL72"],
-                                replace(analysis.result.workload, kv_cache_precision="fp8"), 100.0)
+    again = serve_at_best_batch(analysis.context, replace(analysis.result.workload, kv_cache_precision="fp8"))
     assert kv.gain == pytest.approx(_service(again) / _service(analysis.result) - 1, rel=1e-9)
     assert again.batch > analysis.result.batch and kv.meets_slo and kv.gain > 0.05
     assert [c.deployment for c in bn.layout_search] == [c.deployment for c in analysis.search.candidates]

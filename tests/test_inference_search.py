@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import core.analysis.inference_search as inference_search
 from core.analysis.inference import analyze_inference, analyze_inference_workload
-from core.analysis.inference_search import (output_tokens_per_s_per_gpu, search_deployment,
-                                            serve_at_best_batch, with_deployment)
+from core.analysis.inference_search import (ServingContext, output_tokens_per_s_per_gpu,
+                                            search_deployment, serve_at_best_batch, with_deployment)
 from core.analysis.serving import CurvePoint, serve_deployment
 from core.catalog import default_catalog
 from core.evaluate import evaluate
@@ -210,7 +210,7 @@ def test_runners_up_are_other_shapes_each_served_and_explained():
 def test_serve_at_best_batch_is_the_search_batch_rule_for_one_layout():
     fabric = FABRICS["DGX-H100"]
     found = search_deployment(fabric, _auto(LLAMA, slo={"ttft_ms": 2000, "tpot_ms": 40}), 10.0)
-    again = serve_at_best_batch(fabric, found.result.workload, 10.0)
+    again = serve_at_best_batch(ServingContext(fabric, 10.0), found.result.workload)
     assert again.batch == found.result.batch and again.tpot_ms == found.result.tpot_ms
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.analysis.inference_assumptions import InferenceAssumptions
-from core.analysis.inference_search import DeploymentSearch, search_deployment
-from core.analysis.serving import InferenceResult, serve_deployment
+from core.analysis.inference_search import DeploymentSearch, ServingContext, search_deployment
+from core.analysis.serving import InferenceResult
 from core.fabric import FabricView
 from core.inference_workload import InferenceWorkload
 
@@ -26,26 +26,32 @@ class InferenceAnalysis:
     workload fixes its deployment)."""
 
     workload: InferenceWorkload
+    context: ServingContext  # what it was served on (the bottleneck's what-ifs serve on it too)
     result: InferenceResult
     search: DeploymentSearch | None = None
 
 
 def analyze_inference_workload(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
                                assumptions: InferenceAssumptions | None = None,
-                               usd_per_gpu_hour: float | None = None) -> InferenceAnalysis:
+                               usd_per_gpu_hour: float | None = None, *,
+                               storage_read_gbyte_s_per_gpu: float | None = None) -> InferenceAnalysis:
     """Serve ``workload`` on ``fabric``, searching its deployment when it asks for "auto";
     ``facility_kw`` is the design's facility power (tokens per second per MW),
-    ``usd_per_gpu_hour`` the cost analysis's (None when unpriced)."""
-    a = assumptions or InferenceAssumptions()
+    ``usd_per_gpu_hour`` the cost analysis's (None when unpriced), ``storage_read_gbyte_s_per_gpu``
+    the storage analysis's bulk read per GPU (a remote prefix cache reads over it)."""
+    context = ServingContext(fabric, facility_kw, assumptions or InferenceAssumptions(),
+                             usd_per_gpu_hour, storage_read_gbyte_s_per_gpu)
     if not workload.auto:
-        return InferenceAnalysis(workload, serve_deployment(fabric, workload, facility_kw, a,
-                                                            usd_per_gpu_hour))
-    search = search_deployment(fabric, workload, facility_kw, a, usd_per_gpu_hour)
-    return InferenceAnalysis(workload, search.result, search)
+        return InferenceAnalysis(workload, context, context.serve(workload))
+    search = search_deployment(fabric, workload, facility_kw, context.assumptions, usd_per_gpu_hour,
+                               storage_read_gbyte_s_per_gpu=storage_read_gbyte_s_per_gpu)
+    return InferenceAnalysis(workload, context, search.result, search)
 
 
 def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
                       assumptions: InferenceAssumptions | None = None,
-                      usd_per_gpu_hour: float | None = None) -> InferenceResult:
+                      usd_per_gpu_hour: float | None = None, *,
+                      storage_read_gbyte_s_per_gpu: float | None = None) -> InferenceResult:
     """The deployment served of ``analyze_inference_workload`` (the search's choice for "auto")."""
-    return analyze_inference_workload(fabric, workload, facility_kw, assumptions, usd_per_gpu_hour).result
+    return analyze_inference_workload(fabric, workload, facility_kw, assumptions, usd_per_gpu_hour,
+                                      storage_read_gbyte_s_per_gpu=storage_read_gbyte_s_per_gpu).result

@@ -31,12 +31,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from core.analysis.inference import InferenceAnalysis
-from core.analysis.inference_assumptions import InferenceAssumptions
 from core.analysis.inference_search import (NOT_MODELLED, ServedFigures, fill_replicas,
                                             output_tokens_per_s_per_gpu, replace_batch,
                                             serve_at_best_batch, served_figures, slo_misses, split_into_pools,
                                             with_deployment)
-from core.analysis.serving import InferenceResult, PhaseTime, serve_deployment
+from core.analysis.serving import InferenceResult, PhaseTime
 from core.fabric import FabricView
 from core.inference_workload import PRECISION_BYTES, Deployment, InferenceWorkload, KvCacheSpec
 
@@ -129,9 +128,8 @@ class InferenceBottleneck:
 class _Base:
     """The deployment served and how to serve a variant of it."""
 
-    def __init__(self, fabric: FabricView, analysis: InferenceAnalysis, facility_kw: float,
-                 a: InferenceAssumptions, usd_per_gpu_hour: float | None):
-        self.fabric, self.facility_kw, self.a, self.usd = fabric, facility_kw, a, usd_per_gpu_hour
+    def __init__(self, analysis: InferenceAnalysis):
+        self.context, self.fabric = analysis.context, analysis.context.fabric
         self.result = analysis.result
         self.workload = analysis.result.workload  # with the deployment served
         self.auto = analysis.search is not None
@@ -142,8 +140,8 @@ class _Base:
     def serve(self, workload: InferenceWorkload, batch_as_written: bool = False) -> InferenceResult:
         """The variant at the batch the base's rule gives it (module docstring)."""
         if self.auto and not batch_as_written:
-            return serve_at_best_batch(self.fabric, workload, self.facility_kw, self.a, self.usd)
-        return serve_deployment(self.fabric, workload, self.facility_kw, self.a, self.usd)
+            return serve_at_best_batch(self.context, workload)
+        return self.context.serve(workload)
 
 
 def _pct(x: float) -> str:
@@ -159,9 +157,8 @@ def _kv_share(base: _Base) -> float | None:
     w, decode = base.workload, base.result.decode
     narrower = _NARROWER_KV[w.kv_cache_precision]
     ratio = PRECISION_BYTES[narrower] / PRECISION_BYTES[w.kv_cache_precision]
-    probe = serve_deployment(base.fabric, with_deployment(replace(w, kv_cache_precision=narrower),
-                                                          replace_batch(w.deployment, base.result.batch)),
-                             base.facility_kw, base.a, base.usd)
+    probe = base.context.serve(with_deployment(replace(w, kv_cache_precision=narrower),
+                                               replace_batch(w.deployment, base.result.batch)))
     if not probe.runs or probe.batch != base.result.batch or decode.memory_s <= 0:
         return None
     kv_s = (decode.memory_s - probe.decode.memory_s) / (1.0 - ratio)
@@ -308,21 +305,20 @@ def _what_if(base: _Base, key: str, description: str, kind: str, result: Inferen
     return InferenceWhatIf(**figures, **common, gain=gain, text=text)
 
 
-def explain_inference_bottleneck(fabric: FabricView, analysis: InferenceAnalysis, facility_kw: float,
-                                 assumptions: InferenceAssumptions | None = None,
-                                 usd_per_gpu_hour: float | None = None) -> InferenceBottleneck | None:
+def explain_inference_bottleneck(analysis: InferenceAnalysis) -> InferenceBottleneck | None:
     """What binds each phase of the deployment ``analysis`` served, and the what-ifs, each
-    served again (pure). None when it cannot run: nothing limits figures that do not exist."""
+    served again on what it was served on (pure). None when it cannot run: nothing limits
+    figures that do not exist."""
     if not analysis.result.runs:
         return None
-    base = _Base(fabric, analysis, facility_kw, assumptions or InferenceAssumptions(), usd_per_gpu_hour)
+    base = _Base(analysis)
     kv_share = _kv_share(base)
     limiters = _limiters(base, kv_share)
     what_ifs: list[InferenceWhatIf] = []
     skipped: list[str] = []
     for key, description, kind, variant, changes in _variants(base):
         if variant is None:
-            result = split_into_pools(fabric, base.workload, facility_kw, base.a, base.usd, base.gpus)
+            result = split_into_pools(base.context, base.workload, base.gpus)
             if result is None:
                 continue
         else:

@@ -62,6 +62,27 @@ DISAGGREGATED_SHORTLIST = 3
 MAX_SPLIT_MOVES = 64
 
 
+@dataclass(frozen=True)
+class ServingContext:
+    """What serve_deployment needs besides the workload: the design's fabric and facility
+    power, the serving assumptions, the cost analysis's $/GPU-hour and the storage analysis's
+    bulk read per GPU (a remote prefix cache reads over it; None without storage)."""
+
+    fabric: FabricView
+    facility_kw: float
+    assumptions: InferenceAssumptions = InferenceAssumptions()
+    usd_per_gpu_hour: float | None = None
+    storage_read_gbyte_s_per_gpu: float | None = None
+
+    def serve(self, workload: InferenceWorkload) -> InferenceResult:
+        # the storage read goes to serve_deployment only when there is one: the roofline takes
+        # it as a keyword from the version that models a remote prefix cache on
+        extra = ({"storage_read_gbyte_s_per_gpu": self.storage_read_gbyte_s_per_gpu}
+                 if self.storage_read_gbyte_s_per_gpu is not None else {})
+        return serve_deployment(self.fabric, workload, self.facility_kw, self.assumptions,
+                                self.usd_per_gpu_hour, **extra)
+
+
 class _Point(NamedTuple):
     """One deployment at one batch, as the ranking sees it."""
 
@@ -226,7 +247,8 @@ class _Choice:
     deployment: Deployment
     point: _Point
     excess: float
-    ladder: tuple[_Point, ...] = ()  # aggregated: the layout's ladder (and refinements), by batch
+    ladder: tuple[_Point, ...] = ()  # the deployment's ladder (and refinements), by batch
+    prefill_rate: float = 0.0  # requests/s one GPU of the layout prefills (a prompt alone)
 
     @property
     def gpus(self) -> int:
@@ -244,27 +266,35 @@ class _Choice:
 
 
 class _Search:
-    """The state of one search: the inputs and the count of serve_deployment calls."""
+    """The state of one search: what it serves on, the workload, the serve_deployment calls."""
 
-    def __init__(self, fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
-                 a: InferenceAssumptions, usd_per_gpu_hour: float | None):
-        self.fabric, self.workload, self.facility_kw = fabric, workload, facility_kw
-        self.a, self.usd = a, usd_per_gpu_hour
+    def __init__(self, context: ServingContext, workload: InferenceWorkload):
+        self.context, self.workload = context, workload
         self.calls = 0
 
     def serve(self, deployment: Deployment) -> InferenceResult:
         self.calls += 1
-        return serve_deployment(self.fabric, with_deployment(self.workload, deployment),
-                                self.facility_kw, self.a, self.usd)
+        return self.context.serve(with_deployment(self.workload, deployment))
 
     def point(self, result: InferenceResult) -> _Point:
         return _Point(result.batch, result.ttft_ms, result.tpot_ms,
                       output_tokens_per_s_per_gpu(result), result.decode_tokens_per_s_per_gpu,
                       bool(result.meets_slo))
 
-    def choice(self, deployment: Deployment, point: _Point, ladder=()) -> _Choice:
+    def choice(self, deployment: Deployment, point: _Point, ladder=(), prefill_rate: float = 0.0) -> _Choice:
         return _Choice(replace_batch(deployment, point.batch), point,
-                       slo_excess(self.workload, point.ttft_ms, point.tpot_ms), tuple(ladder))
+                       slo_excess(self.workload, point.ttft_ms, point.tpot_ms), tuple(ladder),
+                       prefill_rate)
+
+    def at_best_batch(self, deployment: Deployment) -> _Choice | InferenceResult:
+        """``deployment`` at its best ladder batch (one call: the curve up to what the KV cache
+        holds), or serve_deployment's result when it cannot run."""
+        result = self.serve(replace_batch(deployment, MAX_BATCH))  # capped to the KV cache
+        if not result.runs:
+            return result
+        ladder = _ladder(result) or [self.point(result)]
+        prefill_rate = result.prefill_tokens_per_s_per_gpu / self.workload.requests.mean_input_tokens
+        return self.choice(deployment, _best_on_ladder(self, ladder), ladder, prefill_rate)
 
 
 def replace_batch(deployment: Deployment, batch: int) -> Deployment:
@@ -303,7 +333,7 @@ def _refine(search: _Search, choice: _Choice) -> _Choice:
         else:
             high = mid
     ladder.sort(key=lambda p: p.batch)
-    return search.choice(choice.deployment, low, ladder)
+    return search.choice(choice.deployment, low, ladder, choice.prefill_rate)
 
 
 def _upper_bound(choice: _Choice) -> float:
@@ -326,17 +356,15 @@ def _aggregated(search: _Search, gpus: int) -> tuple[list[_Choice], list[tuple[D
     considered = sum(len(group) for group in groups)
     for group in groups:
         for tp, pp, ep, dp in group:
-            deployment = Deployment.aggregated(tp, pp, ep, dp, MAX_BATCH)
-            result = search.serve(deployment)  # capped to the KV cache: its curve is the ladder
-            if not result.runs:
-                blocked.append((deployment, result))
-                if any(d.code == NOT_MODELLED for d in result.cannot_run):
+            deployment = Deployment.aggregated(tp, pp, ep, dp)
+            found = search.at_best_batch(deployment)
+            if isinstance(found, InferenceResult):
+                blocked.append((deployment, found))
+                if any(d.code == NOT_MODELLED for d in found.cannot_run):
                     return running, blocked, considered  # no layout changes what is not modelled
                 continue
-            ladder = _ladder(result) or [search.point(result)]
-            choice = search.choice(deployment, _best_on_ladder(search, ladder), ladder)
-            running.append(choice)
-            if choice.point.meets and choice.point.batch < (result.max_concurrency_per_replica or 0):
+            running.append(found)
+            if found.point.meets and found.point.batch < max(p.batch for p in found.ladder):
                 break
     # branch and bound over the batch refinement
     best = max((c.service for c in running if c.point.meets), default=0.0)
@@ -359,21 +387,20 @@ class _NotModelled(Exception):
 
 
 def _disaggregated(search: _Search, gpus: int, aggregated: list[_Choice]) -> tuple[list[_Choice], int, str]:
-    """The best split of each shortlisted (prefill layout, decode layout) pair: (choices, pairs
+    """The best of each shortlisted (prefill layout, decode layout) pair: (choices, pairs
     considered, why the mode was skipped or "")."""
-    if not aggregated or gpus < 2:
-        return [], 0, ""
     w = search.workload
-    prefills = sorted(aggregated, key=lambda c: (c.point.ttft_ms > w.slo.ttft_ms, -_prefill_rate(c)))
-    any_meets = any(c.point.meets for c in aggregated)
-    decodes = sorted((c for c in aggregated if c.point.meets or not any_meets),
-                     key=lambda c: (-c.point.decode_per_gpu, c.deployment.decode.replica_gpus))
+    decodes = sorted(((c, p) for c in aggregated if (p := _decode_alone(w, c)) is not None),
+                     key=lambda cp: (-cp[1].decode_per_gpu, cp[0].deployment.decode.replica_gpus))
+    if not decodes or gpus < 2:
+        return [], 0, ""
+    prefills = sorted(aggregated, key=lambda c: (1e3 / c.prefill_rate / c.deployment.decode.replica_gpus
+                                                 > w.slo.ttft_ms, -c.prefill_rate))
     pairs = [(p, d) for p in prefills[:DISAGGREGATED_SHORTLIST] for d in decodes[:DISAGGREGATED_SHORTLIST]]
     choices: list[_Choice] = []
     try:
-        for prefill, decode in pairs:
-            found = _split(search, gpus, prefill.deployment.decode, decode.deployment.decode,
-                           _prefill_rate(prefill), decode.point.decode_per_gpu / w.requests.mean_output_tokens)
+        for prefill, (decode, point) in pairs:
+            found = _pair(search, gpus, prefill, decode, point)
             if found is not None:
                 choices.append(found)
     except _NotModelled:
@@ -381,9 +408,34 @@ def _disaggregated(search: _Search, gpus: int, aggregated: list[_Choice]) -> tup
     return choices, len(pairs), ""
 
 
-def _prefill_rate(c: _Choice) -> float:
-    """Requests per second one GPU of the layout prefills (a prompt alone on its replica)."""
-    return 1e3 / c.point.ttft_ms / c.deployment.decode.replica_gpus
+def _decode_alone(workload: InferenceWorkload, c: _Choice) -> _Point | None:
+    """The point of an aggregated layout's ladder with the most decode tokens/s per GPU whose
+    decode step alone (the TPOT of a decode pool: no prefill interleaved) meets the TPOT
+    target, or None; the step is batch / (decode tokens/s per GPU x the replica's GPUs)."""
+    gpus = c.deployment.decode.replica_gpus
+    fits = [p for p in c.ladder if p.batch / (p.decode_per_gpu * gpus) * 1e3 <= workload.slo.tpot_ms]
+    return max(fits, key=lambda p: p.decode_per_gpu) if fits else None
+
+
+def _pair(search: _Search, gpus: int, prefill: _Choice, decode: _Choice, point: _Point) -> _Choice | None:
+    """A prefill pool of ``prefill``'s layout and a decode pool of ``decode``'s at ``point``'s
+    batch, the GPUs split where their request rates balance; then the decode batch within the
+    SLOs at that split (TTFT waits for the prefill pool) and the split again for that batch."""
+    out_tokens = search.workload.requests.mean_output_tokens
+    p_layout, d_layout = prefill.deployment.decode, decode.deployment.decode
+    found = _split(search, gpus, p_layout, replace(d_layout, batch=point.batch), prefill.prefill_rate,
+                   point.decode_per_gpu / out_tokens)
+    if found is None:
+        return None
+    at_best = search.at_best_batch(found.deployment)
+    if isinstance(at_best, InferenceResult):
+        return found
+    refined = _refine(search, at_best)
+    again = None
+    if refined.point.batch != point.batch:
+        again = _split(search, gpus, p_layout, replace(d_layout, batch=refined.point.batch),
+                       prefill.prefill_rate, refined.point.decode_per_gpu / out_tokens)
+    return min((c for c in (found, refined, again) if c is not None), key=_Choice.key)
 
 
 def _split(search: _Search, gpus: int, prefill: PhaseLayout, decode: PhaseLayout,
@@ -426,24 +478,19 @@ def _split(search: _Search, gpus: int, prefill: PhaseLayout, decode: PhaseLayout
     return best
 
 
-def split_into_pools(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
-                     assumptions: InferenceAssumptions | None = None,
-                     usd_per_gpu_hour: float | None = None,
+def split_into_pools(context: ServingContext, workload: InferenceWorkload,
                      gpus: int | None = None) -> InferenceResult | None:
-    """``workload``'s aggregated deployment made disaggregated: its layout for both pools (the
-    decode pool at its batch), ``gpus`` (None: the deployment's) split so the pools' request
-    rates balance, then moved while it helps. None when no split runs; serve_deployment's
+    """``workload``'s aggregated deployment made disaggregated: its layout for both pools,
+    ``gpus`` (None: the deployment's) split where the pools' request rates balance, the decode
+    batch the largest within the SLOs. None when no split runs; serve_deployment's
     INFERENCE_NOT_MODELLED result while the roofline does not model disaggregation."""
-    search = _Search(fabric, workload, facility_kw, assumptions or InferenceAssumptions(),
-                     usd_per_gpu_hour)
-    layout = workload.deployment.decode
-    base = search.serve(workload.deployment)
-    if not base.runs:
+    search = _Search(context, workload)
+    layout = search.at_best_batch(workload.deployment)
+    if isinstance(layout, InferenceResult):
         return None
-    rates = (1e3 / base.ttft_ms / layout.replica_gpus,
-             base.decode_tokens_per_s_per_gpu / workload.requests.mean_output_tokens)
+    point = _decode_alone(workload, layout) or layout.point
     try:
-        found = _split(search, gpus or workload.deployment.gpus, layout, replace(layout, batch=base.batch), *rates)
+        found = _pair(search, gpus or workload.deployment.gpus, layout, layout, point)
     except _NotModelled as not_modelled:
         return not_modelled.result
     return search.serve(found.deployment) if found is not None else None
@@ -454,19 +501,21 @@ def split_into_pools(fabric: FabricView, workload: InferenceWorkload, facility_k
 
 def search_deployment(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
                       assumptions: InferenceAssumptions | None = None,
-                      usd_per_gpu_hour: float | None = None, gpus: int | None = None,
+                      usd_per_gpu_hour: float | None = None, *,
+                      storage_read_gbyte_s_per_gpu: float | None = None, gpus: int | None = None,
                       max_runners_up: int = 4) -> DeploymentSearch:
     """The best deployment of ``workload`` (its own deployment is ignored: "auto") on ``gpus``
     GPUs of ``fabric`` (None: all of the design's), by output tokens per second of the service
     under both SLOs, with the runners-up (the best of each other shape) and why each loses.
-    ``facility_kw`` and ``usd_per_gpu_hour`` are serve_deployment's. Pure; no state is kept
-    between calls (a GUI may run it in a worker thread)."""
+    ``facility_kw``, ``usd_per_gpu_hour`` and ``storage_read_gbyte_s_per_gpu`` are
+    serve_deployment's (ServingContext). Pure; no state is kept between calls (a GUI may run it
+    in a worker thread)."""
     start = time.perf_counter()
-    a = assumptions or InferenceAssumptions()
     available = fabric.gpus if gpus is None else gpus
     if available < 1:
         raise ValueError(f"search_deployment: gpus must be at least 1, got {available}")
-    search = _Search(fabric, workload, facility_kw, a, usd_per_gpu_hour)
+    search = _Search(ServingContext(fabric, facility_kw, assumptions or InferenceAssumptions(),
+                                    usd_per_gpu_hour, storage_read_gbyte_s_per_gpu), workload)
     aggregated, blocked, considered = _aggregated(search, available)
     skipped: list[str] = []
     disaggregated, pairs, why_not = _disaggregated(search, available, aggregated)
@@ -499,21 +548,15 @@ def search_deployment(fabric: FabricView, workload: InferenceWorkload, facility_
                             time.perf_counter() - start)
 
 
-def serve_at_best_batch(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
-                        assumptions: InferenceAssumptions | None = None,
-                        usd_per_gpu_hour: float | None = None) -> InferenceResult:
+def serve_at_best_batch(context: ServingContext, workload: InferenceWorkload) -> InferenceResult:
     """``workload``'s own deployment (not "auto") served at the batch the search would give
     it: the largest meeting both SLOs (its ladder, then bisection), or, when none does, the
     one that misses them least."""
-    search = _Search(fabric, workload, facility_kw, assumptions or InferenceAssumptions(),
-                     usd_per_gpu_hour)
-    deployment = replace_batch(workload.deployment, MAX_BATCH)
-    result = search.serve(deployment)
-    if not result.runs:
-        return result
-    ladder = _ladder(result) or [search.point(result)]
-    choice = search.choice(deployment, _best_on_ladder(search, ladder), ladder)
-    return search.serve(_refine(search, choice).deployment)
+    search = _Search(context, workload)
+    found = search.at_best_batch(workload.deployment)
+    if isinstance(found, InferenceResult):
+        return found
+    return search.serve(_refine(search, found).deployment)
 
 
 def _shape(deployment: Deployment) -> tuple:
@@ -546,7 +589,7 @@ def _nothing_runs(search: _Search, blocked: list, available: int, considered: in
         reasons = "; ".join(d.message for d in result.cannot_run)
         failure = Diagnostic("NO_DEPLOYMENT_FITS", (
             f"inference.deployment: no deployment of {search.workload.name} runs on "
-            f"{available:,} GPUs of {search.fabric.accelerator.id} ({considered:,} layouts tried; "
+            f"{available:,} GPUs of {search.context.fabric.accelerator.id} ({considered:,} layouts tried; "
             f"the largest replica, {deployment.decode.replica_gpus:,} GPUs: {reasons})"))
         result = replace(result, cannot_run=(failure, *result.cannot_run))
     return DeploymentSearch(search.workload, result, (), tuple(result.cannot_run[:1]), available,
