@@ -52,7 +52,7 @@ def main() -> None:
         fixed_s = median_s(lambda: evaluate(design, catalog, fixed), args.repeat)
         search_s = median_s(lambda: search_deployment(fabric, auto, kw), args.repeat)
         analysis = analyze_inference_workload(fabric, auto, kw)
-        bottleneck_s = median_s(lambda: explain_inference_bottleneck(fabric, analysis, kw), args.repeat)
+        bottleneck_s = median_s(lambda: explain_inference_bottleneck(analysis), args.repeat)
         peak = peak_mb(lambda: evaluate(design, catalog, auto))
         search = ev.inference_search
         chosen = search.deployment.describe() if search.deployment is not None else "none runs"

@@ -15,12 +15,13 @@ import core.analysis.inference_search as inference_search
 from core.analysis.inference import analyze_inference, analyze_inference_workload
 from core.analysis.inference_search import (ServingContext, output_tokens_per_s_per_gpu,
                                             search_deployment, serve_at_best_batch, with_deployment)
-from core.analysis.serving import CurvePoint, serve_deployment
+from core.analysis.serving import serve_deployment
 from core.catalog import default_catalog
 from core.evaluate import evaluate
 from core.generators.supernode import SupernodeOptions, generate_supernode
 from core.inference_workload import MAX_BATCH, Deployment, inference_workload_from_dict, list_inference_presets
 from designer.cli import main
+from serving_stand_ins import not_modelled_when, pooled_serve
 
 CATALOG = default_catalog()
 LLAMA = json.loads(list_inference_presets()["llama31-70b-serve"].read_text())
@@ -155,7 +156,7 @@ def test_the_search_fills_the_gpus_it_is_given():
     fabric = FABRICS["GB200-NVL72"]
     whole = search_deployment(fabric, _auto(LLAMA), 100.0)
     layout = whole.deployment.decode
-    assert layout.dp == 72 // layout.replica_gpus  # dp = GPUs // replica GPUs
+    assert 72 - whole.deployment.gpus < layout.replica_gpus  # room for no other replica
     part = search_deployment(fabric, _auto(LLAMA), 100.0, gpus=16)
     assert part.available_gpus == 16 and part.deployment.gpus == 16
     assert part.to_json()["available_gpus"] == 16
@@ -183,7 +184,9 @@ def test_when_nothing_runs_the_search_says_why_and_gives_no_figures():
     assert [d.code for d in ascend.result.cannot_run] == ["NO_DEPLOYMENT_FITS", "SERVING_PRECISION_UNSUPPORTED"]
 
 
-def test_what_the_roofline_does_not_model_is_passed_on_not_searched():
+def test_what_the_roofline_does_not_model_is_passed_on_not_searched(monkeypatch):
+    monkeypatch.setattr(inference_search, "serve_deployment",
+                        not_modelled_when(lambda w: w.kv_cache.placement == "host"))
     workload = _auto(LLAMA, kv_cache={"placement": "host", "host_gb_per_gpu": 256})
     found = search_deployment(FABRICS["DGX-H100"], workload, 10.0)
     assert [d.code for d in found.result.cannot_run] == ["INFERENCE_NOT_MODELLED"]
@@ -194,7 +197,8 @@ def test_runners_up_are_other_shapes_each_served_and_explained():
     found = search_deployment(FABRICS["DGX-H100"], _auto(LLAMA), 10.0)
     winner, *runners = found.candidates
     assert winner.reason == "" and winner.relative_tokens_per_s == 0.0 and len(runners) == 4
-    shapes = {(c.deployment.decode.tp, c.deployment.decode.pp, c.deployment.decode.ep) for c in found.candidates}
+    shapes = {(c.deployment.mode, *((p.tp, p.pp, p.ep) for p in (c.deployment.prefill, c.deployment.decode)))
+              for c in found.candidates}
     assert len(shapes) == 5
     for runner in runners:
         again = serve_deployment(FABRICS["DGX-H100"], with_deployment(found.workload, runner.deployment), 10.0)
@@ -222,40 +226,17 @@ def test_analyze_inference_keeps_the_asked_workload_beside_the_chosen_one():
     assert analyze_inference(FABRICS["DGX-H100"], workload, 10.0).tpot_ms == analysis.result.tpot_ms
 
 
-# --- disaggregated pools (a stand-in roofline until serving.py models them) ---------------------
-
-def _pooled_serve(fabric, workload, facility_kw, assumptions=None, usd_per_gpu_hour=None):
-    """serving.py for aggregated deployments; a disaggregated one served as its two pools would
-    be with no hand-over cost: the request rate is the slower pool's (prefill: one prompt per
-    TTFT per replica; decode: batch per replica per TPOT x output tokens)."""
-    dep = workload.deployment
-    if not dep.disaggregated:
-        return serve_deployment(fabric, workload, facility_kw, assumptions, usd_per_gpu_hour)
-    prefill = serve_deployment(fabric, with_deployment(workload, Deployment("aggregated", dep.prefill, dep.prefill)),
-                               facility_kw, assumptions, usd_per_gpu_hour)
-    decode = serve_deployment(fabric, with_deployment(workload, Deployment("aggregated", dep.decode, dep.decode)),
-                              facility_kw, assumptions, usd_per_gpu_hour)
-    out_tokens = workload.requests.mean_output_tokens
-    rate = min(dep.prefill.dp * 1e3 / prefill.ttft_ms,
-               dep.decode.dp * decode.batch / (decode.tpot_ms / 1e3) / out_tokens)
-    per_gpu = rate * out_tokens / dep.gpus
-    point = CurvePoint(decode.batch, prefill.ttft_ms, decode.tpot_ms, 1e3 / decode.tpot_ms,
-                       decode.decode_tokens_per_s_per_gpu, per_gpu, decode.meets_slo and prefill.meets_slo)
-    return replace(decode, workload=workload, ttft_ms=prefill.ttft_ms, curve=(point,),
-                   meets_slo=point.meets_slo)
-
+# --- disaggregated pools (on a stand-in roofline: the search's split, not the roofline's figures) ---
 
 def test_disaggregated_pools_are_split_where_the_pools_balance(monkeypatch):
-    monkeypatch.setattr(inference_search, "serve_deployment", _pooled_serve)
+    monkeypatch.setattr(inference_search, "serve_deployment", pooled_serve)
     fabric = FABRICS["GB200-NVL72"]
     workload = _auto(LLAMA, precision="fp8", kv_cache_precision="fp8")
     found = search_deployment(fabric, workload, 100.0)
     assert found.skipped == ()
     pooled = [c for c in found.candidates if c.deployment.disaggregated]
-    best_pool = max(pooled, key=lambda c: c.output_tokens_per_s, default=None) if pooled else None
-    if best_pool is None:  # the winner itself
-        assert found.deployment.disaggregated
-        best_pool = found.candidates[0]
+    assert pooled
+    best_pool = max(pooled, key=lambda c: c.output_tokens_per_s)
     p, d = best_pool.deployment.prefill, best_pool.deployment.decode
     # no split of these two layouts at this decode batch serves more (brute force over the split)
     splits = []
@@ -263,11 +244,13 @@ def test_disaggregated_pools_are_split_where_the_pools_balance(monkeypatch):
         d_dp = (72 - p_dp * p.replica_gpus) // d.replica_gpus
         if d_dp >= 1:
             dep = Deployment("disaggregated", replace(p, dp=p_dp), replace(d, dp=d_dp))
-            splits.append(_service(_pooled_serve(fabric, with_deployment(workload, dep), 100.0)))
+            splits.append(_service(pooled_serve(fabric, with_deployment(workload, dep), 100.0)))
     assert best_pool.output_tokens_per_s == pytest.approx(max(splits), rel=1e-9)
 
 
-def test_without_a_disaggregated_roofline_the_mode_is_skipped_and_said():
+def test_without_a_disaggregated_roofline_the_mode_is_skipped_and_said(monkeypatch):
+    monkeypatch.setattr(inference_search, "serve_deployment",
+                        not_modelled_when(lambda w: w.deployment.disaggregated))
     found = search_deployment(FABRICS["GB200-NVL72"], _auto(LLAMA), 100.0)
     assert not found.deployment.disaggregated
     assert found.skipped == ("disaggregated prefill/decode: not modelled by the serving roofline yet",)

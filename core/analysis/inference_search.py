@@ -19,12 +19,14 @@ Candidates:
   that meets them and the next one (branch and bound: a layout is refined only while the next
   step of its ladder, which misses the SLOs but bounds its throughput, beats the best found).
 * **disaggregated** (a prefill pool hands each request's KV cache to a decode pool): the best
-  few prefill layouts (most prefill tokens/s per GPU within the TTFT target, batch 1) times the
-  best few decode layouts (most decode tokens/s per GPU at their largest batch within the TPOT
-  target); the GPUs are split so that the pools' request rates balance (measured on the
-  aggregated sweep), then the split is moved one replica at a time while serve_deployment says
-  it helps. Skipped while the serving roofline does not model disaggregation (it says
-  INFERENCE_NOT_MODELLED; the search then says so in ``skipped``).
+  few prefill layouts (most prompts per second per GPU, a prompt alone, within the TTFT target;
+  prefill batch 1) times the best few decode layouts (most decode tokens/s per GPU at the
+  largest ladder batch whose decode step alone, a decode pool's TPOT, is within the target),
+  both read off the aggregated sweep; the GPUs are split so that the pools' request rates
+  balance, then the split is moved one replica at a time while serve_deployment says it helps.
+  For the best few pairs the decode batch is then chosen within the SLOs at that split (TTFT
+  waits for the prefill pool) and the split balanced again. Skipped while the serving roofline
+  does not model disaggregation (it says INFERENCE_NOT_MODELLED; ``skipped`` says so).
 
 Objective: the most output tokens per second of the whole service (per GPU with each request's
 prefill counted, times the deployment's GPUs: GPUs a layout leaves idle count against it) among
@@ -55,9 +57,11 @@ from core.inference_workload import (MAX_BATCH, Deployment, InferenceWorkload, P
 from core.workload import ModelSpec
 
 NOT_MODELLED = "INFERENCE_NOT_MODELLED"  # serving.py's: what the roofline does not cover yet
-# Layouts of each phase the disaggregated pairs are drawn from (3 x 3 pairs, each split search
-# a handful of calls: a few ms, against ~0.1 ms per serve_deployment call).
+# Layouts of each phase the disaggregated pairs are drawn from (3 x 3 pairs, each split a
+# handful of serve_deployment calls), and the pairs whose decode batch is then refined at their
+# split (a dozen calls each): a few tens of calls at ~0.1-0.5 ms each.
 DISAGGREGATED_SHORTLIST = 3
+DISAGGREGATED_REFINED = 3
 # Split moves tried around the balanced split of a disaggregated pair, each way.
 MAX_SPLIT_MOVES = 64
 
@@ -397,15 +401,20 @@ def _disaggregated(search: _Search, gpus: int, aggregated: list[_Choice]) -> tup
     prefills = sorted(aggregated, key=lambda c: (1e3 / c.prefill_rate / c.deployment.decode.replica_gpus
                                                  > w.slo.ttft_ms, -c.prefill_rate))
     pairs = [(p, d) for p in prefills[:DISAGGREGATED_SHORTLIST] for d in decodes[:DISAGGREGATED_SHORTLIST]]
-    choices: list[_Choice] = []
+    out_tokens = w.requests.mean_output_tokens
+    split: list[tuple[_Choice, _Choice, _Choice]] = []  # (the pair split, its prefill layout, its decode)
     try:
         for prefill, (decode, point) in pairs:
-            found = _pair(search, gpus, prefill, decode, point)
+            found = _split(search, gpus, prefill.deployment.decode,
+                           replace(decode.deployment.decode, batch=point.batch), prefill.prefill_rate,
+                           point.decode_per_gpu / out_tokens)
             if found is not None:
-                choices.append(found)
+                split.append((found, prefill, decode))
     except _NotModelled:
         return [], 0, "disaggregated prefill/decode: not modelled by the serving roofline yet"
-    return choices, len(pairs), ""
+    split.sort(key=lambda f: f[0].key())
+    choices = [_rebatch(search, gpus, *f) for f in split[:DISAGGREGATED_REFINED]]
+    return choices + [f[0] for f in split[DISAGGREGATED_REFINED:]], len(pairs), ""
 
 
 def _decode_alone(workload: InferenceWorkload, c: _Choice) -> _Point | None:
@@ -417,24 +426,18 @@ def _decode_alone(workload: InferenceWorkload, c: _Choice) -> _Point | None:
     return max(fits, key=lambda p: p.decode_per_gpu) if fits else None
 
 
-def _pair(search: _Search, gpus: int, prefill: _Choice, decode: _Choice, point: _Point) -> _Choice | None:
-    """A prefill pool of ``prefill``'s layout and a decode pool of ``decode``'s at ``point``'s
-    batch, the GPUs split where their request rates balance; then the decode batch within the
-    SLOs at that split (TTFT waits for the prefill pool) and the split again for that batch."""
-    out_tokens = search.workload.requests.mean_output_tokens
-    p_layout, d_layout = prefill.deployment.decode, decode.deployment.decode
-    found = _split(search, gpus, p_layout, replace(d_layout, batch=point.batch), prefill.prefill_rate,
-                   point.decode_per_gpu / out_tokens)
-    if found is None:
-        return None
+def _rebatch(search: _Search, gpus: int, found: _Choice, prefill: _Choice, decode: _Choice) -> _Choice:
+    """A split pair with its decode batch the largest within the SLOs at that split (TTFT
+    waits for the prefill pool), then split again for that batch; the best of the three."""
     at_best = search.at_best_batch(found.deployment)
     if isinstance(at_best, InferenceResult):
         return found
     refined = _refine(search, at_best)
     again = None
-    if refined.point.batch != point.batch:
-        again = _split(search, gpus, p_layout, replace(d_layout, batch=refined.point.batch),
-                       prefill.prefill_rate, refined.point.decode_per_gpu / out_tokens)
+    if refined.point.batch != found.point.batch:
+        again = _split(search, gpus, prefill.deployment.decode,
+                       replace(decode.deployment.decode, batch=refined.point.batch), prefill.prefill_rate,
+                       refined.point.decode_per_gpu / search.workload.requests.mean_output_tokens)
     return min((c for c in (found, refined, again) if c is not None), key=_Choice.key)
 
 
@@ -489,11 +492,15 @@ def split_into_pools(context: ServingContext, workload: InferenceWorkload,
     if isinstance(layout, InferenceResult):
         return None
     point = _decode_alone(workload, layout) or layout.point
+    gpus = gpus or workload.deployment.gpus
     try:
-        found = _pair(search, gpus or workload.deployment.gpus, layout, layout, point)
+        found = _split(search, gpus, layout.deployment.decode, replace(layout.deployment.decode, batch=point.batch),
+                       layout.prefill_rate, point.decode_per_gpu / workload.requests.mean_output_tokens)
+        if found is None:
+            return None
+        return search.serve(_rebatch(search, gpus, found, layout, layout).deployment)
     except _NotModelled as not_modelled:
         return not_modelled.result
-    return search.serve(found.deployment) if found is not None else None
 
 
 # ------------------------------------------------------------------------------------------
@@ -617,7 +624,12 @@ def _explain(winner: _Choice, best: InferenceResult, other: _Choice, result: Inf
     """The runner-up with why it loses: the SLO it misses, the GPUs it leaves idle, or the part
     of the GPU time per output token (prefill, decode batch, decode step) that grows most."""
     relative = other.service / winner.service - 1.0 if winner.service > 0 else None
-    fewer = f"{-100 * relative:.1f}% fewer tokens/s" if relative is not None else "fewer tokens/s"
+    if relative is None:
+        fewer = "fewer tokens/s"
+    elif relative > -5e-4:
+        fewer = "as many tokens/s (ties go to fewer GPUs, then smaller replicas)"
+    else:
+        fewer = f"{-100 * relative:.1f}% fewer tokens/s"
     if winner.point.meets and not other.point.meets:
         return _candidate(other, result, "slo", relative,
                           f"misses the SLO even at batch {result.batch:,}: {slo_misses(result)}")
