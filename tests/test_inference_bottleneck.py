@@ -54,8 +54,9 @@ def test_decode_hbm_bytes_split_into_weights_and_kv_cache_as_computed_by_hand():
 def test_limiters_are_the_roofline_parts_with_their_share_of_the_step_and_of_gpu_time():
     analysis, bn = _explain("DGX-H100", _workload(LLAMA))
     r = analysis.result
-    prefill_gpu_s = r.ttft_ms / 1e3 * 8
-    decode_gpu_s = 256 * r.tpot_ms / 1e3 * 8 / 64
+    # a request's GPU time: its prompt's prefill step on the 8 GPUs, then 256 decode steps shared by 64
+    prefill_gpu_s = r.prefill.stage_s * 8
+    decode_gpu_s = 256 * r.decode.stage_s * 8 / 64
     by_key = {x.key: x for x in bn.limiters}
     assert set(by_key) == {"prefill_compute", "prefill_communication", "decode_memory", "decode_communication"}
     decode = by_key["decode_memory"]

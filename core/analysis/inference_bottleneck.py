@@ -32,9 +32,9 @@ from dataclasses import dataclass, field, replace
 
 from core.analysis.inference import InferenceAnalysis
 from core.analysis.inference_search import (NOT_MODELLED, ServedFigures, fill_replicas,
-                                            output_tokens_per_s_per_gpu, replace_batch,
-                                            serve_at_best_batch, served_figures, slo_misses, split_into_pools,
-                                            with_deployment)
+                                            output_tokens_per_s_per_gpu, phase_parts, replace_batch,
+                                            request_gpu_seconds, serve_at_best_batch, served_figures,
+                                            slo_misses, split_into_pools, with_deployment)
 from core.analysis.serving import InferenceResult, PhaseTime
 from core.fabric import FabricView
 from core.inference_workload import PRECISION_BYTES, Deployment, InferenceWorkload, KvCacheSpec
@@ -47,7 +47,8 @@ MATERIAL_GAIN = 0.01
 WHAT_IF_HOST_GB_PER_GPU = 240.0
 # The KV width the weights/KV split is measured with: half the bytes, twice for FP4.
 _NARROWER_KV = {"bf16": "fp8", "fp16": "fp8", "fp8": "fp4", "int8": "fp4", "fp4": "fp8"}
-_PART_NAMES = {"compute": "compute", "memory": "HBM reads", "communication": "communication"}
+_PART_NAMES = {"compute": "compute", "memory": "HBM reads", "kv_fetch": "KV-cache fetch",
+               "communication": "communication"}
 
 
 @dataclass(frozen=True)
@@ -167,10 +168,8 @@ def _kv_share(base: _Base) -> float | None:
 
 
 def _limiters(base: _Base, kv_share: float | None) -> list[InferenceLimiter]:
-    r, w = base.result, base.workload
-    dep = w.deployment
-    prefill_gpu_s = r.ttft_ms / 1e3 * dep.prefill.replica_gpus
-    decode_gpu_s = w.requests.mean_output_tokens * r.tpot_ms / 1e3 * dep.decode.replica_gpus / r.batch
+    r, dep = base.result, base.workload.deployment
+    prefill_gpu_s, decode_gpu_s = request_gpu_seconds(r)
     total = prefill_gpu_s + decode_gpu_s
     out: list[InferenceLimiter] = []
     for phase, step, layout, weight in (("prefill", r.prefill, dep.prefill, prefill_gpu_s / total),
@@ -178,22 +177,22 @@ def _limiters(base: _Base, kv_share: float | None) -> list[InferenceLimiter]:
         stage = step.stage_s
         if stage <= 0:
             continue
-        bound = "compute" if step.compute_s >= step.memory_s else "memory"
-        parts = [(bound, max(step.compute_s, step.memory_s))]
-        if step.communication_s > 0:
-            parts.append(("communication", step.communication_s))
-        for part, seconds in parts:
-            out.append(InferenceLimiter(
-                f"{phase}_{part}", f"{phase} {_PART_NAMES[part]}", phase, seconds, seconds / stage,
-                seconds / stage * weight,
-                _limiter_text(phase, part, step, layout, r, kv_share if phase == "decode" else None, weight)))
+        for part, seconds in phase_parts(step).items():
+            if seconds > 0:
+                out.append(InferenceLimiter(
+                    f"{phase}_{part}", f"{phase} {_PART_NAMES[part]}", phase, seconds, seconds / stage,
+                    seconds / stage * weight,
+                    _limiter_text(phase, part, step, layout, r, kv_share if phase == "decode" else None,
+                                  weight)))
     out.sort(key=lambda x: -x.gpu_time_share)
     return out
 
 
 def _limiter_text(phase: str, part: str, step: PhaseTime, layout, r: InferenceResult,
                   kv_share: float | None, weight: float) -> str:
-    ms = f"{max(step.compute_s, step.memory_s) * 1e3:,.2f} ms of the {step.stage_s * 1e3:,.2f} ms stage step"
+    bound_s = step.stage_s - step.communication_s
+    ms = f"{bound_s * 1e3:,.2f} ms of the {step.stage_s * 1e3:,.2f} ms stage step"
+    where = f" at batch {r.batch:,}" if phase == "decode" else ""
     context = f"{phase} takes {_pct(weight)} of a request's GPU time"
     if part == "communication":
         groups = [f"TP {layout.tp} all-reduces"] if layout.tp > 1 else []
@@ -204,10 +203,11 @@ def _limiter_text(phase: str, part: str, step: PhaseTime, layout, r: InferenceRe
     if part == "memory":
         split = (f": weights {_pct(1 - kv_share)}, KV cache {_pct(kv_share)} of the bytes"
                  if kv_share is not None else "")
-        where = f" at batch {r.batch:,}" if phase == "decode" else ""
         return (f"{phase} is HBM-bound{split} ({ms}{where}; compute {step.compute_s * 1e3:,.2f} ms); "
                 f"{context}")
-    where = f" at batch {r.batch:,}" if phase == "decode" else ""
+    if part == "kv_fetch":
+        return (f"{phase} waits for the KV cache from host memory or storage ({ms}{where}; HBM "
+                f"{step.memory_s * 1e3:,.2f} ms, compute {step.compute_s * 1e3:,.2f} ms); {context}")
     return (f"{phase} is compute-bound ({ms}{where}; HBM reads {step.memory_s * 1e3:,.2f} ms); {context}")
 
 

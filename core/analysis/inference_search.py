@@ -49,7 +49,7 @@ from dataclasses import dataclass, fields, replace
 from typing import NamedTuple
 
 from core.analysis.inference_assumptions import InferenceAssumptions
-from core.analysis.serving import InferenceResult, serve_deployment
+from core.analysis.serving import InferenceResult, PhaseTime, serve_deployment
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
 from core.inference_workload import (MAX_BATCH, Deployment, InferenceWorkload, PhaseLayout,
@@ -206,6 +206,32 @@ def slo_misses(result: InferenceResult) -> str:
     if result.tpot_ms > slo.tpot_ms:
         misses.append(f"TPOT {result.tpot_ms:,.1f} ms > {slo.tpot_ms:,.1f} ms")
     return ", ".join(misses)
+
+
+def phase_parts(step: PhaseTime) -> dict[str, float]:
+    """A phase's stage step by part as the roofline binds it: the largest of compute, HBM reads
+    and a KV-cache fetch from host memory or storage (they overlap), under its own name
+    ("compute", "memory" or "kv_fetch"), and the communication added to it."""
+    overlapped = step.stage_s - step.communication_s
+    if overlapped > max(step.compute_s, step.memory_s) * (1 + 1e-12):
+        name = "kv_fetch"
+    else:
+        name = "compute" if step.compute_s >= step.memory_s else "memory"
+    return {name: overlapped, "communication": step.communication_s}
+
+
+def request_gpu_seconds(result: InferenceResult) -> tuple[float, float]:
+    """GPU-seconds one request takes of each phase on a running result: its prompt's share of a
+    prefill step (the prefill replica's pp stages; a disaggregated prefill step serves the
+    prefill batch's prompts) and its share of the decode steps (its output tokens, each a step
+    of the decode replica shared by the batch). The inverse of their sum is output tokens per
+    GPU when nothing idles."""
+    dep = result.workload.deployment
+    prompts = dep.prefill.batch if dep.disaggregated else 1
+    prefill = dep.prefill.pp * result.prefill.stage_s * dep.prefill.replica_gpus / prompts
+    decode = (result.workload.requests.mean_output_tokens * dep.decode.pp * result.decode.stage_s
+              * dep.decode.replica_gpus / result.batch)
+    return prefill, decode
 
 
 def with_deployment(workload: InferenceWorkload, deployment: Deployment) -> InferenceWorkload:
@@ -649,30 +675,26 @@ def _explain(winner: _Choice, best: InferenceResult, other: _Choice, result: Inf
 
 def _gpu_time_part(best: InferenceResult, other: InferenceResult) -> tuple[str, str]:
     """The part of the GPU time per output token that grows most from ``best`` to ``other``
-    (aggregated both): prefill (a request's TTFT on its replica, over its output tokens), the
-    decode batch, or a part of the decode step (per stage, times the stages, on the replica's
-    GPUs, over the batch)."""
+    (aggregated both): prefill (a prompt's prefill step on its replica, over the request's
+    output tokens), the decode batch, or a part of the decode step (per stage, times the
+    stages, on the replica's GPUs, over the batch)."""
     out = best.workload.requests.mean_output_tokens
 
     def parts(r: InferenceResult) -> dict[str, float]:
-        layout = r.workload.deployment.decode
-        per_stage_s = layout.replica_gpus * layout.pp / r.batch * 1e3  # GPU-ms per token per stage-s
-        step = r.decode
-        memory_bound = step.memory_s > step.compute_s
-        return {"prefill": r.ttft_ms * layout.replica_gpus / out,
-                "compute": per_stage_s * (0.0 if memory_bound else step.compute_s),
-                "memory": per_stage_s * (step.memory_s if memory_bound else 0.0),
-                "communication": per_stage_s * step.communication_s}
+        prefill_s, decode_s = request_gpu_seconds(r)
+        per_stage = decode_s / r.decode.stage_s / out * 1e3  # GPU-ms per output token per stage-s
+        return {"prefill": prefill_s / out * 1e3,
+                **{k: v * per_stage for k, v in phase_parts(r.decode).items()}}
 
     b, o = parts(best), parts(other)
-    category = max(b, key=lambda k: o[k] - b[k])
+    category = max(set(b) | set(o), key=lambda k: o.get(k, 0.0) - b.get(k, 0.0))
     d_b, d_o = best.workload.deployment.decode, other.workload.deployment.decode
-    cost = f"{o[category]:.2f} GPU-ms per output token against {b[category]:.2f}"
+    cost = f"{o.get(category, 0.0):.2f} GPU-ms per output token against {b.get(category, 0.0):.2f}"
     if category == "prefill":
-        return category, (f"{cost} (TTFT {other.ttft_ms:,.0f} ms on {d_o.replica_gpus:,} GPUs "
-                          f"against {best.ttft_ms:,.0f} ms on {d_b.replica_gpus:,}, for "
-                          f"{out:,.0f} output tokens)")
-    if other.batch < best.batch and category in ("compute", "memory"):
+        return category, (f"{cost} (a prompt's prefill: {d_o.pp * other.prefill.stage_s * 1e3:,.0f} ms on "
+                          f"{d_o.replica_gpus:,} GPUs against {d_b.pp * best.prefill.stage_s * 1e3:,.0f} ms "
+                          f"on {d_b.replica_gpus:,}, for {out:,.0f} output tokens)")
+    if other.batch < best.batch and category != "communication":
         held = ("the KV cache" if other.batch >= (other.max_concurrency_per_replica or 0)
                 else f"the SLOs (the KV cache would hold {other.max_concurrency_per_replica:,})")
         return "batch", (f"decode batch {other.batch:,} per replica of {d_o.replica_gpus:,} GPUs, "
@@ -680,8 +702,7 @@ def _gpu_time_part(best: InferenceResult, other: InferenceResult) -> tuple[str, 
                          f"decode {_PART_TITLES[category]} cost {cost}")
 
     def step(r: InferenceResult, layout: PhaseLayout) -> str:
-        seconds = {"compute": r.decode.compute_s, "memory": r.decode.memory_s,
-                   "communication": r.decode.communication_s}[category]
+        seconds = phase_parts(r.decode).get(category, 0.0)
         return (f"{seconds * 1e3:.2f} ms per stage x {layout.pp} on {layout.replica_gpus:,} GPUs "
                 f"for {r.batch:,} sequences")
 
@@ -689,4 +710,5 @@ def _gpu_time_part(best: InferenceResult, other: InferenceResult) -> tuple[str, 
                       f"{step(best, d_b)})")
 
 
-_PART_TITLES = {"compute": "compute", "memory": "HBM reads", "communication": "TP/EP communication"}
+_PART_TITLES = {"compute": "compute", "memory": "HBM reads", "kv_fetch": "KV-cache fetch",
+                "communication": "TP/EP communication"}
