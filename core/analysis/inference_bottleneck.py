@@ -262,8 +262,9 @@ def _layout_variants(base: _Base) -> list[tuple[str, str, str, InferenceWorkload
     def add(key: str, description: str, tp: int, ep: int) -> None:
         if model.heads % tp or (model.moe.enabled and model.moe.experts % ep):
             return
-        if base.auto:
-            dp, batch = fill_replicas(base.gpus, tp, d.pp, ep), d.batch
+        if base.auto:  # the decode pool refills what the prefill pool leaves
+            pool_gpus = base.gpus - (dep.prefill.gpus if dep.disaggregated else 0)
+            dp, batch = fill_replicas(pool_gpus, tp, d.pp, ep), d.batch
         else:
             dp = d.tp * d.dp // tp if (d.tp * d.dp) % tp == 0 else 0
             dp = dp if dp and (tp * dp) % ep == 0 else 0
