@@ -40,7 +40,7 @@ KINDS = (
 # Kinds that hold accelerators and therefore count as compute nodes in a design.
 COMPUTE_KINDS = ("server", "supernode")
 
-PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 
 _NUMBER = (int, float)
 
@@ -75,6 +75,9 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         "scale_up_tech": ((str,), False, ""),
         "scale_up_links": ((int,), False, None),
         "scale_up_effective_gbyte_s": (_NUMBER, False, None),
+        # GB/s per direction between one GPU and its host's memory (PCIe, NVLink-C2C): where a
+        # KV cache placed in host memory is read from (core/analysis/serving_phase.py)
+        "host_link_gbyte_s": (_NUMBER, False, None),
     },
     "server": {
         "accelerator": ((str,), True, None),
@@ -429,6 +432,8 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
         for name in ("hbm_gb", "hbm_tbyte_s", "scale_up_gbyte_s_per_dir"):
             if not values[name] > 0:
                 fail(name, f"must be positive, got {show(values[name])}")
+        if values["host_link_gbyte_s"] is not None and not values["host_link_gbyte_s"] > 0:
+            fail("host_link_gbyte_s", f"must be positive, got {show(values['host_link_gbyte_s'])}")
     if kind in COMPUTE_KINDS:
         if values["accelerators"] <= 0:
             fail("accelerators", "must be at least 1")

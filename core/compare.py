@@ -5,13 +5,15 @@ Works on evaluation JSON dicts (``evaluation_to_json``, format ``cluster-designe
 rather than on ``Evaluation`` objects, so a saved evaluation compares like a fresh one and any
 section an analysis adds later (``cost``, ``inference``) is compared as soon as its keys are
 listed in ``METRICS``: a metric absent from every design is left out, a metric absent or null in
-one design is "n/a" for that design, never a number.
+one design is "n/a" for that design, never a number. The inference services of designs with
+several workloads are compared by name: each service's serving metrics, "n/a" in a design
+without a service of that name.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +51,16 @@ class Metric:
     up: str = "more"
     down: str = "less"
     theme: str = ""
+    service: str = ""  # a service's serving metric: its name (section "services.<name>")
 
     @property
     def path(self) -> str:
         return f"{self.section}.{self.key}"
+
+    @property
+    def title(self) -> str:
+        """The report section it is shown in ("Bandwidth", "Service chat")."""
+        return f"Service {self.service}" if self.service else self.section.capitalize()
 
 
 def _m(section, key, label, unit, direction, noun="", up="more", down="less", theme=""):
@@ -177,10 +185,34 @@ class Comparison:
     summary: tuple[str, ...]  # one sentence per design, the first describing the baseline
 
 
+def _section(evaluation: dict, metric: Metric) -> Any:
+    """The dict that holds the metric's key: the evaluation's section, or the ``inference``
+    section of its service of that name (None when absent)."""
+    if not metric.service:
+        return evaluation.get(metric.section)
+    services = evaluation.get("services")
+    for service in services if isinstance(services, list) else ():
+        if isinstance(service, dict) and service.get("name") == metric.service:
+            return service.get("inference")
+    return None
+
+
+def service_metrics(evaluations: list[dict]) -> tuple[Metric, ...]:
+    """The serving metrics of every service name in the evaluations (in order of first
+    appearance), each under its service's section."""
+    names = dict.fromkeys(
+        service["name"] for ev in evaluations
+        for service in (ev.get("services") if isinstance(ev.get("services"), list) else ())
+        if isinstance(service, dict) and isinstance(service.get("name"), str))
+    return tuple(replace(m, section=f"services.{name}", service=name, noun=f"{m.noun} of {name}",
+                         theme=f"services.{name}.{m.theme}")
+                 for name in names for m in METRICS if m.section == "inference")
+
+
 def metric_value(evaluation: dict, metric: Metric) -> float | None:
     """The metric's number in one evaluation: None when its section or key is absent, null,
     not a number (a bool is not a metric) or not finite."""
-    section = evaluation.get(metric.section)
+    section = _section(evaluation, metric)
     value = section.get(metric.key) if isinstance(section, dict) else None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -188,8 +220,8 @@ def metric_value(evaluation: dict, metric: Metric) -> float | None:
 
 
 def _present(evaluations: list[dict], metric: Metric) -> bool:
-    return any(isinstance(ev.get(metric.section), dict) and metric.key in ev[metric.section]
-               for ev in evaluations)
+    return any(isinstance(section, dict) and metric.key in section
+               for section in (_section(ev, metric) for ev in evaluations))
 
 
 def delta(base: float | None, value: float | None, direction: str) -> Delta:
@@ -218,7 +250,7 @@ def compare_evaluations(evaluations: list[dict], names: list[str]) -> Comparison
         raise ValueError(f"{len(evaluations)} evaluations but {len(names)} names")
     if len(evaluations) < 2:
         raise ValueError("a comparison needs at least two evaluations")
-    metrics = tuple(m for m in METRICS if _present(evaluations, m))
+    metrics = tuple(m for m in (*METRICS, *service_metrics(evaluations)) if _present(evaluations, m))
     values = tuple(tuple(metric_value(ev, m) for ev in evaluations) for m in metrics)
     deltas = tuple(
         tuple(delta(row[0], row[j], m.direction) for m, row in zip(metrics, values))

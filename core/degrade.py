@@ -95,7 +95,9 @@ def degraded_design(design: Design) -> Design:
         for block, count in runs:
             block_id = unique_id(root, block.id)
             root.children[block_id] = replace_block(block, id=block_id, count=count)
-    return Design(design.name, root, design.workload, design.assumptions, design.metadata)
+    # partitions keep the design's paths: core/partitions.py matches runs by original_path
+    return Design(design.name, root, design.workload, design.assumptions, design.metadata,
+                  design.workload_partition, design.services)
 
 
 # --- runs of identical instances ----------------------------------------------------------

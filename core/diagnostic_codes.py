@@ -41,6 +41,12 @@ CODES: dict[str, CodeInfo] = {
         "error", "the job needs more GPUs than the largest connected part of the fabric: it cannot run"),
     "NO_GPUS": CodeInfo(
         "error", "the design has no GPUs: the workload cannot run"),
+    "PARTITION_UNKNOWN_BLOCK": CodeInfo(
+        "error", "a partition names a block or component the design does not have: the workload "
+                 "on it is not evaluated"),
+    "PARTITION_DOES_NOT_FIT": CodeInfo(
+        "error", "a partition asks more GPUs than the design has outside the block partitions, or "
+                 "holds none: the workload on it is not evaluated"),
     "SERVING_PRECISION_UNSUPPORTED": CodeInfo(
         "error", "the accelerator has no dense peak for the inference workload's serving precision: "
                  "serving figures are not computed"),
@@ -49,6 +55,13 @@ CODES: dict[str, CodeInfo] = {
                  "serving figures are not computed"),
     "INFERENCE_NOT_MODELLED": CodeInfo(
         "error", "the serving model does not cover this part of the inference workload yet: "
+                 "serving figures are not computed"),
+    "HOST_LINK_UNKNOWN": CodeInfo(
+        "error", "the KV cache is placed in host memory but neither the workload nor the "
+                 "accelerator's catalog entry gives the host link's bandwidth: serving figures are "
+                 "not computed"),
+    "NO_KV_STORAGE": CodeInfo(
+        "error", "a remote prefix cache needs storage the GPUs reach, and the design has none: "
                  "serving figures are not computed"),
     # --- the design cannot be built as drawn --------------------------------------------------
     "SWITCH_PORTS_EXCEEDED": CodeInfo(
@@ -69,6 +82,12 @@ CODES: dict[str, CodeInfo] = {
     # --- the design is risky, or a result is an estimate with a known hole ---------------------
     "FABRIC_PARTITIONED": CodeInfo(
         "warning", "the scale-out fabric falls into parts no switch joins; the message says what would join them"),
+    "PARTITIONS_OVERLAP": CodeInfo(
+        "warning", "two partitions share GPUs (a block in both, or one inside the other): their "
+                   "workloads cannot run at once; each is evaluated as if alone"),
+    "PARTITIONS_EXCEED_DESIGN": CodeInfo(
+        "warning", "the GPU-count partitions together ask more GPUs than the design has: they "
+                   "cannot all run at once; each is evaluated as if alone"),
     "GPU_WITHOUT_SCALE_OUT": CodeInfo(
         "warning", "some GPUs have no scale-out link: jobs cannot use them with the others"),
     "NO_SCALE_OUT": CodeInfo(
@@ -127,6 +146,10 @@ CODES: dict[str, CodeInfo] = {
     "JOB_EXCEEDS_DESIGN": CodeInfo(
         "info", "the job needs more GPUs than the design has: reliability is for a job on the whole "
                 "design and the run's energy is not computed"),
+    "DISAGGREGATED_POOLS_UNBALANCED": CodeInfo(
+        "info", "one pool of a disaggregated inference deployment limits it while the other idles "
+                "more than 10% of the time; the message gives the prefill:decode GPU ratio that "
+                "balances them"),
     "AUTO_PARALLELISM": CodeInfo(
         "info", "the layout was chosen by the parallelism search"),
     "AUTO_DEPLOYMENT": CodeInfo(

@@ -20,9 +20,15 @@ function in ``core/analysis`` of what the steps before it produced:
 7. power (and the run's energy)              <- inventory, days and GPUs of performance
 8. cost                                      <- inventory, catalog prices, power, performance
    inference (only for an inference workload, which the training steps 3-6 do not see)
-                                             <- fabric, power, cost's $/GPU-hour
+                                             <- fabric, power, cost's $/GPU-hour, storage's
+                                                bulk read per GPU (a remote prefix cache)
    (the deployment search runs inside it when the workload asks for ``"deployment": "auto"``;
    its bottleneck and what-ifs then fill ``bottleneck``)
+   services (only for a design with several workloads: core/services.py). Right after step 1
+   the partitions are resolved (core/partitions.py: each one's GPUs and the fabric its own
+   GPUs see); the main workload's storage, DPUs, reliability and performance (3-6) run on its
+   partition; after cost each partition gets its share of power and TCO and every service is
+   served on its own (core/service_results.py)  <- partitions, power, cost
 9. failure (only when units are failed or drained: steps 1-8 run on the intact design and on
    the degraded one of core/degrade.py, which the result describes, except cost: what is
    owned is paid for, so capex and opex are the intact design's, the run the degraded one)
@@ -70,6 +76,8 @@ from core.jsonable import to_jsonable
 from core.preset_fit import fit_to_design
 from core.model import Design
 from core.operations import SetOutOfService
+from core.partitions import Partitions, PartitionView, has_partitions, resolve_partitions, with_shares
+from core.service_results import ServiceResult, named, on_what, serve_services, service_warnings
 from core.stacks import stack_status
 from core.topology import Topology, analyze_topology, single_points_of_failure
 from core.inference_workload import InferenceWorkload, deployment_to_dict, inference_workload_to_dict
@@ -123,6 +131,19 @@ class Evaluation:
     # the deployment search of an inference workload with "deployment": "auto" (its result is
     # ``inference``, whose workload carries the chosen deployment)
     inference_search: DeploymentSearch | None = None
+    # Several workloads on one design (core/services.py): the partitions resolved (None when the
+    # design carries no services and no workload partition) and every service served on its own.
+    # The main workload's figures above are then those on its partition (partitions.main).
+    partitions: Partitions | None = None
+    services: tuple[ServiceResult, ...] = ()
+
+    @property
+    def job_fabric(self) -> FabricView | None:
+        """The fabric the main workload runs on: its partition's when the design carries
+        several workloads, else the design's."""
+        if self.partitions is not None and self.partitions.main is not None:
+            return self.partitions.main.fabric
+        return self.topology.fabric
 
 
 def _counts(inventory: Inventory, topology: Topology) -> Counts:
@@ -186,9 +207,11 @@ def _with_failure(design: Design, catalog: Catalog, items: list, intact: Evaluat
     layout on what is left when its own does not run there, the comparison."""
     gpus_failed = intact.counts.gpus - _gpus_left_by_failures(design, catalog, items, degraded)
     relayout = relayout_ettr = None
-    fabric = degraded.topology.fabric
+    main = degraded.partitions.main if degraded.partitions is not None else None
+    fabric = main.fabric if main is not None else degraded.topology.fabric
+    usable = fabric.connected_gpus if main is not None and fabric is not None else degraded.topology.connected_gpus
     if degraded.workload is not None and degraded.cannot_run and fabric is not None:
-        relayout = _relayout(degraded.workload, fabric, degraded.topology.connected_gpus,
+        relayout = _relayout(degraded.workload, fabric, usable,
                              degraded.assumptions, degraded.reliability.ettr)
         relayout_ettr = degraded.reliability.ettr
     failure = analyze_failure(
@@ -206,6 +229,7 @@ def _with_failure(design: Design, catalog: Catalog, items: list, intact: Evaluat
     cost = analyze_cost(intact.inventory, intact.power, relayout or degraded.performance, catalog,
                         degraded.assumptions.cost, degraded.assumptions.power.electricity_usd_per_kwh,
                         workload.training_tokens if workload is not None else None)
+    cost = _run_on_partition(cost, main, relayout or degraded.performance, workload)
     # warnings name the design's own components (a run "pod.degraded" is pod's first instances)
     warnings = [replace(w, components=tuple(dict.fromkeys(map(original_path, w.components))))
                 for w in degraded.warnings]
@@ -245,14 +269,23 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     fabric = topology.fabric
     structure = plane_structure(design, flat)
 
+    # Several workloads on one design: the main workload runs on its partition only: its
+    # fabric, and the storage path, DPUs and failures of its part of the design.
+    parts = (resolve_partitions(design, catalog, flat, topology, inventory, assumptions, workload or serving)
+             if has_partitions(design) else None)
+    main = parts.main if parts is not None else None
+    job_flat, job_topology, job_inventory = (main.analysed if main is not None and main.analysed
+                                             else (flat, topology, inventory))
+    job_fabric = main.fabric if main is not None else fabric
+
     # 2.-8. the analyses, each fed by the steps before it
     bandwidth = analyze_bandwidth(topology, assumptions.network)
     latency = analyze_latency(topology, assumptions.network)
-    storage = analyze_storage(topology, workload, assumptions.storage, assumptions.network)
-    dpus = analyze_dpus(flat, storage.classes, storage.dpu_stages,
+    storage = analyze_storage(job_topology, workload, assumptions.storage, assumptions.network)
+    dpus = analyze_dpus(job_flat, storage.classes, storage.dpu_stages,
                         assumptions.storage.dpu_encrypt_storage)
     reliability = analyze_reliability(
-        inventory, fabric, workload,
+        job_inventory, job_fabric, workload,
         storage.classes["checkpoint_write"].job_gbyte_s or 0.0, spof_paths,
         assumptions.reliability,
         storage_read_gbyte_s=storage.classes["checkpoint_restore"].job_gbyte_s or 0.0,
@@ -262,14 +295,15 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     planes = analyze_planes(structure, flat, topology.tiers, bandwidth.per_gpu_scale_out_gbit_s,
                             bandwidth.bisection_tbit_s, latency.max_switch_hops, inventory, fabric,
                             workload, assumptions.reliability)
+    fabric = job_fabric
     performance = None
     bottleneck = None
     cannot_run: tuple[Diagnostic, ...] = ()
     if workload is not None and fabric is None:
-        cannot_run = (Diagnostic("NO_GPUS", f"the design has no GPUs: {workload.name} cannot run"),)
+        cannot_run = _no_fabric(workload, main)
     elif workload is not None and fabric is not None:
-        performance = analyze_performance(fabric, workload, assumptions.performance,
-                                          reliability.ettr)
+        performance = _on_partition(analyze_performance(fabric, workload, assumptions.performance,
+                                                        reliability.ettr), main)
         cannot_run = performance.cannot_run
         bottleneck = explain_bottleneck(fabric, workload, assumptions.performance, performance)
     ran = performance if performance is not None and performance.runs else None
@@ -278,16 +312,26 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     cost = analyze_cost(inventory, power, performance, catalog, assumptions.cost,
                         assumptions.power.electricity_usd_per_kwh,
                         workload.training_tokens if workload is not None else None)
+    facility_kw, usd_per_gpu_hour = power.facility_kw, cost.usd_per_gpu_hour
+    if parts is not None:
+        parts = with_shares(parts, inventory.gpus, power, cost)
+        main = parts.main
+        cost = _run_on_partition(cost, main, performance, workload)
+        if main is not None:
+            facility_kw, usd_per_gpu_hour = main.facility_kw or 0.0, main.usd_per_gpu_hour
 
     inference = inference_search = None
     if serving is not None and fabric is None:
-        cannot_run = (Diagnostic("NO_GPUS", f"the design has no GPUs: {serving.name} cannot run"),)
+        cannot_run = _no_fabric(serving, main)
     elif serving is not None:
-        served = analyze_inference_workload(fabric, serving, power.facility_kw, assumptions.inference,
-                                            usd_per_gpu_hour=cost.usd_per_gpu_hour)
-        inference, inference_search = served.result, served.search
+        # a remote prefix cache reads multi-MB KV chunks: the bulk-read class of every GPU
+        served = analyze_inference_workload(
+            fabric, serving, facility_kw, assumptions.inference, usd_per_gpu_hour=usd_per_gpu_hour,
+            storage_read_gbyte_s_per_gpu=storage.classes["data_loading"].per_gpu_gbyte_s)
+        inference, inference_search = _on_partition(served.result, main), served.search
         cannot_run = inference.cannot_run
         bottleneck = explain_inference_bottleneck(served)
+    services = serve_services(design, parts, assumptions, topology) if parts is not None else ()
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
                                   *bandwidth.diagnostics, *cannot_run]
@@ -295,8 +339,10 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         warnings.extend(performance.diagnostics)
     elif inference is not None:
         warnings.extend(inference.diagnostics)
-    elif workload is None and serving is None:
+    elif workload is None and serving is None and not services:
         warnings.append(Diagnostic("NO_WORKLOAD", "no workload: performance and energy are not computed"))
+    if parts is not None:
+        warnings += [*parts.diagnostics, *service_warnings(services)]
     warnings.extend(storage.diagnostics)
     warnings.extend(dpus.diagnostics)
     warnings.extend(reliability.diagnostics)
@@ -307,8 +353,38 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
         assumptions, inventory, topology, merge_diagnostics(warnings),
         time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost, storage, dpus,
-        planes=planes, inference=inference, inference_search=inference_search,
+        planes=planes, inference=inference, inference_search=inference_search, partitions=parts,
+        services=services,
     )
+
+
+def _no_fabric(workload: Workload | InferenceWorkload, main: PartitionView | None) -> tuple[Diagnostic, ...]:
+    """Why the main workload has no GPUs: the design has none, or its partition gives it none."""
+    if main is not None and main.problems:
+        return main.problems
+    return (Diagnostic("NO_GPUS", f"the design has no GPUs: {workload.name} cannot run"),)
+
+
+def _on_partition(result: Any, main: PartitionView | None) -> Any:
+    """A performance or inference result whose diagnostics say which partition it ran on."""
+    if main is None:
+        return result
+    where = on_what(main)
+    return replace(result, cannot_run=named(result.cannot_run, where),
+                   diagnostics=named(result.diagnostics, where))
+
+
+def _run_on_partition(cost: CostResult, main: PartitionView | None, performance: PerformanceResult | None,
+                      workload: Workload | None) -> CostResult:
+    """``cost`` with the training run priced at its partition's $/GPU-hour (cost.py's run at
+    the design's average rate: the same whenever the partitions hold one kind of hardware)."""
+    ran = performance if performance is not None and performance.runs else None
+    if main is None or ran is None or ran.training_days is None or main.usd_per_gpu_hour is None:
+        return cost
+    run = main.usd_per_gpu_hour * ran.job_gpus * ran.training_days * 24.0
+    tokens = workload.training_tokens if workload is not None else None
+    return replace(cost, training_run_usd=run,
+                   usd_per_million_tokens_trained=run / (tokens / 1e6) if tokens else None)
 
 
 def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
@@ -384,6 +460,10 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
                      else None),
         "assumptions": assumptions_to_dict(ev.assumptions, only_changed=False),
         "failure": ev.failure.to_json() if ev.failure is not None else no_failure_json(),
+        # several workloads on one design: every partition, and each service's serving figures
+        # (its "inference" has the keys of the evaluation's own); empty for one workload
+        "partitions": [view.to_json() for view in ev.partitions.all] if ev.partitions is not None else [],
+        "services": [service.to_json() for service in ev.services],
         "evaluation_ms": ev.elapsed_s * 1000.0,
     }
     return to_jsonable(out)

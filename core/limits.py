@@ -17,6 +17,11 @@ Limits (the engine on a 2-core machine, measured with ``bench/bench_core.py``-st
   75 bytes per cable in the device graph this keeps an evaluation near 3 GB.
 * ``MAX_BLOCK_DEPTH`` = 64 levels of nested blocks (server, rack, SU, pod... need a handful;
   deeper trees would exhaust Python's recursion in copies and comparisons).
+* ``MAX_SERVICES`` = 64 inference services on one design (core/services.py): each is served on
+  a view of the fabric of its own (about 20 ms at 100,000 GPUs, bench/bench_partitions.py), so
+  64 keep an evaluation near 2 s; more is a fleet, not a design.
+* ``MAX_PARTITION_PATHS`` = 100,000 design paths in one partition: one per drawn component of
+  a design imported device by device (100,580 components in the largest import measured).
 
 So an evaluation at the limits needs 2-3 GB (bench/fuzz.py runs its workers under a 4 GiB
 address-space cap for this reason) and 10-20 s.
@@ -42,6 +47,8 @@ MAX_ACCELERATORS = 10_000_000
 MAX_UNITS = 20_000_000
 MAX_CABLES = 40_000_000
 MAX_BLOCK_DEPTH = 64
+MAX_SERVICES = 64
+MAX_PARTITION_PATHS = 100_000
 MAX_FILE_BYTES = 512 * 2**20
 # A sweep's cross product: 100,000 16k-GPU designs take about 40 minutes on one core (22 ms
 # each, bench/bench_sweep.py) and make a 90 MB results file held in memory until it is

@@ -36,6 +36,7 @@ from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, check,
 from core.errors import DesignError
 from core.settings import settings_from_dict, settings_to_dict
 from core.inference_workload import check_any_workload
+from core.services import Partition, Service, check_names, services_rule, workload_partition_rule
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,8 @@ _DESIGN_RULES: dict[str, Callable[[Any], Any]] = {
     "workload": check_any_workload,
     "assumptions": _check_assumptions,
     "metadata": lambda value: check_metadata(value, "metadata"),
+    "workload_partition": lambda value: check(workload_partition_rule, value, "workload_partition"),
+    "services": lambda value: check(services_rule, value, "services"),
 }
 
 
@@ -179,11 +182,19 @@ class Design:
     workload: Any = None          # core.workload.Workload | core.inference_workload.InferenceWorkload | None
     assumptions: Any = None       # core.assumptions.Assumptions | None (defaults)
     metadata: dict[str, Any] = field(default_factory=dict)
+    # where the main workload runs (None: every GPU the services leave; core/services.py)
+    workload_partition: Partition | None = None
+    services: tuple[Service, ...] = ()  # inference services, each on a partition of its own
     _observers: list[Callable[["Change"], None]] = field(default_factory=list, repr=False, compare=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
         rule = _DESIGN_RULES.get(name)
-        object.__setattr__(self, name, value if rule is None else rule(value))
+        value = value if rule is None else rule(value)
+        if name in ("workload_partition", "services"):  # partition names unique across both
+            main = value if name == "workload_partition" else self.__dict__.get("workload_partition")
+            services = value if name == "services" else self.__dict__.get("services", ())
+            check(lambda both: check_names(*both), (main, services), "services")
+        object.__setattr__(self, name, value)
 
     # --- lookup -------------------------------------------------------------------------
     def resolve(self, path: str) -> "Node | Block":
@@ -232,9 +243,9 @@ class Design:
         """A copy without observers that no later operation on this design changes (for
         evaluation off the GUI thread): new blocks and containers sharing the nodes and links,
         which operations replace rather than change (see the module docstring). The workload
-        and assumptions are frozen dataclasses, shared too."""
+        and assumptions, partitions and services are frozen dataclasses, shared too."""
         return Design(self.name, _copy_blocks(self.root), self.workload, self.assumptions,
-                      copy.deepcopy(self.metadata))
+                      copy.deepcopy(self.metadata), self.workload_partition, self.services)
 
     def content_equal(self, other: "Design") -> bool:
         return (
@@ -243,6 +254,8 @@ class Design:
             and self.workload == other.workload
             and _same_assumptions(self.assumptions, other.assumptions)
             and self.metadata == other.metadata
+            and self.workload_partition == other.workload_partition
+            and self.services == other.services
         )
 
 

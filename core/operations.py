@@ -521,6 +521,13 @@ class Ungroup(Operation):
         return inverse
 
 
+def _swap(design: Design, name: str, value: Any) -> Any:
+    """Set a design-level field (checked by the design's rules) and return its old value."""
+    old = getattr(design, name)
+    setattr(design, name, value)
+    return old
+
+
 @dataclass
 class SetDesignName(Operation):
     """Rename the design (reports and exports are titled with its name)."""
@@ -531,9 +538,7 @@ class SetDesignName(Operation):
     text = "Rename design"
 
     def apply(self, design: Design) -> Operation:
-        old = design.name
-        design.name = self.name
-        return SetDesignName(old)
+        return SetDesignName(_swap(design, "name", self.name))
 
 
 @dataclass
@@ -544,9 +549,88 @@ class SetWorkload(Operation):
     text = "Change workload"
 
     def apply(self, design: Design) -> Operation:
-        old = design.workload
-        design.workload = self.workload
-        return SetWorkload(old)
+        return SetWorkload(_swap(design, "workload", self.workload))
+
+
+@dataclass
+class SetWorkloadPartition(Operation):
+    """Put the main workload on a partition (core/services.py), or on every GPU the services
+    leave (None)."""
+
+    block_path = ""
+    partition: Any  # core.services.Partition | None
+    change_kind = "workload"
+    text = "Change workload partition"
+
+    def apply(self, design: Design) -> Operation:
+        return SetWorkloadPartition(_swap(design, "workload_partition", self.partition))
+
+
+@dataclass
+class SetServices(Operation):
+    """Replace every service at once (a generator run, a pasted list)."""
+
+    block_path = ""
+    services: tuple  # of core.services.Service
+    change_kind = "workload"
+    text = "Change services"
+
+    def apply(self, design: Design) -> Operation:
+        return SetServices(_swap(design, "services", tuple(self.services)))
+
+
+def _service_index(design: Design, name: str) -> int:
+    for index, service in enumerate(design.services):
+        if service.name == name:
+            return index
+    raise DesignError(f"no service {name!r} (services: {', '.join(s.name for s in design.services) or 'none'})")
+
+
+@dataclass
+class AddService(Operation):
+    """Add an inference service, at ``index`` among the services (None: last)."""
+
+    service: Any  # core.services.Service
+    index: int | None = None
+    block_path = ""
+    change_kind = "workload"
+    text = "Add service"
+
+    def apply(self, design: Design) -> Operation:
+        services = list(design.services)
+        services.insert(len(services) if self.index is None else self.index, self.service)
+        design.services = tuple(services)  # the design's rules refuse a name already taken
+        return RemoveService(self.service.name)
+
+
+@dataclass
+class RemoveService(Operation):
+    name: str
+    block_path = ""
+    change_kind = "workload"
+    text = "Remove service"
+
+    def apply(self, design: Design) -> Operation:
+        index = _service_index(design, self.name)
+        removed = _swap(design, "services", design.services[:index] + design.services[index + 1:])[index]
+        return AddService(removed, index)
+
+
+@dataclass
+class ChangeService(Operation):
+    """Replace service ``name`` in its place by ``service`` (which may rename it, move it to
+    another partition or change its workload)."""
+
+    name: str
+    service: Any  # core.services.Service
+    block_path = ""
+    change_kind = "workload"
+    text = "Change service"
+
+    def apply(self, design: Design) -> Operation:
+        index = _service_index(design, self.name)
+        old = _swap(design, "services", design.services[:index] + (self.service,) + design.services[index + 1:])
+        return ChangeService(self.service.name, old[index])
 
 
 @dataclass
@@ -557,9 +641,7 @@ class SetAssumptions(Operation):
     text = "Change assumptions"
 
     def apply(self, design: Design) -> Operation:
-        old = design.assumptions
-        design.assumptions = self.assumptions
-        return SetAssumptions(old)
+        return SetAssumptions(_swap(design, "assumptions", self.assumptions))
 
 
 @dataclass

@@ -40,7 +40,9 @@ from core.gc_pause import gc_paused
 from core.jsonfile import read_json
 from core.limits import check_design_size, check_nesting
 from core.model import Block, Design, Link, Node
-from core.inference_workload import any_workload_from_dict, any_workload_to_dict
+from core.inference_workload import any_workload_from_dict, any_workload_to_dict, inference_workload_from_dict
+from core.services import (Partition, Service, check_names, partition_to_dict, service_to_dict,
+                           services_rule)
 
 FORMAT_ID = "cluster-designer.project"
 FORMAT_VERSION = 1
@@ -183,8 +185,8 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
     if version > FORMAT_VERSION:
         _fail("$.version", f"this project was saved by a newer Cluster Designer (file format {show(version)}; "
               f"this version reads up to {FORMAT_VERSION}); please update the application")
-    _object(raw, "$", {"format", "version", "name", "design", "workload", "assumptions", "metadata"},
-            ("design",))
+    _object(raw, "$", {"format", "version", "name", "design", "workload", "assumptions", "metadata",
+                       "workload_partition", "services"}, ("design",))
     name = check_text(raw.get("name", "Untitled"), "$.name", ProjectFileError)
     root = _block_from(raw["design"], "$.design", catalog)
     workload = None
@@ -197,7 +199,11 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
     stored = raw.get("assumptions")
     assumptions = None if stored is None or stored == {} else assumptions_from_dict(stored, "$.assumptions")
     metadata = check_metadata(raw.get("metadata", {}), "$.metadata", ProjectFileError)
-    design = Design(name, root, workload, assumptions, metadata)
+    # Several workloads on one design (core/services.py): absent in older files, which load as before.
+    partition = (_partition_from(raw["workload_partition"], "$.workload_partition")
+                 if raw.get("workload_partition") is not None else None)
+    services = _services_from(raw.get("services", []), "$.services", partition)
+    design = Design(name, root, workload, assumptions, metadata, partition, services)
     try:
         check_design_size(design, catalog)
     except DesignTooLargeError as exc:
@@ -205,6 +211,41 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
     except DesignError as exc:  # more units failed or drained than the item has (named by path)
         raise ProjectFileError(f"$.design: {exc}") from None
     return design
+
+
+def _partition_from(raw: Any, path: str) -> Partition:
+    _object(raw, path, {"name", "blocks", "gpus"}, ())
+    blocks = raw.get("blocks", [])
+    if not isinstance(blocks, list):
+        _fail(f"{path}.blocks", f"expected a list of design paths, got {show(blocks)}")
+    try:
+        return Partition(raw.get("name", ""), tuple(blocks), raw.get("gpus"))
+    except DesignError as exc:  # "partition.blocks[0]: ..." -> "$.services[0].partition.blocks[0]: ..."
+        raise ProjectFileError(path + str(exc).removeprefix("partition")) from None
+
+
+def _services_from(raw: Any, path: str, main: Partition | None) -> tuple[Service, ...]:
+    """The services of a file's ``services`` list (core/services.py)."""
+    if not isinstance(raw, list):
+        _fail(path, f"expected a list of services, got {show(raw)}")
+    services = []
+    for index, item in enumerate(raw):
+        where = f"{path}[{index}]"
+        _object(item, where, {"name", "partition", "workload"}, ("name", "partition", "workload"))
+        name = check_text(item["name"], f"{where}.name", ProjectFileError)
+        if not name:
+            _fail(f"{where}.name", "a service needs a name")
+        partition = _partition_from(item["partition"], f"{where}.partition")
+        workload = item["workload"]
+        if not isinstance(workload, dict) or workload.get("kind") != "inference":
+            _fail(f"{where}.workload.kind", "a service serves an inference workload (\"kind\": \"inference\")")
+        try:
+            services.append(Service(name, partition, inference_workload_from_dict(workload, f"{where}.workload")))
+        except WorkloadError as exc:
+            raise ProjectFileError(str(exc)) from None
+    services = check(services_rule, services, path, ProjectFileError)
+    check(lambda value: check_names(main, value), services, path, ProjectFileError)
+    return services
 
 
 def _count_path(root: Block, item: tuple) -> str:
@@ -272,7 +313,7 @@ def _block_to_dict(block: Block) -> dict[str, Any]:
 
 
 def design_to_dict(design: Design) -> dict[str, Any]:
-    return {
+    out = {
         "format": FORMAT_ID,
         "version": FORMAT_VERSION,
         "name": design.name,
@@ -281,6 +322,12 @@ def design_to_dict(design: Design) -> dict[str, Any]:
         "assumptions": assumptions_to_dict(design.assumptions or Assumptions()),
         "metadata": design.metadata,
     }
+    # written only when set: a design with one workload saves as before
+    if design.workload_partition is not None:
+        out["workload_partition"] = partition_to_dict(design.workload_partition)
+    if design.services:
+        out["services"] = [service_to_dict(service) for service in design.services]
+    return out
 
 
 def load_project(path: str | Path, catalog: Catalog | None = None) -> Design:

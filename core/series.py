@@ -22,7 +22,7 @@ ETTR_POINTS = 120
 def mfu_scaling_series(ev: Evaluation, points: int = SCALING_POINTS) -> tuple[tuple[int, float | None], ...]:
     """(job GPUs, MFU or None where the job cannot run) pairs, smallest job first; empty
     without a workload."""
-    perf, workload, fabric = ev.performance, ev.workload, ev.topology.fabric
+    perf, workload, fabric = ev.performance, ev.workload, ev.job_fabric
     if perf is None or workload is None or fabric is None:
         return ()
     par = perf.parallelism

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 from core.errors import DesignError
+from designer.cli_services import add_service_options, apply_service_options
 from designer.cli_stacks import (add_stack_option, add_stacks_command, apply_stack_option,
                                  stacks_text)
 from designer.cli_sweep import add_sweep_command, run_sweep_command
@@ -92,6 +93,7 @@ def _build_parser() -> argparse.ArgumentParser:
               "    -o report.md")
     ev.add_argument("project", metavar="PROJECT", help="project file (.json) to evaluate")
     _add_workload_options(ev, "replaces the project's own workload")
+    add_service_options(ev)
     add_stack_option(ev, "replaces the project's own performance assumptions")
     ev.add_argument("--fail", action="append", default=[], metavar="PATH[:N]",
                     help="evaluate with N units of a component or block out of service (failed), e.g. "
@@ -155,6 +157,7 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="no spine: one switch per rail (NIC port index); traffic between rails "
                          "crosses the scale-up domain (Wang et al. 2024)")
     _add_workload_options(ft, "workload to embed")
+    add_service_options(ft)
     add_stack_option(ft, "stored in the project")
     ft.add_argument("--name", help="design name (default: derived from GPUs, server and switch)")
     ft.add_argument("-o", "--output", required=True, metavar="PROJECT",
@@ -175,6 +178,7 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="no spine: one switch per rail (NIC index of every system); traffic "
                          "between rails crosses the scale-up domain (Wang et al. 2024)")
     _add_workload_options(sn, "workload to embed")
+    add_service_options(sn)
     add_stack_option(sn, "stored in the project")
     sn.add_argument("--name", help="design name (default: COUNT x SYSTEM_ID)")
     sn.add_argument("-o", "--output", required=True, metavar="PROJECT",
@@ -260,10 +264,11 @@ def _load_workload_arg(value: str, design=None, keep_layout: bool = False, label
         if design is None or keep_layout:
             return preset
         from core.catalog import default_catalog  # noqa: PLC0415
-        from core.flatten import flatten  # noqa: PLC0415
+        from core.partitions import main_gpus  # noqa: PLC0415
         from core.preset_fit import fit_to_design  # noqa: PLC0415
 
-        workload, note = fit_to_design(preset, flatten(design, default_catalog()).gpus, value)
+        # the GPUs of the main workload's partition (the design's own without services)
+        workload, note = fit_to_design(preset, main_gpus(design, default_catalog()), value)
         sys.stderr.write(f"cluster-designer: {label}{note}\n")
         return workload
     if not Path(value).exists() and not value.endswith(".json"):
@@ -283,6 +288,7 @@ def _cmd_evaluate(args) -> int:
 
     design = apply_stack_option(load_project(args.project), args)
     design = with_out_of_service(design, args.fail, args.drain)
+    design = apply_service_options(design, args, _load_workload_arg)
     workload = _load_workload_arg(args.workload, design, args.keep_preset_layout) if args.workload else None
     evaluation = evaluate(design, workload=workload)
     if args.format == "json":
@@ -373,6 +379,7 @@ def _cmd_generate(args) -> int:
                              args.rail_only), catalog)
     else:
         raise DesignError("generate needs a template: fat-tree or supernode")
+    design = apply_service_options(design, args, _load_workload_arg)
     if args.workload:
         design.workload = _load_workload_arg(args.workload, design, args.keep_preset_layout)
     save_project(apply_stack_option(design, args), args.output)

@@ -1,4 +1,5 @@
-"""Workload panel: pick a preset or edit the model and its parallelism; apply as one undo step.
+"""Workload panel: a training or an inference workload, from a preset or edited; every change is
+one undo step (Apply, a preset, switching the kind).
 
 A preset chosen from the list is fitted to the design (core/preset_fit.py: DP and the global
 batch fill its GPUs, TP/PP/CP/EP kept) and the tab says what changed; "Keep the preset's layout"
@@ -8,6 +9,10 @@ It checks the plan against the design as the user types: TP×PP×DP×CP against 
 GPUs and TP against the scale-up domain (both from the latest evaluation). "Auto (search)" runs
 core's parallelism search on a worker thread and lists the best configuration and the
 runners-up; "Use" applies one of them as one undo step.
+
+An inference workload has its own form (designer/inference_form.py); its presets are listed
+with the training ones, marked "(inference)", and are taken as written (a serving deployment
+is not fitted to the design).
 """
 
 from __future__ import annotations
@@ -19,15 +24,16 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
-    QLabel, QLineEdit, QPushButton, QScrollArea, QSpinBox, QTableWidget, QTableWidgetItem, QToolButton,
-    QVBoxLayout, QWidget,
+    QAbstractItemView, QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
+    QHeaderView, QLabel, QLineEdit, QPushButton, QRadioButton, QScrollArea, QSpinBox, QTableWidget,
+    QTableWidgetItem, QToolButton, QVBoxLayout, QWidget,
 )
 
 from core.catalog import Catalog, default_catalog
 from core.errors import DesignError
 from core.flatten import flatten
-from core.inference_workload import InferenceWorkload
+from core.inference_workload import (InferenceWorkload, inference_workload_from_dict, inference_workload_to_dict,
+                                     list_inference_presets, load_inference_preset)
 from core.operations import SetWorkload
 from core.preset_fit import fit_to_design
 from core.workload import (
@@ -36,17 +42,16 @@ from core.workload import (
 )
 from designer.document import DesignDocument
 from designer.format import num, pct, seconds
+from designer.inference_form import InferenceForm
+from designer.model_fields import MODEL_INTS, MOE_INTS
 from designer.search import Candidate, SearchOutcome, SearchRunner
 from designer.stack_selector import StackSelector
 
-MODEL_INTS = [("layers", "Layers"), ("hidden", "Hidden size"), ("ffn_hidden", "FFN hidden"),
-              ("heads", "Attention heads"), ("kv_heads", "KV heads (0 = heads)"), ("vocab", "Vocabulary"),
-              ("seq_len", "Sequence length")]
-MOE_INTS = [("experts", "Experts (0 = dense)"), ("top_k", "Top-k"), ("expert_ffn_hidden", "Expert FFN hidden")]
 PAR_INTS = [("tp", "TP"), ("pp", "PP"), ("dp", "DP"), ("cp", "CP"), ("ep", "EP"),
             ("micro_batch", "Micro-batch"), ("global_batch", "Global batch"),
             ("virtual_stages", "Virtual stages")]
 NONE, CUSTOM = "(no workload)", "(custom)"
+TRAINING, INFERENCE = "training", "inference"
 # Search table: (header, tooltip) per column; column 0 holds the "Use" button.
 SEARCH_COLUMNS = [
     ("", "Use this configuration (one undo step)"), ("TP", "Tensor parallel"), ("PP", "Pipeline parallel"),
@@ -146,6 +151,21 @@ class WorkloadPanel(QScrollArea):
         layout.setContentsMargins(8, 8, 8, 8)
 
         top = QFormLayout()
+        kinds = QHBoxLayout()
+        self.kind_group = QButtonGroup(self)
+        self.kind_buttons: dict[str, QRadioButton] = {}
+        for kind, tip in ((TRAINING, "A training job: model, parallelism, training tokens"),
+                          (INFERENCE, "A serving deployment: model, request mix, SLOs, layout per phase, "
+                                      "KV-cache placement")):
+            button = QRadioButton(kind.capitalize())
+            button.setToolTip(f"{tip}. Switching is one undo step: the last {kind} workload of this tab, "
+                              f"or the first {kind} preset")
+            self.kind_group.addButton(button)
+            self.kind_buttons[kind] = button
+            kinds.addWidget(button)
+            button.clicked.connect(lambda _=False, k=kind: self.choose_kind(k))
+        kinds.addStretch(1)
+        top.addRow("Kind", kinds)
         self.preset = QComboBox()
         self.preset.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.preset.addItem(NONE)
@@ -156,9 +176,26 @@ class WorkloadPanel(QScrollArea):
             except DesignError:
                 continue  # a broken preset file must not take the panel down
             self.preset.addItem(f"{name} — {self._presets[name].name}", name)
+        self._inference_presets: dict[str, InferenceWorkload] = {}
+        for name in list_inference_presets():
+            try:
+                self._inference_presets[name] = load_inference_preset(name)
+            except DesignError:
+                continue
+            self.preset.addItem(f"{name} (inference) — {self._inference_presets[name].name}", name)
+            self.preset.setItemData(self.preset.count() - 1, "An inference (serving) preset, taken as written",
+                                    Qt.ItemDataRole.ToolTipRole)
         self.preset.addItem(CUSTOM)
         self.preset.activated.connect(self._preset_chosen)
         top.addRow("Preset", self.preset)
+        layout.addLayout(top)
+        self._top = top
+        # the last workload of each kind this tab showed: switching the kind back restores it
+        self._last_of_kind: dict[str, Workload | InferenceWorkload] = {}
+
+        self.training_body = QWidget()  # the training fields below the top rows
+        training = QVBoxLayout(self.training_body)
+        training.setContentsMargins(0, 0, 0, 0)
         self.keep_layout = QCheckBox("Keep the preset's layout")
         self.keep_layout.setToolTip("Use the preset's own TP/PP/DP/CP/EP and global batch as published, even "
                                     "when it uses only part of the design (or more GPUs than it has). "
@@ -178,7 +215,8 @@ class WorkloadPanel(QScrollArea):
         top.addRow("Name", self.name)
         self.stack = StackSelector(document)
         top.addRow("Software stack", self.stack)
-        layout.addLayout(top)
+        # hidden for an inference workload with the training body (one form: the columns align)
+        self._training_rows = (self.keep_layout, self.fit_note, self.name, self.stack)
 
         self.spins: dict[str, QSpinBox] = {}
         model_box = QGroupBox("Model")
@@ -188,7 +226,7 @@ class WorkloadPanel(QScrollArea):
         self.activation = QComboBox()
         self.activation.addItems(list(ACTIVATIONS))
         model_form.addRow("Activation", self.activation)
-        layout.addWidget(model_box)
+        training.addWidget(model_box)
 
         par_box = QGroupBox("Parallelism")
         par_form = QFormLayout(par_box)
@@ -217,8 +255,8 @@ class WorkloadPanel(QScrollArea):
         fill_row.addWidget(self.search_button)
         fill_row.addStretch(1)
         par_form.addRow("", fill_row)
-        layout.addWidget(par_box)
-        layout.addWidget(self._build_search())
+        training.addWidget(par_box)
+        training.addWidget(self._build_search())
 
         train_box = QGroupBox("Training")
         train_form = QFormLayout(train_box)
@@ -230,7 +268,12 @@ class WorkloadPanel(QScrollArea):
         self.tokens.setDecimals(1)
         self.tokens.setSuffix(" B tokens")
         train_form.addRow("Training tokens", self.tokens)
-        layout.addWidget(train_box)
+        training.addWidget(train_box)
+        layout.addWidget(self.training_body)
+        self.inference_form = InferenceForm()
+        self.inference_form.edited.connect(self._update_check)
+        self.inference_form.hide()
+        layout.addWidget(self.inference_form)
 
         self.check = QLabel()
         self.check.setWordWrap(True)
@@ -276,6 +319,8 @@ class WorkloadPanel(QScrollArea):
         if self.document.design.workload is None and self.preset.currentText() == NONE:
             self._set_search_status("<i>Choose a workload first.</i>")
             return False
+        if isinstance(self.document.design.workload, InferenceWorkload):
+            return False  # a serving deployment is searched with its deployment mode "Auto (search)"
         try:
             workload = workload_from_dict(self.form_dict(), "workload")
         except DesignError as exc:
@@ -386,6 +431,7 @@ class WorkloadPanel(QScrollArea):
     def design_changed(self, change) -> None:
         """The design changed (None: another design was opened): older search results go stale."""
         if change is None:
+            self._last_of_kind.clear()  # another design: its own workloads
             self.outcome = None
             self.search_table.setRowCount(0)
             self.search_box.hide()
@@ -410,8 +456,10 @@ class WorkloadPanel(QScrollArea):
     def load_from_design(self) -> None:
         self._show(self.document.design.workload)
 
-    def _preset_of(self, workload: Workload | None) -> str | None:
+    def _preset_of(self, workload: Workload | InferenceWorkload | None) -> str | None:
         """The preset ``workload`` is, as written or fitted to a design."""
+        if isinstance(workload, InferenceWorkload):
+            return next((name for name, preset in self._inference_presets.items() if preset == workload), None)
         if workload is None:
             return None
         if workload.preset_fit is not None and workload.preset_fit.preset in self._presets:
@@ -430,14 +478,23 @@ class WorkloadPanel(QScrollArea):
         self.fit_note.setText(note)
         self.fit_note.setVisible(bool(note))
 
-    def _show(self, workload: Workload | None) -> None:
-        if isinstance(workload, InferenceWorkload):  # served, not trained: not this form's to edit
-            for widget in [*self.spins.values(), self.activation, self.zero, self.recompute, self.precision,
-                           self.tokens, self.name, self.auto, self.fill, self.search_button]:
-                widget.setEnabled(False)
-            self.preset.setCurrentText(CUSTOM)
-            self.fit_note.hide()
-            self._set_check(f"<i>Inference workload {escape(workload.name)}: see the Performance tab.</i>")
+    def _show_preset(self, workload: Workload | InferenceWorkload) -> None:
+        match = self._preset_of(workload)
+        self.preset.setCurrentIndex(self.preset.findData(match) if match else self.preset.findText(CUSTOM))
+
+    def _show(self, workload: Workload | InferenceWorkload | None) -> None:
+        inference = isinstance(workload, InferenceWorkload)
+        self.kind_buttons[INFERENCE if inference else TRAINING].setChecked(True)
+        self.training_body.setVisible(not inference)
+        for row in self._training_rows:  # the fit note's own visibility follows in _show_fit_note
+            self._top.setRowVisible(row, not inference)
+        self.inference_form.setVisible(inference)
+        if workload is not None:
+            self._last_of_kind[INFERENCE if inference else TRAINING] = workload
+        if inference:
+            self.inference_form.load(workload)
+            self._show_preset(workload)
+            self._update_check()
             return
         self._show_fit_note(workload)
         enabled = workload is not None
@@ -450,9 +507,7 @@ class WorkloadPanel(QScrollArea):
             self._update_check()
             return
         raw = workload_to_dict(workload)
-        match = self._preset_of(workload)
-        index = self.preset.findData(match) if match else self.preset.findText(CUSTOM)
-        self.preset.setCurrentIndex(index)
+        self._show_preset(workload)
         for spin in self.spins.values():
             spin.blockSignals(True)
         self.name.setText(raw["name"])
@@ -499,6 +554,9 @@ class WorkloadPanel(QScrollArea):
                 "precision": self.precision.currentText(), "training_tokens": self.tokens.value() * 1e9}
 
     def apply_edits(self) -> None:
+        if isinstance(self.document.design.workload, InferenceWorkload):
+            self._apply_inference()
+            return
         if self.preset.currentText() == NONE and self.document.design.workload is None:
             return
         try:
@@ -513,6 +571,38 @@ class WorkloadPanel(QScrollArea):
         if workload != base:
             self.document.push(SetWorkload(workload), "Change workload")
 
+    def _apply_inference(self) -> None:
+        """The inference form's workload as one undo step; an invalid form says why (one line,
+        red) and leaves the design as it is."""
+        base = self.document.design.workload
+        try:
+            workload = inference_workload_from_dict(
+                self.inference_form.form_dict(inference_workload_to_dict(base)), "workload")
+        except DesignError as exc:
+            self._set_check(f"<span style='color:#c62828'>{escape(str(exc), quote=False)}</span>")
+            self.error.emit(str(exc))
+            return
+        if workload != base:
+            self.document.push(SetWorkload(workload), "Change inference workload")
+
+    def choose_kind(self, kind: str) -> None:
+        """Make the design's workload a ``kind`` one (TRAINING or INFERENCE) as one undo step:
+        the last workload of that kind this tab showed, else the first preset of that kind."""
+        current = self.document.design.workload
+        if (kind == INFERENCE) == isinstance(current, InferenceWorkload):  # no workload: training's
+            self._show(current)
+            return
+        remembered = self._last_of_kind.get(kind)
+        if remembered is None:
+            first = next(iter(self._inference_presets if kind == INFERENCE else self._presets), None)
+            if first is None:
+                self._show(current)
+            else:
+                self.choose_preset(first)
+            return
+        self.document.push(SetWorkload(remembered), f"{kind.capitalize()} workload {remembered.name}")
+        self._show(remembered)
+
     def choose_preset(self, name: str | None) -> None:
         """Select preset ``name`` (None: no workload) as the user would."""
         index = self.preset.findText(NONE) if name is None else self.preset.findData(name)
@@ -524,6 +614,13 @@ class WorkloadPanel(QScrollArea):
         if self.preset.currentText() == CUSTOM:
             return
         name = self.preset.currentData()
+        if name in self._inference_presets:  # served with its own deployment: nothing to fit
+            workload = self._inference_presets[name]
+            self._chosen = (workload, "")
+            if workload != self.document.design.workload:
+                self.document.push(SetWorkload(workload), f"Workload {name}")
+            self._show(workload)
+            return
         workload = self._presets.get(name) if name else None
         note = ""
         if workload is not None and not self.keep_layout.isChecked():
@@ -583,6 +680,12 @@ class WorkloadPanel(QScrollArea):
 
     def _update_check(self) -> None:
         if isinstance(self.document.design.workload, InferenceWorkload):
+            size = self.inference_form.deployment_size()
+            if size is None:
+                self._set_check("The deployment is searched for the design's GPUs under the SLOs.")
+            else:
+                text, need, tp = size
+                self._set_check("<br>".join([text, *self._fit_lines(need, tp)]))
             return
         if self.document.design.workload is None and self.preset.currentText() == NONE:
             self._set_check("<i>No workload: the design is evaluated without a training job.</i>")
@@ -592,7 +695,12 @@ class WorkloadPanel(QScrollArea):
             return
         tp, pp, dp, cp = (self.spins[k].value() for k in ("tp", "pp", "dp", "cp"))
         need = tp * pp * dp * cp
-        lines = [f"TP×PP×DP×CP = {tp}×{pp}×{dp}×{cp} = <b>{need:,}</b> GPUs"]
+        lines = [f"TP×PP×DP×CP = {tp}×{pp}×{dp}×{cp} = <b>{need:,}</b> GPUs", *self._fit_lines(need, tp)]
+        self._set_check("<br>".join(lines))
+
+    def _fit_lines(self, need: int, tp: int) -> list[str]:
+        """Whether ``need`` GPUs fit the design and TP its scale-up domain (latest evaluation)."""
+        lines = []
         if self._design_gpus is not None:
             if need > self._design_gpus:
                 lines.append(f"<span style='color:#c62828'>✗ exceeds the design's {self._design_gpus:,} GPUs</span>")
@@ -601,4 +709,4 @@ class WorkloadPanel(QScrollArea):
         if self._scale_up is not None and tp > self._scale_up:
             lines.append(f"<span style='color:#c62828'>✗ TP {tp} exceeds the scale-up domain of "
                          f"{self._scale_up} GPUs: tensor-parallel traffic would cross the scale-out network</span>")
-        self._set_check("<br>".join(lines))
+        return lines

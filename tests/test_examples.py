@@ -15,6 +15,7 @@ EXPECTED_GPUS = {
     "islands-4x2048-h100": 8192,
     "hand-drawn-nvl72-x4": 288,
     "h100-100k": 100_000,
+    "train-and-serve": 1024 + 576,
 }
 
 
@@ -55,3 +56,11 @@ def test_hand_drawn_nvl72_racks_are_72_gpu_nvlink_domains(catalog):
     assert ev.bandwidth.scale_up_domain_gpus == 72
     assert ev.bandwidth.per_gpu_scale_up_gbyte_s == 900
     assert ev.bandwidth.per_gpu_by_level_gbit_s["leaf"] == 400
+
+
+def test_train_and_serve_trains_on_h100_and_serves_on_gb200(catalog):
+    ev = evaluate(load_project(EXAMPLES / "train-and-serve.json", catalog), catalog)
+    assert ev.partitions.main.fabric.accelerator.id == "H100-SXM5-80GB" and ev.performance.job_gpus == 1024
+    (service,) = ev.services
+    assert service.partition.fabric.accelerator.id == "GB200" and service.partition.gpus == 576
+    assert service.inference.runs and service.inference.meets_slo

@@ -83,17 +83,22 @@ def _one_h100_fp8(batch: int = 1, input_tokens: int = 2048, output_tokens: int =
                      deployment={"tp": 1, "pp": 1, "ep": 1, "dp": 1, "batch": batch})
 
 
+PARAMS_70B = 70_552_387_584
+
+
 def test_llama70b_fp8_decode_on_one_h100_at_batch_1_is_hbm_bound():
     workload = _one_h100_fp8()
     result = analyze_inference(_fabric("DGX-H100"), workload, 10.0)
-    params = 70_552_387_584
     mean_context = 2048 + 256 / 2
-    hbm_bytes = params * 1 + mean_context * 2 * 80 * 8 * 128 * 1  # fp8 weights once + the KV cache
-    tpot_s = hbm_bytes / (3.35e12 * A.hbm_efficiency)
+    hbm_bytes = PARAMS_70B * 1 + mean_context * 2 * 80 * 8 * 128 * 1  # fp8 weights once + the KV cache
+    step_s = hbm_bytes / (3.35e12 * A.hbm_efficiency)
     assert result.decode.bound == "memory"
     assert result.decode.communication_s == 0.0  # tp 1: no collective
-    assert result.tpot_ms == pytest.approx(tpot_s * 1e3, rel=1e-9)  # ~26.5 ms
-    assert result.decode_tokens_per_s_per_gpu == pytest.approx(1 / tpot_s, rel=1e-9)
+    assert result.decode_step_ms == pytest.approx(step_s * 1e3, rel=1e-9)  # ~26.5 ms
+    assert result.decode_tokens_per_s_per_gpu == pytest.approx(1 / step_s, rel=1e-9)
+    # at load the one sequence also waits for its own replica's prefills: 1 every 256 steps
+    prefill_s = (2048 * 2 * PARAMS_70B + 0.5 * 2048**2 * 80 * 4 * 8192) / (1978.9e12 * A.prefill_compute_efficiency)
+    assert result.tpot_ms == pytest.approx((step_s + prefill_s / 256) * 1e3, rel=1e-9)  # ~27.5 ms
 
 
 def test_prefill_of_a_long_prompt_on_one_h100_is_compute_bound_at_the_fp8_peak():
@@ -103,8 +108,13 @@ def test_prefill_of_a_long_prompt_on_one_h100_is_compute_bound_at_the_fp8_peak()
     flops = s * 2 * 70_552_387_584 + 0.5 * s * s * 80 * 4 * 8192  # causal: half the score matrix
     ttft_s = flops / (1978.9e12 * A.prefill_compute_efficiency)
     assert result.prefill.bound == "compute"
-    assert result.ttft_ms == pytest.approx(ttft_s * 1e3, rel=1e-9)
+    assert result.ttft_unloaded_ms == pytest.approx(ttft_s * 1e3, rel=1e-9)  # the prompt alone
     assert result.prefill_tokens_per_s_per_gpu == pytest.approx(s / ttft_s, rel=1e-9)
+    # at load (batch 1, 64 answer tokens): the M/D/1-with-vacations wait is added
+    d = result.decode_step_ms / 1e3
+    rate = 1 / (64 * d + ttft_s)  # requests/s: 64 decode steps and one prefill each
+    wait = rate * ttft_s**2 / (2 * (1 - rate * ttft_s)) + d / 2
+    assert result.ttft_ms == pytest.approx((ttft_s + wait) * 1e3, rel=1e-9)
 
 
 def test_kv_cache_capacity_caps_the_batch_and_says_so():
@@ -123,8 +133,8 @@ def test_tp8_decode_adds_two_all_reduces_per_layer_over_the_nvlink_domain():
     expected = 2 * 80 * allreduce_time_s(fabric, 64 * 8192 * 2.0, 8)
     assert result.decode.communication_s == pytest.approx(expected, rel=1e-12)
     assert result.batch == 64
-    assert result.tpot_ms == pytest.approx(1e3 * (max(result.decode.compute_s, result.decode.memory_s)
-                                                  + expected), rel=1e-12)
+    assert result.decode_step_ms == pytest.approx(1e3 * (max(result.decode.compute_s, result.decode.memory_s)
+                                                         + expected), rel=1e-12)
 
 
 def test_expert_parallel_decode_pays_dispatch_and_combine_per_moe_layer():
@@ -139,7 +149,7 @@ def test_more_hbm_bandwidth_efficiency_means_faster_memory_bound_decode():
     fabric, workload = _fabric("DGX-H100"), _one_h100_fp8()
     slow = analyze_inference(fabric, workload, 10.0, InferenceAssumptions(hbm_efficiency=0.5))
     fast = analyze_inference(fabric, workload, 10.0, InferenceAssumptions(hbm_efficiency=0.9))
-    assert slow.tpot_ms / fast.tpot_ms == pytest.approx(0.9 / 0.5, rel=1e-3)
+    assert slow.decode_step_ms / fast.decode_step_ms == pytest.approx(0.9 / 0.5, rel=1e-3)
 
 
 @given(st.integers(1, 500))
@@ -190,12 +200,17 @@ def test_a_training_workload_has_no_inference_section_and_the_same_performance()
     assert ev["workload"]["training_tokens"] == 15e12
 
 
-def test_tokens_per_s_per_mw_is_decode_per_gpu_times_gpus_over_facility_mw():
+def test_tokens_per_s_per_mw_is_served_output_per_gpu_times_the_gpus_the_layout_fills():
     ev = evaluate(_design("GB200-NVL72"), CATALOG, load_inference_preset("llama31-70b-serve"))
     out = evaluation_to_json(ev)["inference"]
     assert out["meets_slo"] is True
+    assert out["serving_gpus_in_design"] == 72  # nine TP-8 replicas fill the NVL72
+    # served output with each request's prefill on the same GPUs: B / (d + B p / o) per replica
+    d, p = out["decode_step_ms"] / 1e3, out["ttft_unloaded_ms"] / 1e3
+    assert out["output_tokens_per_s_per_gpu"] == pytest.approx(64 / (d + 64 * p / 256) / 8, rel=1e-12)
+    assert out["output_tokens_per_s_per_gpu"] < out["decode_tokens_per_s_per_gpu"]
     assert out["tokens_per_s_per_mw"] == pytest.approx(
-        out["decode_tokens_per_s_per_gpu"] * ev.counts.gpus / (ev.power.facility_kw / 1000))
+        out["output_tokens_per_s_per_gpu"] * 72 / (ev.power.facility_kw / 1000))
     assert evaluation_to_json(ev)["workload"]["kind"] == "inference"
 
 
@@ -349,7 +364,9 @@ def test_any_field_value_loads_or_gives_one_located_line(place, value):
 def test_cost_per_million_output_tokens_charges_the_prefill_and_the_decode_share():
     ev = evaluate(_design("GB200-NVL72"), CATALOG, load_inference_preset("llama31-70b-serve"))
     inf = ev.inference
-    request_gpu_s = (inf.ttft_ms + 256 * inf.tpot_ms / 64) / 1e3 * 8  # TP 8, batch 64, 256 out
+    # a request holds its replica's 8 GPUs for its prefill alone, then for its 1/64 share of
+    # 256 decode steps (TP 8, batch 64, 256 out)
+    request_gpu_s = (inf.ttft_unloaded_ms + 256 * inf.decode_step_ms / 64) / 1e3 * 8
     assert inf.usd_per_million_output_tokens == pytest.approx(
         ev.cost.usd_per_gpu_hour / 3600 * request_gpu_s / 256 * 1e6, rel=1e-12)
 
@@ -462,3 +479,42 @@ def test_the_throughput_latency_curve_trades_tokens_per_user_for_tokens_per_gpu(
     assert chosen.tpot_ms == pytest.approx(result.tpot_ms)
     assert chosen.decode_tokens_per_s_per_gpu == pytest.approx(result.decode_tokens_per_s_per_gpu)
     assert all(p.meets_slo == (p.tpot_ms <= 50 and p.ttft_ms <= 2000) for p in result.curve)
+
+
+REQUEST_CLASS = st.tuples(st.integers(1, 60_000), st.integers(1, 20_000))
+KV_CACHES = st.one_of(
+    st.just({"placement": "hbm"}),
+    st.builds(lambda gb, link: {"placement": "host", "host_gb_per_gpu": gb,
+                                **({"host_link_gbyte_s": link} if link else {})},
+              st.floats(1, 2000), st.one_of(st.none(), st.floats(1, 1000))),
+    st.builds(lambda hit: {"placement": "remote", "prefix_hit_rate": hit}, st.floats(0, 1)))
+LAYOUTS = st.builds(lambda tp, dp, batch: {"tp": tp, "dp": dp, "batch": batch},
+                    st.sampled_from([1, 2, 4, 8]), st.integers(1, 8), st.integers(1, 5000))
+
+
+@given(classes=st.lists(REQUEST_CLASS, min_size=1, max_size=4), kv=KV_CACHES, prefill=LAYOUTS,
+       decode=LAYOUTS, disaggregated=st.booleans(), storage=st.one_of(st.none(), st.floats(0.1, 50)),
+       system=st.sampled_from(["DGX-H100", "GB200-NVL72", "CloudMatrix384"]))
+def test_every_schema_form_gives_finite_figures_or_null_with_a_reason(
+        classes, kv, prefill, decode, disaggregated, storage, system):
+    share = 1 / len(classes)
+    mix = [{"input_tokens": i, "output_tokens": o, "share": share} for i, o in classes]
+    deployment = ({"mode": "disaggregated", "prefill": prefill, "decode": decode} if disaggregated
+                  else decode)
+    workload = _workload(LLAMA, requests={"mix": mix}, kv_cache=kv, deployment=deployment)
+    result = analyze_inference(FABRICS[system], workload, 100.0, usd_per_gpu_hour=2.0,
+                               storage_read_gbyte_s_per_gpu=storage)
+    figures = (result.prefill_tokens_per_s_per_gpu, result.decode_tokens_per_s_per_gpu, result.ttft_ms,
+               result.tpot_ms, result.tokens_per_s_per_mw, result.usd_per_million_output_tokens,
+               result.output_tokens_per_s_per_gpu, result.ttft_unloaded_ms, result.decode_step_ms)
+    if result.runs:
+        assert all(math.isfinite(x) and x > 0 for x in figures)
+        assert len(result.classes) == len(classes) and result.curve
+        assert result.tpot_ms >= result.decode_step_ms
+        assert result.output_tokens_per_s_per_gpu <= result.decode_tokens_per_s_per_gpu * (1 + 1e-9)
+        assert result.meets_slo == all(p for p in (result.tpot_ms <= 50, *(c.ttft_ms <= 2000 for c in result.classes)))
+        assert (result.disaggregated is not None) is disaggregated
+        json.dumps(result.to_json(), allow_nan=False)
+    else:
+        assert result.cannot_run and all(x is None for x in figures)
+        assert all(d.severity == "error" and "\n" not in d.message for d in result.cannot_run)

@@ -2,16 +2,20 @@
 links in every block (dataclass equality ignores dict order; the saved form does not)."""
 
 import copy
+import dataclasses
 from pathlib import Path
 
 from hypothesis import given, strategies as st
 
 from core.errors import DesignError
 from core.model import Block, Design, Link, Node
+from core.inference_workload import load_inference_preset
 from core.operations import (
-    AddLink, Group, RemoveLink, RemoveNode, SetDesignName, SetProperty, Ungroup,
+    AddLink, AddService, ChangeService, Group, Macro, RemoveLink, RemoveNode, RemoveService,
+    SetDesignName, SetProperty, SetServices, SetWorkloadPartition, Ungroup,
 )
 from core.project import design_from_dict, design_to_dict, load_project
+from core.services import Partition, Service
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "resources" / "examples" / "dgx-h100-superpod-4su.json"
 
@@ -138,3 +142,21 @@ def test_any_sequence_of_edits_undoes_and_redoes_exactly(data):
     for forward, state in zip(reversed(forwards), states[1:]):
         design.apply(forward)
         assert design_to_dict(design) == state
+
+
+def test_service_operations_undo_and_redo_exactly():
+    train_and_serve = load_project(EXAMPLE.parent / "train-and-serve.json")
+    llama, r1 = load_inference_preset("llama31-70b-serve"), load_inference_preset("deepseek-r1-serve")
+    chat = Service("chat", Partition(gpus=64), llama)
+    _undo_redo_exact(train_and_serve, AddService(chat, 0))
+    assert [s.name for s in train_and_serve.services] == ["chat", "reasoning"]
+    _undo_redo_exact(train_and_serve, RemoveService("reasoning"))
+    _undo_redo_exact(train_and_serve, ChangeService("chat", dataclasses.replace(chat, name="chat-2")))
+    _undo_redo_exact(train_and_serve, SetWorkloadPartition(Partition("t", gpus=128)))
+    _undo_redo_exact(train_and_serve, SetWorkloadPartition(None))
+    _undo_redo_exact(train_and_serve, SetServices(()))
+    _undo_redo_exact(train_and_serve, Macro("Serve", [SetServices(()), AddService(chat)]))
+    reasoning = Service("reasoning", Partition(blocks=("serve",)), r1)
+    train_and_serve.apply(SetServices((chat, reasoning)))
+    train_and_serve.apply(train_and_serve.apply(RemoveService("chat")))
+    assert [s.name for s in train_and_serve.services] == ["chat", "reasoning"]  # back in its place

@@ -51,7 +51,7 @@ def _sections(comparison: Comparison):
     """(section title, [metric index, ...]) in table order."""
     order: dict[str, list[int]] = {}
     for i, metric in enumerate(comparison.metrics):
-        order.setdefault(metric.section.capitalize(), []).append(i)
+        order.setdefault(metric.title, []).append(i)
     return order.items()
 
 

@@ -12,12 +12,16 @@ from dataclasses import dataclass
 
 from core.analysis.bottleneck import BottleneckResult
 from core.analysis.inference_bottleneck import InferenceBottleneck
+from core.analysis.inference_search import DeploymentSearch
 from core.analysis.memory import MemoryBreakdown
 from core.analysis.reliability import ReliabilityResult
+from core.analysis.serving import Disaggregation, KvPlacement, PoolFigures
 from core.analysis.storage import IO_CLASS_TITLES
 from core.dpu_engines import ENGINE_TITLES
 from core.assumptions import assumptions_to_dict
+from core.analysis.inference import InferenceResult
 from core.evaluate import Evaluation
+from core.service_results import ServiceResult
 from core.stacks import stack_status
 
 
@@ -66,6 +70,9 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
         sections.append(("Performance", _performance_rows(ev)))
     if ev.inference is not None:
         sections.append(("Inference", inference_rows(ev)))
+    if ev.partitions is not None:
+        sections.append(("Partitions", partition_rows(ev)))
+    sections += [(f"Service {service.name}", service_rows(service)) for service in ev.services]
     if isinstance(ev.bottleneck, InferenceBottleneck):
         sections.append(("Bottleneck", inference_bottleneck_rows(ev.bottleneck)))
     elif ev.bottleneck is not None:
@@ -152,9 +159,11 @@ def _power_rows(ev: Evaluation) -> list[Row]:
 
 def does_not_fit(ev: Evaluation) -> str:
     """"does not fit: <reason>; <reason>" for a workload that cannot run on the design, else ""."""
-    if not ev.cannot_run:
-        return ""
-    return "does not fit: " + "; ".join(d.message for d in ev.cannot_run)
+    return _does_not_fit(ev.cannot_run)
+
+
+def _does_not_fit(reasons: tuple) -> str:
+    return "does not fit: " + "; ".join(d.message for d in reasons) if reasons else ""
 
 
 def _run_value(ev: Evaluation, value: str) -> str:
@@ -325,6 +334,9 @@ def _performance_rows(ev: Evaluation) -> list[Row]:
     perf, workload = ev.performance, ev.workload
     rows = [Row("Workload", workload.name if workload else "", "performance.workload"),
             Row("Software stack", stack_status(ev.assumptions.performance).label, "performance.stack")]
+    if ev.partitions is not None and ev.partitions.main is not None:
+        rows.append(Row("Partition", f"{ev.partitions.main.name}: {ev.partitions.main.describe()}",
+                        "performance.partition"))
     if workload is not None and workload.preset_fit is not None:
         rows.append(Row("Preset fitted to the design", workload.preset_fit.note, "performance.preset_fit"))
     if ev.cannot_run:
@@ -357,50 +369,138 @@ def _performance_rows(ev: Evaluation) -> list[Row]:
 
 
 def inference_rows(ev: Evaluation) -> list[Row]:
-    """The serving figures of an inference workload: what it serves and how, "does not fit" and
-    why when it cannot run, else TTFT / TPOT against the SLOs, tokens per GPU and per MW, the
-    bound of each phase and the KV cache."""
-    inf = ev.inference
+    """The serving figures of the main workload when it is an inference service, with its
+    partition when the design carries several workloads."""
+    main = ev.partitions.main if ev.partitions is not None else None
+    rows = serving_rows(ev.inference, "inference", ev.cannot_run, main.gpus if main is not None else ev.counts.gpus,
+                        ev.inference_search)
+    if main is not None:
+        rows.insert(1, Row("Partition", f"{main.name}: {main.describe()}", "inference.partition"))
+    return rows
+
+
+def service_rows(service: ServiceResult) -> list[Row]:
+    """One service of a design with several workloads: its partition (GPUs, accelerator, power
+    and $/GPU-hour share) and its serving figures, keyed ``services.<name>.<key>``."""
+    key = f"services.{service.name}"
+    view = service.partition
+    return [Row("Partition", f"{view.name}: {view.describe()}", f"{key}.partition"),
+            *serving_rows(service.inference, key, service.inference.cannot_run, view.gpus)]
+
+
+def serving_rows(inf: InferenceResult, key: str, cannot_run: tuple, gpus: int,
+                 search: DeploymentSearch | None = None) -> list[Row]:
+    """The rows of one served inference workload, keyed ``<key>.<field>``: what it serves and
+    how (``search``: the deployment search that chose it, for "auto"), "does not fit" and why
+    when it cannot run, else TTFT / TPOT at the chosen load against
+    the SLOs (per class of a request mix), tokens per GPU and per MW (``gpus``: those of the
+    design or partition it serves on), where the KV cache lives, the two pools of a
+    disaggregated deployment, and the bound of each phase."""
     w = inf.workload
     rows = [
-        Row("Workload", w.name, "inference.workload"),
-        Row("Deployment", _deployment_text(ev), "inference.deployment"),
-        Row("Precision", f"{w.precision} weights, {w.kv_cache_precision} KV cache", "inference.precision"),
-        Row("Requests", w.requests.describe(), "inference.requests"),
-        Row("Weights per GPU", _num(inf.weights_gb_per_gpu, 1, "GB"), "inference.weights_gb_per_gpu"),
-        Row("KV cache per token", _num(inf.kv_bytes_per_token / 1024, 1, "KiB"), "inference.kv_bytes_per_token"),
+        Row("Workload", w.name, f"{key}.workload"),
+        Row("Deployment", _deployment_text(inf, search), f"{key}.deployment"),
+        Row("Precision", f"{w.precision} weights, {w.kv_cache_precision} KV cache", f"{key}.precision"),
+        Row("Requests", w.requests.describe(), f"{key}.requests"),
+        Row("Weights per GPU", _num(inf.weights_gb_per_gpu, 1, "GB"), f"{key}.weights_gb_per_gpu"),
+        Row("KV cache per token", _num(inf.kv_bytes_per_token / 1024, 1, "KiB"), f"{key}.kv_bytes_per_token"),
     ]
     if inf.cannot_run:
-        return rows + [Row("Result", does_not_fit(ev), "inference.cannot_run")]
-    slo = "meets" if inf.meets_slo else "misses"
-    return rows + [
-        Row("KV cache per GPU", f"{_num(inf.kv_cache_gb_per_gpu, 1, 'GB')}: up to "
+        return rows + [Row("Result", _does_not_fit(cannot_run), f"{key}.cannot_run")]
+    mixed = len(inf.classes) > 1
+    rows += [
+        Row("KV cache per GPU", f"{_num(inf.kv_cache_gb_per_gpu, 1, 'GB')} of HBM: up to "
             f"{inf.max_concurrency_per_replica:,} requests per replica (batch {inf.batch:,})",
-            "inference.kv_cache_gb_per_gpu"),
-        Row("Time to first token", f"{_num(inf.ttft_ms, 1, 'ms')} (SLO {w.slo.ttft_ms:,.0f} ms)",
-            "inference.ttft_ms"),
-        Row("Time per output token", f"{_num(inf.tpot_ms, 2, 'ms')} (SLO {w.slo.tpot_ms:,.1f} ms)",
-            "inference.tpot_ms"),
-        Row("SLO", slo, "inference.meets_slo"),
+            f"{key}.kv_cache_gb_per_gpu"),
+        Row("KV cache placement", _kv_placement_text(inf.kv_placement), f"{key}.kv_placement"),
+        Row("Time to first token", f"{_num(inf.ttft_ms, 1, 'ms')} at load"
+            f"{', mean over the classes' if mixed else ''}; {_num(inf.ttft_unloaded_ms, 1, 'ms')} "
+            f"alone (SLO {w.slo.ttft_ms:,.0f} ms)", f"{key}.ttft_ms"),
+        *[Row(f"  {c.input_tokens:,} in, {c.output_tokens:,} out ({c.share:.0%})",
+              f"TTFT {_num(c.ttft_ms, 1, 'ms')} at load, {_num(c.ttft_unloaded_ms, 1, 'ms')} alone"
+              f"{'' if c.meets_ttft_slo else ' (misses the SLO)'}; KV cache "
+              f"{_num(c.kv_gb_per_request, 2, 'GB')} per request", f"{key}.classes.{i}")
+          for i, c in enumerate(inf.classes) if mixed],
+        Row("Time per output token", f"{_num(inf.tpot_ms, 2, 'ms')} at load; decode step "
+            f"{_num(inf.decode_step_ms, 2, 'ms')} (SLO {w.slo.tpot_ms:,.1f} ms)", f"{key}.tpot_ms"),
+        Row("SLO", "meets" if inf.meets_slo else "misses", f"{key}.meets_slo"),
         Row("Prefill tokens/s per GPU", _num(inf.prefill_tokens_per_s_per_gpu, 0),
-            "inference.prefill_tokens_per_s_per_gpu"),
-        Row("Decode tokens/s per GPU", _num(inf.decode_tokens_per_s_per_gpu, 0),
-            "inference.decode_tokens_per_s_per_gpu"),
-        Row("Tokens/s per MW (facility)", _num(inf.tokens_per_s_per_mw, 0), "inference.tokens_per_s_per_mw"),
+            f"{key}.prefill_tokens_per_s_per_gpu"),
+        Row("Decode tokens/s per GPU", f"{_num(inf.decode_tokens_per_s_per_gpu, 0)} (decode steps only)",
+            f"{key}.decode_tokens_per_s_per_gpu"),
+        Row("Output tokens/s per GPU", f"{_num(inf.output_tokens_per_s_per_gpu, 0)} served "
+            "(prefill counted)", f"{key}.output_tokens_per_s_per_gpu"),
+    ]
+    if inf.prefill_time_fraction is not None:
+        rows.append(Row("Prefill share of replica time", _pct(inf.prefill_time_fraction),
+                        f"{key}.prefill_time_fraction"))
+    if inf.disaggregated is not None:
+        rows += _disaggregated_rows(inf.disaggregated, key)
+    return rows + [
+        Row("Tokens/s per MW (facility)", f"{_num(inf.tokens_per_s_per_mw, 0)} ("
+            f"{inf.serving_gpus_in_design:,} of {gpus:,} GPUs serving copies of the layout)",
+            f"{key}.tokens_per_s_per_mw"),
         Row("Cost per million output tokens", _num(inf.usd_per_million_output_tokens, 3, "USD"),
-            "inference.usd_per_million_output_tokens"),
-        *[Row(f"{title} step", f"{phase.bound}-bound: compute {phase.compute_s * 1e3:.3g} ms, "
-              f"HBM {phase.memory_s * 1e3:.3g} ms, communication {phase.communication_s * 1e3:.3g} ms "
-              "per stage", f"inference.{key}")
-          for title, key, phase in (("Prefill", "prefill", inf.prefill), ("Decode", "decode", inf.decode))],
+            f"{key}.usd_per_million_output_tokens"),
+        *[Row(f"{title} step", f"{phase.bound.replace('_', ' ')}-bound: compute "
+              f"{phase.compute_s * 1e3:.3g} ms, HBM {phase.memory_s * 1e3:.3g} ms, "
+              + (f"KV fetch {phase.kv_fetch_s * 1e3:.3g} ms, " if phase.kv_fetch_s else "")
+              + f"communication {phase.communication_s * 1e3:.3g} ms per stage", f"{key}.{part}")
+          for title, part, phase in (("Prefill", "prefill", inf.prefill), ("Decode", "decode", inf.decode))],
     ]
 
 
-def _deployment_text(ev: Evaluation) -> str:
+def partition_rows(ev: Evaluation) -> list[Row]:
+    """Every partition of a design with several workloads: its workload, GPUs and accelerator,
+    and its share of the power and cost (own compute, a GPU share of what they share); why it
+    has no GPUs when it cannot be resolved."""
+    rows = []
+    for view in ev.partitions.all:
+        workload = f"{view.kind} {view.workload_name}" if view.workload_name else "no workload"
+        if view.fabric is None:
+            text = "; ".join(d.message for d in view.problems)
+        else:
+            text = (f"{view.describe()} ({view.fabric.accelerator.id}, scale-up domain "
+                    f"{view.fabric.scale_up_domain_gpus:,} GPUs); IT {_num(view.it_kw, 0, 'kW')}, "
+                    f"facility {_num(view.facility_kw, 0, 'kW')}, "
+                    f"{_num(view.usd_per_gpu_hour, 2, 'USD')} per GPU-hour")
+        rows.append(Row(f"{view.name} ({workload})", text, f"partitions.{view.name}"))
+    return rows
+
+
+def _kv_placement_text(kv: KvPlacement) -> str:
+    if kv.placement == "host":
+        return (f"HBM and host memory: {kv.host_gb_per_gpu:,.0f} GB per GPU over "
+                f"{kv.host_link_gbyte_s:,.0f} GB/s per direction; {kv.host_kv_gb_per_gpu:,.1f} GB "
+                "of the batch's KV cache read from it every decode step")
+    if kv.placement == "remote":
+        return (f"HBM, with a remote prefix cache serving {kv.prefix_hit_rate:.0%} of prompt tokens "
+                f"over the storage path at {kv.storage_read_gbyte_s_per_gpu:,.2f} GB/s per GPU")
+    return "HBM only"
+
+
+def _disaggregated_rows(dis: Disaggregation, key: str) -> list[Row]:
+    def pool(name: str, p: PoolFigures, unit: str) -> Row:
+        return Row(f"{name.title()} pool", f"{p.gpus:,} GPUs, {p.batch:,} {unit} a step of "
+                   f"{p.step_ms:,.1f} ms: {p.requests_per_s:,.1f} requests/s, {_pct(p.utilisation)} busy",
+                   f"{key}.disaggregated.{name}")
+    prefill, decode = dis.prefill, dis.decode
+    return [
+        pool("prefill", prefill, "prompts"),
+        pool("decode", decode, "sequences per replica"),
+        Row("Limited by", f"the {dis.limited_by} pool; {dis.balanced_prefill_per_decode_gpu:.2f} prefill "
+            f"GPUs per decode GPU would balance the pools (this deployment: "
+            f"{prefill.gpus / decode.gpus:.2f})", f"{key}.disaggregated.limited_by"),
+        Row("KV cache hand-over", f"{dis.kv_transfer_ms:,.2f} ms per prefill step over the "
+            f"{dis.kv_transfer_level} level", f"{key}.disaggregated.kv_transfer_ms"),
+    ]
+
+
+def _deployment_text(inf: InferenceResult, search: DeploymentSearch | None) -> str:
     """The deployment served: as written, or the search's choice for "auto"."""
-    search, dep = ev.inference_search, ev.inference.workload.deployment
+    dep = inf.workload.deployment
     if search is None:
-        return dep.describe()
+        return "auto (layout search)" if inf.workload.auto else dep.describe()
     if search.deployment is None:
         return f"auto: no deployment runs ({search.considered:,} tried)"
     return (f"auto: {dep.describe()} (chosen of {search.considered:,} deployments, "

@@ -21,7 +21,7 @@ _TICK_FONT = QFont()
 _TICK_FONT.setPointSizeF(8)
 
 
-def _plot(title: str, left: str, bottom: str) -> pg.PlotWidget:
+def labelled_plot(title: str, left: str, bottom: str) -> pg.PlotWidget:
     plot = pg.PlotWidget()
     plot.setMinimumHeight(CHART_HEIGHT)
     plot.setMaximumHeight(CHART_HEIGHT + 60)
@@ -48,7 +48,7 @@ class BarChart(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.plot = _plot(title, unit_label, "")
+        self.plot = labelled_plot(title, unit_label, "")
         layout.addWidget(self.plot)
         self.categories: list[str] = []
         self.values: list[float] = []
@@ -90,7 +90,7 @@ class StackedBar(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         # The unit goes in the title: an axis label would cost a line under a one-bar chart.
-        self.plot = _plot(f"{title} ({unit_label})", "", "")
+        self.plot = labelled_plot(f"{title} ({unit_label})", "", "")
         self.plot.setMinimumHeight(STACKED_BAR_HEIGHT)
         self.plot.setMaximumHeight(STACKED_BAR_HEIGHT + 16)
         self.plot.getAxis("left").setTicks([[]])
@@ -179,7 +179,7 @@ class LineChart(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.plot = _plot(title, left, bottom)
+        self.plot = labelled_plot(title, left, bottom)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self._log_x = log_x
         layout.addWidget(self.plot)

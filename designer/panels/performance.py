@@ -2,6 +2,9 @@
 
 The "what limits MFU" paragraph is core's (``Evaluation.bottleneck``: a typed result with a
 text and a what-if); the panel only lays it out. Older cores without it show no paragraph.
+
+An inference workload (``Evaluation.inference``) shows its serving figures instead
+(panels/serving_text.py) and the throughput-latency chart (panels/serving_chart.py).
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from designer.evaluator import Result
 from designer.format import num, pct, seconds
 from designer.panels.base import MetricsPanel
 from designer.panels.charts import LineChart, StackedBar
+from designer.panels.serving_chart import ThroughputLatencyChart
+from designer.panels.serving_text import (DOES_NOT_FIT, cannot_serve_html, serving_rows, serving_status,
+                                          slo_html)
 
 PART_NAMES = {
     "compute": "compute", "recompute": "recompute", "tp_comm": "TP comm", "cp_comm": "CP comm",
@@ -30,7 +36,6 @@ _WHAT_IF_ATTRS = ("what_if", "whatif", "what_would_help", "best_what_if", "remed
                   "what_ifs")
 _ITEM_TEXT_ATTRS = ("text", "description", "summary", "message", "action", "change", "label", "name")
 LIMIT_PREFIX = "What limits MFU"
-DOES_NOT_FIT = "does not fit"
 HELP_PREFIX = "what would help most"
 
 
@@ -134,6 +139,8 @@ def cannot_run_html(ev: Any) -> str:
 
 def status_text(ev: Any) -> tuple[str, str]:
     """(text, tooltip) for the status bar: the run's MFU and days, or "does not fit" and why."""
+    if ev.inference is not None:
+        return serving_status(ev.inference)
     perf = ev.performance
     if ev.workload is None:
         return "", ""
@@ -153,6 +160,12 @@ MEMORY_PARTS = (("weights", "weights_gb"), ("gradients", "gradients_gb"),
                 ("framework", "framework_gb"))
 
 
+SLO_MET_STYLE = ("background: #e8f5e9; color: #1b5e20; border-left: 4px solid #2e7d32; border-radius: 3px; "
+                 "padding: 4px 8px;")
+AMBER_NOTE_STYLE = ("background: #fff8e1; color: #3e2723; border-left: 4px solid #ff8f00; "
+                    "border-radius: 3px; padding: 4px 8px;")  # the bottleneck's, and a missed SLO's
+
+
 class PerformancePanel(MetricsPanel):
     title = "Performance"
     metric_paths = {
@@ -160,6 +173,11 @@ class PerformancePanel(MetricsPanel):
         "Step time": "performance.step_time_s", "Tokens per second": "performance.tokens_per_s",
         "Training time (with ETTR)": "performance.training_days",
         "Memory per GPU": "performance.memory_per_gpu_gb",
+        # an inference workload's rows (panels/serving_text.py)
+        "Time to first token": "inference.ttft_ms", "Time per output token": "inference.tpot_ms",
+        "Prefill per GPU": "inference.prefill_tokens_per_s_per_gpu",
+        "Decode per GPU": "inference.decode_tokens_per_s_per_gpu",
+        "Tokens per second per MW": "inference.tokens_per_s_per_mw",
     }
 
     def __init__(self, parent=None):
@@ -176,8 +194,7 @@ class PerformancePanel(MetricsPanel):
         self.bottleneck.setWordWrap(True)
         self.bottleneck.setTextFormat(Qt.TextFormat.RichText)
         self.bottleneck.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.bottleneck.setStyleSheet("background: #fff8e1; color: #3e2723; border-left: 4px solid #ff8f00; "
-                                      "border-radius: 3px; padding: 4px 8px;")
+        self.bottleneck.setStyleSheet(AMBER_NOTE_STYLE)
         self.bottleneck.hide()
         self._layout.insertWidget(2, self.bottleneck)  # under the message, above the values
         self.breakdown = StackedBar("Step-time breakdown", "seconds per step")
@@ -185,9 +202,23 @@ class PerformancePanel(MetricsPanel):
                                  log_x=True)
         self.add_chart(self.breakdown)
         self.add_chart(self.scaling)
+        self.slo = QLabel()  # an inference workload's SLO verdict, above its values
+        self.slo.setWordWrap(True)
+        self.slo.setTextFormat(Qt.TextFormat.RichText)
+        self.slo.hide()
+        self._layout.insertWidget(3, self.slo)
+        self.serving_chart = ThroughputLatencyChart()
+        self.serving_chart.hide()
+        self.add_chart(self.serving_chart)
 
     def update_result(self, result: Result) -> None:
         ev = result.evaluation
+        if ev.inference is not None:
+            self._show_serving(ev.inference)
+            return
+        self.slo.hide()
+        self.serving_chart.hide()
+        self.serving_chart.set_curve((), None, None)
         perf = ev.performance
         runs = perf is not None and not ev.cannot_run
         text = bottleneck_html(getattr(ev, "bottleneck", None)) if runs else ""
@@ -258,3 +289,23 @@ class PerformancePanel(MetricsPanel):
                                   missing_text=DOES_NOT_FIT)
         else:
             self.scaling.set_data([], [])
+
+    def _show_serving(self, inference) -> None:
+        """An inference workload: the SLO verdict, the serving rows and the throughput-latency
+        chart; one that cannot run says why and draws no point."""
+        self.bottleneck.hide()
+        self.breakdown.hide()
+        self.scaling.hide()
+        self.show_message("")
+        verdict = "" if inference.runs else cannot_serve_html(inference)
+        self.verdict.setText(verdict)
+        self.verdict.setVisible(bool(verdict))
+        if inference.runs:
+            text, meets = slo_html(inference)
+            self.slo.setText(text)
+            self.slo.setStyleSheet(SLO_MET_STYLE if meets else AMBER_NOTE_STYLE)
+        self.slo.setVisible(inference.runs)
+        self.set_rows(serving_rows(inference))
+        curve = inference.curve if inference.runs else ()
+        self.serving_chart.set_curve(curve, inference.batch, inference.workload.slo.tpot_ms)
+        self.serving_chart.setVisible(bool(curve))

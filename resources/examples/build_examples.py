@@ -6,6 +6,7 @@ cluster (the presets carry the parallelism of their published runs).
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -16,8 +17,10 @@ from core.catalog import load_catalog  # noqa: E402
 from core.generators import (FatTreeOptions, SupernodeOptions, generate_fat_tree,  # noqa: E402
                              generate_supernode)
 from core.generators.supernode import nvl72_rack_from_parts  # noqa: E402
+from core.inference_workload import load_inference_preset  # noqa: E402
 from core.model import Block, Design, Link, Node  # noqa: E402
 from core.project import save_project  # noqa: E402
+from core.services import Partition, Service  # noqa: E402
 from core.workload import load_preset, with_parallelism  # noqa: E402
 
 
@@ -35,6 +38,31 @@ def hand_drawn_nvl72_racks(racks: int) -> Design:
     root.links += [Link("l1", "rack/trays", "leaf", "scale-out", 400.0, nics, 10.0),
                    Link("l2", "leaf", "spine", "scale-out", 400.0, leaves * 32, 30.0)]
     return Design(root.name, root)
+
+
+def train_and_serve(catalog) -> Design:
+    """One cluster that trains and serves: the 4-SU DGX H100 SuperPOD (1,024 H100, its storage
+    fabric) trains Llama 3 70B on its SUs, and a GB200 NVL72 scalable unit (8 racks, 576 GPUs,
+    its own 18 leaves) serves DeepSeek-R1. The generators build one system each, so the design
+    is the SuperPOD with the NVL72 SU grafted on: its leaves join the same QM9700 spine tier,
+    grown from 16 to 25 spines for their 576 uplinks (1,600 uplinks over 64-port spines)."""
+    design = generate_fat_tree(FatTreeOptions(
+        1024, "DGX-H100", "QM9700", storage="AI400X2", storage_nodes=4,
+        name="Train and serve: 1,024 H100 training, 576 GB200 NVL72 serving"), catalog)
+    nvl72 = generate_supernode(SupernodeOptions("GB200-NVL72", 8), catalog).root.children["su"]
+    root = design.root
+    root.children["serve"] = dataclasses.replace(nvl72, id="serve", name="GB200 NVL72 serving SU",
+                                                 x=root.children["su"].x + 600.0)
+    uplinks = 18 * 32  # the NVL72 SU's leaves, 32 up each
+    spine = root.children["spine"]
+    spines = -(-(sum(link.count for link in root.links if link.b == "spine") + uplinks) // 64)
+    root.children["spine"] = dataclasses.replace(spine, count=spines)
+    root.links.append(Link("serve-up", "serve/leaf", "spine", "scale-out", 400.0, uplinks, 30.0))
+    design.workload = load_preset("llama3-70b")  # TP 8, PP 4, DP 32: the 1,024 H100 as published
+    design.workload_partition = Partition("training", blocks=("su",))
+    design.services = (Service("reasoning", Partition(blocks=("serve",)),
+                               load_inference_preset("deepseek-r1-serve")),)
+    return design
 
 
 def main() -> None:
@@ -75,6 +103,9 @@ def main() -> None:
         design.workload = workload
         save_project(design, HERE / f"{name}.json")
         print(f"wrote {name}.json")
+    # several workloads on one design: its workloads and partitions are set in the builder
+    save_project(train_and_serve(catalog), HERE / "train-and-serve.json")
+    print("wrote train-and-serve.json")
 
 
 if __name__ == "__main__":

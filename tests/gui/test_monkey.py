@@ -3,9 +3,10 @@
 Hypothesis (a ``RuleBasedStateMachine``) drives the real MainWindow through the paths a user's
 gestures take: palette double-clicks, canvas actions (delete, cut, copy, paste, duplicate, group,
 ungroup, collapse/expand, select all), connecting two cards (answering the "which component"
-popup), mouse drags, Inspector, Workload and Assumptions field edits, templates, outline
-clicks, stepping in and out of blocks, undo and redo, with selection changes in between. Every
-exception that reaches Qt's event loop fails the gesture that raised it.
+popup), mouse drags, Inspector, Workload (training and inference: presets, the kind, fields) and
+Assumptions field edits, templates, outline clicks, stepping in and out of blocks, undo and
+redo, with selection changes in between. Every exception that reaches Qt's event loop fails the
+gesture that raised it.
 
 After every gesture the design must equal the state recorded when the undo stack was last at
 that index, so an inexact undo or redo fails at once. At the end, undo all gives the starting
@@ -277,13 +278,30 @@ class GuiMonkey(RuleBasedStateMachine):
 
     def workload_edit(self, data):
         panel = self.window.workload_panel
-        choice = data.draw(st.sampled_from(["preset", "none", "field"]))
-        if choice == "preset":
+        choice = data.draw(st.sampled_from(["preset", "none", "field", "kind", "inference_field"]))
+        if choice == "preset":  # training and inference presets alike
             names = [panel.preset.itemData(i) for i in range(panel.preset.count()) if panel.preset.itemData(i)]
             name = data.draw(st.sampled_from(names))
             self._edit(lambda: panel.choose_preset(name))
         elif choice == "none":
             self._edit(lambda: panel.choose_preset(None))
+        elif choice == "kind":
+            button = panel.kind_buttons[data.draw(st.sampled_from(sorted(panel.kind_buttons)))]
+            self._edit(button.click)
+        elif choice == "inference_field":  # hidden unless the workload is an inference one: Apply decides
+            form = panel.inference_form
+            spins = {**form.spins, **{f"{phase}.{key}": spin for phase, row in form.layouts.spins.items()
+                                      for key, spin in row.items()}}
+            key = data.draw(st.sampled_from(sorted(spins)))
+            value = data.draw(st.sampled_from([0, 1, 2, 3, 8, 64, 4096]))
+            another_class = data.draw(st.booleans())
+
+            def edit_inference():
+                if another_class:
+                    form.requests.add_row()
+                spins[key].setValue(value)
+                panel.apply.click()
+            self._edit(edit_inference)
         else:
             key = data.draw(st.sampled_from(sorted(panel.spins)))
             value = data.draw(st.sampled_from([0, 1, 2, 4, 8, 16, 96, 4096]))

@@ -1,0 +1,109 @@
+"""The throughput-latency chart of a serving deployment (core.analysis.serving.CurvePoint): one
+point per decode batch, interactivity (tokens/s per user) across, throughput per GPU up.
+
+Points that meet both SLOs are filled, the others hollow; the batch the deployment runs at is
+ringed; the TPOT SLO is the vertical line at 1000 / TPOT tokens/s per user (points left of it
+stream too slowly). Hovering a point shows its batch, TTFT, TPOT and tokens per second.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from designer import style
+from designer.panels.charts import CHART_HEIGHT, labelled_plot
+
+POINT_COLOR = style.SERIES[0]
+CHOSEN_COLOR = "#c62828"
+SLO_COLOR = "#ef6c00"
+X_LABEL = "tokens/s per user"
+
+
+def throughput(curve) -> tuple[list[float], str]:
+    """(a value per point, what they are) on the chart's y axis: output tokens per second per
+    GPU (each request's prefill counted), or decode tokens per second per GPU when the curve
+    does not have them."""
+    if all(p.output_tokens_per_s_per_gpu is not None for p in curve):
+        return [p.output_tokens_per_s_per_gpu for p in curve], "output tokens/s per GPU"
+    return [p.decode_tokens_per_s_per_gpu for p in curve], "decode tokens/s per GPU"
+
+
+def point_tooltip(point) -> str:
+    (value,), what = throughput([point])
+    slo = "meets both SLOs" if point.meets_slo else "misses an SLO"
+    return (f"batch {point.batch:,} ({slo})\nTTFT {point.ttft_ms:,.0f} ms · TPOT {point.tpot_ms:,.1f} ms\n"
+            f"{point.tokens_per_s_per_user:,.1f} {X_LABEL}\n{value:,.0f} {what}")
+
+
+class ThroughputLatencyChart(QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        self.plot = labelled_plot("Throughput against interactivity",
+                                  "output tokens/s per GPU", X_LABEL)
+        self.plot.setMinimumHeight(CHART_HEIGHT + 40)
+        self.plot.setMaximumHeight(CHART_HEIGHT + 140)
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        layout.addWidget(self.plot)
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.legend)
+        self.points: list = []  # the curve as drawn (tests read it)
+        self.scatter: pg.ScatterPlotItem | None = None
+        self.slo_x: float | None = None
+
+    def set_curve(self, curve, chosen_batch: int | None, tpot_slo_ms: float | None) -> None:
+        """Draw ``curve`` (CurvePoints; empty: nothing to draw), ring ``chosen_batch`` and draw
+        the TPOT SLO line."""
+        plot = self.plot
+        plot.clear()
+        self.points = sorted(curve, key=lambda p: p.batch)
+        self.scatter = None
+        self.slo_x = None
+        if not self.points:
+            self.legend.setText("")
+            return
+        ys, what = throughput(self.points)
+        plot.setLabel("left", what, **{"font-size": "9pt"})
+        xs = [p.tokens_per_s_per_user for p in self.points]
+        plot.plot(xs, ys, pen=pg.mkPen(QColor(POINT_COLOR).lighter(150), width=1.5))
+        self.scatter = pg.ScatterPlotItem(
+            spots=[{"pos": (x, y), "data": p, "size": 9, "symbol": "o",
+                    "pen": pg.mkPen(POINT_COLOR, width=1.6),
+                    "brush": pg.mkBrush(POINT_COLOR if p.meets_slo else "#ffffff")}
+                   for x, y, p in zip(xs, ys, self.points)],
+            hoverable=True, hoverSize=12, tip=lambda x, y, data: point_tooltip(data))
+        plot.addItem(self.scatter)
+        chosen = next((i for i, p in enumerate(self.points) if p.batch == chosen_batch), None)
+        if chosen is not None:
+            cx, cy = xs[chosen], ys[chosen]
+            plot.plot([cx], [cy], pen=None, symbol="o", symbolSize=18, symbolBrush=None,
+                      symbolPen=pg.mkPen(CHOSEN_COLOR, width=2))
+            right = cx > (min(xs) + max(xs)) / 2
+            label = pg.TextItem(f"batch {chosen_batch:,}", color=QColor(CHOSEN_COLOR),
+                                anchor=(1.15 if right else -0.15, 0.5))
+            label.setPos(cx, cy)
+            plot.addItem(label)
+        x_low, x_high = min(xs), max(xs)
+        if tpot_slo_ms:
+            self.slo_x = 1000.0 / tpot_slo_ms
+            plot.addItem(pg.InfiniteLine(
+                pos=self.slo_x, angle=90, pen=pg.mkPen(SLO_COLOR, width=1.4, style=Qt.PenStyle.DashLine),
+                label=f"TPOT SLO {tpot_slo_ms:,.0f} ms", labelOpts={"position": 0.06, "color": SLO_COLOR,
+                                                                 "anchors": [(0, 0), (0, 0)]}))
+            x_low, x_high = min(x_low, self.slo_x), max(x_high, self.slo_x)
+        span = (x_high - x_low) or x_high or 1.0
+        plot.setXRange(max(0.0, x_low - span * 0.06), x_high + span * 0.06, padding=0)
+        plot.setYRange(0.0, max(ys) * 1.12 or 1.0, padding=0)
+        self.legend.setText(
+            f"<span style='color:{POINT_COLOR}'>●</span> meets both SLOs &nbsp; "
+            f"<span style='color:{POINT_COLOR}'>○</span> misses one &nbsp; "
+            f"<span style='color:{CHOSEN_COLOR}'>◯</span> the deployment's batch &nbsp; "
+            f"<span style='color:{SLO_COLOR}'>┆</span> TPOT SLO (met to its right)")
+        self.legend.setToolTip("Hover a point for its batch, TTFT, TPOT and tokens per second")
