@@ -50,8 +50,5 @@ def pooled_serve(fabric, workload, facility_kw, assumptions=None, usd_per_gpu_ho
     meets = prompt_s * 1e3 <= workload.slo.ttft_ms and decode_step_s * 1e3 <= workload.slo.tpot_ms
     point = replace(next(p for p in decode.curve if p.batch == decode.batch), ttft_ms=prompt_s * 1e3,
                     tpot_ms=decode_step_s * 1e3, output_tokens_per_s_per_gpu=per_gpu, meets_slo=meets)
-    # the served-output figure where the roofline's result has one (the search reads it first)
     return replace(decode, workload=workload, ttft_ms=point.ttft_ms, tpot_ms=point.tpot_ms,
-                   curve=(point,), meets_slo=meets,
-                   **({"output_tokens_per_s_per_gpu": per_gpu}
-                      if hasattr(decode, "output_tokens_per_s_per_gpu") else {}))
+                   curve=(point,), meets_slo=meets, output_tokens_per_s_per_gpu=per_gpu)

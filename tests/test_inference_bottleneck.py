@@ -13,7 +13,7 @@ import core.analysis.inference_search as inference_search
 
 from core.analysis.inference import analyze_inference_workload
 from core.analysis.inference_bottleneck import MATERIAL_GAIN, explain_inference_bottleneck
-from core.analysis.inference_search import output_tokens_per_s_per_gpu, serve_at_best_batch, with_deployment
+from core.analysis.inference_search import serve_at_best_batch, with_deployment
 from core.analysis.serving import serve_deployment
 from core.catalog import default_catalog
 from core.evaluate import evaluate, evaluation_to_json
@@ -39,7 +39,7 @@ def _explain(system: str, workload, kw: float = 10.0):
 
 
 def _service(result) -> float:
-    return output_tokens_per_s_per_gpu(result) * result.workload.deployment.gpus
+    return result.output_tokens_per_s_per_gpu * result.workload.deployment.gpus
 
 
 def test_decode_hbm_bytes_split_into_weights_and_kv_cache_as_computed_by_hand():

@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from core.analysis.inference import InferenceAnalysis
-from core.analysis.inference_search import (NOT_MODELLED, ServedFigures, fill_replicas,
-                                            output_tokens_per_s_per_gpu, phase_parts, replace_batch,
+from core.analysis.inference_search import (NOT_MODELLED, ServedFigures, fill_replicas, phase_parts,
+                                            replace_batch,
                                             request_gpu_seconds, serve_at_best_batch, served_figures,
                                             slo_misses, split_into_pools, with_deployment)
 from core.analysis.serving import InferenceResult, PhaseTime
@@ -135,7 +135,7 @@ class _Base:
         self.workload = analysis.result.workload  # with the deployment served
         self.auto = analysis.search is not None
         self.gpus = analysis.search.available_gpus if analysis.search is not None else self.workload.deployment.gpus
-        self.per_gpu = output_tokens_per_s_per_gpu(self.result)
+        self.per_gpu = self.result.output_tokens_per_s_per_gpu
         self.service = self.per_gpu * self.workload.deployment.gpus
 
     def serve(self, workload: InferenceWorkload, batch_as_written: bool = False) -> InferenceResult:

@@ -79,12 +79,9 @@ class ServingContext:
     storage_read_gbyte_s_per_gpu: float | None = None
 
     def serve(self, workload: InferenceWorkload) -> InferenceResult:
-        # the storage read goes to serve_deployment only when there is one: the roofline takes
-        # it as a keyword from the version that models a remote prefix cache on
-        extra = ({"storage_read_gbyte_s_per_gpu": self.storage_read_gbyte_s_per_gpu}
-                 if self.storage_read_gbyte_s_per_gpu is not None else {})
         return serve_deployment(self.fabric, workload, self.facility_kw, self.assumptions,
-                                self.usd_per_gpu_hour, **extra)
+                                self.usd_per_gpu_hour,
+                                storage_read_gbyte_s_per_gpu=self.storage_read_gbyte_s_per_gpu)
 
 
 class _Point(NamedTuple):
@@ -116,7 +113,7 @@ class ServedFigures:
 
 def served_figures(result: InferenceResult) -> dict:
     """The ServedFigures fields of ``result``."""
-    per_gpu = output_tokens_per_s_per_gpu(result)
+    per_gpu = result.output_tokens_per_s_per_gpu
     return dict(runs=result.runs, meets_slo=result.meets_slo, ttft_ms=result.ttft_ms,
                 tpot_ms=result.tpot_ms, output_tokens_per_s_per_gpu=per_gpu,
                 output_tokens_per_s=per_gpu * result.workload.deployment.gpus if per_gpu is not None else None)
@@ -178,17 +175,6 @@ class DeploymentSearch:
             "skipped": list(self.skipped), "elapsed_s": self.elapsed_s,
             "candidates": [c.to_json() for c in self.candidates],
         }
-
-
-def output_tokens_per_s_per_gpu(result: InferenceResult) -> float | None:
-    """Output tokens per second per GPU of a deployment with each request's prefill counted:
-    the result's own figure when serving.py gives one, else its curve's point at the batch
-    served (the same figure, computed by serving.py), else decode tokens per GPU."""
-    own = getattr(result, "output_tokens_per_s_per_gpu", None)
-    if own is not None or not result.runs:
-        return own
-    point = next((p for p in result.curve if p.batch == result.batch), None)
-    return point.output_tokens_per_s_per_gpu if point is not None else result.decode_tokens_per_s_per_gpu
 
 
 def slo_excess(workload: InferenceWorkload, ttft_ms: float, tpot_ms: float) -> float:
@@ -307,9 +293,8 @@ class _Search:
         return self.context.serve(with_deployment(self.workload, deployment))
 
     def point(self, result: InferenceResult) -> _Point:
-        return _Point(result.batch, result.ttft_ms, result.tpot_ms,
-                      output_tokens_per_s_per_gpu(result), result.decode_tokens_per_s_per_gpu,
-                      bool(result.meets_slo))
+        return _Point(result.batch, result.ttft_ms, result.tpot_ms, result.output_tokens_per_s_per_gpu,
+                      result.decode_tokens_per_s_per_gpu, bool(result.meets_slo))
 
     def choice(self, deployment: Deployment, point: _Point, ladder=(), prefill_rate: float = 0.0) -> _Choice:
         return _Choice(replace_batch(deployment, point.batch), point,
