@@ -64,6 +64,9 @@ DISAGGREGATED_SHORTLIST = 3
 DISAGGREGATED_REFINED = 3
 # Split moves tried around the balanced split of a disaggregated pair, each way.
 MAX_SPLIT_MOVES = 64
+# A disaggregated runner-up whose idle pool is busier than this is explained by its GPU time per
+# request, not by the imbalance of its pools.
+BALANCED_POOL = 0.95
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,9 @@ class DeploymentCandidate(ServedFigures):
     deployment: Deployment = Deployment()
     decode_tokens_per_s_per_gpu: float | None = None
     slo_excess: float | None = None  # max(TTFT / target, TPOT / target): at most 1 meets both
-    loses_by: str = ""  # "", "slo", "scale", "prefill", "batch", "compute", "memory", "communication"
+    # "", "slo", "scale", "prefill", "batch", "compute", "memory", "kv_fetch", "communication",
+    # "pools" (a disaggregated runner-up), "interleaving" (an aggregated one against disaggregated)
+    loses_by: str = ""
     relative_tokens_per_s: float | None = 0.0
     reason: str = ""
 
@@ -649,20 +654,28 @@ def _explain(winner: _Choice, best: InferenceResult, other: _Choice, result: Inf
         return _candidate(other, result, "scale", relative, (
             f"{fewer}; scale: {d.dp:,} replicas of {d.replica_gpus:,} GPUs use {other.gpus:,} of "
             f"the {available:,} GPUs (the winner {winner.gpus:,})"))
-    if other.deployment.disaggregated or best.workload.deployment.disaggregated:
-        return _candidate(other, result, "throughput", relative, (
-            f"{fewer}: {result.ttft_ms:,.0f} ms TTFT, {result.tpot_ms:,.1f} ms TPOT at batch "
-            f"{result.batch:,} ({'disaggregated' if other.deployment.disaggregated else 'aggregated'}"
-            f" against the winner's {best.workload.deployment.mode})"))
+    dis = result.disaggregated
+    idle = None if dis is None else dis.decode if dis.limited_by == "prefill" else dis.prefill
+    if idle is not None and idle.utilisation < BALANCED_POOL:
+        return _candidate(other, result, "pools", relative, (
+            f"{fewer}; pools: the {dis.limited_by} pool limits it to "
+            f"{min(dis.prefill.requests_per_s, dis.decode.requests_per_s):,.1f} requests/s while the "
+            f"other is {idle.utilisation:.0%} busy; the KV hand-over takes {dis.kv_transfer_ms:,.2f} ms "
+            f"over the {dis.kv_transfer_level} level"))
+    if best.workload.deployment.disaggregated and not other.deployment.disaggregated:
+        return _candidate(other, result, "interleaving", relative, (
+            f"{fewer}; interleaving: prefills take {result.prefill_time_fraction:.0%} of each "
+            f"replica's time, so TPOT at load is {result.tpot_ms:,.1f} ms on a "
+            f"{result.decode_step_ms:,.1f} ms decode step at batch {result.batch:,}"))
     category, detail = _gpu_time_part(best, result)
     return _candidate(other, result, category, relative, f"{fewer}; {category}: {detail}")
 
 
 def _gpu_time_part(best: InferenceResult, other: InferenceResult) -> tuple[str, str]:
-    """The part of the GPU time per output token that grows most from ``best`` to ``other``
-    (aggregated both): prefill (a prompt's prefill step on its replica, over the request's
-    output tokens), the decode batch, or a part of the decode step (per stage, times the
-    stages, on the replica's GPUs, over the batch)."""
+    """The part of the GPU time per output token that grows most from ``best`` to ``other``:
+    prefill (a prompt's prefill step on its (prefill) replica, over the request's output
+    tokens), the decode batch, or a part of the decode step (per stage, times the stages, on
+    the (decode) replica's GPUs, over the batch)."""
     out = best.workload.requests.mean_output_tokens
 
     def parts(r: InferenceResult) -> dict[str, float]:
@@ -676,9 +689,10 @@ def _gpu_time_part(best: InferenceResult, other: InferenceResult) -> tuple[str, 
     d_b, d_o = best.workload.deployment.decode, other.workload.deployment.decode
     cost = f"{o.get(category, 0.0):.2f} GPU-ms per output token against {b.get(category, 0.0):.2f}"
     if category == "prefill":
-        return category, (f"{cost} (a prompt's prefill: {d_o.pp * other.prefill.stage_s * 1e3:,.0f} ms on "
-                          f"{d_o.replica_gpus:,} GPUs against {d_b.pp * best.prefill.stage_s * 1e3:,.0f} ms "
-                          f"on {d_b.replica_gpus:,}, for {out:,.0f} output tokens)")
+        p_b, p_o = best.workload.deployment.prefill, other.workload.deployment.prefill
+        return category, (f"{cost} (a prompt's prefill: {p_o.pp * other.prefill.stage_s * 1e3:,.0f} ms on "
+                          f"{p_o.replica_gpus:,} GPUs against {p_b.pp * best.prefill.stage_s * 1e3:,.0f} ms "
+                          f"on {p_b.replica_gpus:,}, for {out:,.0f} output tokens)")
     if other.batch < best.batch and category != "communication":
         held = ("the KV cache" if other.batch >= (other.max_concurrency_per_replica or 0)
                 else f"the SLOs (the KV cache would hold {other.max_concurrency_per_replica:,})")
