@@ -18,6 +18,7 @@ from core.analysis.inference_search import (ServingContext, search_deployment, s
 from core.analysis.serving import serve_deployment
 from core.catalog import default_catalog
 from core.evaluate import evaluate
+from core.generators import FatTreeOptions, generate_fat_tree
 from core.generators.supernode import SupernodeOptions, generate_supernode
 from core.inference_workload import MAX_BATCH, Deployment, inference_workload_from_dict, list_inference_presets
 from designer.cli import main
@@ -247,6 +248,20 @@ def test_disaggregated_pools_are_split_where_the_pools_balance(monkeypatch):
             dep = Deployment("disaggregated", replace(p, dp=p_dp), replace(d, dp=d_dp))
             splits.append(_service(pooled_serve(fabric, with_deployment(workload, dep), 100.0)))
     assert best_pool.output_tokens_per_s == pytest.approx(max(splits), rel=1e-9)
+
+
+def test_llama_70b_on_256_h100_is_split_into_pools_that_balance():
+    fabric = evaluate(generate_fat_tree(FatTreeOptions(256, "DGX-H100", "QM9700"), CATALOG), CATALOG).topology.fabric
+    workload = _auto(LLAMA)
+    found = search_deployment(fabric, workload, 100.0)
+    dep, pools = found.deployment, found.result.disaggregated
+    assert dep.disaggregated and found.meets_slo and found.skipped == ()
+    assert min(pools.prefill.utilisation, pools.decode.utilisation) > 0.9  # the pools balance
+    # one prefill replica more or fewer (the decode pool refilled) serves no more
+    for p_dp in (dep.prefill.dp - 1, dep.prefill.dp + 1):
+        d_dp = (256 - p_dp * dep.prefill.replica_gpus) // dep.decode.replica_gpus
+        moved = Deployment("disaggregated", replace(dep.prefill, dp=p_dp), replace(dep.decode, dp=d_dp))
+        assert _service(serve_deployment(fabric, with_deployment(workload, moved), 100.0)) <= _service(found.result)
 
 
 def test_without_a_disaggregated_roofline_the_mode_is_skipped_and_said(monkeypatch):
