@@ -50,6 +50,9 @@ CODES: dict[str, CodeInfo] = {
     "SERVING_PRECISION_UNSUPPORTED": CodeInfo(
         "error", "the accelerator has no dense peak for the inference workload's serving precision: "
                  "serving figures are not computed"),
+    "NO_DEPLOYMENT_FITS": CodeInfo(
+        "error", "the inference deployment search found no deployment that runs on the GPUs: "
+                 "serving figures are not computed"),
     "INFERENCE_NOT_MODELLED": CodeInfo(
         "error", "the serving model does not cover this part of the inference workload yet: "
                  "serving figures are not computed"),
@@ -129,6 +132,9 @@ CODES: dict[str, CodeInfo] = {
                    "decode runs at the smaller batch"),
     "SLO_MISSED": CodeInfo(
         "warning", "the inference deployment misses its time-to-first-token or time-per-output-token target"),
+    "NO_DEPLOYMENT_MEETS_SLO": CodeInfo(
+        "warning", "no inference deployment the search tried meets both SLOs: it chose the one that "
+                   "misses them least"),
     "SPARES_SHORT": CodeInfo(
         "warning", "too few spare nodes to keep the job whole while failed nodes are repaired"),
     "RACK_OVER_COOLING_LIMIT": CodeInfo(
@@ -146,6 +152,8 @@ CODES: dict[str, CodeInfo] = {
                 "balances them"),
     "AUTO_PARALLELISM": CodeInfo(
         "info", "the layout was chosen by the parallelism search"),
+    "AUTO_DEPLOYMENT": CodeInfo(
+        "info", "the inference deployment was chosen by the deployment search"),
     "UNEVEN_PIPELINE": CodeInfo(
         "info", "the layers do not divide evenly into pipeline stages: the fullest stage sets the pace"),
     "MIXED_LINK_SPEEDS": CodeInfo(

@@ -22,6 +22,8 @@ function in ``core/analysis`` of what the steps before it produced:
    inference (only for an inference workload, which the training steps 3-6 do not see)
                                              <- fabric, power, cost's $/GPU-hour, storage's
                                                 bulk read per GPU (a remote prefix cache)
+   (the deployment search runs inside it when the workload asks for ``"deployment": "auto"``;
+   its bottleneck and what-ifs then fill ``bottleneck``)
    services (only for a design with several workloads: core/services.py). Right after step 1
    the partitions are resolved (core/partitions.py: each one's GPUs and the fabric its own
    GPUs see); the main workload's storage, DPUs, reliability and performance (3-6) run on its
@@ -49,7 +51,9 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from core.analysis.bottleneck import BottleneckResult, explain_bottleneck
-from core.analysis.inference import InferenceResult, analyze_inference
+from core.analysis.inference import InferenceResult, analyze_inference_workload
+from core.analysis.inference_bottleneck import InferenceBottleneck, explain_inference_bottleneck
+from core.analysis.inference_search import DeploymentSearch
 from core.analysis.failure import (FailureResult, OutOfServiceItem, analyze_failure,
                                    no_failure_json, run_figures)
 from core.analysis.cost import CostResult, analyze_cost
@@ -76,7 +80,7 @@ from core.partitions import Partitions, PartitionView, has_partitions, resolve_p
 from core.service_results import ServiceResult, named, on_what, serve_services, service_warnings
 from core.stacks import stack_status
 from core.topology import Topology, analyze_topology, single_points_of_failure
-from core.inference_workload import InferenceWorkload, inference_workload_to_dict
+from core.inference_workload import InferenceWorkload, deployment_to_dict, inference_workload_to_dict
 from core.workload import Workload, workload_to_dict
 
 EVALUATION_FORMAT = "cluster-designer.evaluation/1"
@@ -113,7 +117,8 @@ class Evaluation:
     warnings: tuple[Diagnostic, ...]
     elapsed_s: float
     spof_units: int = 0  # switch units that are single points of failure
-    bottleneck: BottleneckResult | None = None  # what limits MFU and the what-if that helps most
+    # what limits MFU (training) or each serving phase (inference), and the what-if that helps most
+    bottleneck: BottleneckResult | InferenceBottleneck | None = None
     # why the workload cannot run on the design (errors; empty when it runs or there is none)
     cannot_run: tuple[Diagnostic, ...] = ()
     cost: CostResult | None = None  # None only for an Evaluation built without it
@@ -123,6 +128,9 @@ class Evaluation:
     failure: FailureResult | None = None
     planes: PlanesResult | None = None  # per-plane figures of a multi-plane or rail-only design
     inference: InferenceResult | None = None  # serving figures of an inference workload
+    # the deployment search of an inference workload with "deployment": "auto" (its result is
+    # ``inference``, whose workload carries the chosen deployment)
+    inference_search: DeploymentSearch | None = None
     # Several workloads on one design (core/services.py): the partitions resolved (None when the
     # design carries no services and no workload partition) and every service served on its own.
     # The main workload's figures above are then those on its partition (partitions.main).
@@ -312,16 +320,17 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         if main is not None:
             facility_kw, usd_per_gpu_hour = main.facility_kw or 0.0, main.usd_per_gpu_hour
 
-    inference = None
+    inference = inference_search = None
     if serving is not None and fabric is None:
         cannot_run = _no_fabric(serving, main)
     elif serving is not None:
         # a remote prefix cache reads multi-MB KV chunks: the bulk-read class of every GPU
-        inference = analyze_inference(
+        served = analyze_inference_workload(
             fabric, serving, facility_kw, assumptions.inference, usd_per_gpu_hour=usd_per_gpu_hour,
             storage_read_gbyte_s_per_gpu=storage.classes["data_loading"].per_gpu_gbyte_s)
-        inference = _on_partition(inference, main)
+        inference, inference_search = _on_partition(served.result, main), served.search
         cannot_run = inference.cannot_run
+        bottleneck = explain_inference_bottleneck(served)
     services = serve_services(design, parts, assumptions, topology) if parts is not None else ()
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
@@ -344,7 +353,8 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
         assumptions, inventory, topology, merge_diagnostics(warnings),
         time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost, storage, dpus,
-        planes=planes, inference=inference, partitions=parts, services=services,
+        planes=planes, inference=inference, inference_search=inference_search, partitions=parts,
+        services=services,
     )
 
 
@@ -446,7 +456,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
         "warnings": [w.to_json() for w in ev.warnings],
         "inference": _inference_json(ev),
         "workload": (workload_to_dict(ev.workload) if ev.workload is not None
-                     else inference_workload_to_dict(ev.inference.workload) if ev.inference is not None
+                     else inference_workload_to_dict(_served_workload(ev)) if ev.inference is not None
                      else None),
         "assumptions": assumptions_to_dict(ev.assumptions, only_changed=False),
         "failure": ev.failure.to_json() if ev.failure is not None else no_failure_json(),
@@ -508,7 +518,20 @@ def _cost_json(ev: Evaluation) -> dict[str, Any]:
     return out
 
 
+def _served_workload(ev: Evaluation) -> InferenceWorkload:
+    """The inference workload as asked ("deployment": "auto" stays "auto")."""
+    return ev.inference_search.workload if ev.inference_search is not None else ev.inference.workload
+
+
 def _inference_json(ev: Evaluation) -> dict[str, Any] | None:
     """The serving figures of an inference workload (the contract keys null when it cannot
-    run, with why in ``cannot_run``); null for a training workload or none."""
-    return ev.inference.to_json() if ev.inference is not None else None
+    run, with why in ``cannot_run``), the deployment served (``deployment``: the search's
+    choice for "auto", null when none runs) and the search (``search``: its candidates with why
+    each loses; null for a fixed deployment); null for a training workload or none."""
+    if ev.inference is None:
+        return None
+    search = ev.inference_search
+    chosen = ev.inference.workload.deployment if search is None else search.deployment
+    return {**ev.inference.to_json(),
+            "deployment": deployment_to_dict(chosen) if chosen is not None else None,
+            "search": search.to_json() if search is not None else None}

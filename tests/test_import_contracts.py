@@ -29,8 +29,8 @@ BREACHES = {
     "evaluation-layers": ("core/analysis/power.py", "from core.evaluate import Evaluation\n"),
     "performance-layers": ("core/analysis/step_time.py",
                            "from core.analysis.parallelism_search import search_parallelism\n"),
-    "inference-layers": ("core/analysis/serving.py",
-                         "from core.analysis.inference import analyze_inference\n"),
+    "inference-layers": ("core/analysis/inference_search.py",
+                         "from core.analysis.inference_bottleneck import explain_inference_bottleneck\n"),
     "no-private-names": ("core/analysis/bottleneck.py",
                          "from core.analysis.performance import _evaluate\n"),
 }

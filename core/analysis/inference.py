@@ -1,37 +1,57 @@
 """The inference analysis: serve an inference workload on a design (issue 15).
 
 A fixed deployment is served as written (``core/analysis/serving.py``: the roofline of one
-deployment); ``"deployment": "auto"`` asks for the deployment search under the SLOs, which is
-not modelled yet and says so. The layers run one way, as for training (performance.py over
-parallelism_search.py over step_time.py): this module over the search over serving.py.
+deployment); ``"deployment": "auto"`` is searched under the SLOs
+(``core/analysis/inference_search.py``) and the chosen deployment served. The layers run one
+way, as for training (performance.py over parallelism_search.py over step_time.py): this module
+over the search over serving.py.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from core.analysis.inference_assumptions import InferenceAssumptions
-from core.analysis.serving import InferenceResult, model_shape, serve_deployment
-from core.diagnostics import Diagnostic
+from core.analysis.inference_search import DeploymentSearch, ServingContext, search_deployment
+from core.analysis.serving import InferenceResult
 from core.fabric import FabricView
 from core.inference_workload import InferenceWorkload
+
+
+@dataclass(frozen=True)
+class InferenceAnalysis:
+    """An inference workload on a design: ``result`` is the deployment served (its
+    ``workload`` carries that deployment: the search's choice for "auto"); ``workload`` is the
+    one asked ("auto" stays "auto"); ``search`` is the search that chose (None when the
+    workload fixes its deployment)."""
+
+    workload: InferenceWorkload
+    context: ServingContext  # what it was served on (the bottleneck's what-ifs serve on it too)
+    result: InferenceResult
+    search: DeploymentSearch | None = None
+
+
+def analyze_inference_workload(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
+                               assumptions: InferenceAssumptions | None = None,
+                               usd_per_gpu_hour: float | None = None, *,
+                               storage_read_gbyte_s_per_gpu: float | None = None) -> InferenceAnalysis:
+    """Serve ``workload`` on ``fabric``, searching its deployment when it asks for "auto";
+    ``facility_kw`` is the design's facility power (tokens per second per MW),
+    ``usd_per_gpu_hour`` the cost analysis's (None when unpriced), ``storage_read_gbyte_s_per_gpu``
+    the storage analysis's bulk read per GPU (a remote prefix cache reads over it)."""
+    context = ServingContext(fabric, facility_kw, assumptions or InferenceAssumptions(),
+                             usd_per_gpu_hour, storage_read_gbyte_s_per_gpu)
+    if not workload.auto:
+        return InferenceAnalysis(workload, context, context.serve(workload))
+    search = search_deployment(fabric, workload, facility_kw, context.assumptions, usd_per_gpu_hour,
+                               storage_read_gbyte_s_per_gpu=storage_read_gbyte_s_per_gpu)
+    return InferenceAnalysis(workload, context, search.result, search)
 
 
 def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
                       assumptions: InferenceAssumptions | None = None,
                       usd_per_gpu_hour: float | None = None, *,
                       storage_read_gbyte_s_per_gpu: float | None = None) -> InferenceResult:
-    """Serve ``workload`` on ``fabric``; ``facility_kw`` is the design's facility power (tokens
-    per second per MW), ``usd_per_gpu_hour`` the cost analysis's (None when unpriced),
-    ``storage_read_gbyte_s_per_gpu`` the storage analysis's bulk read per GPU (a remote prefix
-    cache reads over it; None without storage)."""
-    a = assumptions or InferenceAssumptions()
-    if not workload.auto:
-        return serve_deployment(fabric, workload, facility_kw, a, usd_per_gpu_hour,
-                                storage_read_gbyte_s_per_gpu=storage_read_gbyte_s_per_gpu)
-    shape = model_shape(workload)
-    reason = Diagnostic("INFERENCE_NOT_MODELLED",
-                        "inference: the deployment search (\"deployment\": \"auto\") is not modelled yet")
-    return InferenceResult(workload=workload, runs=False, cannot_run=(reason,), diagnostics=(),
-                           total_params=shape.total_params, active_params=shape.active_params,
-                           weights_gb_per_gpu=None, kv_bytes_per_token=shape.kv_bytes_per_token,
-                           kv_cache_gb_per_gpu=None, max_concurrency_per_replica=None, batch=None,
-                           assumptions=a)
+    """The deployment served of ``analyze_inference_workload`` (the search's choice for "auto")."""
+    return analyze_inference_workload(fabric, workload, facility_kw, assumptions, usd_per_gpu_hour,
+                                      storage_read_gbyte_s_per_gpu=storage_read_gbyte_s_per_gpu).result

@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 
 from core.analysis.bottleneck import BottleneckResult
+from core.analysis.inference_bottleneck import InferenceBottleneck
+from core.analysis.inference_search import DeploymentSearch
 from core.analysis.memory import MemoryBreakdown
 from core.analysis.reliability import ReliabilityResult
 from core.analysis.serving import Disaggregation, KvPlacement, PoolFigures
@@ -71,7 +73,9 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
     if ev.partitions is not None:
         sections.append(("Partitions", partition_rows(ev)))
     sections += [(f"Service {service.name}", service_rows(service)) for service in ev.services]
-    if ev.bottleneck is not None:
+    if isinstance(ev.bottleneck, InferenceBottleneck):
+        sections.append(("Bottleneck", inference_bottleneck_rows(ev.bottleneck)))
+    elif ev.bottleneck is not None:
         sections.append(("Bottleneck", _bottleneck_rows(ev.bottleneck)))
     if ev.cost is not None:
         sections.append(("Cost", _cost_rows(ev)))
@@ -368,7 +372,8 @@ def inference_rows(ev: Evaluation) -> list[Row]:
     """The serving figures of the main workload when it is an inference service, with its
     partition when the design carries several workloads."""
     main = ev.partitions.main if ev.partitions is not None else None
-    rows = serving_rows(ev.inference, "inference", ev.cannot_run, main.gpus if main is not None else ev.counts.gpus)
+    rows = serving_rows(ev.inference, "inference", ev.cannot_run, main.gpus if main is not None else ev.counts.gpus,
+                        ev.inference_search)
     if main is not None:
         rows.insert(1, Row("Partition", f"{main.name}: {main.describe()}", "inference.partition"))
     return rows
@@ -383,16 +388,18 @@ def service_rows(service: ServiceResult) -> list[Row]:
             *serving_rows(service.inference, key, service.inference.cannot_run, view.gpus)]
 
 
-def serving_rows(inf: InferenceResult, key: str, cannot_run: tuple, gpus: int) -> list[Row]:
+def serving_rows(inf: InferenceResult, key: str, cannot_run: tuple, gpus: int,
+                 search: DeploymentSearch | None = None) -> list[Row]:
     """The rows of one served inference workload, keyed ``<key>.<field>``: what it serves and
-    how, "does not fit" and why when it cannot run, else TTFT / TPOT at the chosen load against
+    how (``search``: the deployment search that chose it, for "auto"), "does not fit" and why
+    when it cannot run, else TTFT / TPOT at the chosen load against
     the SLOs (per class of a request mix), tokens per GPU and per MW (``gpus``: those of the
     design or partition it serves on), where the KV cache lives, the two pools of a
     disaggregated deployment, and the bound of each phase."""
-    w, dep = inf.workload, inf.workload.deployment
+    w = inf.workload
     rows = [
         Row("Workload", w.name, f"{key}.workload"),
-        Row("Deployment", "auto (layout search)" if w.auto else dep.describe(), f"{key}.deployment"),
+        Row("Deployment", _deployment_text(inf, search), f"{key}.deployment"),
         Row("Precision", f"{w.precision} weights, {w.kv_cache_precision} KV cache", f"{key}.precision"),
         Row("Requests", w.requests.describe(), f"{key}.requests"),
         Row("Weights per GPU", _num(inf.weights_gb_per_gpu, 1, "GB"), f"{key}.weights_gb_per_gpu"),
@@ -487,6 +494,41 @@ def _disaggregated_rows(dis: Disaggregation, key: str) -> list[Row]:
         Row("KV cache hand-over", f"{dis.kv_transfer_ms:,.2f} ms per prefill step over the "
             f"{dis.kv_transfer_level} level", f"{key}.disaggregated.kv_transfer_ms"),
     ]
+
+
+def _deployment_text(inf: InferenceResult, search: DeploymentSearch | None) -> str:
+    """The deployment served: as written, or the search's choice for "auto"."""
+    dep = inf.workload.deployment
+    if search is None:
+        return "auto (layout search)" if inf.workload.auto else dep.describe()
+    if search.deployment is None:
+        return f"auto: no deployment runs ({search.considered:,} tried)"
+    return (f"auto: {dep.describe()} (chosen of {search.considered:,} deployments, "
+            f"{search.evaluated:,} serving evaluations{'' if search.meets_slo else '; none meets both SLOs'})")
+
+
+def inference_bottleneck_rows(bn: InferenceBottleneck) -> list[Row]:
+    """What binds each serving phase, the what-ifs served again, and ("auto") why the other
+    deployments lose."""
+    rows = [
+        Row("Limited by", bn.primary, "bottleneck.primary"),
+        Row("Summary", bn.summary, "bottleneck.summary"),
+    ]
+    for lim in bn.limiters:
+        rows.append(Row(f"  {lim.name}", f"{lim.share * 100:.1f} % of the step, {lim.text}",
+                        f"bottleneck.limiters.{lim.key}"))
+    rows.append(Row("Most help", bn.best.text if bn.best is not None else
+                    "no single change tried raises output tokens/s by 1 % within the SLOs", "bottleneck.best"))
+    for w in bn.what_ifs:
+        if w is not bn.best:
+            rows.append(Row("  what-if", w.text, f"bottleneck.what_ifs.{w.key}"))
+    for text in bn.skipped:
+        rows.append(Row("  not modelled", text, "bottleneck.skipped"))
+    for i, cand in enumerate(bn.layout_search):
+        label = "Auto deployment (chosen)" if i == 0 else "  runner-up"
+        text = cand.deployment.describe() if i == 0 else f"{cand.deployment.describe()}: {cand.reason}"
+        rows.append(Row(label, text, f"bottleneck.layout_search.{i}"))
+    return rows
 
 
 def memory_breakdown_text(mem: MemoryBreakdown) -> str:

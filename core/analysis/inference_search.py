@@ -1,0 +1,713 @@
+"""Deployment search (``"deployment": "auto"``): every valid way to serve an inference workload on
+the GPUs it is given, each one evaluated by the serving roofline (serving.py, a black box here),
+the best one under the SLOs chosen and the runners-up explained (like the training parallelism
+search, parallelism_search.py and layout_ranking.py).
+
+Candidates:
+
+* **aggregated** (every replica prefills and decodes): tp a divisor of the attention heads (inside
+  the scale-up domain or not: the roofline charges the all-reduces where they run), pp a power of
+  two or a divisor of the layers, ep (MoE) a divisor of the experts. The replicas fill the GPUs:
+  dp = GPUs // (tp x pp), lowered to the nearest multiple that lets ep divide tp x dp (the
+  schema's rule), as the training preset fit fills a design. A deeper pipeline of the same
+  (tp, ep) is tried only while the shallower one cannot run, misses the SLOs or has its batch
+  held by the KV cache: the stages run one after another, so depth buys memory, not speed (the
+  Hypothesis test against the unpruned enumeration keeps this honest). The batch ladder of each layout
+  (powers of two up to what its KV cache holds) is ONE call: serve_deployment at the largest
+  batch returns the layout's throughput-latency curve. Then, for the layouts that could still
+  win, the largest batch meeting both SLOs is found by bisection between the last power of two
+  that meets them and the next one (branch and bound: a layout is refined only while the next
+  step of its ladder, which misses the SLOs but bounds its throughput, beats the best found).
+* **disaggregated** (a prefill pool hands each request's KV cache to a decode pool): the best
+  few prefill layouts (most prompts per second per GPU, a prompt alone, within the TTFT target;
+  prefill batch 1) times the best few decode layouts (most decode tokens/s per GPU at the
+  largest ladder batch whose decode step alone, a decode pool's TPOT, is within the target),
+  both read off the aggregated sweep; the GPUs are split so that the pools' request rates
+  balance, then the split is moved one replica at a time while serve_deployment says it helps.
+  For the best few pairs the decode batch is then chosen within the SLOs at that split (TTFT
+  waits for the prefill pool) and the split balanced again. Skipped while the serving roofline
+  does not model disaggregation (it says INFERENCE_NOT_MODELLED; ``skipped`` says so).
+
+Objective: the most output tokens per second of the whole service (per GPU with each request's
+prefill counted, times the deployment's GPUs: GPUs a layout leaves idle count against it) among
+the deployments meeting both SLOs. When none meets them the search returns the one that misses
+them least (the smallest max(TTFT / target, TPOT / target)) with a NO_DEPLOYMENT_MEETS_SLO
+warning: it still runs, only slower than asked. When none runs, NO_DEPLOYMENT_FITS (error) and
+the reasons of the largest replica tried.
+
+Assumed of the black box (true of the roofline): latency does not fall and output tokens per GPU
+do not fall as the batch grows, so the batches meeting the SLOs are a prefix of the ladder and
+the largest of them is the fastest. Every figure reported, the winner's and the runners-up',
+comes from a serve_deployment call at that very deployment: nothing is extrapolated.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, fields, replace
+from typing import NamedTuple
+
+from core.analysis.inference_assumptions import InferenceAssumptions
+from core.analysis.serving import InferenceResult, PhaseTime, serve_deployment
+from core.diagnostics import Diagnostic
+from core.fabric import FabricView
+from core.inference_workload import (MAX_BATCH, Deployment, InferenceWorkload, PhaseLayout,
+                                     deployment_to_dict)
+from core.workload import ModelSpec
+
+NOT_MODELLED = "INFERENCE_NOT_MODELLED"  # serving.py's: what the roofline does not cover yet
+# Layouts of each phase the disaggregated pairs are drawn from (3 x 3 pairs, each split a
+# handful of serve_deployment calls), and the pairs whose decode batch is then refined at their
+# split (a dozen calls each): a few tens of calls at ~0.1-0.5 ms each.
+DISAGGREGATED_SHORTLIST = 3
+DISAGGREGATED_REFINED = 3
+# Split moves tried around the balanced split of a disaggregated pair, each way.
+MAX_SPLIT_MOVES = 64
+# A disaggregated runner-up whose idle pool is busier than this is explained by its GPU time per
+# request, not by the imbalance of its pools.
+BALANCED_POOL = 0.95
+
+
+@dataclass(frozen=True)
+class ServingContext:
+    """What serve_deployment needs besides the workload: the design's fabric and facility
+    power, the serving assumptions, the cost analysis's $/GPU-hour and the storage analysis's
+    bulk read per GPU (a remote prefix cache reads over it; None without storage)."""
+
+    fabric: FabricView
+    facility_kw: float
+    assumptions: InferenceAssumptions = InferenceAssumptions()
+    usd_per_gpu_hour: float | None = None
+    storage_read_gbyte_s_per_gpu: float | None = None
+
+    def serve(self, workload: InferenceWorkload) -> InferenceResult:
+        return serve_deployment(self.fabric, workload, self.facility_kw, self.assumptions,
+                                self.usd_per_gpu_hour,
+                                storage_read_gbyte_s_per_gpu=self.storage_read_gbyte_s_per_gpu)
+
+
+class _Point(NamedTuple):
+    """One deployment at one batch, as the ranking sees it."""
+
+    batch: int
+    ttft_ms: float
+    tpot_ms: float
+    output_per_gpu: float  # output tokens/s per GPU of the deployment, prefill counted
+    decode_per_gpu: float
+    meets: bool
+
+
+@dataclass(frozen=True)
+class ServedFigures:
+    """What one deployment served gives, as the search ranks it and the what-ifs compare it
+    (None where it cannot run)."""
+
+    runs: bool
+    meets_slo: bool | None
+    ttft_ms: float | None
+    tpot_ms: float | None
+    output_tokens_per_s_per_gpu: float | None  # prefill counted
+    output_tokens_per_s: float | None  # the whole service: per GPU x the deployment's GPUs
+
+    def to_json(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(ServedFigures)}
+
+
+def served_figures(result: InferenceResult) -> dict:
+    """The ServedFigures fields of ``result``."""
+    per_gpu = result.output_tokens_per_s_per_gpu
+    return dict(runs=result.runs, meets_slo=result.meets_slo, ttft_ms=result.ttft_ms,
+                tpot_ms=result.tpot_ms, output_tokens_per_s_per_gpu=per_gpu,
+                output_tokens_per_s=per_gpu * result.workload.deployment.gpus if per_gpu is not None else None)
+
+
+@dataclass(frozen=True)
+class DeploymentCandidate(ServedFigures):
+    """One deployment the search evaluated, with why it loses to the winner (empty for the
+    winner); ``output_tokens_per_s`` is the ranking figure, ``relative_tokens_per_s`` it against
+    the winner's, minus 1."""
+
+    deployment: Deployment = Deployment()
+    decode_tokens_per_s_per_gpu: float | None = None
+    slo_excess: float | None = None  # max(TTFT / target, TPOT / target): at most 1 meets both
+    # "", "slo", "scale", "prefill", "batch", "compute", "memory", "kv_fetch", "communication",
+    # "pools" (a disaggregated runner-up), "interleaving" (an aggregated one against disaggregated)
+    loses_by: str = ""
+    relative_tokens_per_s: float | None = 0.0
+    reason: str = ""
+
+    def to_json(self) -> dict:
+        return {"deployment": deployment_to_dict(self.deployment), "gpus": self.deployment.gpus,
+                **super().to_json(), "decode_tokens_per_s_per_gpu": self.decode_tokens_per_s_per_gpu,
+                "slo_excess": self.slo_excess, "loses_by": self.loses_by,
+                "relative_tokens_per_s": self.relative_tokens_per_s, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class DeploymentSearch:
+    """What the search chose and why. ``result`` is serve_deployment's result for the chosen
+    deployment (its ``workload`` carries that deployment; ``workload`` here is the one asked,
+    "auto"); when nothing runs it is the largest replica's, with NO_DEPLOYMENT_FITS first among
+    its ``cannot_run``."""
+
+    workload: InferenceWorkload
+    result: InferenceResult
+    candidates: tuple[DeploymentCandidate, ...]  # the winner first, then the runners-up
+    diagnostics: tuple[Diagnostic, ...]  # the search's own (also in result.diagnostics)
+    available_gpus: int
+    considered: int  # deployments enumerated (aggregated layouts, disaggregated pairs)
+    evaluated: int  # serve_deployment calls
+    rejected: int  # layouts that cannot run (weights or one request's KV cache do not fit...)
+    skipped: tuple[str, ...] = ()  # modes not searched, and why
+    elapsed_s: float = 0.0
+
+    @property
+    def deployment(self) -> Deployment | None:
+        """The chosen deployment (None when nothing runs)."""
+        return self.candidates[0].deployment if self.candidates else None
+
+    @property
+    def meets_slo(self) -> bool:
+        return bool(self.result.meets_slo)
+
+    def to_json(self) -> dict:
+        """The search as JSON (``inference.search``)."""
+        return {
+            "available_gpus": self.available_gpus, "considered": self.considered,
+            "evaluated": self.evaluated, "rejected": self.rejected,
+            "meets_slo": self.result.meets_slo if self.result.runs else None,
+            "skipped": list(self.skipped), "elapsed_s": self.elapsed_s,
+            "candidates": [c.to_json() for c in self.candidates],
+        }
+
+
+def slo_excess(workload: InferenceWorkload, ttft_ms: float, tpot_ms: float) -> float:
+    """How far a deployment is from its SLOs: max(TTFT / target, TPOT / target), at most 1 when
+    it meets both (the rule that ranks deployments when none meets them)."""
+    return max(ttft_ms / workload.slo.ttft_ms, tpot_ms / workload.slo.tpot_ms)
+
+
+def slo_misses(result: InferenceResult) -> str:
+    """"TTFT 2,400 ms > 2,000 ms, TPOT 61.0 ms > 50.0 ms": the targets a running result misses."""
+    slo = result.workload.slo
+    misses = []
+    if result.ttft_ms > slo.ttft_ms:
+        misses.append(f"TTFT {result.ttft_ms:,.0f} ms > {slo.ttft_ms:,.0f} ms")
+    if result.tpot_ms > slo.tpot_ms:
+        misses.append(f"TPOT {result.tpot_ms:,.1f} ms > {slo.tpot_ms:,.1f} ms")
+    return ", ".join(misses)
+
+
+def phase_parts(step: PhaseTime) -> dict[str, float]:
+    """A phase's stage step by part as the roofline binds it: the largest of compute, HBM reads
+    and a KV-cache fetch from host memory or storage (they overlap), under its own name
+    ("compute", "memory" or "kv_fetch"), and the communication added to it."""
+    overlapped = step.stage_s - step.communication_s
+    if overlapped > max(step.compute_s, step.memory_s) * (1 + 1e-12):
+        name = "kv_fetch"
+    else:
+        name = "compute" if step.compute_s >= step.memory_s else "memory"
+    return {name: overlapped, "communication": step.communication_s}
+
+
+def request_gpu_seconds(result: InferenceResult) -> tuple[float, float]:
+    """GPU-seconds one request takes of each phase on a running result: its prompt's share of a
+    prefill step (the prefill replica's pp stages; a disaggregated prefill step serves the
+    prefill batch's prompts) and its share of the decode steps (its output tokens, each a step
+    of the decode replica shared by the batch). The inverse of their sum is output tokens per
+    GPU when nothing idles."""
+    dep = result.workload.deployment
+    prompts = dep.prefill.batch if dep.disaggregated else 1
+    prefill = dep.prefill.pp * result.prefill.stage_s * dep.prefill.replica_gpus / prompts
+    decode = (result.workload.requests.mean_output_tokens * dep.decode.pp * result.decode.stage_s
+              * dep.decode.replica_gpus / result.batch)
+    return prefill, decode
+
+
+def with_deployment(workload: InferenceWorkload, deployment: Deployment) -> InferenceWorkload:
+    return replace(workload, deployment=deployment)
+
+
+# ------------------------------------------------------------------------------------------
+# enumeration
+
+
+def fill_replicas(gpus: int, tp: int, pp: int, ep: int) -> int:
+    """The most replicas of tp x pp GPUs ``gpus`` hold with ep dividing tp x dp (0: none)."""
+    step = ep // math.gcd(ep, tp)
+    return gpus // (tp * pp) // step * step
+
+
+def phase_shapes(model: ModelSpec, gpus: int) -> list[list[tuple[int, int, int, int]]]:
+    """(tp, pp, ep, dp) of every replica shape that fits in ``gpus``, grouped by (tp, ep) with
+    the pipeline depths ascending: tp divides the heads, pp is a power of two or a divisor of
+    the layers, ep (MoE) divides the experts and tp x dp, dp the most replicas that allows."""
+    tps = [t for t in range(1, min(model.heads, gpus) + 1) if model.heads % t == 0]
+    pps = [p for p in range(1, min(model.layers, gpus) + 1) if model.layers % p == 0 or p & (p - 1) == 0]
+    experts = model.moe.experts if model.moe.enabled else 1
+    eps = [e for e in range(1, min(experts, gpus) + 1) if experts % e == 0]
+    groups = []
+    for tp in tps:
+        for ep in eps:
+            group = [(tp, pp, ep, fill_replicas(gpus, tp, pp, ep)) for pp in pps]
+            group = [shape for shape in group if shape[3] >= 1]
+            if group:
+                groups.append(group)
+    return groups
+
+
+# ------------------------------------------------------------------------------------------
+# evaluation
+
+
+@dataclass
+class _Choice:
+    """A deployment at the batch the search settled on, with its ranking figures."""
+
+    deployment: Deployment
+    point: _Point
+    excess: float
+    ladder: tuple[_Point, ...] = ()  # the deployment's ladder (and refinements), by batch
+    prefill_rate: float = 0.0  # requests/s one GPU of the layout prefills (a prompt alone)
+
+    @property
+    def gpus(self) -> int:
+        return self.deployment.gpus
+
+    @property
+    def service(self) -> float:
+        return self.point.output_per_gpu * self.gpus
+
+    def key(self) -> tuple:
+        d = self.deployment.decode
+        if self.point.meets:
+            return (0, -self.service, self.gpus, d.tp * d.pp, d.ep)
+        return (1, self.excess, -self.service, self.gpus, d.tp * d.pp, d.ep)
+
+
+class _Search:
+    """The state of one search: what it serves on, the workload, the serve_deployment calls."""
+
+    def __init__(self, context: ServingContext, workload: InferenceWorkload):
+        self.context, self.workload = context, workload
+        self.calls = 0
+
+    def serve(self, deployment: Deployment) -> InferenceResult:
+        self.calls += 1
+        return self.context.serve(with_deployment(self.workload, deployment))
+
+    def point(self, result: InferenceResult) -> _Point:
+        return _Point(result.batch, result.ttft_ms, result.tpot_ms, result.output_tokens_per_s_per_gpu,
+                      result.decode_tokens_per_s_per_gpu, bool(result.meets_slo))
+
+    def choice(self, deployment: Deployment, point: _Point, ladder=(), prefill_rate: float = 0.0) -> _Choice:
+        return _Choice(replace_batch(deployment, point.batch), point,
+                       slo_excess(self.workload, point.ttft_ms, point.tpot_ms), tuple(ladder),
+                       prefill_rate)
+
+    def at_best_batch(self, deployment: Deployment) -> _Choice | InferenceResult:
+        """``deployment`` at its best ladder batch (one call: the curve up to what the KV cache
+        holds), or serve_deployment's result when it cannot run."""
+        result = self.serve(replace_batch(deployment, MAX_BATCH))  # capped to the KV cache
+        if not result.runs:
+            return result
+        ladder = _ladder(result) or [self.point(result)]
+        prefill_rate = result.prefill_tokens_per_s_per_gpu / self.workload.requests.mean_input_tokens
+        return self.choice(deployment, _best_on_ladder(self, ladder), ladder, prefill_rate)
+
+
+def replace_batch(deployment: Deployment, batch: int) -> Deployment:
+    """The deployment with its decode batch (an aggregated replica's batch) set to ``batch``."""
+    if deployment.disaggregated:
+        return replace(deployment, decode=replace(deployment.decode, batch=batch))
+    layout = replace(deployment.decode, batch=batch)
+    return Deployment(deployment.mode, layout, layout)
+
+
+def _ladder(result: InferenceResult) -> list[_Point]:
+    return [_Point(p.batch, p.ttft_ms, p.tpot_ms, p.output_tokens_per_s_per_gpu,
+                   p.decode_tokens_per_s_per_gpu, p.meets_slo) for p in result.curve]
+
+
+def _best_on_ladder(search: _Search, ladder: list[_Point]) -> _Point:
+    meeting = [p for p in ladder if p.meets]
+    if meeting:
+        return max(meeting, key=lambda p: (p.output_per_gpu, -p.batch))
+    return min(ladder, key=lambda p: (slo_excess(search.workload, p.ttft_ms, p.tpot_ms), -p.output_per_gpu))
+
+
+def _refine(search: _Search, choice: _Choice) -> _Choice:
+    """The largest batch meeting both SLOs between the choice's ladder step and the next one
+    (which misses them), by bisection with serve_deployment."""
+    above = [p for p in choice.ladder if p.batch > choice.point.batch]
+    if not choice.point.meets or not above:
+        return choice
+    low, high = choice.point, min(above, key=lambda p: p.batch)
+    ladder = list(choice.ladder)
+    while high.batch - low.batch > 1:
+        mid = search.point(search.serve(replace_batch(choice.deployment, (low.batch + high.batch) // 2)))
+        ladder.append(mid)
+        if mid.meets:
+            low = mid
+        else:
+            high = mid
+    ladder.sort(key=lambda p: p.batch)
+    return search.choice(choice.deployment, low, ladder, choice.prefill_rate)
+
+
+def _upper_bound(choice: _Choice) -> float:
+    """The most service throughput refining the choice's batch could reach: its next ladder
+    step's (which misses the SLOs), as throughput does not fall with the batch."""
+    above = [p for p in choice.ladder if p.batch > choice.point.batch]
+    if not choice.point.meets or not above:
+        return choice.service
+    return min(above, key=lambda p: p.batch).output_per_gpu * choice.gpus
+
+
+def _aggregated(search: _Search, gpus: int) -> tuple[list[_Choice], list[tuple[Deployment, InferenceResult]], int]:
+    """Each aggregated layout at its best batch: (running choices, the layouts that cannot run
+    with their results, layouts enumerated). A deeper pipeline of the same (tp, ep) is tried
+    only while the shallower one cannot run, misses the SLOs or has its batch held by the KV
+    cache: stages run one after another (serving.py), so depth buys memory, not speed."""
+    running: list[_Choice] = []
+    blocked: list[tuple[Deployment, InferenceResult]] = []
+    groups = phase_shapes(search.workload.model, gpus)
+    considered = sum(len(group) for group in groups)
+    for group in groups:
+        for tp, pp, ep, dp in group:
+            deployment = Deployment.aggregated(tp, pp, ep, dp)
+            found = search.at_best_batch(deployment)
+            if isinstance(found, InferenceResult):
+                blocked.append((deployment, found))
+                if any(d.code == NOT_MODELLED for d in found.cannot_run):
+                    return running, blocked, considered  # no layout changes what is not modelled
+                continue
+            running.append(found)
+            if found.point.meets and found.point.batch < max(p.batch for p in found.ladder):
+                break
+    # branch and bound over the batch refinement
+    best = max((c.service for c in running if c.point.meets), default=0.0)
+    order = sorted(range(len(running)), key=lambda i: -_upper_bound(running[i]))
+    for i in order:
+        if _upper_bound(running[i]) <= best:
+            break
+        running[i] = _refine(search, running[i])
+        if running[i].point.meets:
+            best = max(best, running[i].service)
+    return running, blocked, considered
+
+
+class _NotModelled(Exception):
+    """serve_deployment does not model this mode (INFERENCE_NOT_MODELLED): its result."""
+
+    def __init__(self, result: InferenceResult):
+        super().__init__(result.cannot_run[0].message)
+        self.result = result
+
+
+def _disaggregated(search: _Search, gpus: int, aggregated: list[_Choice]) -> tuple[list[_Choice], int, str]:
+    """The best of each shortlisted (prefill layout, decode layout) pair: (choices, pairs
+    considered, why the mode was skipped or "")."""
+    w = search.workload
+    decodes = sorted(((c, p) for c in aggregated if (p := _decode_alone(w, c)) is not None),
+                     key=lambda cp: (-cp[1].decode_per_gpu, cp[0].deployment.decode.replica_gpus))
+    if not decodes or gpus < 2:
+        return [], 0, ""
+    prefills = sorted(aggregated, key=lambda c: (1e3 / c.prefill_rate / c.deployment.decode.replica_gpus
+                                                 > w.slo.ttft_ms, -c.prefill_rate))
+    pairs = [(p, d) for p in prefills[:DISAGGREGATED_SHORTLIST] for d in decodes[:DISAGGREGATED_SHORTLIST]]
+    out_tokens = w.requests.mean_output_tokens
+    split: list[tuple[_Choice, _Choice, _Choice]] = []  # (the pair split, its prefill layout, its decode)
+    try:
+        for prefill, (decode, point) in pairs:
+            found = _split(search, gpus, prefill.deployment.decode,
+                           replace(decode.deployment.decode, batch=point.batch), prefill.prefill_rate,
+                           point.decode_per_gpu / out_tokens)
+            if found is not None:
+                split.append((found, prefill, decode))
+    except _NotModelled:
+        return [], 0, "disaggregated prefill/decode: not modelled by the serving roofline yet"
+    split.sort(key=lambda f: f[0].key())
+    choices = [_rebatch(search, gpus, *f) for f in split[:DISAGGREGATED_REFINED]]
+    return choices + [f[0] for f in split[DISAGGREGATED_REFINED:]], len(pairs), ""
+
+
+def _decode_alone(workload: InferenceWorkload, c: _Choice) -> _Point | None:
+    """The point of an aggregated layout's ladder with the most decode tokens/s per GPU whose
+    decode step alone (the TPOT of a decode pool: no prefill interleaved) meets the TPOT
+    target, or None; the step is batch / (decode tokens/s per GPU x the replica's GPUs)."""
+    gpus = c.deployment.decode.replica_gpus
+    fits = [p for p in c.ladder if p.batch / (p.decode_per_gpu * gpus) * 1e3 <= workload.slo.tpot_ms]
+    return max(fits, key=lambda p: p.decode_per_gpu) if fits else None
+
+
+def _rebatch(search: _Search, gpus: int, found: _Choice, prefill: _Choice, decode: _Choice) -> _Choice:
+    """A split pair with its decode batch the largest within the SLOs at that split (TTFT
+    waits for the prefill pool), then split again for that batch; the best of the three."""
+    at_best = search.at_best_batch(found.deployment)
+    if isinstance(at_best, InferenceResult):
+        return found
+    refined = _refine(search, at_best)
+    again = None
+    if refined.point.batch != found.point.batch:
+        again = _split(search, gpus, prefill.deployment.decode,
+                       replace(decode.deployment.decode, batch=refined.point.batch), prefill.prefill_rate,
+                       refined.point.decode_per_gpu / search.workload.requests.mean_output_tokens)
+    return min((c for c in (found, refined, again) if c is not None), key=_Choice.key)
+
+
+def _split(search: _Search, gpus: int, prefill: PhaseLayout, decode: PhaseLayout,
+           prefill_rate: float, decode_rate: float) -> _Choice | None:
+    """``prefill`` and ``decode`` (its batch kept) as two pools with the GPUs split so that
+    their request rates (per GPU) balance, then moved a replica at a time while it helps; None
+    when no split runs. Raises _NotModelled when the roofline does not model disaggregation."""
+    p_step = prefill.ep // math.gcd(prefill.ep, prefill.tp)  # replicas letting ep divide tp x dp
+    seen: dict[int, _Choice | None] = {}
+
+    def at(p_dp: int) -> _Choice | None:
+        if p_dp not in seen:
+            d_dp = fill_replicas(gpus - p_dp * prefill.replica_gpus, decode.tp, decode.pp, decode.ep)
+            seen[p_dp] = None
+            if p_dp >= 1 and d_dp >= 1:
+                deployment = Deployment("disaggregated", replace(prefill, dp=p_dp, batch=1),
+                                        replace(decode, dp=d_dp))
+                result = search.serve(deployment)
+                if any(x.code == NOT_MODELLED for x in result.cannot_run):
+                    raise _NotModelled(result)
+                if result.runs:
+                    seen[p_dp] = search.choice(deployment, search.point(result))
+        return seen[p_dp]
+
+    # the prefill replicas that leave the decode pool at least its smallest step of replicas
+    most = (gpus - decode.replica_gpus * (decode.ep // math.gcd(decode.ep, decode.tp))) // prefill.replica_gpus
+    if most < p_step:
+        return None
+    balanced = gpus * decode_rate / (prefill_rate + decode_rate) / prefill.replica_gpus
+    start = min(max(p_step, round(balanced)), most) // p_step * p_step
+    best = at(start)
+    for direction in (p_step, -p_step):
+        p_dp = start
+        for _ in range(MAX_SPLIT_MOVES):
+            p_dp += direction
+            found = at(p_dp)
+            if found is None or (best is not None and found.key() >= best.key()):
+                break
+            best = found
+    return best
+
+
+def split_into_pools(context: ServingContext, workload: InferenceWorkload,
+                     gpus: int | None = None) -> InferenceResult | None:
+    """``workload``'s aggregated deployment made disaggregated: its layout for both pools,
+    ``gpus`` (None: the deployment's) split where the pools' request rates balance, the decode
+    batch the largest within the SLOs. None when no split runs; serve_deployment's
+    INFERENCE_NOT_MODELLED result while the roofline does not model disaggregation."""
+    search = _Search(context, workload)
+    layout = search.at_best_batch(workload.deployment)
+    if isinstance(layout, InferenceResult):
+        return None
+    point = _decode_alone(workload, layout) or layout.point
+    gpus = gpus or workload.deployment.gpus
+    try:
+        found = _split(search, gpus, layout.deployment.decode, replace(layout.deployment.decode, batch=point.batch),
+                       layout.prefill_rate, point.decode_per_gpu / workload.requests.mean_output_tokens)
+        if found is None:
+            return None
+        return search.serve(_rebatch(search, gpus, found, layout, layout).deployment)
+    except _NotModelled as not_modelled:
+        return not_modelled.result
+
+
+# ------------------------------------------------------------------------------------------
+
+
+def search_deployment(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
+                      assumptions: InferenceAssumptions | None = None,
+                      usd_per_gpu_hour: float | None = None, *,
+                      storage_read_gbyte_s_per_gpu: float | None = None, gpus: int | None = None,
+                      max_runners_up: int = 4) -> DeploymentSearch:
+    """The best deployment of ``workload`` (its own deployment is ignored: "auto") on ``gpus``
+    GPUs of ``fabric`` (None: all of the design's), by output tokens per second of the service
+    under both SLOs, with the runners-up (the best of each other shape) and why each loses.
+    ``facility_kw``, ``usd_per_gpu_hour`` and ``storage_read_gbyte_s_per_gpu`` are
+    serve_deployment's (ServingContext). Pure; no state is kept between calls (a GUI may run it
+    in a worker thread)."""
+    start = time.perf_counter()
+    available = fabric.gpus if gpus is None else gpus
+    if available < 1:
+        raise ValueError(f"search_deployment: gpus must be at least 1, got {available}")
+    search = _Search(ServingContext(fabric, facility_kw, assumptions or InferenceAssumptions(),
+                                    usd_per_gpu_hour, storage_read_gbyte_s_per_gpu), workload)
+    aggregated, blocked, considered = _aggregated(search, available)
+    skipped: list[str] = []
+    disaggregated, pairs, why_not = _disaggregated(search, available, aggregated)
+    considered += pairs
+    if why_not:
+        skipped.append(why_not)
+
+    if not aggregated and not disaggregated:
+        return _nothing_runs(search, blocked, available, considered, skipped, start)
+    ranked = sorted([*aggregated, *disaggregated], key=_Choice.key)
+    # the runners-up at their largest batch within the SLOs too (none can overtake the winner:
+    # the refinement's bound said so)
+    runners = sorted((_refine(search, r) for r in _runners_up(ranked, max_runners_up)), key=_Choice.key)
+    winner = ranked[0]
+    result = search.serve(winner.deployment)
+    runner_results = [search.serve(other.deployment) for other in runners]
+    diagnostics = [_chosen(winner, search.calls, considered, len(blocked))]
+    if not winner.point.meets:
+        diagnostics.insert(0, Diagnostic("NO_DEPLOYMENT_MEETS_SLO", (
+            f"inference.slo: no deployment of the {available:,} GPUs meets TTFT "
+            f"{workload.slo.ttft_ms:,.0f} ms and TPOT {workload.slo.tpot_ms:,.1f} ms; the search "
+            f"chose the one that misses them least ({winner.excess:.2f}x the tighter target): "
+            f"{winner.deployment.describe()}")))
+    result = replace(result, diagnostics=(*result.diagnostics, *diagnostics))
+    candidates = [_candidate(winner, result)]
+    for other, other_result in zip(runners, runner_results):
+        candidates.append(_explain(winner, result, other, other_result, available))
+    return DeploymentSearch(workload, result, tuple(candidates), tuple(diagnostics), available,
+                            considered, search.calls, len(blocked), tuple(skipped),
+                            time.perf_counter() - start)
+
+
+def serve_at_best_batch(context: ServingContext, workload: InferenceWorkload) -> InferenceResult:
+    """``workload``'s own deployment (not "auto") served at the batch the search would give
+    it: the largest meeting both SLOs (its ladder, then bisection), or, when none does, the
+    one that misses them least."""
+    search = _Search(context, workload)
+    found = search.at_best_batch(workload.deployment)
+    if isinstance(found, InferenceResult):
+        return found
+    return search.serve(_refine(search, found).deployment)
+
+
+def _shape(deployment: Deployment) -> tuple:
+    def one(p: PhaseLayout) -> tuple:
+        return (p.tp, p.pp, p.ep)
+    if deployment.disaggregated:
+        return ("disaggregated", one(deployment.prefill), one(deployment.decode))
+    return ("aggregated", one(deployment.decode))
+
+
+def _runners_up(ranked: list[_Choice], limit: int) -> list[_Choice]:
+    """The best deployment of each shape other than the winner's, best first."""
+    seen = {_shape(ranked[0].deployment)}
+    runners = []
+    for choice in ranked[1:]:
+        shape = _shape(choice.deployment)
+        if shape not in seen:
+            seen.add(shape)
+            runners.append(choice)
+            if len(runners) >= limit:
+                break
+    return runners
+
+
+def _nothing_runs(search: _Search, blocked: list, available: int, considered: int,
+                  skipped: list[str], start: float) -> DeploymentSearch:
+    """No deployment runs: the largest replica's result (the one closest to fitting), with why."""
+    deployment, result = max(blocked, key=lambda b: (b[0].decode.replica_gpus, b[0].decode.ep))
+    if not any(d.code == NOT_MODELLED for d in result.cannot_run):
+        reasons = "; ".join(d.message for d in result.cannot_run)
+        failure = Diagnostic("NO_DEPLOYMENT_FITS", (
+            f"inference.deployment: no deployment of {search.workload.name} runs on "
+            f"{available:,} GPUs of {search.context.fabric.accelerator.id} ({considered:,} layouts tried; "
+            f"the largest replica, {deployment.decode.replica_gpus:,} GPUs: {reasons})"))
+        result = replace(result, cannot_run=(failure, *result.cannot_run))
+    return DeploymentSearch(search.workload, result, (), tuple(result.cannot_run[:1]), available,
+                            considered, search.calls, len(blocked), tuple(skipped),
+                            time.perf_counter() - start)
+
+
+def _chosen(winner: _Choice, calls: int, considered: int, rejected: int) -> Diagnostic:
+    return Diagnostic("AUTO_DEPLOYMENT", (
+        f"auto deployment chose {winner.deployment.describe()} ({considered:,} deployments "
+        f"considered, {rejected:,} of them cannot run; {calls:,} serving evaluations)"))
+
+
+def _candidate(choice: _Choice, result: InferenceResult, loses_by: str = "",
+               relative: float | None = 0.0, reason: str = "") -> DeploymentCandidate:
+    return DeploymentCandidate(
+        **served_figures(result), deployment=choice.deployment,
+        decode_tokens_per_s_per_gpu=result.decode_tokens_per_s_per_gpu,
+        slo_excess=slo_excess(result.workload, result.ttft_ms, result.tpot_ms) if result.runs else None,
+        loses_by=loses_by, relative_tokens_per_s=relative, reason=reason)
+
+
+def _explain(winner: _Choice, best: InferenceResult, other: _Choice, result: InferenceResult,
+             available: int) -> DeploymentCandidate:
+    """The runner-up with why it loses: the SLO it misses, the GPUs it leaves idle, or the part
+    of the GPU time per output token (prefill, decode batch, decode step) that grows most."""
+    relative = other.service / winner.service - 1.0 if winner.service > 0 else None
+    if relative is None:
+        fewer = "fewer tokens/s"
+    elif relative > -5e-4:
+        fewer = "as many tokens/s (ties go to fewer GPUs, then smaller replicas)"
+    else:
+        fewer = f"{-100 * relative:.1f}% fewer tokens/s"
+    if winner.point.meets and not other.point.meets:
+        return _candidate(other, result, "slo", relative,
+                          f"misses the SLO even at batch {result.batch:,}: {slo_misses(result)}")
+    if other.gpus < 0.95 * winner.gpus:
+        d = other.deployment.decode
+        return _candidate(other, result, "scale", relative, (
+            f"{fewer}; scale: {d.dp:,} replicas of {d.replica_gpus:,} GPUs use {other.gpus:,} of "
+            f"the {available:,} GPUs (the winner {winner.gpus:,})"))
+    dis = result.disaggregated
+    idle = None if dis is None else dis.decode if dis.limited_by == "prefill" else dis.prefill
+    if idle is not None and idle.utilisation < BALANCED_POOL:
+        return _candidate(other, result, "pools", relative, (
+            f"{fewer}; pools: the {dis.limited_by} pool limits it to "
+            f"{min(dis.prefill.requests_per_s, dis.decode.requests_per_s):,.1f} requests/s while the "
+            f"other is {idle.utilisation:.0%} busy; the KV hand-over takes {dis.kv_transfer_ms:,.2f} ms "
+            f"over the {dis.kv_transfer_level} level"))
+    if best.workload.deployment.disaggregated and not other.deployment.disaggregated:
+        return _candidate(other, result, "interleaving", relative, (
+            f"{fewer}; interleaving: prefills take {result.prefill_time_fraction:.0%} of each "
+            f"replica's time, so TPOT at load is {result.tpot_ms:,.1f} ms on a "
+            f"{result.decode_step_ms:,.1f} ms decode step at batch {result.batch:,}"))
+    category, detail = _gpu_time_part(best, result)
+    return _candidate(other, result, category, relative, f"{fewer}; {category}: {detail}")
+
+
+def _gpu_time_part(best: InferenceResult, other: InferenceResult) -> tuple[str, str]:
+    """The part of the GPU time per output token that grows most from ``best`` to ``other``:
+    prefill (a prompt's prefill step on its (prefill) replica, over the request's output
+    tokens), the decode batch, or a part of the decode step (per stage, times the stages, on
+    the (decode) replica's GPUs, over the batch)."""
+    out = best.workload.requests.mean_output_tokens
+
+    def parts(r: InferenceResult) -> dict[str, float]:
+        prefill_s, decode_s = request_gpu_seconds(r)
+        per_stage = decode_s / r.decode.stage_s / out * 1e3  # GPU-ms per output token per stage-s
+        return {"prefill": prefill_s / out * 1e3,
+                **{k: v * per_stage for k, v in phase_parts(r.decode).items()}}
+
+    b, o = parts(best), parts(other)
+    category = max(set(b) | set(o), key=lambda k: o.get(k, 0.0) - b.get(k, 0.0))
+    d_b, d_o = best.workload.deployment.decode, other.workload.deployment.decode
+    cost = f"{o.get(category, 0.0):.2f} GPU-ms per output token against {b.get(category, 0.0):.2f}"
+    if category == "prefill":
+        p_b, p_o = best.workload.deployment.prefill, other.workload.deployment.prefill
+        return category, (f"{cost} (a prompt's prefill: {p_o.pp * other.prefill.stage_s * 1e3:,.0f} ms on "
+                          f"{p_o.replica_gpus:,} GPUs against {p_b.pp * best.prefill.stage_s * 1e3:,.0f} ms "
+                          f"on {p_b.replica_gpus:,}, for {out:,.0f} output tokens)")
+    if other.batch < best.batch and category != "communication":
+        held = ("the KV cache" if other.batch >= (other.max_concurrency_per_replica or 0)
+                else f"the SLOs (the KV cache would hold {other.max_concurrency_per_replica:,})")
+        return "batch", (f"decode batch {other.batch:,} per replica of {d_o.replica_gpus:,} GPUs, "
+                         f"held by {held}, against {best.batch:,} per {d_b.replica_gpus:,}: "
+                         f"decode {_PART_TITLES[category]} cost {cost}")
+
+    def step(r: InferenceResult, layout: PhaseLayout) -> str:
+        seconds = phase_parts(r.decode).get(category, 0.0)
+        return (f"{seconds * 1e3:.2f} ms per stage x {layout.pp} on {layout.replica_gpus:,} GPUs "
+                f"for {r.batch:,} sequences")
+
+    return category, (f"decode {_PART_TITLES[category]} cost {cost} ({step(other, d_o)}, against "
+                      f"{step(best, d_b)})")
+
+
+_PART_TITLES = {"compute": "compute", "memory": "HBM reads", "kv_fetch": "KV-cache fetch",
+                "communication": "TP/EP communication"}

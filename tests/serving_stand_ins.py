@@ -1,0 +1,54 @@
+"""Stand-ins for the serving roofline (core/analysis/serving.py) that the deployment-search and
+bottleneck tests patch in where they test what the search does with an answer rather than the
+roofline's answer itself: a roofline that does not model some deployments (yet), and one that
+serves a disaggregated deployment as its two pools would be with no hand-over cost. Both call
+the real serve_deployment for everything else."""
+
+from dataclasses import replace
+
+from core.analysis.serving import InferenceResult, serve_deployment
+from core.diagnostics import Diagnostic
+from core.inference_workload import Deployment
+
+
+def not_modelled_when(unmodelled):
+    """serve_deployment, except that a workload for which ``unmodelled(workload)`` is true gets
+    the INFERENCE_NOT_MODELLED answer."""
+    def serve(fabric, workload, facility_kw, assumptions=None, usd_per_gpu_hour=None, **options):
+        if unmodelled(workload):
+            return InferenceResult(
+                workload=workload, runs=False,
+                cannot_run=(Diagnostic("INFERENCE_NOT_MODELLED", "inference: not modelled yet"),),
+                diagnostics=(), total_params=0.0, active_params=0.0, weights_gb_per_gpu=None,
+                kv_bytes_per_token=0.0, kv_cache_gb_per_gpu=None, max_concurrency_per_replica=None,
+                batch=None)
+        return serve_deployment(fabric, workload, facility_kw, assumptions, usd_per_gpu_hour, **options)
+    return serve
+
+
+def pooled_serve(fabric, workload, facility_kw, assumptions=None, usd_per_gpu_hour=None, **options):
+    """serve_deployment for aggregated deployments; a disaggregated one served as its two pools
+    would be with no hand-over cost: the request rate is the slower pool's (prefill: one prompt
+    per step per replica, the step of a prompt alone; decode: batch per replica per decode step
+    x output tokens), TTFT the prompt alone, TPOT the decode step."""
+    dep = workload.deployment
+    if not dep.disaggregated:
+        return serve_deployment(fabric, workload, facility_kw, assumptions, usd_per_gpu_hour, **options)
+
+    def alone(layout):
+        return serve_deployment(fabric, replace(workload, deployment=Deployment("aggregated", layout, layout)),
+                                facility_kw, assumptions, usd_per_gpu_hour, **options)
+
+    prefill, decode = alone(dep.prefill), alone(dep.decode)
+    if not (prefill.runs and decode.runs):
+        return replace(decode if not decode.runs else prefill, workload=workload)
+    out_tokens, in_tokens = workload.requests.mean_output_tokens, workload.requests.mean_input_tokens
+    prompt_s = in_tokens / prefill.prefill_tokens_per_s_per_gpu / dep.prefill.replica_gpus
+    decode_step_s = decode.batch / decode.decode_tokens_per_s_per_gpu / dep.decode.replica_gpus
+    rate = min(dep.prefill.dp / prompt_s, dep.decode.dp * decode.batch / decode_step_s / out_tokens)
+    per_gpu = rate * out_tokens / dep.gpus
+    meets = prompt_s * 1e3 <= workload.slo.ttft_ms and decode_step_s * 1e3 <= workload.slo.tpot_ms
+    point = replace(next(p for p in decode.curve if p.batch == decode.batch), ttft_ms=prompt_s * 1e3,
+                    tpot_ms=decode_step_s * 1e3, output_tokens_per_s_per_gpu=per_gpu, meets_slo=meets)
+    return replace(decode, workload=workload, ttft_ms=point.ttft_ms, tpot_ms=point.tpot_ms,
+                   curve=(point,), meets_slo=meets, output_tokens_per_s_per_gpu=per_gpu)
