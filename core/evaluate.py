@@ -51,7 +51,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from core.analysis.bottleneck import BottleneckResult, explain_bottleneck
-from core.analysis.inference import InferenceResult, analyze_inference_workload
+from core.analysis.inference import InferenceResult, analyze_inference_workload, inference_section_json
 from core.analysis.inference_bottleneck import InferenceBottleneck, explain_inference_bottleneck
 from core.analysis.inference_search import DeploymentSearch
 from core.analysis.failure import (FailureResult, OutOfServiceItem, analyze_failure,
@@ -80,7 +80,7 @@ from core.partitions import Partitions, PartitionView, has_partitions, resolve_p
 from core.service_results import ServiceResult, named, on_what, serve_services, service_warnings
 from core.stacks import stack_status
 from core.topology import Topology, analyze_topology, single_points_of_failure
-from core.inference_workload import InferenceWorkload, deployment_to_dict, inference_workload_to_dict
+from core.inference_workload import InferenceWorkload, inference_workload_to_dict
 from core.workload import Workload, workload_to_dict
 
 EVALUATION_FORMAT = "cluster-designer.evaluation/1"
@@ -524,14 +524,8 @@ def _served_workload(ev: Evaluation) -> InferenceWorkload:
 
 
 def _inference_json(ev: Evaluation) -> dict[str, Any] | None:
-    """The serving figures of an inference workload (the contract keys null when it cannot
-    run, with why in ``cannot_run``), the deployment served (``deployment``: the search's
-    choice for "auto", null when none runs) and the search (``search``: its candidates with why
-    each loses; null for a fixed deployment); null for a training workload or none."""
+    """The serving figures of an inference main workload (core.analysis.inference's
+    ``inference_section_json``); null for a training workload or none."""
     if ev.inference is None:
         return None
-    search = ev.inference_search
-    chosen = ev.inference.workload.deployment if search is None else search.deployment
-    return {**ev.inference.to_json(),
-            "deployment": deployment_to_dict(chosen) if chosen is not None else None,
-            "search": search.to_json() if search is not None else None}
+    return inference_section_json(ev.inference, ev.inference_search)

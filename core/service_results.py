@@ -13,7 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.analysis.inference import InferenceResult, analyze_inference
+from core.analysis.inference import (InferenceResult, analyze_inference_workload,
+                                     inference_section_json)
+from core.analysis.inference_bottleneck import InferenceBottleneck, explain_inference_bottleneck
+from core.analysis.inference_search import DeploymentSearch
 from core.analysis.serving import model_shape
 from core.analysis.storage import analyze_storage
 from core.diagnostics import Diagnostic
@@ -25,15 +28,20 @@ from core.topology import Topology
 
 @dataclass(frozen=True)
 class ServiceResult:
-    """One service of the design: its partition and what it serves there."""
+    """One service of the design: its partition and what it serves there (for "auto", the
+    deployment the search chose, the search, and what binds it with the what-ifs), as the main
+    workload's evaluation has them."""
 
     name: str
     partition: PartitionView
     inference: InferenceResult  # runs False (with cannot_run) when it is not served
+    search: DeploymentSearch | None = None  # the deployment search, when the service asks "auto"
+    bottleneck: InferenceBottleneck | None = None  # None when it is not served
 
     @property
     def workload(self) -> InferenceWorkload:
-        return self.inference.workload
+        """The service's workload as asked ("deployment": "auto" stays "auto")."""
+        return self.search.workload if self.search is not None else self.inference.workload
 
     def to_json(self) -> dict[str, Any]:
         """Its partition, workload, and an ``inference`` section with the keys of the
@@ -46,7 +54,8 @@ class ServiceResult:
                 "it_kw": self.partition.it_kw, "facility_kw": self.partition.facility_kw,
                 "usd_per_gpu_hour": self.partition.usd_per_gpu_hour,
                 "workload": inference_workload_to_dict(self.workload),
-                "inference": self.inference.to_json()}
+                "inference": inference_section_json(self.inference, self.search),
+                "bottleneck": self.bottleneck.to_json() if self.bottleneck is not None else None}
 
 
 def serve_services(design: Design, partitions: Partitions, assumptions: Any,
@@ -57,16 +66,18 @@ def serve_services(design: Design, partitions: Partitions, assumptions: Any,
     out = []
     for service, view in zip(design.services, partitions.services):
         if view.fabric is None:
-            result = unserved(service.workload, view.problems, assumptions.inference)
-        else:
-            result = analyze_inference(view.fabric, service.workload, view.facility_kw or 0.0,
-                                       assumptions.inference, usd_per_gpu_hour=view.usd_per_gpu_hour,
-                                       storage_read_gbyte_s_per_gpu=_storage_read_per_gpu(
-                                           service.workload, view, topology, assumptions))
-            where = f"service {service.name} on {on_what(view)}"
-            result = replace(result, cannot_run=named(result.cannot_run, where),
-                             diagnostics=named(result.diagnostics, where))
-        out.append(ServiceResult(service.name, view, result))
+            out.append(ServiceResult(service.name, view,
+                                     unserved(service.workload, view.problems, assumptions.inference)))
+            continue
+        served = analyze_inference_workload(
+            view.fabric, service.workload, view.facility_kw or 0.0, assumptions.inference,
+            usd_per_gpu_hour=view.usd_per_gpu_hour,
+            storage_read_gbyte_s_per_gpu=_storage_read_per_gpu(service.workload, view, topology, assumptions))
+        where = f"service {service.name} on {on_what(view)}"
+        result = replace(served.result, cannot_run=named(served.result.cannot_run, where),
+                         diagnostics=named(served.result.diagnostics, where))
+        out.append(ServiceResult(service.name, view, result, served.search,
+                                 explain_inference_bottleneck(served)))
     return tuple(out)
 
 

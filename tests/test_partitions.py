@@ -370,3 +370,25 @@ def test_service_options_fail_in_one_line(args, message, capsys):
     assert main(["evaluate", str(EXAMPLES / "dgx-h100-superpod-4su.json"), *args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_an_auto_service_is_searched_on_its_partition_like_a_main_workload(train_and_serve, catalog):
+    """A service asking "deployment": "auto" gets the search on its own partition's GPUs, the
+    chosen deployment, the runners-up and the what-ifs, in the JSON and the report, exactly as
+    the same workload gets them as the main workload of that partition alone."""
+    auto = dataclasses.replace(R1, deployment="auto")
+    train_and_serve.services = (Service("reasoning", Partition(blocks=("serve",)), auto),)
+    ev = evaluate(train_and_serve, catalog)
+    service = ev.services[0]
+    assert service.search is not None and service.bottleneck is not None
+    assert service.workload.auto and not service.inference.workload.auto
+    alone = evaluate(load_project(EXAMPLES / "gb200-nvl72-su.json", catalog), catalog, auto)
+    assert service.inference.workload.deployment == alone.inference.workload.deployment
+    assert service.inference.output_tokens_per_s_per_gpu == pytest.approx(alone.inference.output_tokens_per_s_per_gpu)
+    section = evaluation_to_json(ev)["services"][0]
+    assert section["workload"]["deployment"] == "auto"
+    assert section["inference"]["deployment"] == inference_workload_to_dict(service.inference.workload)["deployment"]
+    assert len(section["inference"]["search"]["candidates"]) == len(service.search.candidates)
+    assert section["bottleneck"]["kind"] == "inference"
+    md = render_report(ev, "md")
+    assert "Auto deployment (chosen)" in md.split("## Service reasoning")[1]

@@ -15,7 +15,7 @@ from core.analysis.inference_assumptions import InferenceAssumptions
 from core.analysis.inference_search import DeploymentSearch, ServingContext, search_deployment
 from core.analysis.serving import InferenceResult
 from core.fabric import FabricView
-from core.inference_workload import InferenceWorkload
+from core.inference_workload import InferenceWorkload, deployment_to_dict
 
 
 @dataclass(frozen=True)
@@ -55,3 +55,15 @@ def analyze_inference(fabric: FabricView, workload: InferenceWorkload, facility_
     """The deployment served of ``analyze_inference_workload`` (the search's choice for "auto")."""
     return analyze_inference_workload(fabric, workload, facility_kw, assumptions, usd_per_gpu_hour,
                                       storage_read_gbyte_s_per_gpu=storage_read_gbyte_s_per_gpu).result
+
+
+def inference_section_json(result: InferenceResult, search: DeploymentSearch | None) -> dict:
+    """The evaluation JSON's ``inference`` section of one served workload (the main one or a
+    service): the serving figures (the contract keys null when it cannot run, with why in
+    ``cannot_run``), the deployment served (``deployment``: the search's choice for "auto", null
+    when none runs) and the search (``search``: its candidates with why each loses; null for a
+    fixed deployment)."""
+    chosen = result.workload.deployment if search is None else search.deployment
+    return {**result.to_json(),
+            "deployment": deployment_to_dict(chosen) if chosen is not None else None,
+            "search": search.to_json() if search is not None else None}

@@ -384,8 +384,11 @@ def service_rows(service: ServiceResult) -> list[Row]:
     and $/GPU-hour share) and its serving figures, keyed ``services.<name>.<key>``."""
     key = f"services.{service.name}"
     view = service.partition
-    return [Row("Partition", f"{view.name}: {view.describe()}", f"{key}.partition"),
-            *serving_rows(service.inference, key, service.inference.cannot_run, view.gpus)]
+    rows = [Row("Partition", f"{view.name}: {view.describe()}", f"{key}.partition"),
+            *serving_rows(service.inference, key, service.inference.cannot_run, view.gpus, service.search)]
+    if service.bottleneck is not None:
+        rows += inference_bottleneck_rows(service.bottleneck, f"{key}.bottleneck")
+    return rows
 
 
 def serving_rows(inf: InferenceResult, key: str, cannot_run: tuple, gpus: int,
@@ -507,27 +510,27 @@ def _deployment_text(inf: InferenceResult, search: DeploymentSearch | None) -> s
             f"{search.evaluated:,} serving evaluations{'' if search.meets_slo else '; none meets both SLOs'})")
 
 
-def inference_bottleneck_rows(bn: InferenceBottleneck) -> list[Row]:
+def inference_bottleneck_rows(bn: InferenceBottleneck, key: str = "bottleneck") -> list[Row]:
     """What binds each serving phase, the what-ifs served again, and ("auto") why the other
     deployments lose."""
     rows = [
-        Row("Limited by", bn.primary, "bottleneck.primary"),
-        Row("Summary", bn.summary, "bottleneck.summary"),
+        Row("Limited by", bn.primary, f"{key}.primary"),
+        Row("Summary", bn.summary, f"{key}.summary"),
     ]
     for lim in bn.limiters:
         rows.append(Row(f"  {lim.name}", f"{lim.share * 100:.1f} % of the step, {lim.text}",
-                        f"bottleneck.limiters.{lim.key}"))
+                        f"{key}.limiters.{lim.key}"))
     rows.append(Row("Most help", bn.best.text if bn.best is not None else
-                    "no single change tried raises output tokens/s by 1 % within the SLOs", "bottleneck.best"))
+                    "no single change tried raises output tokens/s by 1 % within the SLOs", f"{key}.best"))
     for w in bn.what_ifs:
         if w is not bn.best:
-            rows.append(Row("  what-if", w.text, f"bottleneck.what_ifs.{w.key}"))
+            rows.append(Row("  what-if", w.text, f"{key}.what_ifs.{w.key}"))
     for text in bn.skipped:
-        rows.append(Row("  not modelled", text, "bottleneck.skipped"))
+        rows.append(Row("  not modelled", text, f"{key}.skipped"))
     for i, cand in enumerate(bn.layout_search):
         label = "Auto deployment (chosen)" if i == 0 else "  runner-up"
         text = cand.deployment.describe() if i == 0 else f"{cand.deployment.describe()}: {cand.reason}"
-        rows.append(Row(label, text, f"bottleneck.layout_search.{i}"))
+        rows.append(Row(label, text, f"{key}.layout_search.{i}"))
     return rows
 
 
