@@ -2,7 +2,9 @@
 
 Prints median times for
   * opening a 100,000-GPU design to a fully drawn window (and to filled metric panels),
-  * edit-to-updated-panels latency on a 16,384-GPU design (debounce included),
+  * edit-to-updated-panels latency on a 16,384-GPU design (debounce included), and on the
+    100,000-GPU design serving an inference workload (a fixed deployment, and "auto": the
+    deployment search at every evaluation),
   * rendering the canvas of the 100,000-GPU design to a 1600x1000 image,
 against the budgets of the GUI issue (open < 3 s, edit-to-update < 300 ms, render < 100 ms).
 """
@@ -10,6 +12,7 @@ against the budgets of the GUI issue (open < 3 s, edit-to-update < 300 ms, rende
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -25,6 +28,7 @@ from PySide6.QtGui import QImage, QPainter  # noqa: E402
 
 from core.catalog import default_catalog  # noqa: E402
 from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
+from core.inference_workload import load_inference_preset  # noqa: E402
 from core.operations import SetProperty  # noqa: E402
 from core.project import load_project, save_project  # noqa: E402
 from core.workload import list_presets, load_preset  # noqa: E402
@@ -74,13 +78,10 @@ def bench_open(app, path: Path, repeat: int) -> tuple[list[float], list[float]]:
     return drawn, filled
 
 
-def bench_edit(app, repeat: int) -> list[float]:
+def bench_edit(app, design, repeat: int) -> list[float]:
+    """Median-ready times from a spine count edit to updated panels on ``design``."""
     from designer.main_window import MainWindow  # noqa: PLC0415
 
-    design = generate_fat_tree(FatTreeOptions(16_384, "DGX-H100", "QM9700"), default_catalog())
-    presets = list_presets()
-    if presets:
-        design.workload = load_preset(next(iter(presets)))
     window = MainWindow(default_catalog(), interactive=False)
     window.show()
     window.load_design(design, None)
@@ -97,6 +98,22 @@ def bench_edit(app, repeat: int) -> list[float]:
     window.document.undo_stack.setClean()
     window.close()
     return times
+
+
+def training_16k():
+    design = generate_fat_tree(FatTreeOptions(16_384, "DGX-H100", "QM9700"), default_catalog())
+    presets = list_presets()
+    if presets:
+        design.workload = load_preset(next(iter(presets)))
+    return design
+
+
+def serving_100k(path: Path, preset: str, auto: bool):
+    """The 100,000-GPU design serving ``preset`` (its own deployment, or "auto")."""
+    design = load_project(path)
+    workload = load_inference_preset(preset)
+    design.workload = dataclasses.replace(workload, deployment="auto") if auto else workload
+    return design
 
 
 def bench_render(path: Path, repeat: int) -> list[float]:
@@ -124,17 +141,21 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         path = _project_100k(Path(folder))
         drawn, filled = bench_open(app, path, max(3, args.repeat // 2))
-        edit = bench_edit(app, args.repeat * 2)
+        edit = bench_edit(app, training_16k(), args.repeat * 2)
+        serving = {(preset, auto): bench_edit(app, serving_100k(path, preset, auto), args.repeat)
+                   for preset in ("llama31-70b-serve", "deepseek-r1-serve") for auto in (False, True)}
         render = bench_render(path, args.repeat * 3)
     rows = [
         ("open 100k GPUs → drawn window", statistics.median(drawn), BUDGETS["open"]),
         ("open 100k GPUs → panels filled", statistics.median(filled), BUDGETS["open"]),
         ("edit → updated panels, 16,384 GPUs", statistics.median(edit), BUDGETS["edit"]),
+        *((f"edit → panels, 100k GPUs, {preset}{' auto' if auto else ''}", statistics.median(times),
+           BUDGETS["edit"]) for (preset, auto), times in serving.items()),
         ("render 100k canvas to 1600x1000", statistics.median(render), BUDGETS["render"]),
     ]
     for name, value, budget in rows:
         verdict = "ok" if value <= budget else "OVER BUDGET"
-        print(f"{name:<40} median {value * 1000:8.1f} ms   budget {budget * 1000:6.0f} ms   {verdict}")
+        print(f"{name:<52} median {value * 1000:8.1f} ms   budget {budget * 1000:6.0f} ms   {verdict}")
     return 0
 
 
