@@ -84,6 +84,8 @@ def _one_h100_fp8(batch: int = 1, input_tokens: int = 2048, output_tokens: int =
 
 
 PARAMS_70B = 70_552_387_584
+# every step of Llama 70B (80 layers) on one stage carries the fixed cost per layer: 80 x 31 us
+FIXED_70B_S = 80 * A.fixed_us_per_layer * 1e-6
 
 
 def test_llama70b_fp8_decode_on_one_h100_at_batch_1_is_hbm_bound():
@@ -91,14 +93,16 @@ def test_llama70b_fp8_decode_on_one_h100_at_batch_1_is_hbm_bound():
     result = analyze_inference(_fabric("DGX-H100"), workload, 10.0)
     mean_context = 2048 + 256 / 2
     hbm_bytes = PARAMS_70B * 1 + mean_context * 2 * 80 * 8 * 128 * 1  # fp8 weights once + the KV cache
-    step_s = hbm_bytes / (3.35e12 * A.hbm_efficiency)
+    step_s = hbm_bytes / (3.35e12 * A.hbm_efficiency) + FIXED_70B_S
     assert result.decode.bound == "memory"
     assert result.decode.communication_s == 0.0  # tp 1: no collective
-    assert result.decode_step_ms == pytest.approx(step_s * 1e3, rel=1e-9)  # ~26.5 ms
+    assert result.decode.fixed_s == pytest.approx(0.00248, rel=1e-9)  # 80 layers x 31 us
+    assert result.decode_step_ms == pytest.approx(step_s * 1e3, rel=1e-9)  # ~28.9 ms
     assert result.decode_tokens_per_s_per_gpu == pytest.approx(1 / step_s, rel=1e-9)
     # at load the one sequence also waits for its own replica's prefills: 1 every 256 steps
-    prefill_s = (2048 * 2 * PARAMS_70B + 0.5 * 2048**2 * 80 * 4 * 8192) / (1978.9e12 * A.prefill_compute_efficiency)
-    assert result.tpot_ms == pytest.approx((step_s + prefill_s / 256) * 1e3, rel=1e-9)  # ~27.5 ms
+    prefill_s = ((2048 * 2 * PARAMS_70B + 0.5 * 2048**2 * 80 * 4 * 8192) / (1978.9e12 * A.prefill_compute_efficiency)
+                 + FIXED_70B_S)
+    assert result.tpot_ms == pytest.approx((step_s + prefill_s / 256) * 1e3, rel=1e-9)  # ~29.9 ms
 
 
 def test_prefill_of_a_long_prompt_on_one_h100_is_compute_bound_at_the_fp8_peak():
@@ -106,7 +110,7 @@ def test_prefill_of_a_long_prompt_on_one_h100_is_compute_bound_at_the_fp8_peak()
     result = analyze_inference(_fabric("DGX-H100"), workload, 10.0)
     s = 8192
     flops = s * 2 * 70_552_387_584 + 0.5 * s * s * 80 * 4 * 8192  # causal: half the score matrix
-    ttft_s = flops / (1978.9e12 * A.prefill_compute_efficiency)
+    ttft_s = flops / (1978.9e12 * A.prefill_compute_efficiency) + FIXED_70B_S
     assert result.prefill.bound == "compute"
     assert result.ttft_unloaded_ms == pytest.approx(ttft_s * 1e3, rel=1e-9)  # the prompt alone
     assert result.prefill_tokens_per_s_per_gpu == pytest.approx(s / ttft_s, rel=1e-9)
@@ -134,7 +138,7 @@ def test_tp8_decode_adds_two_all_reduces_per_layer_over_the_nvlink_domain():
     assert result.decode.communication_s == pytest.approx(expected, rel=1e-12)
     assert result.batch == 64
     assert result.decode_step_ms == pytest.approx(1e3 * (max(result.decode.compute_s, result.decode.memory_s)
-                                                         + expected), rel=1e-12)
+                                                         + expected + FIXED_70B_S), rel=1e-12)
 
 
 def test_expert_parallel_decode_pays_dispatch_and_combine_per_moe_layer():
@@ -149,7 +153,9 @@ def test_more_hbm_bandwidth_efficiency_means_faster_memory_bound_decode():
     fabric, workload = _fabric("DGX-H100"), _one_h100_fp8()
     slow = analyze_inference(fabric, workload, 10.0, InferenceAssumptions(hbm_efficiency=0.5))
     fast = analyze_inference(fabric, workload, 10.0, InferenceAssumptions(hbm_efficiency=0.9))
-    assert slow.decode_step_ms / fast.decode_step_ms == pytest.approx(0.9 / 0.5, rel=1e-3)
+    # the HBM part scales with 1 / efficiency; the fixed cost per layer does not
+    hbm_ms = lambda r: r.decode_step_ms - 1e3 * r.decode.fixed_s  # noqa: E731
+    assert hbm_ms(slow) / hbm_ms(fast) == pytest.approx(0.9 / 0.5, rel=1e-3)
 
 
 @given(st.integers(1, 500))

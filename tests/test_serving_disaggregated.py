@@ -45,7 +45,7 @@ def test_one_server_prefills_the_other_decodes_on_hand_numbers():
     flops = 2048 * 2 * PARAMS_70B + 0.5 * 2048**2 * 80 * 4 * 8192
     compute = flops / 8 / (989.4e12 * A.prefill_compute_efficiency)
     tp_all_reduces = 2 * 80 * allreduce_time_s(TWO_DGX, 2048 * 8192 * 2.0, 8)
-    step = compute + tp_all_reduces
+    step = compute + tp_all_reduces + 80 * A.fixed_us_per_layer * 1e-6  # + 80 layers' fixed cost
     assert result.prefill.bound == "compute"
     assert result.disaggregated.prefill.step_ms == pytest.approx(step * 1e3, rel=1e-9)
     # the hand-over: each prefill GPU holds 1/8 of the KV heads, 2,048 x 40 KiB = 84 MB, over

@@ -66,6 +66,29 @@ def test_mix_shape_weighs_the_batch_by_share_times_output_tokens():
     assert mix.mean((1.0, 3.0)) == pytest.approx(0.75 + 0.75)
 
 
+def test_a_pipelined_replica_is_occupied_one_stage_step_per_prompt():
+    # 2 stages: a 100 ms prefill (both stages) occupies the replica for 50 ms; d = 20 ms is
+    # already the 2 stage steps of a micro-batch
+    load = aggregated_load(ONE, 4, 0.020, (0.100,), replicas=1, stages=2)
+    # TPOT = d + B q / o = 20 ms + 4 x 50 ms / 100 = 22 ms
+    assert load.tpot_s == pytest.approx(0.022)
+    assert load.requests_per_s == pytest.approx(4 / 2.2)
+    assert load.prefill_time_fraction == pytest.approx(4 / 2.2 * 0.050)
+    # the wait: lambda q^2 / (2 (1 - f)) + the first stage's half step (d / 2 / 2); then all of p
+    f = 4 / 2.2 * 0.050
+    wait = 4 / 2.2 * 0.050**2 / (2 * (1 - f)) + 0.020 / 4
+    assert load.ttft_s == pytest.approx(wait + 0.100)
+
+
+def test_a_pipelined_prefill_pool_takes_a_step_in_every_stage_step():
+    # 2 replicas of 2 stages, 4 prompts a 200 ms step: a step enters every 100 ms, 80 requests/s
+    pool = PrefillPool(2, 4, (0.2,), 0.2, (0.0,), stages=2)
+    assert pool.interval_s == pytest.approx(0.1) and pool.requests_per_s == pytest.approx(80.0)
+    load = disaggregated_load(ONE, 8, 0.025, 4, pool)  # 12.8 requests/s: decode limits
+    # a prompt waits half a stage step while the first stage is busy, then crosses both
+    assert load.ttft_s == pytest.approx(12.8 / 80 * 0.1 / 2 + 0.2)
+
+
 def test_disaggregated_pools_on_hand_numbers_prefill_limits():
     # prefill: 2 replicas, 4 prompts a 200 ms step: 40 requests/s; its step with a prompt of
     # the class: 210 ms; hand-over 5 ms

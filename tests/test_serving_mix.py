@@ -19,6 +19,7 @@ from core.report import render_report
 CATALOG = default_catalog()
 LLAMA = json.loads(list_inference_presets()["llama31-70b-serve"].read_text())
 A = InferenceAssumptions()
+FIXED_S = 80 * A.fixed_us_per_layer * 1e-6  # Llama 70B's 80 layers x 31 us, every step
 PARAMS_70B = 70_552_387_584
 KV_FP8 = 2 * 80 * 8 * 128  # bytes per token of Llama 70B's fp8 KV cache
 H100_FP8 = 1978.9e12
@@ -36,9 +37,11 @@ def _one_h100(mix, batch=2, ttft_slo=2000.0, **deployment):
 
 
 def _prefill_s(tokens: int) -> float:
-    """One prompt alone on one H100 at fp8: compute-bound (the weights take 26 ms to read)."""
+    """One prompt alone on one H100 at fp8: compute-bound (the weights take 26 ms to read), and
+    the 80 layers' fixed cost."""
     flops = tokens * 2 * PARAMS_70B + 0.5 * tokens**2 * 80 * 4 * 8192
-    return max(flops / (H100_FP8 * A.prefill_compute_efficiency), PARAMS_70B / (3.35e12 * A.hbm_efficiency))
+    return (max(flops / (H100_FP8 * A.prefill_compute_efficiency), PARAMS_70B / (3.35e12 * A.hbm_efficiency))
+            + FIXED_S)
 
 
 MIX = [(1024, 128, 0.5), (4096, 512, 0.5)]
@@ -65,7 +68,7 @@ def test_decode_reads_the_kv_cache_at_the_in_flight_mean_context():
     # in flight: 0.5 x 128 : 0.5 x 512 = 1 : 4 (long answers stay longer in the batch)
     context = 0.2 * (1024 + 64) + 0.8 * (4096 + 256)  # 3,699 tokens, not 2,560 + 160
     hbm = PARAMS_70B + 2 * context * KV_FP8
-    d = hbm / (3.35e12 * A.hbm_efficiency)
+    d = hbm / (3.35e12 * A.hbm_efficiency) + FIXED_S
     assert result.decode_step_ms == pytest.approx(d * 1e3, rel=1e-9)
     # TPOT at load: d + B x mean prefill / mean output (320 tokens)
     p_mean = (_prefill_s(1024) + _prefill_s(4096)) / 2
@@ -124,7 +127,8 @@ def test_the_json_and_the_report_give_every_class():
 
 def test_pipeline_stages_each_compute_their_own_layers_one_after_another():
     # PP 2 on two H100s: each stage computes half the FLOPs on its one GPU, the two stages one
-    # after the other, so a prompt takes as long as on one GPU (plus nothing: no TP collective)
+    # after the other, so a prompt reaches its first token as on one GPU (no TP collective;
+    # each stage carries its 40 layers' fixed cost)
     raw = copy.deepcopy(LLAMA)
     raw.update(precision="fp8", kv_cache_precision="fp8", requests={"input_tokens": 8192, "output_tokens": 64},
                deployment={"tp": 1, "pp": 2, "batch": 1})
@@ -132,4 +136,4 @@ def test_pipeline_stages_each_compute_their_own_layers_one_after_another():
     flops = 8192 * 2 * PARAMS_70B + 0.5 * 8192**2 * 80 * 4 * 8192
     stage = flops / 2 / (H100_FP8 * A.prefill_compute_efficiency)
     assert result.prefill.compute_s == pytest.approx(stage, rel=1e-9)
-    assert result.ttft_unloaded_ms == pytest.approx(2 * stage * 1e3, rel=1e-9)
+    assert result.ttft_unloaded_ms == pytest.approx(2 * (stage + FIXED_S / 2) * 1e3, rel=1e-9)

@@ -9,12 +9,16 @@ gives the sources of every outside figure.
 Model (every simplification that moves a number is stated):
 
 * Step times (``serving_phase.py``): per pipeline stage, compute = FLOPs / (tp GPUs x dense
-  peak x efficiency), HBM = bytes read / (bandwidth x efficiency), KV fetch = KV bytes brought
-  from host memory or a remote prefix cache over their link; the three overlap (the largest
-  binds), TP all-reduces and EP dispatch + combine are added. A replica's pp stages run one
-  after another for a token (no micro-batch interleaving), so a step is pp x the stage time.
+  peak x efficiency), the linear layers at the weights' precision and attention at the KV
+  cache's; HBM = bytes read / (bandwidth x efficiency), KV fetch = KV bytes brought from host
+  memory or a remote prefix cache over their link; the three overlap (the largest binds), TP
+  all-reduces, EP dispatch + combine and a fixed cost per layer are added. A replica keeps one
+  micro-batch per pipeline stage in flight: a decode stage step is batch / pp sequences, a
+  token pp stage steps apart; a prompt reaches its first token after pp prefill stage steps
+  and occupies the replica for one.
 * FLOPs per token = 2 x active parameters + attention over the context (causal prefill: half
-  the score matrix). Decode reads the GPU's weights once per step (the routed experts in the
+  the score matrix; multi-head latent attention decodes in the absorbed form). Decode reads the
+  GPU's weights (4-bit ones with their block scales) once per step (the routed experts in the
   expected fraction the step's tokens touch, uniform routing) and every sequence's KV cache.
 * The load (``serving_load.py``): the decode batch B (the workload's, capped by the KV cache);
   a request is o decode steps (the mix's mean output, the first token counted as one).
@@ -165,8 +169,8 @@ class InferenceResult:
     kv_cache_gb_per_gpu: float | None  # HBM left for the KV cache (None: the weights do not fit)
     max_concurrency_per_replica: int | None
     batch: int | None  # concurrent requests per (decode) replica actually served
-    prefill: PhaseTime | None = None  # aggregated: one mean prompt; disaggregated: a mean step
-    decode: PhaseTime | None = None  # at ``batch``
+    prefill: PhaseTime | None = None  # one stage step: a mean prompt (disaggregated: a mean step)
+    decode: PhaseTime | None = None  # one stage step at ``batch``: one micro-batch of batch / pp
     prefill_tokens_per_s_per_gpu: float | None = None  # prompt tokens per second of prefill
     decode_tokens_per_s_per_gpu: float | None = None  # decode steps only (no prefill counted)
     ttft_ms: float | None = None  # at the chosen load, share-weighted mean over the classes
@@ -307,14 +311,17 @@ class _Plan:
 
 def _aggregated_plan(workload: InferenceWorkload, mix: MixShape, replica: PhaseModel) -> _Plan:
     """Each replica prefills one prompt at a time between its decode steps."""
-    alone = tuple(replica.step_s(replica.prefill_step(replica.prompt_flops(i), i))
+    alone = tuple(replica.step_s(replica.prefill_step(replica.prompt_flops_at_weight_peak(i), i))
                   for i in mix.input_tokens)
+    stages = replica.layout.pp
 
     def load_at(batch: int) -> LoadPoint:
         return aggregated_load(mix, batch, _decode_s(replica, mix, batch), alone,
-                               workload.deployment.decode.dp)
+                               workload.deployment.decode.dp, stages)
 
-    return _Plan(load_at, alone, _mean_prefill(replica, mix, 1), mix.mean_input_tokens / mix.mean(alone))
+    # the prefill rate: a prompt occupies the replica for one stage step (pipelined)
+    return _Plan(load_at, alone, _mean_prefill(replica, mix, 1),
+                 mix.mean_input_tokens * stages / mix.mean(alone))
 
 
 def _disaggregated_plan(fabric: FabricView, workload: InferenceWorkload, mix: MixShape,
@@ -326,14 +333,14 @@ def _disaggregated_plan(fabric: FabricView, workload: InferenceWorkload, mix: Mi
     prompts = _capped(layout.batch, prefill.requests_held(mix.mean_input_tokens),
                       "inference.deployment.prefill.batch",
                       f"prompts of {mix.mean_input_tokens:,.0f} tokens per prefill replica", diagnostics)
-    flops = tuple(prefill.prompt_flops(i) for i in mix.input_tokens)
+    flops = tuple(prefill.prompt_flops_at_weight_peak(i) for i in mix.input_tokens)
     others_flops, others_tokens = (prompts - 1) * mix.mean(flops), (prompts - 1) * mix.mean_input_tokens
     steps = tuple(prefill.step_s(prefill.prefill_step(f + others_flops, i + others_tokens))
                   for f, i in zip(flops, mix.input_tokens))
     transfers = tuple(_handover_s(fabric, prefill, decode, i + others_tokens, i, a)
                       for i in mix.input_tokens)
     mean_step = _mean_prefill(prefill, mix, prompts)
-    pool = PrefillPool(layout.dp, prompts, steps, prefill.step_s(mean_step), transfers)
+    pool = PrefillPool(layout.dp, prompts, steps, prefill.step_s(mean_step), transfers, layout.pp)
     alone = tuple(prefill.step_s(prefill.prefill_step(f, i)) + _handover_s(fabric, prefill, decode, i, i, a)
                   for f, i in zip(flops, mix.input_tokens))
 
@@ -342,7 +349,7 @@ def _disaggregated_plan(fabric: FabricView, workload: InferenceWorkload, mix: Mi
                                   pool)
 
     level = fabric.levels[fabric.level_for_span(workload.deployment.gpus)].name
-    return _Plan(load_at, alone, mean_step, prompts * mix.mean_input_tokens / pool.mean_step_s, pool, level)
+    return _Plan(load_at, alone, mean_step, prompts * mix.mean_input_tokens / pool.interval_s, pool, level)
 
 
 def _decode_s(decode: PhaseModel, mix: MixShape, batch: int) -> float:
@@ -351,7 +358,7 @@ def _decode_s(decode: PhaseModel, mix: MixShape, batch: int) -> float:
 
 def _mean_prefill(prefill: PhaseModel, mix: MixShape, prompts: int) -> PhaseTime:
     """A prefill step of ``prompts`` prompts of the mix's mean (FLOPs and tokens)."""
-    flops = mix.mean(tuple(prefill.prompt_flops(i) for i in mix.input_tokens))
+    flops = mix.mean(tuple(prefill.prompt_flops_at_weight_peak(i) for i in mix.input_tokens))
     return prefill.prefill_step(prompts * flops, prompts * mix.mean_input_tokens)
 
 

@@ -18,8 +18,15 @@ between its tokens (TPOT at load). A prefill waits in an M/G/1 queue with vacati
 are the vacations the replica takes when none waits, so
 W = lambda E[p^2] / (2 (1 - f)) + d / 2, and TTFT_c = W + p_c.
 
+**Pipeline stages** (pp > 1, micro-batches in flight): d is pp stage steps of one micro-batch
+(``serving_phase.py``); a prompt crosses the pp stages in p_c but occupies the replica for one
+stage step, q_c = p_c / pp, as each stage works on other micro-batches meanwhile. The
+occupancy q replaces p in lambda, f, TPOT and the wait (whose vacation is one stage step,
+d / pp); TTFT_c = W + p_c.
+
 **Disaggregated**: the prefill pool (dp_p replicas, P prompts a step of s seconds) serves
-R_p = dp_p P / s requests/s, the decode pool R_d = dp_d B / (o d); the deployment serves
+R_p = dp_p P / s requests/s (s / pp with pp pipeline stages: a step enters each stage step),
+the decode pool R_d = dp_d B / (o d); the deployment serves
 lambda = min(R_p, R_d), and the smaller names the pool that limits. A prompt waits for the
 prefill step in progress (busy with probability rho = lambda / R_p, half a step left on average)
 and is served in the next one: TTFT_c = rho s / 2 + s_c + the hand-over of its KV cache; TPOT is
@@ -94,14 +101,21 @@ class LoadPoint:
 
 
 def aggregated_load(mix: MixShape, batch: int, decode_step_s: float,
-                    prefill_s_by_class: tuple[float, ...], replicas: int) -> LoadPoint:
-    """``replicas`` aggregated replicas at decode batch ``batch`` (module docstring)."""
-    p_mean = mix.mean(prefill_s_by_class)
-    tpot = decode_step_s + batch * p_mean / mix.mean_output_tokens
+                    prefill_s_by_class: tuple[float, ...], replicas: int,
+                    stages: int = 1) -> LoadPoint:
+    """``replicas`` aggregated replicas at decode batch ``batch`` (module docstring). A replica
+    of ``stages`` pipeline stages with micro-batches in flight takes a prompt in at each stage
+    step: a prefill of p_c seconds (its way through the stages) occupies the replica for
+    p_c / stages, which sets the throughput and the wait; TTFT still carries all of p_c."""
+    busy_s = tuple(p / stages for p in prefill_s_by_class)
+    q_mean = mix.mean(busy_s)
+    tpot = decode_step_s + batch * q_mean / mix.mean_output_tokens
     rate = batch / (mix.mean_output_tokens * tpot)  # per replica
-    busy = rate * p_mean  # f
-    wait = rate * mix.mean(tuple(p * p for p in prefill_s_by_class)) / (2.0 * (1.0 - busy)) \
-        + decode_step_s / 2.0
+    busy = rate * q_mean  # f
+    # the next prompt waits for the prompts ahead and for the decode micro-batch the first
+    # stage is working on (a vacation of one stage step, d / stages)
+    wait = rate * mix.mean(tuple(q * q for q in busy_s)) / (2.0 * (1.0 - busy)) \
+        + decode_step_s / stages / 2.0
     ttft = tuple(wait + p for p in prefill_s_by_class)
     return LoadPoint(batch, decode_step_s, tpot, ttft, mix.mean(ttft), rate * replicas,
                      rate * replicas * mix.mean_output_tokens, prefill_time_fraction=busy)
@@ -115,13 +129,19 @@ class PrefillPool:
 
     replicas: int
     prompts_per_step: int
-    step_s_by_class: tuple[float, ...]
-    mean_step_s: float
+    step_s_by_class: tuple[float, ...]  # through every pipeline stage
+    mean_step_s: float  # through every pipeline stage
     transfer_s_by_class: tuple[float, ...]
+    stages: int = 1  # pipeline stages: a new step enters every mean_step_s / stages
+
+    @property
+    def interval_s(self) -> float:
+        """Time between two steps entering a replica (one stage step)."""
+        return self.mean_step_s / self.stages
 
     @property
     def requests_per_s(self) -> float:
-        return self.replicas * self.prompts_per_step / self.mean_step_s
+        return self.replicas * self.prompts_per_step / self.interval_s
 
 
 def disaggregated_load(mix: MixShape, batch: int, decode_step_s: float, decode_replicas: int,
@@ -130,7 +150,7 @@ def disaggregated_load(mix: MixShape, batch: int, decode_step_s: float, decode_r
     prefill_rate = prefill.requests_per_s
     decode_rate = decode_replicas * batch / (mix.mean_output_tokens * decode_step_s)
     rate = min(prefill_rate, decode_rate)
-    wait = rate / prefill_rate * prefill.mean_step_s / 2.0
+    wait = rate / prefill_rate * prefill.interval_s / 2.0
     ttft = tuple(wait + s + t for s, t in zip(prefill.step_s_by_class, prefill.transfer_s_by_class))
     return LoadPoint(batch, decode_step_s, decode_step_s, ttft, mix.mean(ttft), rate,
                      rate * mix.mean_output_tokens, prefill_requests_per_s=prefill_rate,

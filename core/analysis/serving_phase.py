@@ -2,12 +2,22 @@
 assembles the deployment from one or two of them): weights and KV cache per GPU, and the time of
 one prefill or decode step on a replica, with the KV cache where the workload places it.
 
-Per pipeline stage and step: compute time = FLOPs / (tp GPUs x dense peak x efficiency); HBM
-time = bytes read / (HBM bandwidth x efficiency); KV fetch time = KV bytes brought in from host
-memory (decode) or from a remote prefix cache (prefill) over their link; communication (TP
-all-reduces, EP dispatch + combine) is added, not overlapped. Compute, HBM reads and KV fetches
-overlap (the larger binds): the fetches run on copy engines (host) or the NIC (storage) while
-the SMs work, layer by layer, as FlexGen's and Mooncake's layer-wise prefetch do.
+Per pipeline stage and step: compute time = linear FLOPs / (tp GPUs x dense peak of the
+weights' precision x efficiency) + attention FLOPs / (tp GPUs x dense peak of the attention's
+precision x efficiency) (attention runs at the KV cache's precision, not the weights'); HBM time
+= bytes read / (HBM bandwidth x efficiency); KV fetch time = KV bytes brought in from host memory
+(decode) or from a remote prefix cache (prefill) over their link; communication (TP all-reduces,
+EP dispatch + combine) and a fixed cost per layer (kernel launches and tails, synchronisation)
+are added, not overlapped. Compute, HBM reads and KV fetches overlap (the larger binds): the
+fetches run on copy engines (host) or the NIC (storage) while the SMs work, layer by layer, as
+FlexGen's and Mooncake's layer-wise prefetch do.
+
+Pipeline parallelism: a replica keeps min(pp, batch) micro-batches in flight (TensorRT-LLM
+schedules pp micro-batches), so every stage works on one micro-batch
+while the others work on the rest. A decode stage step is one micro-batch of batch / pp
+sequences; a sequence gets its next token after its micro-batch has crossed the pp stages (pp
+stage steps); a prompt reaches its first token after pp prefill stage steps, but occupies each
+stage for one of them.
 """
 
 from __future__ import annotations
@@ -35,7 +45,10 @@ class ModelShape:
     routed_params: float  # all routed experts' weights (0 for a dense model)
     routed_active_params: float  # the top-k experts a token visits
     kv_bytes_per_token: float
-    attention_flops_per_context_token: float  # per layer, per query token, per key position
+    # per layer, per query token, per key position: prefill (K and V materialised) and decode
+    # (MLA's absorbed form; the same as prefill without MLA)
+    attention_flops_per_context_token: float
+    decode_attention_flops_per_context_token: float
 
 
 def model_shape(workload: InferenceWorkload) -> ModelShape:
@@ -57,12 +70,58 @@ def model_shape(workload: InferenceWorkload) -> ModelShape:
     if mla is not None:
         # one latent + one RoPE key per token and layer, shared by the heads (DeepSeek-V2 §2.1)
         kv_per_token = model.layers * (mla.kv_lora_rank + mla.qk_rope_head_dim) * kv_bytes
-        # QK^T over (nope + rope) dims and AV over v dims, per head, 2 FLOPs a multiply-add
+        # prefill expands the latents into K and V: QK^T over (nope + rope) dims and AV over v
+        # dims, per head, 2 FLOPs a multiply-add
         attn = 2.0 * model.heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim)
+        decode_attn = mla_absorbed_flops_per_position(model.heads, mla.kv_lora_rank, mla.qk_rope_head_dim)
     else:
         kv_per_token = 2 * model.layers * model.kv_heads_effective * model.head_dim * kv_bytes
-        attn = 4.0 * model.heads * model.head_dim
-    return ModelShape(total, active, routed, routed_active, float(kv_per_token), attn)
+        attn = decode_attn = 4.0 * model.heads * model.head_dim
+    return ModelShape(total, active, routed, routed_active, float(kv_per_token), attn, decode_attn)
+
+
+def mla_absorbed_flops_per_position(heads: int, kv_lora_rank: int, rope_dim: int) -> float:
+    """Decode attention of MLA in the absorbed form, per layer and cached position (DeepSeek-V2
+    §2.1.3; FlashMLA, deepseek-ai/FlashMLA docs/20250422-new-kernel-deep-dive.md: FLOPs
+    2 h_q s_q s_k (d_k + d_v) with d_k = kv_lora_rank + rope, d_v = kv_lora_rank): each head
+    scores its query against the cached latent and RoPE key, and weights the latent itself as
+    the value. W_UK is applied to the query and W_UV to the attention output once per token, the
+    same weights and FLOPs as the expanded form's per-token up-projection, so the 2 x parameters
+    per token stand. DeepSeek-V3: 2 x 128 x (2 x 512 + 64) = 278,528."""
+    return 2.0 * heads * (2 * kv_lora_rank + rope_dim)
+
+
+# Block scales stored beside 4-bit weights, bytes per weight: NVFP4 keeps one FP8 (E4M3) scale
+# per 16 FP4 values (P: NVIDIA, "Introducing NVFP4 for Efficient and Accurate Low-Precision
+# Inference", developer.nvidia.com/blog, 2025: 16-value micro-blocks with an E4M3 scale and an
+# FP32 tensor scale, "3.5x" smaller than FP16, i.e. 4.5 bits a value; S: Hugging Face lists
+# nvidia/Llama-3.3-70B-Instruct-NVFP4 at 41B stored elements for 70.6B weights: packed FP4
+# pairs, one F8_E4M3 per 16, BF16 embeddings).
+# MXFP4 (AMD) keeps one E8M0 per 32, half that (E: NVFP4's figure used for every FP4). FP8 and
+# INT8 scales are per tensor, channel or 128 x 128 block: negligible.
+_BLOCK_SCALE_BYTES = {"fp4": 1.0 / 16}
+
+
+def weight_bytes_per_param(precision: str) -> float:
+    """HBM bytes one weight takes at ``precision``, its block scales included."""
+    return PRECISION_BYTES[precision] + _BLOCK_SCALE_BYTES.get(precision, 0.0)
+
+
+def attention_precision(workload: InferenceWorkload, accelerator) -> str:
+    """The precision attention's matrix products (QK^T, AV) run at: the KV cache's, not the
+    weights' (FP4 weights do not make attention FP4). An FP4 KV cache is read into FP8 for the
+    products (P: FlashInfer's nvfp4_kv_materialize_fp8 materialises NVFP4 KV pages as FP8 for
+    the trtllm-gen kernels); a precision without a dense peak on the accelerator runs at BF16,
+    else at the serving precision (which it has). Sources: NVIDIA's MLPerf v5.1 harness runs
+    FP8 context FMHA with its FP8 KV cache under NVFP4 weights (configs/*/llama2-70b.py);
+    native FP8 MLA decode kernels on SM100 (modular/modular max/kernels/src/nn/
+    mla_decode_sm100_qkv_fp8.mojo) and AMD aiter's a8w8 MLA decode (fp8 Q and KV) on MI355X."""
+    table = accelerator["tflops_dense"]
+    kv = workload.kv_cache_precision
+    for precision in ("fp8" if kv == "fp4" else kv, "bf16", workload.precision):
+        if table.get(precision):
+            return precision
+    return workload.precision
 
 
 def kv_bytes_per_token(workload: InferenceWorkload) -> float:
@@ -79,14 +138,16 @@ class PhaseTime:
     communication_s: float
     kv_fetch_s: float = 0.0  # KV brought into HBM during the step (host memory or storage)
     kv_fetch_over: str = ""  # HOST_LINK or STORAGE when kv_fetch_s is set
+    fixed_s: float = 0.0  # the stage's layers' fixed cost (kernel launches, tails, syncs)
 
     @property
     def stage_s(self) -> float:
-        return max(self.compute_s, self.memory_s, self.kv_fetch_s) + self.communication_s
+        return max(self.compute_s, self.memory_s, self.kv_fetch_s) + self.communication_s + self.fixed_s
 
     @property
     def bound(self) -> str:
-        """"compute", "memory" (HBM), "host_link", "storage" or "communication"."""
+        """"compute", "memory" (HBM), "host_link", "storage" or "communication": what binds
+        among the roofline's parts (the fixed cost per layer is added to whichever binds)."""
         if self.communication_s > max(self.compute_s, self.memory_s, self.kv_fetch_s):
             return "communication"
         if self.kv_fetch_s > max(self.compute_s, self.memory_s):
@@ -96,7 +157,7 @@ class PhaseTime:
     def to_json(self) -> dict:
         return {"compute_s": self.compute_s, "memory_s": self.memory_s,
                 "communication_s": self.communication_s, "kv_fetch_s": self.kv_fetch_s,
-                "bound": self.bound}
+                "fixed_s": self.fixed_s, "bound": self.bound}
 
 
 @dataclass(frozen=True)
@@ -125,6 +186,7 @@ class PhaseModel:
     routed_bytes: float  # per GPU: the routed experts' share of weights_bytes
     kv_bytes_per_token: float  # per GPU: one token of context, this GPU's layers and heads
     hbm_free_bytes: float  # HBM after the reserve and the weights (negative: they do not fit)
+    attention_precision: str  # what QK^T and AV run at (``attention_precision``)
 
     @property
     def kv_capacity_bytes(self) -> float:
@@ -136,46 +198,66 @@ class PhaseModel:
         return int(self.kv_capacity_bytes // (self.kv_bytes_per_token * context_tokens))
 
     def step_s(self, phase: PhaseTime) -> float:
-        """A step of the whole replica: its pp stages one after another."""
+        """``phase`` (one stage step) across the replica's pp stages: the time between two
+        tokens of a sequence (decode: its micro-batch crosses every stage), or a prompt's way
+        to its first token (prefill)."""
         return self.layout.pp * phase.stage_s
 
-    def prompt_flops(self, input_tokens: float) -> float:
-        """FLOPs of one prompt's prefill: the tokens the prefix cache does not serve, each
-        attending (causally) to every position before it (the served prefix included)."""
+    def micro_batches(self, batch: int) -> int:
+        """Micro-batches a replica keeps in flight at decode batch ``batch``: one per pipeline
+        stage, as TensorRT-LLM does (P: NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/
+        _util.py, ``max_num_sequences = max_batch_size * mapping.pp_size``, one micro-batch of
+        up to max_batch_size per stage; cpp/tensorrt_llm/batch_manager/
+        trtGptModelInflightBatching.cpp, ``mNumMicroBatches = getPipelineParallelism()``), and
+        no more than there are sequences."""
+        return max(1, min(self.layout.pp, batch))
+
+    def prompt_flops_at_weight_peak(self, input_tokens: float) -> float:
+        """FLOPs of one prompt's prefill (the tokens the prefix cache does not serve, each
+        attending causally to every position before it, the served prefix included), the
+        attention's counted at the weights' peak: scaled by peak(weights) / peak(attention), so
+        that one peak turns the sum of several prompts' into time."""
         hit = self.tiers.prefix_hit_rate
         attention = 0.5 * (1.0 - hit * hit) * input_tokens * input_tokens
         return (2.0 * self.shape.active_params * (1.0 - hit) * input_tokens
-                + attention * self.workload.model.layers * self.shape.attention_flops_per_context_token)
+                + attention * self.workload.model.layers * self.shape.attention_flops_per_context_token
+                * self._attention_slowdown)
 
-    def prefill_step(self, flops: float, input_tokens: float) -> PhaseTime:
-        """One prefill step of ``flops`` over prompts of ``input_tokens`` in all: the weights
-        read once, the prefix cache's share of the prompts' KV read from storage."""
+    def prefill_step(self, flops_at_weight_peak: float, input_tokens: float) -> PhaseTime:
+        """One prefill stage step of prompts of ``input_tokens`` in all whose FLOPs are
+        ``flops_at_weight_peak`` (``prompt_flops_at_weight_peak``): the stage's weights read
+        once, the prefix cache's share of the prompts' KV read from storage."""
         hit = self.tiers.prefix_hit_rate
         fetched = hit * input_tokens * self.kv_bytes_per_token
         return PhaseTime(
-            compute_s=self._compute_s(flops, self.assumptions.prefill_compute_efficiency),
+            compute_s=self._compute_s(flops_at_weight_peak, self.assumptions.prefill_compute_efficiency),
             memory_s=self.weights_bytes / self._hbm_bytes_s,
             communication_s=self.communication_s((1.0 - hit) * input_tokens),
             kv_fetch_s=fetched / self.tiers.storage_read_bytes_s if fetched else 0.0,
             kv_fetch_over=STORAGE if fetched else "",
+            fixed_s=self._fixed_s,
         )
 
     def decode_step(self, batch: int, context_tokens: float) -> PhaseTime:
-        """One decode step of ``batch`` sequences at ``context_tokens`` each: the weights (the
-        routed experts in the fraction the step touches) and every sequence's KV cache read
-        from HBM, the share of the KV cache beyond the free HBM first brought from host memory."""
-        model = self.workload.model
-        flops = batch * (2.0 * self.shape.active_params
-                         + context_tokens * model.layers * self.shape.attention_flops_per_context_token)
-        weights = self.weights_bytes - self.routed_bytes * (1.0 - self._experts_touched(batch))
+        """One decode stage step of a replica at batch ``batch`` (sequences at
+        ``context_tokens`` each): one micro-batch of batch / micro_batches(batch) sequences.
+        The stage's weights (the routed experts in the fraction the micro-batch touches) and
+        its sequences' KV cache are read from HBM, the share of the batch's KV cache beyond the
+        free HBM first brought from host memory."""
+        model, micro = self.workload.model, batch / self.micro_batches(batch)
+        flops = micro * (2.0 * self.shape.active_params + context_tokens * model.layers
+                         * self.shape.decode_attention_flops_per_context_token * self._attention_slowdown)
+        weights = self.weights_bytes - self.routed_bytes * (1.0 - self._experts_touched(micro))
         kv = batch * context_tokens * self.kv_bytes_per_token
         from_host = max(0.0, kv - max(0.0, self.hbm_free_bytes)) if self.tiers.host_bytes else 0.0
+        from_host *= micro / batch
         return PhaseTime(
             compute_s=self._compute_s(flops, self.assumptions.decode_compute_efficiency),
-            memory_s=(weights + kv) / self._hbm_bytes_s,
-            communication_s=self.communication_s(batch),
+            memory_s=(weights + kv * micro / batch) / self._hbm_bytes_s,
+            communication_s=self.communication_s(micro),
             kv_fetch_s=from_host / self.tiers.host_link_bytes_s if from_host else 0.0,
             kv_fetch_over=HOST_LINK if from_host else "",
+            fixed_s=self._fixed_s,
         )
 
     def communication_s(self, tokens: float) -> float:
@@ -201,18 +283,31 @@ class PhaseModel:
     def _hbm_bytes_s(self) -> float:
         return float(self.fabric.accelerator["hbm_tbyte_s"]) * 1e12 * self.assumptions.hbm_efficiency
 
-    def _compute_s(self, flops: float, efficiency: float) -> float:
-        """One stage's share of ``flops`` on its tp GPUs."""
+    def _compute_s(self, flops_at_weight_peak: float, efficiency: float) -> float:
+        """One stage's share of ``flops_at_weight_peak`` on its tp GPUs."""
         peak = self.fabric.accelerator.peak_tflops(self.workload.precision) * 1e12
-        return flops / self.layout.pp / self.layout.tp / (peak * efficiency)
+        return flops_at_weight_peak / self.layout.pp / self.layout.tp / (peak * efficiency)
 
-    def _experts_touched(self, batch: int) -> float:
-        """Expected fraction of a GPU's routed experts one decode step reads: each of the EP
-        group's tokens picks top_k of the experts (uniform routing assumed, E)."""
+    @property
+    def _attention_slowdown(self) -> float:
+        """peak(weights' precision) / peak(attention's precision): attention FLOPs at the
+        weights' peak (2 for FP4 weights with FP8 attention on Blackwell)."""
+        accel = self.fabric.accelerator
+        return accel.peak_tflops(self.workload.precision) / accel.peak_tflops(self.attention_precision)
+
+    @property
+    def _fixed_s(self) -> float:
+        """The fixed cost of one stage step: its layers' kernel launches, tails and syncs."""
+        return self.workload.model.layers / self.layout.pp * self.assumptions.fixed_us_per_layer * 1e-6
+
+    def _experts_touched(self, tokens_per_replica: float) -> float:
+        """Expected fraction of a GPU's routed experts one step reads when each replica (micro-
+        batch) brings ``tokens_per_replica`` tokens: each of the EP group's tokens picks top_k
+        of the experts (uniform routing assumed, E)."""
         moe = self.workload.model.moe
         if not moe.enabled:
             return 1.0
-        tokens = batch * max(1.0, self.layout.ep / self.layout.tp)
+        tokens = tokens_per_replica * max(1.0, self.layout.ep / self.layout.tp)
         return 1.0 - (1.0 - moe.top_k / moe.experts) ** tokens
 
 
@@ -224,13 +319,14 @@ def phase_model(fabric: FabricView, workload: InferenceWorkload, layout: PhaseLa
     KV cache splits over pp stages and over the KV heads of a TP group (a GQA head is
     replicated when tp exceeds the KV heads; an MLA latent is replicated on every GPU)."""
     shape = model_shape(workload)
-    weight_bytes = PRECISION_BYTES[workload.precision]
+    weight_bytes = weight_bytes_per_param(workload.precision)
     routed = shape.routed_params / (max(layout.ep, layout.tp) * layout.pp) * weight_bytes
     weights = (shape.total_params - shape.routed_params) / layout.replica_gpus * weight_bytes + routed
     kv_split = 1 if workload.mla is not None else min(layout.tp, workload.model.kv_heads_effective)
     usable = float(fabric.accelerator["hbm_gb"]) * 1e9 * (1.0 - assumptions.activation_reserve_fraction)
     return PhaseModel(fabric, workload, layout, assumptions, shape, tiers, weights, routed,
-                      shape.kv_bytes_per_token / layout.pp / kv_split, usable - weights)
+                      shape.kv_bytes_per_token / layout.pp / kv_split, usable - weights,
+                      attention_precision(workload, fabric.accelerator))
 
 
 def unit_gpus(layout: PhaseLayout) -> int:

@@ -448,7 +448,8 @@ def serving_rows(inf: InferenceResult, key: str, cannot_run: tuple, gpus: int,
         *[Row(f"{title} step", f"{phase.bound.replace('_', ' ')}-bound: compute "
               f"{phase.compute_s * 1e3:.3g} ms, HBM {phase.memory_s * 1e3:.3g} ms, "
               + (f"KV fetch {phase.kv_fetch_s * 1e3:.3g} ms, " if phase.kv_fetch_s else "")
-              + f"communication {phase.communication_s * 1e3:.3g} ms per stage", f"{key}.{part}")
+              + f"communication {phase.communication_s * 1e3:.3g} ms, fixed "
+              f"{phase.fixed_s * 1e3:.3g} ms per stage", f"{key}.{part}")
           for title, part, phase in (("Prefill", "prefill", inf.prefill), ("Decode", "decode", inf.decode))],
     ]
 

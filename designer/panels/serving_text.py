@@ -48,8 +48,9 @@ def _against(value_ms: float, slo_ms: float, digits: int) -> str:
 
 def _phase_tip(name: str, phase: Any) -> str:
     return (f"{name} step per pipeline stage: compute {phase.compute_s * 1e3:,.2f} ms, memory "
-            f"{phase.memory_s * 1e3:,.2f} ms, communication {phase.communication_s * 1e3:,.2f} ms "
-            "(the larger of compute and memory, plus communication)")
+            f"{phase.memory_s * 1e3:,.2f} ms, communication {phase.communication_s * 1e3:,.2f} ms, "
+            f"fixed {phase.fixed_s * 1e3:,.2f} ms (the larger of compute and memory, plus "
+            "communication and the layers' fixed cost)")
 
 
 def serving_rows(inference: Any) -> list[tuple]:

@@ -2,11 +2,14 @@
 
     python -m tests.validation.calibrate_serving
 
-* ``prefill_compute_efficiency`` and ``decode_compute_efficiency``
-  (core/analysis/inference_assumptions.py): least squares in log output tokens/s per GPU over
-  the serving rows marked ``calibration`` in inference_cases.py, three H100 runs (MLPerf
-  Inference v4.1 Llama 2 70B Offline on a DGX H100, and TensorRT-LLM's Llama 3.3 70B TP 2
-  at 1,000 / 1,000 and 8,192 / 1,024 tokens), with ``hbm_efficiency`` at its stated estimate.
+* ``prefill_compute_efficiency``, ``decode_compute_efficiency`` and ``fixed_us_per_layer``
+  (core/analysis/inference_assumptions.py), together: least squares in log output tokens/s per
+  GPU over the serving rows marked ``calibration`` in inference_cases.py: three H100 runs at
+  large batches, which set the efficiencies (MLPerf Inference v4.1 Llama 2 70B Offline on a
+  DGX H100, and TensorRT-LLM's Llama 3.3 70B TP 2 at 1,000 / 1,000 and 8,192 / 1,024 tokens),
+  and three aiconfigurator silicon runs of Llama 3.1 70B at concurrency 4 (H100 vLLM TP 4,
+  H200 TensorRT-LLM TP 8, B200 TensorRT-LLM TP 4), where the weights' read and the fixed cost
+  per layer are the step, which set the fixed cost; ``hbm_efficiency`` at its stated estimate.
   Every other serving row is a prediction with the fitted values.
 * A check, not a fit: the same least squares with ``hbm_efficiency`` free as well, over those
   rows and the memory-bound MLPerf Mixtral 8x7B Offline row (every expert read per step), to
@@ -29,7 +32,10 @@ from core.analysis.inference_assumptions import InferenceAssumptions
 from . import inference_cases as IC
 from .serving_suite import predict_serving
 
-FITTED = ("prefill_compute_efficiency", "decode_compute_efficiency")
+FITTED = ("prefill_compute_efficiency", "decode_compute_efficiency", "fixed_us_per_layer")
+# where each constant is searched: fractions of the peak, microseconds per layer
+BOUNDS = {"prefill_compute_efficiency": (0.05, 1.0), "decode_compute_efficiency": (0.05, 1.0),
+          "hbm_efficiency": (0.05, 1.0), "fixed_us_per_layer": (0.0, 500.0)}
 CHECK_ROWS = ("MLP41-MX-8x7B-H100x8-offline",)
 
 
@@ -46,8 +52,10 @@ def _fit(cases: list[IC.ServingCase], names: tuple[str, ...], folder: Path) -> d
         assumptions = dict(zip(names, (float(v) for v in values)))
         return [math.log(predict_serving(c, folder, assumptions).value / c.published) for c in cases]
 
-    result = least_squares(residuals, [getattr(start, n) for n in names],
-                           bounds=([0.05] * len(names), [1.0] * len(names)), diff_step=1e-3)
+    low, high = zip(*(BOUNDS[n] for n in names))
+    # a start strictly inside the bounds (a constant at 0 is on its bound)
+    x0 = [min(max(getattr(start, n), lo + 0.01 * (hi - lo)), hi) for n, lo, hi in zip(names, low, high)]
+    result = least_squares(residuals, x0, bounds=(low, high), diff_step=1e-3)
     return dict(zip(names, (float(v) for v in result.x)))
 
 

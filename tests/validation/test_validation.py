@@ -134,10 +134,14 @@ def test_serving_rows_not_modelled_say_why(rows):
 
 
 def test_the_serving_efficiencies_are_what_their_calibration_rows_give():
-    """The defaults in inference_assumptions.py are the fit of calibrate_serving on the three
-    H100 calibration rows (the constants' source comment), to the printed precision."""
+    """The defaults in inference_assumptions.py are the fit of calibrate_serving on its six
+    calibration rows (the constants' source comment), to the printed precision: three H100 runs
+    at large batches and three Llama 3.1 70B runs at concurrency 4."""
     cases = [c for c in IC.ALL_SERVING_CASES if c.calibration]
-    assert len(cases) == 3 and {c.hardware["system"] for c in cases} == {"DGX-H100"}
+    assert len(cases) == 6
+    assert {c.hardware["system"] for c in cases if c.deployment["batch"] > 4} == {"DGX-H100"}
+    assert sorted(c.deployment["batch"] for c in cases if c.deployment["batch"] <= 4) == [4, 4, 4]
     fitted, a = fit_serving(), InferenceAssumptions()
     assert fitted["prefill_compute_efficiency"] == pytest.approx(a.prefill_compute_efficiency, abs=6e-4)
     assert fitted["decode_compute_efficiency"] == pytest.approx(a.decode_compute_efficiency, abs=6e-4)
+    assert fitted["fixed_us_per_layer"] == pytest.approx(a.fixed_us_per_layer, abs=0.06)
