@@ -58,7 +58,12 @@ def test_limiters_are_the_roofline_parts_with_their_share_of_the_step_and_of_gpu
     prefill_gpu_s = r.prefill.stage_s * 8
     decode_gpu_s = 256 * r.decode.stage_s * 8 / 64
     by_key = {x.key: x for x in bn.limiters}
-    assert set(by_key) == {"prefill_compute", "prefill_communication", "decode_memory", "decode_communication"}
+    assert set(by_key) == {"prefill_compute", "prefill_communication", "prefill_fixed", "decode_memory",
+                           "decode_communication", "decode_fixed"}
+    # the parts of each phase add up to its stage step (the fixed per-layer cost is a part of its own)
+    for phase, step in (("prefill", r.prefill), ("decode", r.decode)):
+        assert sum(x.seconds for x in bn.limiters if x.phase == phase) == pytest.approx(step.stage_s, rel=1e-12)
+    assert by_key["decode_fixed"].seconds == pytest.approx(r.decode.fixed_s, rel=1e-12)
     decode = by_key["decode_memory"]
     assert decode.share == pytest.approx(r.decode.memory_s / r.decode.stage_s, rel=1e-12)
     assert decode.gpu_time_share == pytest.approx(

@@ -48,7 +48,7 @@ WHAT_IF_HOST_GB_PER_GPU = 240.0
 # The KV width the weights/KV split is measured with: half the bytes, twice for FP4.
 _NARROWER_KV = {"bf16": "fp8", "fp16": "fp8", "fp8": "fp4", "int8": "fp4", "fp4": "fp8"}
 _PART_NAMES = {"compute": "compute", "memory": "HBM reads", "kv_fetch": "KV-cache fetch",
-               "communication": "communication"}
+               "communication": "communication", "fixed": "fixed per-layer costs"}
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,7 @@ def _limiters(base: _Base, kv_share: float | None) -> list[InferenceLimiter]:
 
 def _limiter_text(phase: str, part: str, step: PhaseTime, layout, r: InferenceResult,
                   kv_share: float | None, weight: float) -> str:
-    bound_s = step.stage_s - step.communication_s
+    bound_s = step.stage_s - step.communication_s - step.fixed_s
     ms = f"{bound_s * 1e3:,.2f} ms of the {step.stage_s * 1e3:,.2f} ms stage step"
     where = f" at batch {r.batch:,}" if phase == "decode" else ""
     context = f"{phase} takes {_pct(weight)} of a request's GPU time"
@@ -200,6 +200,9 @@ def _limiter_text(phase: str, part: str, step: PhaseTime, layout, r: InferenceRe
             groups.append(f"EP {layout.ep} dispatch and combine")
         return (f"{' and '.join(groups) or 'collectives'} add {step.communication_s * 1e3:,.2f} ms to "
                 f"the {step.stage_s * 1e3:,.2f} ms {phase} stage step (not overlapped); {context}")
+    if part == "fixed":
+        return (f"the layers' fixed costs (kernel launches, tails, syncs) add {step.fixed_s * 1e3:,.2f} ms "
+                f"to the {step.stage_s * 1e3:,.2f} ms {phase} stage step{where}; {context}")
     if part == "memory":
         split = (f": weights {_pct(1 - kv_share)}, KV cache {_pct(kv_share)} of the bytes"
                  if kv_share is not None else "")

@@ -202,24 +202,29 @@ def slo_misses(result: InferenceResult) -> str:
 def phase_parts(step: PhaseTime) -> dict[str, float]:
     """A phase's stage step by part as the roofline binds it: the largest of compute, HBM reads
     and a KV-cache fetch from host memory or storage (they overlap), under its own name
-    ("compute", "memory" or "kv_fetch"), and the communication added to it."""
-    overlapped = step.stage_s - step.communication_s
+    ("compute", "memory" or "kv_fetch"), the communication added to it, and the layers' fixed
+    cost (kernel launches and syncs, "fixed")."""
+    overlapped = step.stage_s - step.communication_s - step.fixed_s
     if overlapped > max(step.compute_s, step.memory_s) * (1 + 1e-12):
         name = "kv_fetch"
     else:
         name = "compute" if step.compute_s >= step.memory_s else "memory"
-    return {name: overlapped, "communication": step.communication_s}
+    parts = {name: overlapped, "communication": step.communication_s}
+    if step.fixed_s > 0:
+        parts["fixed"] = step.fixed_s
+    return parts
 
 
 def request_gpu_seconds(result: InferenceResult) -> tuple[float, float]:
     """GPU-seconds one request takes of each phase on a running result: its prompt's share of a
-    prefill step (the prefill replica's pp stages; a disaggregated prefill step serves the
-    prefill batch's prompts) and its share of the decode steps (its output tokens, each a step
-    of the decode replica shared by the batch). The inverse of their sum is output tokens per
+    prefill stage step (a pipelined replica takes a prompt in at each stage step, so a prompt
+    occupies it for one step of its stages; a disaggregated prefill step serves the prefill
+    batch's prompts) and its share of the decode steps (its output tokens, each the decode
+    replica's pp stage steps shared by the batch). The inverse of their sum is output tokens per
     GPU when nothing idles."""
     dep = result.workload.deployment
     prompts = dep.prefill.batch if dep.disaggregated else 1
-    prefill = dep.prefill.pp * result.prefill.stage_s * dep.prefill.replica_gpus / prompts
+    prefill = result.prefill.stage_s * dep.prefill.replica_gpus / prompts
     decode = (result.workload.requests.mean_output_tokens * dep.decode.pp * result.decode.stage_s
               * dep.decode.replica_gpus / result.batch)
     return prefill, decode
@@ -282,7 +287,8 @@ class _Choice:
     def key(self) -> tuple:
         d = self.deployment.decode
         if self.point.meets:
-            return (0, -self.service, self.gpus, d.tp * d.pp, d.ep)
+            # equal service (a pool that limits it whatever the decode batch): the faster tokens
+            return (0, -self.service, self.point.tpot_ms, self.gpus, d.tp * d.pp, d.ep)
         return (1, self.excess, -self.service, self.gpus, d.tp * d.pp, d.ep)
 
 
@@ -710,4 +716,4 @@ def _gpu_time_part(best: InferenceResult, other: InferenceResult) -> tuple[str, 
 
 
 _PART_TITLES = {"compute": "compute", "memory": "HBM reads", "kv_fetch": "KV-cache fetch",
-                "communication": "TP/EP communication"}
+                "communication": "TP/EP communication", "fixed": "fixed per-layer costs"}
