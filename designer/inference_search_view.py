@@ -160,7 +160,6 @@ class DeploymentSearchView(QWidget):
         self.notes.setWordWrap(True)
         self.notes.setStyleSheet("color: #607d8b;")
         column.addWidget(self.notes)
-        self.search: DeploymentSearch | None = None
 
     def set_status(self, text: str, style: str = "") -> None:
         self.status.setText(text)
@@ -172,7 +171,6 @@ class DeploymentSearchView(QWidget):
 
     def show_search(self, search: DeploymentSearch, use=None, hint: str = "") -> None:
         """Show ``search``; ``use(index)`` is what a row's "Use" button does; ``hint`` a last note."""
-        self.search = search
         self.set_status(*status_html(search))
         first = 1 if self.table.use_column else 0
 

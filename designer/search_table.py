@@ -21,12 +21,13 @@ WINS_COLOR, LOSES_COLOR = "#2e7d32", "#607d8b"
 
 class SearchTable(QTableWidget):
     """``columns``: (header, tooltip) per column; with ``use_column`` the first one holds the
-    "Use" buttons (``add_candidate``'s ``use``)."""
+    "Use" buttons (``show_candidates``'s ``use``). An empty last column takes the width the
+    values leave, so the columns stay together and the notes span the whole table."""
 
     def __init__(self, columns: Sequence[tuple[str, str]], use_column: bool = True, parent=None):
-        super().__init__(0, len(columns), parent)
+        super().__init__(0, len(columns) + 1, parent)
         self.use_column = use_column
-        self.setHorizontalHeaderLabels([h for h, _ in columns])
+        self.setHorizontalHeaderLabels([h for h, _ in columns] + [""])
         for col, (_, tip) in enumerate(columns):
             self.horizontalHeaderItem(col).setToolTip(tip)
         self.verticalHeader().hide()
@@ -41,10 +42,10 @@ class SearchTable(QTableWidget):
         self.setFont(small)
         header = self.horizontalHeader()
         header.setFont(small)
-        header.setMinimumSectionSize(20)
+        header.setMinimumSectionSize(0)  # the filler column may shrink to nothing in a narrow dock
         header.setHighlightSections(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)  # the notes span the table's whole width
+        header.setSectionResizeMode(len(columns), QHeaderView.ResizeMode.Stretch)
         if use_column:
             header.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
             probe = QToolButton()
@@ -109,7 +110,9 @@ class SearchTable(QTableWidget):
 
     def fit(self) -> None:
         """Row heights for the wrapped notes, then the table's own height."""
-        width = sum(self.columnWidth(c) for c in range(self.columnCount()))  # the note's span
+        # the note's span: the columns, the last one stretched to the viewport (which it may
+        # not have been yet while the table is being resized)
+        width = max(sum(self.columnWidth(c) for c in range(self.columnCount() - 1)), self.viewport().width())
         for row in range(self.rowCount()):
             widget = self.cellWidget(row, 0)
             if isinstance(widget, QLabel):
