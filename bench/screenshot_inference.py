@@ -3,11 +3,17 @@
 throughput-latency chart, in a window fitted to a screen.
 
     python bench/screenshot_inference.py [-o docs/screenshots/inference-workload-tab.png]
-        [--system GB200-NVL72] [--preset deepseek-r1-serve] [--screen 1600x1000]
-        [--scroll "Serving and SLOs"] [--tab-share 0.62]
+        [--system GB200-NVL72] [--preset deepseek-r1-serve] [--precision int8] [--screen 1600x1000]
+        [--scroll "Serving and SLOs"] [--tab-share 0.62] [--search] [--panel-scroll chart]
 
-The design is one ``--system`` (a super-node or a server) serving ``--preset`` as written. The
-Workload tab takes ``--tab-share`` of the right column's height (the metric panels the rest).
+The design is one ``--system`` (a super-node or a server) serving ``--preset`` as written (in
+``--precision`` when given). The Workload tab takes ``--tab-share`` of the right column's
+height (the metric panels the rest). ``--search`` clicks the form's "Auto (search)" and shows
+its table (the tab scrolled to "Deployment search"); ``--panel-scroll`` scrolls the Performance
+panel to its chart, its what-ifs or the deployment search of an "auto" workload.
+
+    python bench/screenshot_inference.py -o docs/screenshots/inference-search.png --system DGX-H100 \
+        --preset llama31-70b-serve --search --panel-scroll chart --tab-share 0.58
 """
 
 from __future__ import annotations
@@ -18,9 +24,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+import dataclasses  # noqa: E402
+
 import gui_sandbox  # noqa: E402,F401 - before Qt: settings in a temp folder
 
-from PySide6.QtCore import QPoint, QRect, Qt  # noqa: E402
+from PySide6.QtCore import QEventLoop, QPoint, QRect, Qt  # noqa: E402
 from PySide6.QtWidgets import QGroupBox  # noqa: E402
 
 from core.catalog import default_catalog  # noqa: E402
@@ -38,6 +46,15 @@ def _screen(text: str) -> tuple[int, int]:
     return width, height
 
 
+# What --panel-scroll brings to the top of the Performance panel (None: its top).
+PANEL_PARTS = {
+    "top": lambda panel: None,
+    "chart": lambda panel: panel.serving_chart,
+    "what-ifs": lambda panel: panel.serving_details.what_ifs_title,
+    "search": lambda panel: panel.serving_details.search_title,
+}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-o", "--output", default=str(ROOT / "docs" / "screenshots" / "inference-workload-tab.png"))
@@ -48,6 +65,11 @@ def main() -> int:
     parser.add_argument("--scroll", default="Serving and SLOs",
                         help="title of the inference form's group box to scroll to (\"\": the top)")
     parser.add_argument("--tab-share", type=float, default=0.62, help="the Workload tab's share of the column")
+    parser.add_argument("--precision", help="serve the preset in this precision (e.g. int8)")
+    parser.add_argument("--search", action="store_true",
+                        help='run the form\'s "Auto (search)" and scroll the tab to its table')
+    parser.add_argument("--panel-scroll", choices=sorted(PANEL_PARTS), default="top",
+                        help="what the Performance panel is scrolled to (default: its top)")
     args = parser.parse_args()
     app = ensure_app(headless=True)
     from designer.main_window import MainWindow  # noqa: PLC0415 - after the QApplication
@@ -55,6 +77,8 @@ def main() -> int:
     catalog = default_catalog()
     design = generate_supernode(SupernodeOptions(args.system, 1), catalog)
     design.workload = load_inference_preset(args.preset)
+    if args.precision:
+        design.workload = dataclasses.replace(design.workload, precision=args.precision)
     window = MainWindow(catalog, interactive=False)
     width, height = args.screen
     window.fit_to_screen(QRect(0, 0, width, height - args.taskbar))
@@ -71,14 +95,25 @@ def main() -> int:
                        [round(column * args.tab_share), round(column * (1 - args.tab_share))],
                        Qt.Orientation.Vertical)
     panel = window.workload_panel
+    if args.search:
+        done = QEventLoop()
+        panel.inference_search_finished.connect(lambda _outcome: done.quit())
+        panel.inference_runner.failed.connect(lambda message: (print(message), done.quit()))
+        panel.start_inference_search()
+        done.exec()
+    scroll_to = "Deployment search" if args.search else args.scroll
 
     def scroll() -> None:
         app.processEvents()
         boxes = {box.title(): box for box in panel.inference_form.findChildren(QGroupBox)}
-        if args.scroll:
-            if args.scroll not in boxes:
-                raise SystemExit(f"no group box {args.scroll!r}; the boxes are {', '.join(boxes)}")
-            panel.verticalScrollBar().setValue(boxes[args.scroll].mapTo(panel.widget(), QPoint(0, 0)).y())
+        if scroll_to:
+            if scroll_to not in boxes:
+                raise SystemExit(f"no group box {scroll_to!r}; the boxes are {', '.join(boxes)}")
+            panel.verticalScrollBar().setValue(boxes[scroll_to].mapTo(panel.widget(), QPoint(0, 0)).y())
+        performance = window.performance_panel
+        part = PANEL_PARTS[args.panel_scroll](performance)
+        if part is not None:
+            performance.verticalScrollBar().setValue(part.mapTo(performance.widget(), QPoint(0, 0)).y() - 6)
     save_window_png(app, window, args.output, "performance", scroll)
     return 0
 

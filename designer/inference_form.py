@@ -11,17 +11,18 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QVBoxLayout, QWidget)
 
 from core.inference_workload import (AUTO, MAX_HOST_GB_PER_GPU, MAX_HOST_LINK_GBYTE_S, MAX_SLO_MS,
                                      PRECISION_BYTES, InferenceWorkload, inference_workload_to_dict)
 from core.workload import ACTIVATIONS, INTEGER_BOUNDS
 from designer.inference_editors import PHASES, PhaseLayoutGrid, RequestMixTable
+from designer.inference_search_view import DeploymentSearchView
 from designer.model_fields import MLA_INTS, MODEL_INTS, MOE_INTS, MOE_LAYOUT_INTS, int_spin
 
 MODES = (("Aggregated", "aggregated"), ("Disaggregated prefill / decode", "disaggregated"),
-         ("Auto (search)", AUTO))
+         ("Auto (search at every evaluation)", AUTO))
 PLACEMENTS = (("HBM only", "hbm"), ("HBM and host memory", "host"), ("Remote prefix cache", "remote"))
 MLA_MAX = 1_000_000  # core.inference_workload._parse_mla's bound
 
@@ -72,6 +73,7 @@ class InferenceForm(QWidget):
         QVBoxLayout(requests).addWidget(self.requests)
         layout.addWidget(requests)
         layout.addWidget(self._deployment_box())
+        layout.addWidget(self._search_box())
         layout.addWidget(self._kv_box())
 
     # --- building ------------------------------------------------------------------------
@@ -145,12 +147,29 @@ class InferenceForm(QWidget):
         self.layouts = PhaseLayoutGrid()
         self.layouts.edited.connect(self._changed)
         column.addWidget(self.layouts)
-        self.auto_note = QLabel("The deployment search chooses TP, PP, EP, DP and the batch of each phase "
-                                "for the design's GPUs under the SLOs.")
+        self.auto_note = QLabel("Every evaluation searches TP, PP, EP, DP and the batch of each phase for "
+                                "the design's GPUs under the SLOs.")
         self.auto_note.setWordWrap(True)
         self.auto_note.setStyleSheet("color: #455a64;")
         column.addWidget(self.auto_note)
+        self.search_button = QPushButton("Auto (search)")
+        self.search_button.setToolTip("Search the best deployment (aggregated or disaggregated; TP, PP, EP, DP and "
+                                      "batch per phase) for this design and workload under the SLOs, once; "
+                                      "Use sets one of them")
+        row = QHBoxLayout()
+        row.addWidget(self.search_button)
+        row.addStretch(1)
+        column.addLayout(row)
         self._mode_changed()
+        return box
+
+    def _search_box(self) -> QGroupBox:
+        """The deployment search's result (filled by the Workload panel; hidden before)."""
+        box = QGroupBox("Deployment search")
+        self.search_view = DeploymentSearchView(use_buttons=True)
+        QVBoxLayout(box).addWidget(self.search_view)
+        self.search_box = box
+        box.hide()
         return box
 
     def _kv_box(self) -> QGroupBox:

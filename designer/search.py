@@ -14,6 +14,7 @@ import dataclasses
 import inspect
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -197,16 +198,20 @@ def run_search(snapshot: Design, workload: Workload, catalog: Catalog) -> Search
 
 
 class SearchRunner(QObject):
-    """One search at a time on its own thread; a newer request makes older results stale."""
+    """One search at a time on its own thread; a newer request makes older results stale.
+    ``run(snapshot, workload, catalog)`` is the search (worker thread): the parallelism search
+    by default, the serving deployment search for an inference workload
+    (designer/inference_search_view.py)."""
 
-    finished = Signal(object)   # SearchOutcome
+    finished = Signal(object)   # what ``run`` returns: a SearchOutcome by default
     failed = Signal(str)
     _done = Signal(int, object)
     _failed = Signal(int, str)
 
-    def __init__(self, catalog: Catalog, parent=None):
+    def __init__(self, catalog: Catalog, parent=None, run: Callable[[Design, Any, Catalog], object] | None = None):
         super().__init__(parent)
         self.catalog = catalog
+        self._run = run or run_search
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._generation = 0
@@ -214,11 +219,11 @@ class SearchRunner(QObject):
         self._done.connect(self._on_done)
         self._failed.connect(self._on_failed)
 
-    def start(self, design: Design, workload: Workload) -> None:
+    def start(self, design: Design, workload: Any) -> None:
         self._generation += 1
         self.running = True
-        snapshot = design.snapshot()
-        self._pool.start(WorkerJob(lambda: run_search(snapshot, workload, self.catalog),
+        snapshot, run = design.snapshot(), self._run
+        self._pool.start(WorkerJob(lambda: run(snapshot, workload, self.catalog),
                                    self._generation, self._done, self._failed, "search"))
 
     def _on_done(self, generation: int, outcome: SearchOutcome) -> None:

@@ -12,7 +12,9 @@ runners-up; "Use" applies one of them as one undo step.
 
 An inference workload has its own form (designer/inference_form.py); its presets are listed
 with the training ones, marked "(inference)", and are taken as written (a serving deployment
-is not fitted to the design).
+is not fitted to the design). Its "Auto (search)" runs core's deployment search on a worker
+thread (designer/inference_search_view.py) and lists the chosen deployment and the runners-up;
+"Use" sets one of them as one undo step.
 """
 
 from __future__ import annotations
@@ -22,16 +24,15 @@ from html import escape
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView, QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
-    QHeaderView, QLabel, QLineEdit, QPushButton, QRadioButton, QScrollArea, QSpinBox, QTableWidget,
-    QTableWidgetItem, QToolButton, QVBoxLayout, QWidget,
+    QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+    QPushButton, QRadioButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget,
 )
 
 from core.catalog import Catalog, default_catalog
 from core.errors import DesignError
 from core.flatten import flatten
+from core.analysis.inference_search import with_deployment
 from core.inference_workload import (InferenceWorkload, inference_workload_from_dict, inference_workload_to_dict,
                                      list_inference_presets, load_inference_preset)
 from core.operations import SetWorkload
@@ -43,8 +44,10 @@ from core.workload import (
 from designer.document import DesignDocument
 from designer.format import num, pct, seconds
 from designer.inference_form import InferenceForm
+from designer.inference_search_view import InferenceSearchOutcome, deployment_name, run_inference_search
 from designer.model_fields import MODEL_INTS, MOE_INTS
 from designer.search import Candidate, SearchOutcome, SearchRunner
+from designer.search_table import SearchTable
 from designer.stack_selector import StackSelector
 
 PAR_INTS = [("tp", "TP"), ("pp", "PP"), ("dp", "DP"), ("cp", "CP"), ("ep", "EP"),
@@ -60,78 +63,10 @@ SEARCH_COLUMNS = [
     ("Recomp.", "Activation recomputation"), ("Step", "Step time"), ("MFU", "Model FLOPs utilisation"),
     ("Mem", "Memory per GPU (GB)"),
 ]
-BEST_FILL = QColor("#e8f5e9")
-
-
-class SearchTable(QTableWidget):
-    """Search results: a row of numbers per configuration, then a full-width word-wrapped note
-    (why it loses) spanning every column. Its height follows its rows (no inner scrolling)."""
-
-    def __init__(self, parent=None):
-        super().__init__(0, len(SEARCH_COLUMNS), parent)
-        self.setHorizontalHeaderLabels([h for h, _ in SEARCH_COLUMNS])
-        for col, (_, tip) in enumerate(SEARCH_COLUMNS):
-            self.horizontalHeaderItem(col).setToolTip(tip)
-        self.verticalHeader().hide()
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.setShowGrid(False)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        small = QFont(self.font())
-        small.setPointSizeF(max(7.5, small.pointSizeF() - 0.5))
-        self.setFont(small)
-        header = self.horizontalHeader()
-        header.setFont(small)
-        header.setMinimumSectionSize(20)
-        header.setHighlightSections(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
-        probe = QToolButton()
-        probe.setText("Use")
-        self.setColumnWidth(0, probe.sizeHint().width() + 6)
-
-    def set_note(self, row: int, text: str, color: str, italic: bool) -> None:
-        note = QLabel(text)
-        note.setWordWrap(True)
-        note.setToolTip(text)
-        note.setFont(self.font())
-        note.setStyleSheet(f"color: {color}; padding: 0 4px 3px 4px;{' font-style: italic;' if italic else ''}")
-        self.setSpan(row, 0, 1, self.columnCount())
-        self.setCellWidget(row, 0, note)
-
-    def note(self, row: int) -> str:
-        widget = self.cellWidget(row, 0)
-        return widget.text() if isinstance(widget, QLabel) else ""
-
-    def fit(self) -> None:
-        """Row heights for the wrapped notes, then the table's own height."""
-        width = sum(self.columnWidth(c) for c in range(self.columnCount()))  # the note's span
-        for row in range(self.rowCount()):
-            widget = self.cellWidget(row, 0)
-            if isinstance(widget, QLabel):
-                self.setRowHeight(row, widget.heightForWidth(width) + 2)
-            else:
-                self.resizeRowToContents(row)
-        height = self.horizontalHeader().height() + sum(self.rowHeight(r) for r in range(self.rowCount()))
-        bar = self.horizontalScrollBar()
-        extra = bar.sizeHint().height() if bar.maximum() > 0 else 0
-        self.setFixedHeight(height + 2 * self.frameWidth() + extra + 2)
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        if event.oldSize().width() != event.size().width():
-            self.fit()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.fit()
-
-
 class WorkloadPanel(QScrollArea):
     error = Signal(str)
     search_finished = Signal(object)  # SearchOutcome (tests wait on it)
+    inference_search_finished = Signal(object)  # InferenceSearchOutcome (tests wait on it)
 
     def __init__(self, document: DesignDocument, catalog: Catalog | None = None, parent=None):
         super().__init__(parent)
@@ -141,6 +76,11 @@ class WorkloadPanel(QScrollArea):
         self.search_runner.finished.connect(self._search_done)
         self.search_runner.failed.connect(self._search_failed)
         self.outcome: SearchOutcome | None = None
+        # the serving deployment search ("Auto (search)" of the inference form)
+        self.inference_runner = SearchRunner(self.catalog, self, run=run_inference_search)
+        self.inference_runner.finished.connect(self._inference_search_done)
+        self.inference_runner.failed.connect(self._inference_search_failed)
+        self.inference_outcome: InferenceSearchOutcome | None = None
         self._applying = False
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -272,6 +212,7 @@ class WorkloadPanel(QScrollArea):
         layout.addWidget(self.training_body)
         self.inference_form = InferenceForm()
         self.inference_form.edited.connect(self._update_check)
+        self.inference_form.search_button.clicked.connect(self.start_inference_search)
         self.inference_form.hide()
         layout.addWidget(self.inference_form)
 
@@ -301,7 +242,7 @@ class WorkloadPanel(QScrollArea):
         self.search_status.setWordWrap(True)
         self.search_status.setTextFormat(Qt.TextFormat.RichText)
         column.addWidget(self.search_status)
-        table = SearchTable()
+        table = SearchTable(SEARCH_COLUMNS)
         table.cellDoubleClicked.connect(lambda row, _col: self.apply_candidate(row // 2))
         self.search_table = table
         column.addWidget(table)
@@ -372,39 +313,22 @@ class WorkloadPanel(QScrollArea):
         self.verticalScrollBar().setValue(self.search_box.y())
 
     def _fill_table(self, candidates: tuple[Candidate, ...]) -> None:
-        table = self.search_table
-        table.clearSpans()
-        table.clearContents()
-        table.setRowCount(2 * len(candidates))
+        rows = []
         for n, cand in enumerate(candidates):
             p = cand.parallelism
-            row = 2 * n
-            use = QToolButton()
-            use.setText("Use")
-            use.setToolTip("Apply this configuration to the workload (one undo step)")
-            use.clicked.connect(lambda _=False, k=n: self.apply_candidate(k))
-            table.setCellWidget(row, 0, use)
             values = [p.tp, p.pp, p.dp, p.cp, p.ep, p.micro_batch, p.virtual_stages, p.zero_stage, p.recompute,
                       seconds(cand.step_time_s), pct(cand.mfu), num(cand.memory_gb, 1)]
-            for col, value in enumerate(values, start=1):
-                item = QTableWidgetItem(f"{value:,}" if isinstance(value, int) else str(value))
-                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if n == 0:
-                    item.setBackground(BEST_FILL)
-                    font = item.font()
-                    font.setBold(True)
-                    item.setFont(font)
-                if col == len(values) and not cand.fits_memory:
-                    item.setForeground(QColor("#c62828"))
-                    item.setToolTip("does not fit in the GPU's memory")
-                table.setItem(row, col, item)
             if n == 0:
                 reason = "★ best — " + (cand.reason or "the shortest time per token of all configurations tried")
             else:
                 reason = f"loses: {cand.reason}" if cand.reason else "loses: slower per token"
-            table.set_note(row + 1, reason, "#2e7d32" if n == 0 else "#607d8b", italic=n > 0)
-        table.fit()
-        QTimer.singleShot(0, table, table.fit)  # again once the layout has given the table its width
+            rows.append(([f"{v:,}" if isinstance(v, int) else str(v) for v in values], reason))
+        memory = len(SEARCH_COLUMNS) - 1
+
+        def warn(n: int, col: int) -> str:
+            return "does not fit in the GPU's memory" if col == memory and not candidates[n].fits_memory else ""
+
+        self.search_table.show_candidates(rows, self.apply_candidate, warn)
 
     def apply_candidate(self, index: int) -> bool:
         """Apply the ``index``-th searched configuration (0 = best) as one undo step."""
@@ -421,28 +345,90 @@ class WorkloadPanel(QScrollArea):
         finally:
             self._applying = False
         self.load_from_design()
-        for r in range(0, self.search_table.rowCount(), 2):
-            widget = self.search_table.cellWidget(r, 0)
-            if isinstance(widget, QToolButton):
-                widget.setText("✓" if r == 2 * index else "Use")
-                widget.setToolTip("Applied" if r == 2 * index else "Apply this configuration (one undo step)")
+        self.search_table.mark_used(index)
+        return True
+
+    # --- serving deployment search -------------------------------------------------------
+    def start_inference_search(self) -> bool:
+        """Search the inference form's workload's deployment on the design (worker thread);
+        False when the form does not describe a valid workload (it says why)."""
+        view = self.inference_form.search_view
+        workload = self._inference_from_form(lambda text: self._show_inference_search(text, "color: #c62828;"))
+        if workload is None:
+            return False
+        self.inference_runner.start(self.document.design, workload)
+        button = self.inference_form.search_button
+        button.setEnabled(False)
+        button.setText("Searching…")
+        view.table.hide()
+        view.set_notes([])
+        self._show_inference_search(f"Searching deployments of <b>{escape(workload.name)}</b> on this design…")
+        return True
+
+    def _show_inference_search(self, html: str, style: str = "") -> None:
+        self.inference_form.search_box.show()
+        self.inference_form.search_view.set_status(html, style)
+
+    def _inference_search_ui_done(self) -> None:
+        self.inference_form.search_button.setEnabled(True)
+        self.inference_form.search_button.setText("Auto (search)")
+
+    def _inference_search_failed(self, message: str) -> None:
+        self._inference_search_ui_done()
+        self._show_inference_search(f"Search failed: {escape(message)}", "color: #c62828;")
+        self.error.emit(message)
+
+    def _inference_search_done(self, outcome: InferenceSearchOutcome) -> None:
+        self._inference_search_ui_done()
+        self.inference_outcome = outcome
+        self.inference_form.search_box.show()
+        self.inference_form.search_view.show_search(outcome.search, self.use_deployment,
+                                                    "Use sets a row's deployment (one undo step).")
+        QTimer.singleShot(0, self, lambda: self.verticalScrollBar().setValue(
+            self.inference_form.search_box.mapTo(self.widget(), self.inference_form.search_box.rect().topLeft()).y()))
+        self.inference_search_finished.emit(outcome)
+
+    def use_deployment(self, index: int) -> bool:
+        """Set the ``index``-th searched deployment (0 = the chosen one) on the searched
+        workload as one undo step."""
+        outcome = self.inference_outcome
+        if outcome is None or not 0 <= index < len(outcome.search.candidates):
+            return False
+        deployment = outcome.search.candidates[index].deployment
+        workload = with_deployment(outcome.workload, deployment)
+        if workload == self.document.design.workload:
+            return False
+        self._applying = True
+        try:
+            self.document.push(SetWorkload(workload), f"Use deployment {deployment_name(deployment)}")
+        finally:
+            self._applying = False
+        self.load_from_design()
+        self.inference_form.search_view.table.mark_used(index)
         return True
 
     def design_changed(self, change) -> None:
         """The design changed (None: another design was opened): older search results go stale."""
+        view = self.inference_form.search_view
         if change is None:
             self._last_of_kind.clear()  # another design: its own workloads
-            self.outcome = None
+            self.outcome = self.inference_outcome = None
             self.search_table.setRowCount(0)
             self.search_box.hide()
+            self.inference_form.search_box.hide()
             return
-        if self._applying or self.outcome is None:
+        if self._applying:
             return
-        self.search_notes.setText("The design changed since this search: run it again for current results.")
-        self.search_notes.show()
+        stale = "The design changed since this search: run it again for current results."
+        if self.outcome is not None:
+            self.search_notes.setText(stale)
+            self.search_notes.show()
+        if self.inference_outcome is not None:
+            view.set_notes([stale])
 
     def shutdown(self) -> None:
         self.search_runner.shutdown()
+        self.inference_runner.shutdown()
 
     def _spin(self, key: str, minimum: int) -> QSpinBox:
         spin = QSpinBox()
@@ -574,16 +560,22 @@ class WorkloadPanel(QScrollArea):
     def _apply_inference(self) -> None:
         """The inference form's workload as one undo step; an invalid form says why (one line,
         red) and leaves the design as it is."""
-        base = self.document.design.workload
-        try:
-            workload = inference_workload_from_dict(
-                self.inference_form.form_dict(inference_workload_to_dict(base)), "workload")
-        except DesignError as exc:
-            self._set_check(f"<span style='color:#c62828'>{escape(str(exc), quote=False)}</span>")
-            self.error.emit(str(exc))
-            return
-        if workload != base:
+        workload = self._inference_from_form(
+            lambda text: self._set_check(f"<span style='color:#c62828'>{text}</span>"))
+        if workload is not None and workload != self.document.design.workload:
             self.document.push(SetWorkload(workload), "Change inference workload")
+
+    def _inference_from_form(self, show_error) -> InferenceWorkload | None:
+        """The inference form's workload, or None after ``show_error`` (escaped html) and the
+        error signal have said why it is not valid."""
+        base = self.document.design.workload
+        raw = inference_workload_to_dict(base) if isinstance(base, InferenceWorkload) else None
+        try:
+            return inference_workload_from_dict(self.inference_form.form_dict(raw), "workload")
+        except DesignError as exc:
+            show_error(escape(str(exc), quote=False))
+            self.error.emit(str(exc))
+            return None
 
     def choose_kind(self, kind: str) -> None:
         """Make the design's workload a ``kind`` one (TRAINING or INFERENCE) as one undo step:

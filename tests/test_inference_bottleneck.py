@@ -161,5 +161,5 @@ def test_the_report_and_the_gui_paragraph_read_the_inference_bottleneck():
     assert "| Limited by | prefill compute |" in section
     assert "| Most help | the weights in FP8 instead of BF16 would give +" in section
     paragraph = bottleneck_html(ev.bottleneck)
-    assert "prefill compute" in paragraph and "the weights in FP8" in paragraph
+    assert "What limits serving:</b> prefill is compute\u2011bound" in paragraph and "the weights in FP8" in paragraph
     assert "decode is HBM-bound" in bottleneck_tooltip(ev.bottleneck)

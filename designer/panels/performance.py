@@ -4,7 +4,8 @@ The "what limits MFU" paragraph is core's (``Evaluation.bottleneck``: a typed re
 text and a what-if); the panel only lays it out. Older cores without it show no paragraph.
 
 An inference workload (``Evaluation.inference``) shows its serving figures instead
-(panels/serving_text.py) and the throughput-latency chart (panels/serving_chart.py).
+(panels/serving_text.py), the throughput-latency chart (panels/serving_chart.py), and what
+limits serving, the what-ifs and an "auto" deployment's search (panels/serving_details.py).
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
+from core.analysis.inference_bottleneck import InferenceBottleneck
 from designer.evaluator import Result
 from designer.format import num, pct, seconds
 from designer.panels.base import MetricsPanel
 from designer.panels.charts import LineChart, StackedBar
-from designer.panels.serving_chart import ThroughputLatencyChart
-from designer.panels.serving_text import (DOES_NOT_FIT, cannot_serve_html, serving_rows, serving_status,
-                                          slo_html)
+from designer.panels.serving_chart import ThroughputLatencyChart, curve_marks
+from designer.panels.serving_details import ServingDetails, serving_bottleneck_html
+from designer.panels.serving_text import (DOES_NOT_FIT, cannot_serve_html, serving_gpus, serving_rows,
+                                          serving_status, slo_html)
 
 PART_NAMES = {
     "compute": "compute", "recompute": "recompute", "tp_comm": "TP comm", "cp_comm": "CP comm",
@@ -104,6 +107,8 @@ def bottleneck_html(bottleneck: Any) -> str:
     """The highlighted paragraph for core's bottleneck result ("" when there is nothing to say)."""
     if bottleneck is None:
         return ""
+    if isinstance(bottleneck, InferenceBottleneck):  # "What limits serving" (panels/serving_details.py)
+        return serving_bottleneck_html(bottleneck)
     if getattr(bottleneck, "limiters", None):
         return _structured_html(bottleneck)
     limit = _text_of(bottleneck, _LIMIT_ATTRS) or (str(bottleneck) if isinstance(bottleneck, str) else "")
@@ -210,12 +215,16 @@ class PerformancePanel(MetricsPanel):
         self.serving_chart = ThroughputLatencyChart()
         self.serving_chart.hide()
         self.add_chart(self.serving_chart)
+        self.serving_details = ServingDetails(self.bottleneck)  # what-ifs and the "auto" search
+        self.add_chart(self.serving_details)
 
     def update_result(self, result: Result) -> None:
         ev = result.evaluation
         if ev.inference is not None:
-            self._show_serving(ev.inference)
+            self._show_serving(ev.inference, serving_gpus(ev))
+            self.serving_details.show_evaluation(ev)
             return
+        self.serving_details.show_evaluation(None)
         self.slo.hide()
         self.serving_chart.hide()
         self.serving_chart.set_curve((), None, None)
@@ -290,7 +299,7 @@ class PerformancePanel(MetricsPanel):
         else:
             self.scaling.set_data([], [])
 
-    def _show_serving(self, inference) -> None:
+    def _show_serving(self, inference, gpus: int | None = None) -> None:
         """An inference workload: the SLO verdict, the serving rows and the throughput-latency
         chart; one that cannot run says why and draws no point."""
         self.bottleneck.hide()
@@ -305,7 +314,8 @@ class PerformancePanel(MetricsPanel):
             self.slo.setText(text)
             self.slo.setStyleSheet(SLO_MET_STYLE if meets else AMBER_NOTE_STYLE)
         self.slo.setVisible(inference.runs)
-        self.set_rows(serving_rows(inference))
+        self.set_rows(serving_rows(inference, gpus))
         curve = inference.curve if inference.runs else ()
-        self.serving_chart.set_curve(curve, inference.batch, inference.workload.slo.tpot_ms)
+        self.serving_chart.set_curve(curve, inference.batch, inference.workload.slo.tpot_ms,
+                                     **(curve_marks(inference) if curve else {}))
         self.serving_chart.setVisible(bool(curve))

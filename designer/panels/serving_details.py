@@ -1,0 +1,163 @@
+"""What the Performance panel adds for an inference workload besides its figures and chart:
+what limits serving and the change that would help most (core.analysis.inference_bottleneck,
+``Evaluation.bottleneck``), every what-if served again, and, for a workload whose deployment is
+"auto", what the deployment search chose and the runners-up (``Evaluation.inference_search``).
+
+The texts and numbers are core's; this module only lays them out. The paragraph goes in the
+panel's bottleneck label (the training paragraph's place, under the SLO line); the what-ifs and
+the search go under the chart (``ServingDetails``).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from core.analysis.inference_bottleneck import InferenceBottleneck, InferenceLimiter, InferenceWhatIf
+from designer.format import num
+from designer.inference_search_view import DeploymentSearchView
+from designer.panels.serving_text import BOUND_TEXT, MEETS, MISSES
+
+LIMIT_PREFIX = "What limits serving"
+HELP_PREFIX = "What would help most"
+WHAT_IFS_TITLE = "What-ifs, each served again (output tokens/s of the service)"
+SEARCH_TITLE = "Deployment search (the deployment is auto)"
+SECTION_STYLE = "font-weight: 600; color: #37474f; margin-top: 6px;"  # as the panels' section titles
+OTHERS_SHOWN = 2  # limiters named after the binding one
+
+
+def _gain(gain: float | None) -> str:
+    return "cannot run" if gain is None else f"{100 * gain:+.0f}%"
+
+
+# where a KV fetch comes from, by the workload's KV-cache placement
+FETCHED_FROM = {"host": "host memory", "remote": "the remote prefix cache"}
+
+
+def _binding(limiter: InferenceLimiter, kv_share: float | None, placement: str | None) -> str:
+    """"decode is HBM‑bound (weights 83%, KV cache 17% of the bytes)" and the like."""
+    phase, part = limiter.phase, limiter.key.removeprefix(f"{limiter.phase}_")
+    if part == "memory":
+        split = (f" (weights {1 - kv_share:.0%}, KV cache {kv_share:.0%} of the bytes)"
+                 if phase == "decode" and kv_share is not None else "")
+        return f"{phase} is {BOUND_TEXT['memory']}{split}"
+    if part == "kv_fetch":
+        return f"{phase} waits for the KV cache from {FETCHED_FROM.get(placement, 'host memory or storage')}"
+    if part == "communication":
+        return f"{phase} is {BOUND_TEXT['communication']} (TP all‑reduces, EP dispatch and combine)"
+    return f"{phase} is {BOUND_TEXT['compute']}"
+
+
+def serving_bottleneck_html(bottleneck: InferenceBottleneck, placement: str | None = None) -> str:
+    """The paragraph: the part of a phase that takes the most of a request's GPU time (its
+    share of the phase's step, the phase's share of the GPU time), the next ones, then the
+    what-if that helps most within the SLOs (or that none does). ``placement``: the KV cache's
+    ("host", "remote"), naming what a KV fetch waits for."""
+    limiters = bottleneck.limiters
+    if not limiters:
+        return ""
+    top = limiters[0]
+    phase_share = top.gpu_time_share / top.share if top.share > 0 else 0.0
+    binding = _binding(top, bottleneck.kv_share_of_decode_bytes, placement)
+    head = (f"<b>{LIMIT_PREFIX}:</b> {html.escape(binding)}: "
+            f"{top.share:.0%} of the {top.phase} step, and {top.phase} takes {phase_share:.0%} of a request's "
+            "GPU time")
+    others = [f"{html.escape(x.name)} ({x.gpu_time_share:.0%})" for x in limiters[1:1 + OTHERS_SHOWN]]
+    if others:
+        head += f"; then {', '.join(others)}"
+    best = bottleneck.best
+    if best is None:
+        tail = "no single change tried raises output tokens/s by 1% within the SLOs"
+    else:
+        tail = (f"{html.escape(best.description)}: {_gain(best.gain)} output tokens/s "
+                f"({num(bottleneck.output_tokens_per_s_per_gpu, 0)} → {num(best.output_tokens_per_s_per_gpu, 0)} "
+                "per GPU), meets the SLOs")
+    return f"{head}.<br><b>{HELP_PREFIX}:</b> {tail}."
+
+
+def _misses(x: InferenceWhatIf, slo: Any) -> str:
+    """"misses TTFT 3,158 ms, TPOT 65.4 ms" for a what-if that runs but misses an SLO."""
+    misses = []
+    if x.ttft_ms > slo.ttft_ms:
+        misses.append(f"TTFT {x.ttft_ms:,.0f} ms")
+    if x.tpot_ms > slo.tpot_ms:
+        misses.append(f"TPOT {x.tpot_ms:,.1f} ms")
+    return "misses " + (", ".join(misses) if misses else "TTFT for a request class")
+
+
+def what_ifs_html(bottleneck: InferenceBottleneck, slo: Any) -> str:
+    """A row per what-if (core's order: those meeting the SLOs first, most gain first): the
+    change (and, in grey under it, the SLO it misses or why it cannot run), its gain in output
+    tokens/s of the service, and ✓ / ✗ for the SLOs."""
+    rows = []
+    for x in bottleneck.what_ifs:
+        meets = x.runs and bool(x.meets_slo)
+        why = "" if meets else (x.text.removeprefix(f"{x.description}: ") if not x.runs else _misses(x, slo))
+        note = f"<br><span style='color:#78909c'>{html.escape(why)}</span>" if why else ""
+        color = "#1b5e20" if meets and (x.gain or 0.0) > 0 else "#37474f"
+        rows.append(f"<tr><td>{html.escape(x.description)}{note}</td>"
+                    f"<td align='right' style='color:{color}; white-space:nowrap'>&nbsp;{_gain(x.gain)}</td>"
+                    f"<td align='center'>&nbsp;{MEETS if meets else MISSES}</td></tr>")
+    skipped = "".join(f"<br><i>Not modelled yet: {html.escape(s)}</i>" for s in bottleneck.skipped)
+    if not rows:
+        return f"<i>No change could be tried.</i>{skipped}"
+    return f"<table width='100%' cellspacing='0' cellpadding='1'>{''.join(rows)}</table>{skipped}"
+
+
+def _section(title: str) -> QLabel:
+    label = QLabel(title)
+    label.setWordWrap(True)
+    label.setStyleSheet(SECTION_STYLE)
+    return label
+
+
+class ServingDetails(QWidget):
+    """The what-ifs and the "auto" search under the chart; it also fills ``paragraph`` (the
+    panel's bottleneck label) with what limits serving."""
+
+    def __init__(self, paragraph: QLabel, parent=None):
+        super().__init__(parent)
+        self.paragraph = paragraph
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(4)
+        self.what_ifs_title = _section(WHAT_IFS_TITLE)
+        column.addWidget(self.what_ifs_title)
+        self.what_ifs = QLabel()
+        self.what_ifs.setWordWrap(True)
+        self.what_ifs.setTextFormat(Qt.TextFormat.RichText)
+        self.what_ifs.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        column.addWidget(self.what_ifs)
+        self.search_title = _section(SEARCH_TITLE)
+        column.addWidget(self.search_title)
+        self.search = DeploymentSearchView(use_buttons=False)
+        column.addWidget(self.search)
+        self.hide()
+
+    def show_evaluation(self, ev: Any | None) -> None:
+        """Fill in from an evaluation of an inference workload; None (a training workload or
+        none): hide, leaving the paragraph to the training code."""
+        if ev is None or ev.inference is None:
+            self.hide()
+            return
+        bottleneck = ev.bottleneck if isinstance(ev.bottleneck, InferenceBottleneck) else None
+        placement = ev.inference.workload.kv_cache.placement
+        text = serving_bottleneck_html(bottleneck, placement) if bottleneck is not None else ""
+        self.paragraph.setText(text)
+        self.paragraph.setToolTip("<br>".join(f"<b>{html.escape(x.name)}</b>: {html.escape(x.text)}"
+                                              for x in bottleneck.limiters) if text else "")
+        self.paragraph.setVisible(bool(text))
+        if bottleneck is not None:
+            self.what_ifs.setText(what_ifs_html(bottleneck, ev.inference.workload.slo))
+            self.what_ifs.setToolTip("<br>".join(html.escape(x.text) for x in bottleneck.what_ifs))
+        self.what_ifs_title.setVisible(bottleneck is not None)
+        self.what_ifs.setVisible(bottleneck is not None)
+        search = ev.inference_search
+        if search is not None:
+            self.search.show_search(search)
+        self.search_title.setVisible(search is not None)
+        self.search.setVisible(search is not None)
+        self.setVisible(bottleneck is not None or search is not None)
