@@ -131,7 +131,7 @@ def test_a_disaggregated_deployment_shows_its_two_pools(window, qtbot):
     assert "the decode pool at that batch per replica" in chart.legend.text()
 
 
-MIX = RequestMix((RequestClass(4096, 1024, 0.75), RequestClass(32768, 2048, 0.25)))
+MIX = RequestMix((RequestClass(4096, 1024, 0.9), RequestClass(32768, 2048, 0.1)))
 
 
 def test_a_request_mix_shows_each_class_and_the_one_that_misses(window, qtbot):
@@ -139,10 +139,10 @@ def test_a_request_mix_shows_each_class_and_the_one_that_misses(window, qtbot):
     panel = window.performance_panel
     short, long = served.classes
     assert short.meets_ttft_slo and not long.meets_ttft_slo and not served.meets_slo
-    assert _shown(panel, "4,096 in · 1,024 out · 75%") == f"{short.ttft_ms:,.0f} ms  ✓"
-    assert _shown(panel, "32,768 in · 2,048 out · 25%") == f"{long.ttft_ms:,.0f} ms  ✗ SLO 2,000 ms"
+    assert _shown(panel, "4,096 in · 1,024 out · 90%") == f"{short.ttft_ms:,.0f} ms  ✓"
+    assert _shown(panel, "32,768 in · 2,048 out · 10%") == f"{long.ttft_ms:,.0f} ms  ✗ SLO 2,000 ms"
     # the row of the whole mix is the share-weighted mean, marked by the slowest class
-    assert served.ttft_ms == pytest.approx(0.75 * short.ttft_ms + 0.25 * long.ttft_ms)
+    assert served.ttft_ms == pytest.approx(0.9 * short.ttft_ms + 0.1 * long.ttft_ms)
     assert _shown(panel, "Time to first token") == f"{served.ttft_ms:,.0f} ms mean  ✗ SLO 2,000 ms"
     slo_line = panel.slo.text().replace("\u00a0", " ")
     assert "Misses the SLOs" in slo_line and f"(32,768 in) {long.ttft_ms:,.0f} ms > 2,000 ms" in slo_line
