@@ -8,7 +8,7 @@ checks raise the one-line DesignError the tab shows.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QButtonGroup, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
+from PySide6.QtWidgets import (QButtonGroup, QGridLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
                                QSpinBox, QWidget)
 
 from core.limits import MAX_ACCELERATORS
@@ -79,10 +79,8 @@ class PartitionEditor(QWidget):
                              "name, or \"main\")")
         self.name.textEdited.connect(lambda _: self.edited.emit())
         if named:
-            name_row = QHBoxLayout()
-            name_row.addWidget(QLabel("Partition name"))
-            name_row.addWidget(self.name, 1)
-            grid.addLayout(name_row, row, 0, 1, 3)
+            grid.addWidget(QLabel("Partition name"), row, 0)
+            grid.addWidget(self.name, row, 1, 1, 2)
         self._show_blocks()
         self.set_selection([])
         self._choose(LEFT if main else GPUS)
