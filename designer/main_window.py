@@ -48,13 +48,14 @@ from designer.panels.storage import StoragePanel
 from designer.panels.warnings import WarningsPanel
 from designer.recovery import RecoveryManager
 from designer.sweep_view import SweepResultsController
+from designer.services_panel import ServicesPanel
 from designer.user_settings import recent_paths, settings_problem
 from designer.window_fit import PREFERRED_SIZE, fitted_geometry
 from designer.wizard import TemplateWizard
 from designer.workload_panel import WorkloadPanel
 
 MAX_RECENT = 8
-LAYOUT_VERSION = 2  # 2: Assumptions dock added (older saved layouts fall back to the default)
+LAYOUT_VERSION = 3  # 2: Assumptions dock added; 3: Services (older saved layouts fall back to the default)
 PROJECT_FILTER = "Cluster Designer project (*.json);;All files (*)"
 STATUS_MS = 6000
 STARTUP_WARNING_MS = 30_000  # read once at start-up, so it stays longer than a status note
@@ -158,6 +159,7 @@ class MainWindow(QMainWindow):
         self.inspector.pick_bundle.connect(lambda key: self.scene.select_bundle(key))
         self.workload_panel = WorkloadPanel(self.document, self.catalog)
         self.assumptions_panel = AssumptionsPanel(self.document)
+        self.services_panel = ServicesPanel(self.document)
         self.overview_panel = OverviewPanel()
         self.bandwidth_panel = BandwidthPanel()
         self.latency_panel = LatencyPanel()
@@ -185,7 +187,9 @@ class MainWindow(QMainWindow):
         self.workload_dock = self._dock("Workload", self.workload_panel, right, "workload")
         self.tabifyDockWidget(self.inspector_dock, self.workload_dock)
         self.assumptions_dock = self._dock("Assumptions", self.assumptions_panel, right, "assumptions")
-        self.tabifyDockWidget(self.workload_dock, self.assumptions_dock)
+        self.services_dock = self._dock("Services", self.services_panel, right, "services")
+        self.tabifyDockWidget(self.workload_dock, self.services_dock)
+        self.tabifyDockWidget(self.services_dock, self.assumptions_dock)
         for dock in self.metric_docks[1:]:
             self.tabifyDockWidget(self.metric_docks[0], dock)
         # Not a metric panel (it shows no result of its own): fed by the baseline after them.
@@ -374,7 +378,7 @@ class MainWindow(QMainWindow):
         self.breadcrumb.navigate.connect(self.navigate)
         self.view.file_dropped.connect(self.open_file)
         for source in (self.view, self.canvas_actions, self.inspector, self.workload_panel,
-                       self.assumptions_panel):
+                       self.services_panel, self.assumptions_panel):
             source.error.connect(self.show_error)
 
     # --- model events --------------------------------------------------------------------
@@ -387,6 +391,7 @@ class MainWindow(QMainWindow):
         self.inspector.refresh()
         if change.kind == "workload":
             self.workload_panel.load_from_design()
+            self.services_panel.load_from_design()
         if change.kind == "assumptions":
             self.assumptions_panel.refresh()
         if change.kind != "geometry":
@@ -399,6 +404,7 @@ class MainWindow(QMainWindow):
         self.outline.rebuild(self.document.design)
         self.workload_panel.load_from_design()
         self.workload_panel.design_changed(None)
+        self.services_panel.load_from_design()
         self.assumptions_panel.refresh()
         self._on_selection()
         self.evaluator.request(self.document.design)
@@ -423,6 +429,7 @@ class MainWindow(QMainWindow):
         scene = self.scene
         self.inspector.show_selection(scene.block_path, scene.selected_ids(), scene.selected_link_ids(),
                                       scene.selected_groups(), scene.selected_bundles())
+        self.services_panel.set_selection([scene.child_path(key) for key in scene.selected_ids()])
 
     def _pick(self, ids: list[str], link_ids: list[str]) -> None:
         """A member picked from the Inspector's list of a group card or bundle: select it."""
@@ -436,6 +443,7 @@ class MainWindow(QMainWindow):
         n = len(ev.warnings)
         self.warnings_dock.setWindowTitle(f"Warnings ({n})" if n else "Warnings")
         self.workload_panel.set_design_facts(ev.counts.gpus, ev.bandwidth.scale_up_domain_gpus)
+        self.services_panel.set_result(result)
         self.counts_label.setText(f"{num(ev.counts.gpus)} GPUs · {num(ev.counts.switches)} switches · "
                                   f"{power(ev.power.facility_kw)} facility")
         run_text, run_tip = status_text(ev)

@@ -15,6 +15,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPaint
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem
 
 from designer import icons, style
+from designer.canvas.partition_tags import PartitionTag
 from designer.format import count as fmt_count, out_of_service_text, speed as fmt_speed
 
 CARD_W, CARD_H = 200.0, 64.0
@@ -45,6 +46,10 @@ _BADGE.setBold(True)
 _TILE_BADGE = QFont()
 _TILE_BADGE.setPointSizeF(7.0)
 _TILE_BADGE.setBold(True)
+_TAG = QFont()
+_TAG.setPointSizeF(7.5)
+_TAG.setBold(True)
+TAG_H = 16.0  # a partition tag's height (it straddles the card's bottom edge)
 _WIRE_LABEL = QFont()
 _WIRE_LABEL.setPointSizeF(7.0)
 
@@ -64,6 +69,19 @@ def _draw_badge(painter: QPainter, right: float, top: float, text: str, fill: QC
     painter.setPen(QColor("#ffffff"))
     painter.setFont(font)
     painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+
+def _draw_pill(painter: QPainter, right: float, middle: float, text: str, colour: QColor, filled: bool) -> float:
+    """A partition tag ending at ``right``, centred on ``middle``; its width."""
+    width = QFontMetricsF(_TAG).horizontalAdvance(text) + TAG_H
+    pill = QRectF(right - width, middle - TAG_H / 2, width, TAG_H)
+    painter.setPen(QPen(colour, 1.2))
+    painter.setBrush(colour if filled else QColor("#ffffff"))
+    painter.drawRoundedRect(pill, TAG_H / 2, TAG_H / 2)
+    painter.setPen(QColor("#ffffff") if filled else colour)
+    painter.setFont(_TAG)
+    painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
+    return width
 
 
 def _rect_exit(rect: QRectF, origin: QPointF, toward: QPointF) -> QPointF:
@@ -101,12 +119,43 @@ class _Card(QGraphicsItem):
         self.highlight = False  # drop target of a link drag
         # (failed, drained) units over the whole design, and the units there are
         self.out_of_service: tuple[int, int, int] = (0, 0, 0)
+        self.partition_tags: tuple[PartitionTag, ...] = ()  # the partitions it runs (canvas/partition_tags.py)
 
     def set_out_of_service(self, failed: int, drained: int, units: int) -> None:
         self.out_of_service = (failed, drained, units)
         self.setToolTip(self.toolTip().split("\n⚠")[0] + (
             f"\n⚠ {out_of_service_text(failed, drained)} of {units:,} in the design" if failed or drained else ""))
         self.update()
+
+    def set_partition_tags(self, tags: tuple[PartitionTag, ...]) -> None:
+        """Tag the card with the partitions it belongs to; after ``set_data``, which sets the
+        tooltip this adds a line to."""
+        if tags != self.partition_tags:
+            self.prepareGeometryChange()  # a component card's tags overhang its bounds
+            self.partition_tags = tags
+            self.update()
+        if tags:
+            self.setToolTip(self.toolTip() + "\n" + "\n".join(tag.tooltip for tag in tags))
+
+    def _paint_partition_tags(self, painter: QPainter, rect: QRectF) -> None:
+        """The partitions' names in small pills on the card's bottom edge, from the right: filled
+        for a partition the card is in, outlined for one it holds part of; "+N" for those that
+        do not fit."""
+        tags = self.partition_tags
+        if not tags:
+            return
+        metrics = QFontMetricsF(_TAG)
+        right, left = rect.right() - 10, rect.left() + 10
+        for n, tag in enumerate(tags):
+            more = len(tags) - n - 1
+            reserve = metrics.horizontalAdvance(f"+{more}") + TAG_H + 4 if more else 0.0
+            text = tag.text
+            if right - metrics.horizontalAdvance(text) - TAG_H - reserve < left:
+                if n:  # the rest in one pill
+                    _draw_pill(painter, right, rect.bottom(), f"+{more + 1}", style.SUBTEXT, True)
+                    return
+                text = _elide(text, _TAG, right - left - reserve - TAG_H)
+            right -= _draw_pill(painter, right, rect.bottom(), text, QColor(tag.color), tag.whole) + 4
 
     def _paint_out_of_service(self, painter: QPainter, rect: QRectF, radius: float) -> None:
         """Failed units: a red hatch and frame with the count; drained ones the same in grey."""
@@ -175,7 +224,8 @@ class ComponentItem(_Card):
         self.update()
 
     def boundingRect(self) -> QRectF:
-        return QRectF(-CARD_W / 2 - 4, -CARD_H / 2 - 12, CARD_W + 10, CARD_H + 16)
+        tags = TAG_H / 2 if self.partition_tags else 0.0
+        return QRectF(-CARD_W / 2 - 4, -CARD_H / 2 - 12, CARD_W + 10, CARD_H + 16 + tags)
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -214,6 +264,7 @@ class ComponentItem(_Card):
                              f"tier: {self.tier}")
         _draw_badge(painter, rect.right() + 4, rect.top(), fmt_count(self.count), accent)
         self._paint_out_of_service(painter, rect, 8)
+        self._paint_partition_tags(painter, rect)
 
 
 class PreviewChild(NamedTuple):
@@ -446,6 +497,7 @@ class BlockItem(_Card):
             self._paint_preview(painter)
         _draw_badge(painter, rect.right() + 4, rect.top(), fmt_count(self.count), accent)
         self._paint_out_of_service(painter, rect, 10)
+        self._paint_partition_tags(painter, rect)
 
     def _paint_preview(self, painter: QPainter) -> None:
         diagram = self.diagram_rect()

@@ -35,6 +35,7 @@ from designer.canvas.aggregate import BlockSummarizer, Summary, needs_aggregatio
 from designer.canvas.aggregate_items import GROUP_W, BundleItem, GroupCard, group_name
 from designer.canvas.items import (BlockItem, ComponentItem, ExternalLinkItem, LinkItem, PreviewChild,
                                    PreviewLink, _Card)
+from designer.canvas.partition_tags import PartitionTagger
 
 PARALLEL_SPACING = 46.0
 SUMMARY_ITEMS = 3
@@ -69,6 +70,8 @@ class DesignScene(QGraphicsScene):
         self.note = ""
         self._picked_ids: list[str] = []
         self._picked_links: list[str] = []
+        self._tagger = PartitionTagger()  # which partition each card runs (several workloads)
+        self._tags: dict[str, tuple] = {}   # of the block shown: child id -> its card's tags
         # Connected first, so the picks are current when the other listeners hear the signal.
         self.selectionChanged.connect(self._drop_unselected_picks)
         self.sync()
@@ -170,6 +173,7 @@ class DesignScene(QGraphicsScene):
         self._external = []
 
     def _sync_items(self, block: Block) -> None:
+        self._tags = self._tagger.tags(self.design, self.block_path)
         for key in list(self._cards):
             child = block.children.get(key)
             card = self._cards[key]
@@ -219,6 +223,7 @@ class DesignScene(QGraphicsScene):
             spec = self.catalog.get(child.catalog_id) if child.catalog_id in self.catalog else None
             subtitle = spec.name if spec else f"unknown id {child.catalog_id}"
             card.set_data(child.label, subtitle, spec.kind if spec else "block", child.count, child.tier)
+        card.set_partition_tags(self._tags.get(card.key, ()))
         if child.failed or child.drained or card.out_of_service[:2] != (0, 0):
             units = units_in_design(self.design, card.path) if child.failed or child.drained else 0
             card.set_out_of_service(child.failed, child.drained, units)

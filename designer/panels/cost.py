@@ -1,5 +1,7 @@
 """Cost: capex (hardware by kind and facility), yearly opex and TCO, $/GPU-hour and the
-training run's cost; "not computable" and the unpriced ids when a price is missing."""
+training run's cost (a served workload's $ per million output tokens instead); "not
+computable" and the unpriced ids when a price is missing; with several workloads, each
+partition's $/GPU-hour and each service's $ per million output tokens."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ from designer.evaluator import Result
 from designer.format import money, money_unit
 from designer.panels.base import MetricsPanel
 from designer.panels.charts import BarChart
+from designer.panels.partition_rows import cost_rows
 from designer.panels.performance import DOES_NOT_FIT
+from designer.panels.serving_text import missing_word
 
 NOT_COMPUTABLE = "not computable"
 # Short bar labels for a narrow dock; the catalog kinds are the keys.
@@ -67,9 +71,12 @@ class CostPanel(MetricsPanel):
             ("TCO (depreciation + opex)", *usd(c.tco_usd_per_year)),
             ("Use", None),
             ("Per GPU-hour", *usd(c.usd_per_gpu_hour)),
-            ("Training run", *run),
-            ("Per million tokens trained", *per_tokens),
         ]
+        if ev.inference is not None:  # a served workload: no run to price, its tokens instead
+            rows.append(("Per million output tokens", *self._per_output_tokens(ev.inference, usd)))
+        else:
+            rows += [("Training run", *run), ("Per million tokens trained", *per_tokens)]
+        rows += cost_rows(ev, {row[0] for row in rows})
         self.show_message(f"Cost {NOT_COMPUTABLE}: {why}" if why else "")
         self.set_rows(rows)
         kinds = list(c.capex_by_kind_usd)
@@ -82,3 +89,9 @@ class CostPanel(MetricsPanel):
             [v / scale if v is not None else math.nan for v in values], fmt="{:,.3g}",
             colors=[style.KIND_COLOR.get(k, style.SERIES[i % len(style.SERIES)])
                     for i, k in enumerate(kinds)] + [FACILITY_COLOR])
+
+    @staticmethod
+    def _per_output_tokens(inference, usd) -> tuple:
+        if not inference.runs:
+            return (missing_word(inference), "\n".join(d.message for d in inference.cannot_run))
+        return usd(inference.usd_per_million_output_tokens)

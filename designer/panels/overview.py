@@ -1,5 +1,7 @@
 """What the design contains: GPUs, servers, switches by tier, NICs, cables, optics; and whether
-the workload runs on it (its MFU and training time, or "does not fit" and why)."""
+the workload runs on it (its MFU and training time, or a served workload's TTFT, TPOT and tokens
+per second per GPU, or "does not fit" and why); with several workloads, every partition and its
+workload's headline figure (panels/partition_rows.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from core.failure_paths import describe_target
 from designer.evaluator import Result
 from designer.format import num, out_of_service_text, pct
 from designer.panels.base import MetricsPanel
+from designer.panels.partition_rows import inference_headline, overview_rows
 from designer.panels.performance import DOES_NOT_FIT
 
 
@@ -19,6 +22,8 @@ class OverviewPanel(MetricsPanel):
         "NICs": "counts.nics", "DPUs": "counts.dpus", "Storage nodes": "counts.storage_nodes",
         "Links": "counts.links", "Cables": "counts.cables", "Transceivers": "counts.transceivers",
         "MFU": "performance.mfu", "Training time": "performance.training_days",
+        "Time to first token": "inference.ttft_ms", "Time per output token": "inference.tpot_ms",
+        "Decode per GPU": "inference.decode_tokens_per_s_per_gpu",
     }
 
     def update_result(self, result: Result) -> None:
@@ -51,10 +56,23 @@ class OverviewPanel(MetricsPanel):
                 rows += [("Result", f"{DOES_NOT_FIT}: {reasons[0].message}", why)]
             elif perf is not None:
                 rows += [("MFU", pct(perf.mfu)), ("Training time", num(perf.training_days, 1, "days"))]
+        elif ev.inference is not None:
+            rows += [("Workload", None), ("Model", ev.inference.workload.name), *serving_headline_rows(ev.inference)]
+        rows += overview_rows(ev, {row[0] for row in rows})
         self.show_message("" if ev.failure is None else
                           "Failure what-if: every figure describes the design without its failed "
                           "and drained units (Restore puts them back)")
         self.set_rows(rows)
+
+
+def serving_headline_rows(inference) -> list:
+    """TTFT, TPOT and decode tokens/s per GPU of a served workload, or why it has none."""
+    if not inference.runs:
+        return [("Result", inference_headline(inference), "\n".join(d.message for d in inference.cannot_run))]
+    slo = inference.workload.slo
+    return [("Time to first token", f"{num(inference.ttft_ms, 0, 'ms')} (SLO {num(slo.ttft_ms, 0, 'ms')})"),
+            ("Time per output token", f"{num(inference.tpot_ms, 1, 'ms')} (SLO {num(slo.tpot_ms, 1, 'ms')})"),
+            ("Decode per GPU", num(inference.decode_tokens_per_s_per_gpu, 0, "tokens/s"))]
 
 
 def failure_rows(f: FailureResult) -> list:

@@ -6,6 +6,11 @@ text and a what-if); the panel only lays it out. Older cores without it show no 
 An inference workload (``Evaluation.inference``) shows its serving figures instead
 (panels/serving_text.py), the throughput-latency chart (panels/serving_chart.py), and what
 limits serving, the what-ifs and an "auto" deployment's search (panels/serving_details.py).
+
+A design with several workloads (inference services beside the main workload, each on its
+partition: core/services.py) gets a chooser at the top: the main workload's figures on its
+partition, or one service's serving figures (``Evaluation.services``), whose baseline marks
+compare it with the baseline's service of the same name (core/compare.py's service metrics).
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ import math
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
 from core.analysis.inference_bottleneck import InferenceBottleneck
+from core.compare import Comparison
 from designer.evaluator import Result
 from designer.format import num, pct, seconds
 from designer.panels.base import MetricsPanel
@@ -165,6 +171,26 @@ MEMORY_PARTS = (("weights", "weights_gb"), ("gradients", "gradients_gb"),
                 ("framework", "framework_gb"))
 
 
+def workload_entries(ev: Any) -> list[tuple[str | None, str]]:
+    """(key, text) of each workload of a design: the main one (key None; left out when the
+    design has none), then each service by name."""
+    entries: list[tuple[str | None, str]] = []
+    if ev.workload is not None:
+        entries.append((None, f"{ev.workload.name} (training)"))
+    elif ev.inference is not None:
+        entries.append((None, f"{ev.inference.workload.name} (inference)"))
+    entries += [(s.name, f"Service {s.name}: {s.workload.name}") for s in ev.services]
+    return entries
+
+
+def on_partition(view: Any) -> str:
+    """"partition reasoning (blocks serve: 576 GPUs, GB200)"."""
+    where = view.describe()
+    if view.fabric is not None:
+        where += f", {view.fabric.accelerator.id}"
+    return f"partition {view.name} ({where})"
+
+
 SLO_MET_STYLE = ("background: #e8f5e9; color: #1b5e20; border-left: 4px solid #2e7d32; border-radius: 3px; "
                  "padding: 4px 8px;")
 AMBER_NOTE_STYLE = ("background: #fff8e1; color: #3e2723; border-left: 4px solid #ff8f00; "
@@ -187,6 +213,20 @@ class PerformancePanel(MetricsPanel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self._result: Result | None = None
+        self._comparison: Comparison | None = None
+        self.chooser_row = QWidget()  # several workloads: which one the panel shows
+        row = QHBoxLayout(self.chooser_row)
+        row.setContentsMargins(0, 0, 0, 2)
+        row.addWidget(QLabel("Workload"))
+        self.chooser = QComboBox()
+        self.chooser.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.chooser.setToolTip("The design carries several workloads: the main one on its partition, and "
+                                "each inference service on its own")
+        self.chooser.activated.connect(lambda _: self._show_chosen())
+        row.addWidget(self.chooser, 1)
+        self.chooser_row.hide()
+        self._layout.insertWidget(0, self.chooser_row)
         self.verdict = QLabel()  # "does not fit" and why, where the bottleneck would be
         self.verdict.setWordWrap(True)
         self.verdict.setTextFormat(Qt.TextFormat.RichText)
@@ -194,14 +234,14 @@ class PerformancePanel(MetricsPanel):
         self.verdict.setStyleSheet("background: #ffebee; color: #b71c1c; border-left: 4px solid #c62828; "
                                    "border-radius: 3px; padding: 4px 8px;")
         self.verdict.hide()
-        self._layout.insertWidget(1, self.verdict)
+        self._layout.insertWidget(2, self.verdict)
         self.bottleneck = QLabel()
         self.bottleneck.setWordWrap(True)
         self.bottleneck.setTextFormat(Qt.TextFormat.RichText)
         self.bottleneck.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.bottleneck.setStyleSheet(AMBER_NOTE_STYLE)
         self.bottleneck.hide()
-        self._layout.insertWidget(2, self.bottleneck)  # under the message, above the values
+        self._layout.insertWidget(3, self.bottleneck)  # under the message, above the values
         self.breakdown = StackedBar("Step-time breakdown", "seconds per step")
         self.scaling = LineChart("MFU against GPU count (data-parallel scaling)", "MFU (%)", "GPUs",
                                  log_x=True)
@@ -211,7 +251,7 @@ class PerformancePanel(MetricsPanel):
         self.slo.setWordWrap(True)
         self.slo.setTextFormat(Qt.TextFormat.RichText)
         self.slo.hide()
-        self._layout.insertWidget(3, self.slo)
+        self._layout.insertWidget(4, self.slo)
         self.serving_chart = ThroughputLatencyChart()
         self.serving_chart.hide()
         self.add_chart(self.serving_chart)
@@ -219,6 +259,67 @@ class PerformancePanel(MetricsPanel):
         self.add_chart(self.serving_details)
 
     def update_result(self, result: Result) -> None:
+        self._result = result
+        self._fill_chooser(result.evaluation)
+        self._show_chosen()
+
+    def _fill_chooser(self, ev) -> None:
+        """The workloads to choose from (main first, then each service), when there are
+        services; the choice stays on the same workload while it exists."""
+        entries = workload_entries(ev) if ev.services else []
+        shown = [(self.chooser.itemData(i), self.chooser.itemText(i)) for i in range(self.chooser.count())]
+        if entries != shown:
+            chosen = self.chooser.currentData()
+            self.chooser.clear()
+            for key, text in entries:
+                self.chooser.addItem(text, key)
+            keys = [key for key, _ in entries]
+            self.chooser.setCurrentIndex(keys.index(chosen) if chosen in keys else 0)
+        self.chooser_row.setVisible(bool(entries))
+
+    def chosen_service(self):
+        """The service shown (core.service_results.ServiceResult), None for the main workload."""
+        key = self.chooser.currentData() if not self.chooser_row.isHidden() else None
+        if key is None or self._result is None:
+            return None
+        return next((s for s in self._result.evaluation.services if s.name == key), None)
+
+    def choose(self, service: str | None) -> None:
+        """Show service ``service``'s figures (None: the main workload's), as the chooser would."""
+        index = self.chooser.findData(service)
+        if index < 0:
+            raise ValueError(f"no workload {service!r} to choose")
+        self.chooser.setCurrentIndex(index)
+        self._show_chosen()
+
+    def _show_chosen(self) -> None:
+        if self._result is None:
+            return
+        service = self.chosen_service()
+        if service is not None:
+            self._show_serving(service.inference, service.partition.gpus)
+            self.serving_details.show_served(service.inference, service.bottleneck, service.search)
+            self.show_message(f"Service {service.name} runs on {on_partition(service.partition)}")
+        else:
+            self._show_main(self._result)
+            main = self._result.evaluation.partitions.main if self._result.evaluation.partitions else None
+            if not self.chooser_row.isHidden() and main is not None and not self.message():
+                self.show_message(f"The main workload runs on {on_partition(main)}")
+        self.show_deltas(self._comparison)
+
+    def show_deltas(self, comparison: Comparison | None) -> None:
+        """The baseline marks of the workload shown: a service's rows against the baseline's
+        service of that name."""
+        self._comparison = comparison
+        service = self.chosen_service()
+        if service is None:
+            self.__dict__.pop("metric_paths", None)  # the class's: the main workload's
+        else:
+            self.metric_paths = {label: f"services.{service.name}.{path.partition('.')[2]}"
+                                 for label, path in type(self).metric_paths.items() if path.startswith("inference.")}
+        super().show_deltas(comparison)
+
+    def _show_main(self, result: Result) -> None:
         ev = result.evaluation
         if ev.inference is not None:
             self._show_serving(ev.inference, serving_gpus(ev))

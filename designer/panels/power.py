@@ -1,5 +1,5 @@
 """Power: IT and facility kW, PUE, rack density, compute racks by cooling type, energy of the
-training run; kW by kind."""
+training run; kW by kind; with several workloads, each partition's IT and facility kW."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from designer.evaluator import Result
 from designer.format import num, pct, power, power_unit
 from designer.panels.base import MetricsPanel
 from designer.panels.charts import BarChart
+from designer.panels.partition_rows import power_rows
 from designer.panels.performance import DOES_NOT_FIT
 
 
@@ -48,6 +49,7 @@ class PowerPanel(MetricsPanel):
                 why = "\n".join(d.message for d in reasons)
                 run = [(label, DOES_NOT_FIT, why) for label, _ in run]
             rows += [("Training run", None), *run]
+        rows += power_rows(ev, {row[0] for row in rows})
         # The over-limit warning stays in sight above the rows (also in the Warnings panel).
         over = next((d for d in ev.warnings if d.code == "RACK_OVER_COOLING_LIMIT"), None)
         self.show_message(f"⚠ {over.message}" if over is not None else "")

@@ -144,18 +144,22 @@ class ServingDetails(QWidget):
             self.hide()
             return
         bottleneck = ev.bottleneck if isinstance(ev.bottleneck, InferenceBottleneck) else None
-        placement = ev.inference.workload.kv_cache.placement
+        self.show_served(ev.inference, bottleneck, ev.inference_search)
+
+    def show_served(self, inference: Any, bottleneck: InferenceBottleneck | None, search: Any | None) -> None:
+        """What limits one served workload (the main one or a service), its what-ifs and, for
+        "auto", the search that chose its deployment."""
+        placement = inference.workload.kv_cache.placement
         text = serving_bottleneck_html(bottleneck, placement) if bottleneck is not None else ""
         self.paragraph.setText(text)
         self.paragraph.setToolTip("<br>".join(f"<b>{html.escape(x.name)}</b>: {html.escape(x.text)}"
                                               for x in bottleneck.limiters) if text else "")
         self.paragraph.setVisible(bool(text))
         if bottleneck is not None:
-            self.what_ifs.setText(what_ifs_html(bottleneck, ev.inference.workload.slo))
+            self.what_ifs.setText(what_ifs_html(bottleneck, inference.workload.slo))
             self.what_ifs.setToolTip("<br>".join(html.escape(x.text) for x in bottleneck.what_ifs))
         self.what_ifs_title.setVisible(bottleneck is not None)
         self.what_ifs.setVisible(bottleneck is not None)
-        search = ev.inference_search
         if search is not None:
             self.search.show_search(search)
         self.search_title.setVisible(search is not None)

@@ -3,8 +3,9 @@
 Hypothesis (a ``RuleBasedStateMachine``) drives the real MainWindow through the paths a user's
 gestures take: palette double-clicks, canvas actions (delete, cut, copy, paste, duplicate, group,
 ungroup, collapse/expand, select all), connecting two cards (answering the "which component"
-popup), mouse drags, Inspector, Workload (training and inference: presets, the kind, fields) and
-Assumptions field edits, templates, outline clicks, stepping in and out of blocks, undo and
+popup), mouse drags, Inspector, Workload (training and inference: presets, the kind, fields),
+Services (add on the selection or a GPU count, remove, rename, move, another preset or a field,
+the main workload's partition) and Assumptions field edits, templates, outline clicks, stepping in and out of blocks, undo and
 redo, with selection changes in between. Every exception that reaches Qt's event loop fails the
 gesture that raised it.
 
@@ -50,7 +51,7 @@ TYPED_PATHS = ("", "leaf", "spine", "rack", "su/leaf", "ghost", "su")
 # Gestures by how often a user makes them; the first ones are what Hypothesis shrinks towards.
 GESTURES = (("select", 3), ("add_from_palette", 5), ("canvas_action", 12), ("inspector_edit", 10),
             ("connect", 5), ("drag", 3), ("undo", 5), ("redo", 2), ("navigate", 2), ("workload_edit", 2),
-            ("assumptions_edit", 2), ("template", 1))
+            ("assumptions_edit", 2), ("services_edit", 2), ("template", 1))
 
 
 def _weighted(choices) -> st.SearchStrategy[str]:
@@ -297,7 +298,7 @@ class GuiMonkey(RuleBasedStateMachine):
             another_class = data.draw(st.booleans())
 
             def edit_inference():
-                if another_class:
+                if another_class and form.requests.rows:  # a form never shown has no class to copy
                     form.requests.add_row()
                 spins[key].setValue(value)
                 panel.apply.click()
@@ -310,6 +311,65 @@ class GuiMonkey(RuleBasedStateMachine):
                 panel.spins[key].setValue(value)
                 panel.apply.click()
             self._edit(edit)
+
+    def services_edit(self, data):
+        panel = self.window.services_panel
+        names = [service.name for service in self.design.services]
+        choice = data.draw(st.sampled_from(["add", "remove", "edit", "main"] if names else ["add", "main"]))
+        self._select(data)  # what "Use the selection" takes
+        if choice == "add":
+            name = data.draw(st.sampled_from(("chat", "batch", *TYPED_NAMES)))
+            index = data.draw(st.integers(0, panel.add_workload.count() - 1))
+            on_selection, gpus = data.draw(st.booleans()), data.draw(st.sampled_from([1, 8, 64, 4096]))
+
+            def add():
+                panel.add_name.setText(name)
+                panel.add_workload.setCurrentIndex(index)
+                panel.add_workload.activated.emit(index)
+                if on_selection:
+                    panel.add_partition.take.click()  # disabled without a selection: a GPU count
+                else:
+                    panel.add_partition.gpus.setValue(gpus)
+                panel.add_button.click()
+            self._edit(add)
+        elif choice == "remove":
+            name = data.draw(st.sampled_from(names))
+            self._edit(lambda: (panel.select_service(name), panel.remove.click()))
+        elif choice == "edit":
+            name = data.draw(st.sampled_from(names))
+            field = data.draw(st.sampled_from(["name", "gpus", "blocks", "preset", "form"]))
+            value = data.draw(st.sampled_from([1, 2, 8, 64, 4096]))
+            text = data.draw(st.sampled_from(TYPED_NAMES))
+            key = data.draw(st.sampled_from(sorted(panel.form.spins)))
+
+            def edit():
+                panel.select_service(name)
+                if field == "name":
+                    panel.edit_name.setText(text)
+                elif field == "gpus":
+                    panel.edit_partition.gpus.setValue(value)
+                elif field == "blocks":
+                    panel.edit_partition.take.click()
+                elif field == "preset" and panel.edit_preset.count() > 1:
+                    panel.edit_preset.setCurrentIndex(1)
+                    panel.edit_preset.activated.emit(1)
+                else:
+                    panel.form.spins[key].setValue(value)
+                panel.edit_apply.click()
+            self._edit(edit)
+        else:
+            mode = data.draw(st.sampled_from(sorted(panel.main_partition.buttons)))
+            gpus, text = data.draw(st.sampled_from([8, 512, 4096])), data.draw(st.sampled_from(TYPED_NAMES))
+
+            def main():
+                if mode == "blocks":
+                    panel.main_partition.take.click()
+                else:
+                    panel.main_partition.buttons[mode].setChecked(True)
+                    panel.main_partition.gpus.setValue(gpus)
+                panel.main_partition.name.setText(text)
+                panel.main_apply.click()
+            self._edit(main)
 
     def assumptions_edit(self, data):
         panel = self.window.assumptions_panel
