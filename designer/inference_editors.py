@@ -72,6 +72,9 @@ class RequestMixTable(QWidget):
         add_row.addWidget(self.add_button)
         add_row.addStretch(1)
         column.addLayout(add_row)
+        # never empty: a form not loaded from a workload yet still has one request shape, so
+        # "Add request class" always has a class to copy (a serving preset's common shape)
+        self.set_classes([(2048, 256, 1.0)])
 
     def set_classes(self, classes: list[tuple[int, int, float]]) -> None:
         while len(self.rows) > len(classes):

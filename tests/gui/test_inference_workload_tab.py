@@ -190,3 +190,15 @@ def test_the_check_line_adds_up_the_deployment_against_the_design(window, nvl72,
     assert "fits the design's 72 GPUs" in panel.check.text()
     panel.inference_form.layouts.spins["decode"]["dp"].setValue(128)
     assert "exceeds the design's 72 GPUs" in panel.check.text()
+
+
+def test_a_request_mix_table_never_loaded_still_adds_a_class(qtbot):
+    """The mix table starts with one request shape, so "Add request class" works on a form no
+    workload was loaded into yet (it used to index an empty list)."""
+    from designer.inference_editors import RequestMixTable
+
+    table = RequestMixTable()
+    qtbot.addWidget(table)
+    assert table.classes() == [(2048, 256, 1.0)]
+    table.add_button.click()
+    assert table.classes() == [(2048, 256, 0.5), (2048, 256, 0.5)]

@@ -298,7 +298,7 @@ class GuiMonkey(RuleBasedStateMachine):
             another_class = data.draw(st.booleans())
 
             def edit_inference():
-                if another_class and form.requests.rows:  # a form never shown has no class to copy
+                if another_class:
                     form.requests.add_row()
                 spins[key].setValue(value)
                 panel.apply.click()
