@@ -254,8 +254,13 @@ def schema_edit(doc, rng: random.Random, kind: str, assumption_fields) -> None:
         assumptions = doc.setdefault("assumptions", {})
         if isinstance(assumptions, dict) and isinstance(assumptions.setdefault(section, {}), dict):
             assumptions[section][name] = value
+    elif kind == "project" and rng.random() < 0.25:
+        _service_edit(doc, rng)
     else:
         workload = doc.get("workload") if "format" in doc else doc
+        if isinstance(workload, dict) and workload.get("kind") == "inference":
+            _inference_edit(workload, rng)
+            return
         if isinstance(workload, dict) and rng.random() < 0.15:
             workload["parallelism"] = "auto"  # the search, on whatever model the file holds
             return
@@ -271,6 +276,69 @@ def schema_edit(doc, rng: random.Random, kind: str, assumption_fields) -> None:
             container[key] = _in_range(rng, 1, MAX_TRAINING_TOKENS, False)
         else:
             container[key] = rng.choice(PLAUSIBLE_STRINGS[-25:] + [True, False])
+
+
+def _layout(rng: random.Random) -> dict:
+    """A serving phase layout a file could hold (the checks decide whether it divides)."""
+    return {key: rng.choice([1, 1, 2, 4, 8, 16, 64, 256]) for key in ("tp", "pp", "ep", "dp")} | \
+        {"batch": rng.choice([1, 8, 64, 512, 4096, 1_000_000])}
+
+
+def _inference_edit(workload: dict, rng: random.Random) -> None:
+    """One edit of an inference workload a file could hold: the deployment (a layout, the two
+    pools of a disaggregated one, or "auto"), the request mix, the SLOs, a precision or where
+    the KV cache lives; these reach the serving roofline, the search and the what-ifs."""
+    from core.inference_workload import KV_PLACEMENTS, PRECISION_BYTES  # noqa: PLC0415
+
+    roll = rng.random()
+    if roll < 0.15:
+        workload["deployment"] = "auto"
+    elif roll < 0.35:
+        workload["deployment"] = rng.choice([{"mode": "aggregated", **_layout(rng)},
+                                             {"mode": "disaggregated", "prefill": _layout(rng),
+                                              "decode": _layout(rng)}])
+    elif roll < 0.5:
+        classes = [{"input_tokens": rng.choice([1, 128, 4096, 65536]),
+                    "output_tokens": rng.choice([1, 64, 1024, 32768]), "share": 0.0}
+                   for _ in range(rng.randint(1, 16))]
+        for item in classes:
+            item["share"] = 1.0 / len(classes)
+        workload["requests"] = {"mix": classes}
+    elif roll < 0.65:
+        workload["slo"] = {"ttft_ms": _in_range(rng, 1e-3, 1e6, False), "tpot_ms": _in_range(rng, 1e-3, 1e4, False)}
+    elif roll < 0.8:
+        workload[rng.choice(["precision", "kv_cache_precision"])] = rng.choice(list(PRECISION_BYTES))
+    else:
+        placement = rng.choice(KV_PLACEMENTS)
+        workload["kv_cache"] = {"placement": placement, **(
+            {"host_gb_per_gpu": _in_range(rng, 1e-3, 1e5, False)} if placement == "host" else
+            {"prefix_hit_rate": rng.random()} if placement == "remote" else {})}
+
+
+def _service_edit(doc: dict, rng: random.Random) -> None:
+    """A service (an inference preset on a block path of the design or a GPU count) added to a
+    project, or the main workload given a partition: several workloads on one design."""
+    blocks = [path for path, _ in _block_paths(doc.get("design"))]
+    partition = ({"blocks": rng.sample(blocks, min(len(blocks), rng.randint(1, 2)))}
+                 if blocks and rng.random() < 0.6 else {"gpus": rng.choice([1, 8, 72, 576, 100_000])})
+    if rng.random() < 0.3:
+        doc["workload_partition"] = {"name": "main", **partition}
+        return
+    preset = json.loads(rng.choice([w for w in WORKLOADS if "serve" in w.name]).read_text(encoding="utf-8"))
+    services = doc.setdefault("services", [])
+    if isinstance(services, list):
+        services.append({"name": f"s{len(services)}", "partition": partition, "workload": preset})
+
+
+def _block_paths(block, prefix: str = ""):
+    """(path, block) of every block below a project's design dict."""
+    if not isinstance(block, dict):
+        return
+    for child in block.get("children", []) if isinstance(block.get("children"), list) else []:
+        if isinstance(child, dict) and child.get("type") == "block" and isinstance(child.get("id"), str):
+            path = f"{prefix}{child['id']}"
+            yield path, child
+            yield from _block_paths(child, path + "/")
 
 
 WORKLOAD_FIELDS = {
