@@ -32,6 +32,7 @@ largest column the last one holds.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -159,13 +160,20 @@ def group_span(fabric: FabricView, n: int, stride: int = 1) -> GroupSpan:
     """Split a group of ``n`` ranks at ``stride`` into members per fabric level."""
     if n <= 1:
         return GroupSpan((1,), (0,))
+    return _span_of(tuple(level.domain_gpus for level in fabric.levels), n, stride)
+
+
+# The serving search and its what-ifs ask for the same few group sizes on one fabric thousands of
+# times (every decode step of every curve point): the split depends only on the levels' domains.
+@functools.lru_cache(maxsize=4096)
+def _span_of(domains: tuple[int, ...], n: int, stride: int) -> GroupSpan:
     members: list[int] = []
     levels: list[int] = []
     inside = 1
-    for index, level in enumerate(fabric.levels):
-        capacity = max(1, level.domain_gpus // max(1, stride)) if level.domain_gpus >= stride else 1
+    for index, domain_gpus in enumerate(domains):
+        capacity = max(1, domain_gpus // max(1, stride)) if domain_gpus >= stride else 1
         here = min(n, capacity)
-        if index == len(fabric.levels) - 1:
+        if index == len(domains) - 1:
             here = n
         if here > inside:
             factor = math.ceil(here / inside)

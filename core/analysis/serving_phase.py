@@ -22,6 +22,7 @@ stage for one of them.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -263,6 +264,24 @@ class PhaseModel:
     def communication_s(self, tokens: float) -> float:
         """TP all-reduces (after attention and after the MLP) and EP dispatch + combine of one
         stage, for ``tokens`` tokens in flight on the replica."""
+        if tokens <= 0:
+            return 0.0
+        slope, intercept = self._communication_line
+        return slope * tokens + intercept
+
+    @functools.cached_property
+    def _communication_line(self) -> tuple[float, float]:
+        """(seconds per token, seconds) of ``communication_s``. The collectives are affine in
+        their bytes (a bandwidth term over the busiest link class plus a latency term;
+        collectives.py without its size-aware efficiency, which serving does not use), so two
+        evaluations give every batch's: the search and the curve ask for thousands (a level
+        without bandwidth gives infinity at every batch)."""
+        one, two = self._communication_exact(1.0), self._communication_exact(2.0)
+        if not math.isfinite(two):
+            return math.inf, math.inf
+        return two - one, 2.0 * one - two
+
+    def _communication_exact(self, tokens: float) -> float:
         model, layout, a = self.workload.model, self.layout, self.assumptions
         stage_layers = model.layers / layout.pp
         tp_bytes = tokens * model.hidden * a.activation_bytes
