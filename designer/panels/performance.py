@@ -252,9 +252,11 @@ class PerformancePanel(MetricsPanel):
         self.slo.setTextFormat(Qt.TextFormat.RichText)
         self.slo.hide()
         self._layout.insertWidget(4, self.slo)
+        # the throughput-latency chart right under the SLO verdict, above the values: the trade
+        # a serving design is chosen on, in view when the panel opens
         self.serving_chart = ThroughputLatencyChart()
         self.serving_chart.hide()
-        self.add_chart(self.serving_chart)
+        self._layout.insertWidget(self._layout.indexOf(self.slo) + 1, self.serving_chart)
         self.serving_details = ServingDetails(self.bottleneck)  # what-ifs and the "auto" search
         self.add_chart(self.serving_details)
 
