@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from core.analysis.inference_search import DeploymentCandidate, DeploymentSearch
+from core.analysis.inference_ranking import DeploymentCandidate
+from core.analysis.inference_search import DeploymentSearch
 from core.catalog import Catalog
 from core.errors import DesignError
 from core.evaluate import evaluate

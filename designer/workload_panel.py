@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from core.catalog import Catalog, default_catalog
 from core.errors import DesignError
 from core.flatten import flatten
-from core.analysis.inference_search import with_deployment
+from core.analysis.serving_context import with_deployment
 from core.inference_workload import (InferenceWorkload, inference_workload_from_dict, inference_workload_to_dict,
                                      list_inference_presets, load_inference_preset)
 from core.operations import SetWorkload

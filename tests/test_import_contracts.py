@@ -29,8 +29,8 @@ BREACHES = {
     "evaluation-layers": ("core/analysis/power.py", "from core.evaluate import Evaluation\n"),
     "performance-layers": ("core/analysis/step_time.py",
                            "from core.analysis.parallelism_search import search_parallelism\n"),
-    "inference-layers": ("core/analysis/inference_search.py",
-                         "from core.analysis.inference_bottleneck import explain_inference_bottleneck\n"),
+    "inference-layers": ("core/analysis/inference_ranking.py",
+                         "from core.analysis.inference_search import search_deployment\n"),
     "no-private-names": ("core/analysis/bottleneck.py",
                          "from core.analysis.performance import _evaluate\n"),
 }

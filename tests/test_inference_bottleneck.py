@@ -9,12 +9,13 @@ from dataclasses import replace
 
 import pytest
 
-import core.analysis.inference_search as inference_search
+import core.analysis.serving_context as serving_context
 
 from core.analysis.inference import analyze_inference_workload
 from core.analysis.inference_bottleneck import MATERIAL_GAIN, explain_inference_bottleneck
-from core.analysis.inference_search import serve_at_best_batch, with_deployment
+from core.analysis.inference_search import serve_at_best_batch
 from core.analysis.serving import serve_deployment
+from core.analysis.serving_context import with_deployment
 from core.catalog import default_catalog
 from core.evaluate import evaluate, evaluation_to_json
 from core.generators.supernode import SupernodeOptions, generate_supernode
@@ -127,7 +128,7 @@ def test_no_fp8_what_if_on_an_accelerator_without_fp8():
 
 
 def test_what_the_roofline_does_not_model_is_skipped_and_named(monkeypatch):
-    monkeypatch.setattr(inference_search, "serve_deployment", not_modelled_when(
+    monkeypatch.setattr(serving_context, "serve_deployment", not_modelled_when(
         lambda w: w.deployment != "auto" and (w.deployment.disaggregated or w.kv_cache.placement == "host")))
     _, bn = _explain("GB200-NVL72", _workload(LLAMA, deployment="auto"), 100.0)
     assert {x.key for x in bn.what_ifs}.isdisjoint({"disaggregated", "kv_host"})

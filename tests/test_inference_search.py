@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import core.analysis.inference_search as inference_search
+import core.analysis.serving_context as serving_context
 from core.analysis.inference import analyze_inference, analyze_inference_workload
-from core.analysis.inference_search import (ServingContext, search_deployment, serve_at_best_batch,
-                                            with_deployment)
+from core.analysis.inference_search import search_deployment, serve_at_best_batch
 from core.analysis.serving import serve_deployment
+from core.analysis.serving_context import ServingContext, with_deployment
 from core.catalog import default_catalog
 from core.evaluate import evaluate
 from core.generators import FatTreeOptions, generate_fat_tree
@@ -187,7 +187,7 @@ def test_when_nothing_runs_the_search_says_why_and_gives_no_figures():
 
 
 def test_what_the_roofline_does_not_model_is_passed_on_not_searched(monkeypatch):
-    monkeypatch.setattr(inference_search, "serve_deployment",
+    monkeypatch.setattr(serving_context, "serve_deployment",
                         not_modelled_when(lambda w: w.kv_cache.placement == "host"))
     workload = _auto(LLAMA, kv_cache={"placement": "host", "host_gb_per_gpu": 256})
     found = search_deployment(FABRICS["DGX-H100"], workload, 10.0)
@@ -234,7 +234,7 @@ def test_analyze_inference_keeps_the_asked_workload_beside_the_chosen_one():
 # --- disaggregated pools (on a stand-in roofline: the search's split, not the roofline's figures) ---
 
 def test_disaggregated_pools_are_split_where_the_pools_balance(monkeypatch):
-    monkeypatch.setattr(inference_search, "serve_deployment", pooled_serve)
+    monkeypatch.setattr(serving_context, "serve_deployment", pooled_serve)
     fabric = FABRICS["GB200-NVL72"]
     workload = _auto(LLAMA, precision="fp8", kv_cache_precision="fp8")
     found = search_deployment(fabric, workload, 100.0)
@@ -271,7 +271,7 @@ def test_llama_70b_on_256_h100_is_split_into_pools_that_balance():
 
 
 def test_without_a_disaggregated_roofline_the_mode_is_skipped_and_said(monkeypatch):
-    monkeypatch.setattr(inference_search, "serve_deployment",
+    monkeypatch.setattr(serving_context, "serve_deployment",
                         not_modelled_when(lambda w: w.deployment.disaggregated))
     found = search_deployment(FABRICS["GB200-NVL72"], _auto(LLAMA), 100.0)
     assert not found.deployment.disaggregated

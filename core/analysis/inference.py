@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.analysis.inference_assumptions import InferenceAssumptions
-from core.analysis.inference_search import DeploymentSearch, ServingContext, search_deployment
+from core.analysis.inference_search import DeploymentSearch, search_deployment
 from core.analysis.serving import InferenceResult
+from core.analysis.serving_context import ServingContext
 from core.fabric import FabricView
 from core.inference_workload import InferenceWorkload, deployment_to_dict
 

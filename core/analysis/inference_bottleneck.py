@@ -31,11 +31,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from core.analysis.inference import InferenceAnalysis
-from core.analysis.inference_search import (NOT_MODELLED, ServedFigures, fill_replicas, phase_parts,
-                                            replace_batch,
-                                            request_gpu_seconds, serve_at_best_batch, served_figures,
-                                            slo_misses, split_into_pools, with_deployment)
+from core.analysis.inference_ranking import phase_parts, request_gpu_seconds, slo_misses
+from core.analysis.inference_search import fill_replicas, serve_at_best_batch, split_into_pools
 from core.analysis.serving import InferenceResult, PhaseTime
+from core.analysis.serving_context import (NOT_MODELLED, ServedFigures, replace_batch, served_figures,
+                                           with_deployment)
 from core.fabric import FabricView
 from core.inference_workload import PRECISION_BYTES, Deployment, InferenceWorkload, KvCacheSpec
 

@@ -1,7 +1,8 @@
 """Deployment search (``"deployment": "auto"``): every valid way to serve an inference workload on
 the GPUs it is given, each one evaluated by the serving roofline (serving.py, a black box here),
-the best one under the SLOs chosen and the runners-up explained (like the training parallelism
-search, parallelism_search.py and layout_ranking.py).
+the best one under the SLOs chosen and the runners-up explained by inference_ranking.py (as the
+training parallelism search, parallelism_search.py, is by layout_ranking.py). What it serves on
+and the deployment variants it serves are serving_context.py's.
 
 Candidates:
 
@@ -28,11 +29,11 @@ Candidates:
   waits for the prefill pool) and the split balanced again. Skipped while the serving roofline
   does not model disaggregation (it says INFERENCE_NOT_MODELLED; ``skipped`` says so).
 
-Objective: the most output tokens per second of the whole service (per GPU with each request's
-prefill counted, times the deployment's GPUs: GPUs a layout leaves idle count against it) among
-the deployments meeting both SLOs. When none meets them the search returns the one that misses
-them least (the smallest max(TTFT / target, TPOT / target)) with a NO_DEPLOYMENT_MEETS_SLO
-warning: it still runs, only slower than asked. When none runs, NO_DEPLOYMENT_FITS (error) and
+Objective (inference_ranking.py ranks): the most output tokens per second of the whole service
+(per GPU with each request's prefill counted, times the deployment's GPUs: GPUs a layout leaves
+idle count against it) among the deployments meeting both SLOs. When none meets them the search
+returns the one that misses them least (the smallest max(TTFT / target, TPOT / target)) with a
+NO_DEPLOYMENT_MEETS_SLO warning: it still runs, only slower than asked. When none runs, NO_DEPLOYMENT_FITS (error) and
 the reasons of the largest replica tried.
 
 Assumed of the black box (true of the roofline): latency does not fall and output tokens per GPU
@@ -45,18 +46,18 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, fields, replace
-from typing import NamedTuple
+from dataclasses import dataclass, replace
 
 from core.analysis.inference_assumptions import InferenceAssumptions
-from core.analysis.serving import InferenceResult, PhaseTime, serve_deployment
+from core.analysis.inference_ranking import (BatchPoint, DeploymentCandidate, RankedDeployment,
+                                             explain_ranking, slo_excess)
+from core.analysis.serving import InferenceResult
+from core.analysis.serving_context import NOT_MODELLED, ServingContext, replace_batch, with_deployment
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
-from core.inference_workload import (MAX_BATCH, Deployment, InferenceWorkload, PhaseLayout,
-                                     deployment_to_dict)
+from core.inference_workload import MAX_BATCH, Deployment, InferenceWorkload, PhaseLayout
 from core.workload import ModelSpec
 
-NOT_MODELLED = "INFERENCE_NOT_MODELLED"  # serving.py's: what the roofline does not cover yet
 # Layouts of each phase the disaggregated pairs are drawn from (3 x 3 pairs, each split a
 # handful of serve_deployment calls), and the pairs whose decode batch is then refined at their
 # split (a dozen calls each): a few tens of calls at ~0.1-0.5 ms each.
@@ -64,84 +65,6 @@ DISAGGREGATED_SHORTLIST = 3
 DISAGGREGATED_REFINED = 3
 # Split moves tried around the balanced split of a disaggregated pair, each way.
 MAX_SPLIT_MOVES = 64
-# A disaggregated runner-up whose idle pool is busier than this is explained by its GPU time per
-# request, not by the imbalance of its pools.
-BALANCED_POOL = 0.95
-
-
-@dataclass(frozen=True)
-class ServingContext:
-    """What serve_deployment needs besides the workload: the design's fabric and facility
-    power, the serving assumptions, the cost analysis's $/GPU-hour and the storage analysis's
-    bulk read per GPU (a remote prefix cache reads over it; None without storage)."""
-
-    fabric: FabricView
-    facility_kw: float
-    assumptions: InferenceAssumptions = InferenceAssumptions()
-    usd_per_gpu_hour: float | None = None
-    storage_read_gbyte_s_per_gpu: float | None = None
-
-    def serve(self, workload: InferenceWorkload) -> InferenceResult:
-        return serve_deployment(self.fabric, workload, self.facility_kw, self.assumptions,
-                                self.usd_per_gpu_hour,
-                                storage_read_gbyte_s_per_gpu=self.storage_read_gbyte_s_per_gpu)
-
-
-class _Point(NamedTuple):
-    """One deployment at one batch, as the ranking sees it."""
-
-    batch: int
-    ttft_ms: float
-    tpot_ms: float
-    output_per_gpu: float  # output tokens/s per GPU of the deployment, prefill counted
-    decode_per_gpu: float
-    meets: bool
-
-
-@dataclass(frozen=True)
-class ServedFigures:
-    """What one deployment served gives, as the search ranks it and the what-ifs compare it
-    (None where it cannot run)."""
-
-    runs: bool
-    meets_slo: bool | None
-    ttft_ms: float | None
-    tpot_ms: float | None
-    output_tokens_per_s_per_gpu: float | None  # prefill counted
-    output_tokens_per_s: float | None  # the whole service: per GPU x the deployment's GPUs
-
-    def to_json(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(ServedFigures)}
-
-
-def served_figures(result: InferenceResult) -> dict:
-    """The ServedFigures fields of ``result``."""
-    per_gpu = result.output_tokens_per_s_per_gpu
-    return dict(runs=result.runs, meets_slo=result.meets_slo, ttft_ms=result.ttft_ms,
-                tpot_ms=result.tpot_ms, output_tokens_per_s_per_gpu=per_gpu,
-                output_tokens_per_s=per_gpu * result.workload.deployment.gpus if per_gpu is not None else None)
-
-
-@dataclass(frozen=True)
-class DeploymentCandidate(ServedFigures):
-    """One deployment the search evaluated, with why it loses to the winner (empty for the
-    winner); ``output_tokens_per_s`` is the ranking figure, ``relative_tokens_per_s`` it against
-    the winner's, minus 1."""
-
-    deployment: Deployment = Deployment()
-    decode_tokens_per_s_per_gpu: float | None = None
-    slo_excess: float | None = None  # max(TTFT / target, TPOT / target): at most 1 meets both
-    # "", "slo", "scale", "prefill", "batch", "compute", "memory", "kv_fetch", "communication",
-    # "pools" (a disaggregated runner-up), "interleaving" (an aggregated one against disaggregated)
-    loses_by: str = ""
-    relative_tokens_per_s: float | None = 0.0
-    reason: str = ""
-
-    def to_json(self) -> dict:
-        return {"deployment": deployment_to_dict(self.deployment), "gpus": self.deployment.gpus,
-                **super().to_json(), "decode_tokens_per_s_per_gpu": self.decode_tokens_per_s_per_gpu,
-                "slo_excess": self.slo_excess, "loses_by": self.loses_by,
-                "relative_tokens_per_s": self.relative_tokens_per_s, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -182,58 +105,6 @@ class DeploymentSearch:
         }
 
 
-def slo_excess(workload: InferenceWorkload, ttft_ms: float, tpot_ms: float) -> float:
-    """How far a deployment is from its SLOs: max(TTFT / target, TPOT / target), at most 1 when
-    it meets both (the rule that ranks deployments when none meets them)."""
-    return max(ttft_ms / workload.slo.ttft_ms, tpot_ms / workload.slo.tpot_ms)
-
-
-def slo_misses(result: InferenceResult) -> str:
-    """"TTFT 2,400 ms > 2,000 ms, TPOT 61.0 ms > 50.0 ms": the targets a running result misses."""
-    slo = result.workload.slo
-    misses = []
-    if result.ttft_ms > slo.ttft_ms:
-        misses.append(f"TTFT {result.ttft_ms:,.0f} ms > {slo.ttft_ms:,.0f} ms")
-    if result.tpot_ms > slo.tpot_ms:
-        misses.append(f"TPOT {result.tpot_ms:,.1f} ms > {slo.tpot_ms:,.1f} ms")
-    return ", ".join(misses)
-
-
-def phase_parts(step: PhaseTime) -> dict[str, float]:
-    """A phase's stage step by part as the roofline binds it: the largest of compute, HBM reads
-    and a KV-cache fetch from host memory or storage (they overlap), under its own name
-    ("compute", "memory" or "kv_fetch"), the communication added to it, and the layers' fixed
-    cost (kernel launches and syncs, "fixed")."""
-    overlapped = step.stage_s - step.communication_s - step.fixed_s
-    if overlapped > max(step.compute_s, step.memory_s) * (1 + 1e-12):
-        name = "kv_fetch"
-    else:
-        name = "compute" if step.compute_s >= step.memory_s else "memory"
-    parts = {name: overlapped, "communication": step.communication_s}
-    if step.fixed_s > 0:
-        parts["fixed"] = step.fixed_s
-    return parts
-
-
-def request_gpu_seconds(result: InferenceResult) -> tuple[float, float]:
-    """GPU-seconds one request takes of each phase on a running result: its prompt's share of a
-    prefill stage step (a pipelined replica takes a prompt in at each stage step, so a prompt
-    occupies it for one step of its stages; a disaggregated prefill step serves the prefill
-    batch's prompts) and its share of the decode steps (its output tokens, each the decode
-    replica's pp stage steps shared by the batch). The inverse of their sum is output tokens per
-    GPU when nothing idles."""
-    dep = result.workload.deployment
-    prompts = dep.prefill.batch if dep.disaggregated else 1
-    prefill = result.prefill.stage_s * dep.prefill.replica_gpus / prompts
-    decode = (result.workload.requests.mean_output_tokens * dep.decode.pp * result.decode.stage_s
-              * dep.decode.replica_gpus / result.batch)
-    return prefill, decode
-
-
-def with_deployment(workload: InferenceWorkload, deployment: Deployment) -> InferenceWorkload:
-    return replace(workload, deployment=deployment)
-
-
 # ------------------------------------------------------------------------------------------
 # enumeration
 
@@ -266,30 +137,12 @@ def phase_shapes(model: ModelSpec, gpus: int) -> list[list[tuple[int, int, int, 
 # evaluation
 
 
-@dataclass
-class _Choice:
-    """A deployment at the batch the search settled on, with its ranking figures."""
+@dataclass(frozen=True)
+class _Choice(RankedDeployment):
+    """A deployment at the batch the search settled on, with what the search goes on from."""
 
-    deployment: Deployment
-    point: _Point
-    excess: float
-    ladder: tuple[_Point, ...] = ()  # the deployment's ladder (and refinements), by batch
+    ladder: tuple[BatchPoint, ...] = ()  # the deployment's ladder (and refinements), by batch
     prefill_rate: float = 0.0  # requests/s one GPU of the layout prefills (a prompt alone)
-
-    @property
-    def gpus(self) -> int:
-        return self.deployment.gpus
-
-    @property
-    def service(self) -> float:
-        return self.point.output_per_gpu * self.gpus
-
-    def key(self) -> tuple:
-        d = self.deployment.decode
-        if self.point.meets:
-            # equal service (a pool that limits it whatever the decode batch): the faster tokens
-            return (0, -self.service, self.point.tpot_ms, self.gpus, d.tp * d.pp, d.ep)
-        return (1, self.excess, -self.service, self.gpus, d.tp * d.pp, d.ep)
 
 
 class _Search:
@@ -303,11 +156,11 @@ class _Search:
         self.calls += 1
         return self.context.serve(with_deployment(self.workload, deployment))
 
-    def point(self, result: InferenceResult) -> _Point:
-        return _Point(result.batch, result.ttft_ms, result.tpot_ms, result.output_tokens_per_s_per_gpu,
-                      result.decode_tokens_per_s_per_gpu, bool(result.meets_slo))
+    def point(self, result: InferenceResult) -> BatchPoint:
+        return BatchPoint(result.batch, result.ttft_ms, result.tpot_ms, result.output_tokens_per_s_per_gpu,
+                          result.decode_tokens_per_s_per_gpu, bool(result.meets_slo))
 
-    def choice(self, deployment: Deployment, point: _Point, ladder=(), prefill_rate: float = 0.0) -> _Choice:
+    def choice(self, deployment: Deployment, point: BatchPoint, ladder=(), prefill_rate: float = 0.0) -> _Choice:
         return _Choice(replace_batch(deployment, point.batch), point,
                        slo_excess(self.workload, point.ttft_ms, point.tpot_ms), tuple(ladder),
                        prefill_rate)
@@ -323,20 +176,12 @@ class _Search:
         return self.choice(deployment, _best_on_ladder(self, ladder), ladder, prefill_rate)
 
 
-def replace_batch(deployment: Deployment, batch: int) -> Deployment:
-    """The deployment with its decode batch (an aggregated replica's batch) set to ``batch``."""
-    if deployment.disaggregated:
-        return replace(deployment, decode=replace(deployment.decode, batch=batch))
-    layout = replace(deployment.decode, batch=batch)
-    return Deployment(deployment.mode, layout, layout)
+def _ladder(result: InferenceResult) -> list[BatchPoint]:
+    return [BatchPoint(p.batch, p.ttft_ms, p.tpot_ms, p.output_tokens_per_s_per_gpu,
+                       p.decode_tokens_per_s_per_gpu, p.meets_slo) for p in result.curve]
 
 
-def _ladder(result: InferenceResult) -> list[_Point]:
-    return [_Point(p.batch, p.ttft_ms, p.tpot_ms, p.output_tokens_per_s_per_gpu,
-                   p.decode_tokens_per_s_per_gpu, p.meets_slo) for p in result.curve]
-
-
-def _best_on_ladder(search: _Search, ladder: list[_Point]) -> _Point:
+def _best_on_ladder(search: _Search, ladder: list[BatchPoint]) -> BatchPoint:
     meeting = [p for p in ladder if p.meets]
     if meeting:
         return max(meeting, key=lambda p: (p.output_per_gpu, -p.batch))
@@ -439,7 +284,7 @@ def _disaggregated(search: _Search, gpus: int, aggregated: list[_Choice]) -> tup
     return choices + [f[0] for f in split[DISAGGREGATED_REFINED:]], len(pairs), ""
 
 
-def _decode_alone(workload: InferenceWorkload, c: _Choice) -> _Point | None:
+def _decode_alone(workload: InferenceWorkload, c: _Choice) -> BatchPoint | None:
     """The point of an aggregated layout's ladder with the most decode tokens/s per GPU whose
     decode step alone (the TPOT of a decode pool: no prefill interleaved) meets the TPOT
     target, or None; the step is batch / (decode tokens/s per GPU x the replica's GPUs)."""
@@ -569,9 +414,7 @@ def search_deployment(fabric: FabricView, workload: InferenceWorkload, facility_
             f"chose the one that misses them least ({winner.excess:.2f}x the tighter target): "
             f"{winner.deployment.describe()}")))
     result = replace(result, diagnostics=(*result.diagnostics, *diagnostics))
-    candidates = [_candidate(winner, result)]
-    for other, other_result in zip(runners, runner_results):
-        candidates.append(_explain(winner, result, other, other_result, available))
+    candidates = explain_ranking(winner, result, runners, runner_results, available)
     return DeploymentSearch(workload, result, tuple(candidates), tuple(diagnostics), available,
                             considered, search.calls, len(blocked), tuple(skipped),
                             time.perf_counter() - start)
@@ -631,89 +474,3 @@ def _chosen(winner: _Choice, calls: int, considered: int, rejected: int) -> Diag
         f"auto deployment chose {winner.deployment.describe()} ({considered:,} deployments "
         f"considered, {rejected:,} of them cannot run; {calls:,} serving evaluations)"))
 
-
-def _candidate(choice: _Choice, result: InferenceResult, loses_by: str = "",
-               relative: float | None = 0.0, reason: str = "") -> DeploymentCandidate:
-    return DeploymentCandidate(
-        **served_figures(result), deployment=choice.deployment,
-        decode_tokens_per_s_per_gpu=result.decode_tokens_per_s_per_gpu,
-        slo_excess=slo_excess(result.workload, result.ttft_ms, result.tpot_ms) if result.runs else None,
-        loses_by=loses_by, relative_tokens_per_s=relative, reason=reason)
-
-
-def _explain(winner: _Choice, best: InferenceResult, other: _Choice, result: InferenceResult,
-             available: int) -> DeploymentCandidate:
-    """The runner-up with why it loses: the SLO it misses, the GPUs it leaves idle, or the part
-    of the GPU time per output token (prefill, decode batch, decode step) that grows most."""
-    relative = other.service / winner.service - 1.0 if winner.service > 0 else None
-    if relative is None:
-        fewer = "fewer tokens/s"
-    elif relative > -5e-4:
-        fewer = "as many tokens/s (ties go to fewer GPUs, then smaller replicas)"
-    else:
-        fewer = f"{-100 * relative:.1f}% fewer tokens/s"
-    if winner.point.meets and not other.point.meets:
-        return _candidate(other, result, "slo", relative,
-                          f"misses the SLO even at batch {result.batch:,}: {slo_misses(result)}")
-    if other.gpus < 0.95 * winner.gpus:
-        d = other.deployment.decode
-        return _candidate(other, result, "scale", relative, (
-            f"{fewer}; scale: {d.dp:,} replicas of {d.replica_gpus:,} GPUs use {other.gpus:,} of "
-            f"the {available:,} GPUs (the winner {winner.gpus:,})"))
-    dis = result.disaggregated
-    idle = None if dis is None else dis.decode if dis.limited_by == "prefill" else dis.prefill
-    if idle is not None and idle.utilisation < BALANCED_POOL:
-        return _candidate(other, result, "pools", relative, (
-            f"{fewer}; pools: the {dis.limited_by} pool limits it to "
-            f"{min(dis.prefill.requests_per_s, dis.decode.requests_per_s):,.1f} requests/s while the "
-            f"other is {idle.utilisation:.0%} busy; the KV hand-over takes {dis.kv_transfer_ms:,.2f} ms "
-            f"over the {dis.kv_transfer_level} level"))
-    if best.workload.deployment.disaggregated and not other.deployment.disaggregated:
-        return _candidate(other, result, "interleaving", relative, (
-            f"{fewer}; interleaving: prefills take {result.prefill_time_fraction:.0%} of each "
-            f"replica's time, so TPOT at load is {result.tpot_ms:,.1f} ms on a "
-            f"{result.decode_step_ms:,.1f} ms decode step at batch {result.batch:,}"))
-    category, detail = _gpu_time_part(best, result)
-    return _candidate(other, result, category, relative, f"{fewer}; {category}: {detail}")
-
-
-def _gpu_time_part(best: InferenceResult, other: InferenceResult) -> tuple[str, str]:
-    """The part of the GPU time per output token that grows most from ``best`` to ``other``:
-    prefill (a prompt's prefill step on its (prefill) replica, over the request's output
-    tokens), the decode batch, or a part of the decode step (per stage, times the stages, on
-    the (decode) replica's GPUs, over the batch)."""
-    out = best.workload.requests.mean_output_tokens
-
-    def parts(r: InferenceResult) -> dict[str, float]:
-        prefill_s, decode_s = request_gpu_seconds(r)
-        per_stage = decode_s / r.decode.stage_s / out * 1e3  # GPU-ms per output token per stage-s
-        return {"prefill": prefill_s / out * 1e3,
-                **{k: v * per_stage for k, v in phase_parts(r.decode).items()}}
-
-    b, o = parts(best), parts(other)
-    category = max(set(b) | set(o), key=lambda k: o.get(k, 0.0) - b.get(k, 0.0))
-    d_b, d_o = best.workload.deployment.decode, other.workload.deployment.decode
-    cost = f"{o.get(category, 0.0):.2f} GPU-ms per output token against {b.get(category, 0.0):.2f}"
-    if category == "prefill":
-        p_b, p_o = best.workload.deployment.prefill, other.workload.deployment.prefill
-        return category, (f"{cost} (a prompt's prefill: {p_o.pp * other.prefill.stage_s * 1e3:,.0f} ms on "
-                          f"{p_o.replica_gpus:,} GPUs against {p_b.pp * best.prefill.stage_s * 1e3:,.0f} ms "
-                          f"on {p_b.replica_gpus:,}, for {out:,.0f} output tokens)")
-    if other.batch < best.batch and category != "communication":
-        held = ("the KV cache" if other.batch >= (other.max_concurrency_per_replica or 0)
-                else f"the SLOs (the KV cache would hold {other.max_concurrency_per_replica:,})")
-        return "batch", (f"decode batch {other.batch:,} per replica of {d_o.replica_gpus:,} GPUs, "
-                         f"held by {held}, against {best.batch:,} per {d_b.replica_gpus:,}: "
-                         f"decode {_PART_TITLES[category]} cost {cost}")
-
-    def step(r: InferenceResult, layout: PhaseLayout) -> str:
-        seconds = phase_parts(r.decode).get(category, 0.0)
-        return (f"{seconds * 1e3:.2f} ms per stage x {layout.pp} on {layout.replica_gpus:,} GPUs "
-                f"for {r.batch:,} sequences")
-
-    return category, (f"decode {_PART_TITLES[category]} cost {cost} ({step(other, d_o)}, against "
-                      f"{step(best, d_b)})")
-
-
-_PART_TITLES = {"compute": "compute", "memory": "HBM reads", "kv_fetch": "KV-cache fetch",
-                "communication": "TP/EP communication", "fixed": "fixed per-layer costs"}
