@@ -154,14 +154,9 @@ def serving_results(tmp_path_factory):
     return _swept(SERVING_SPEC, tmp_path_factory.mktemp("serving"))
 
 
-@pytest.fixture
-def serving_view(window, serving_results, qtbot):
-    return _opened(window, serving_results[0], qtbot)
-
-
-def test_serving_sweep_plots_cost_per_token_against_tpot(serving_view, serving_results):
-    _, outcomes = serving_results
-    view = serving_view
+def test_serving_sweep_plots_cost_per_token_against_tpot(window, serving_results, qtbot):
+    path, outcomes = serving_results
+    view = _opened(window, path, qtbot)
     for path in ("inference.usd_per_million_output_tokens", "inference.output_tokens_per_s_per_gpu",
                  "inference.design_output_tokens_per_s", "inference.tpot_ms", "inference.ttft_ms"):
         assert view.x_combo.findData(path) >= 0 and view.y_combo.findData(path) >= 0, path
@@ -182,8 +177,8 @@ def test_serving_sweep_plots_cost_per_token_against_tpot(serving_view, serving_r
     assert "misses its SLOs" not in view.tooltip(0.0, 0.0, int(front[0]))
 
 
-def test_clicking_a_serving_point_opens_its_design_with_its_workload(window, serving_view, qtbot):
-    view = serving_view
+def test_clicking_a_serving_point_opens_its_design_with_its_workload(window, serving_results, qtbot):
+    view = _opened(window, serving_results[0], qtbot)
     row = _click_a_front_point(view, qtbot)
     recipe = view.table.recipe(row)
     qtbot.waitUntil(lambda: window.document.design.name.startswith(
