@@ -12,6 +12,9 @@ command or one worker). In process, the same sweep on one core gives the time pe
 
 Run: python bench/bench_sweep.py [--repeat 3] [--gpus 16384]
 (--gpus 98304: the same 200 designs at 96k GPUs, where the process pool pays for its start-up)
+or python bench/bench_sweep.py --spec resources/sweeps/serving-deepseek-r1.json: any spec file
+timed the same way (the serving example: 72 designs, two thirds of them searching DeepSeek-R1's
+deployment on each design).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.sweep.run import run_sweep  # noqa: E402
-from core.sweep.spec import sweep_spec_from_dict  # noqa: E402
+from core.sweep.spec import load_sweep_spec, sweep_spec_from_dict  # noqa: E402
 
 SPEC = {
     "format": "cluster-designer.sweep/1",
@@ -63,24 +66,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--gpus", type=int, default=16384, help="GPUs per design (default: 16384)")
+    parser.add_argument("--spec", type=Path, help="time this spec file instead (--gpus is ignored)")
     args = parser.parse_args()
-    SPEC["options"]["gpus"] = [args.gpus]
-    spec = sweep_spec_from_dict(SPEC)
-    assert spec.combinations == 200, spec.combinations
+    if args.spec:
+        spec = load_sweep_spec(args.spec)
+        what = f"{spec.combinations} designs of {args.spec.name}"
+    else:
+        SPEC["options"]["gpus"] = [args.gpus]
+        spec = sweep_spec_from_dict(SPEC)
+        assert spec.combinations == 200, spec.combinations
+        what = f"{spec.combinations} designs of {args.gpus:,} GPUs"
     start = time.perf_counter()
     _, outcomes = run_sweep(spec, jobs=1)
     in_process = time.perf_counter() - start
     failed = sum(o["error"] is not None for o in outcomes)
-    print(f"{spec.combinations} designs of {args.gpus:,} GPUs ({failed} with an error), in process on 1 core: "
+    missed = sum(o["meets_slo"] is False for o in outcomes)
+    print(f"{what} ({failed} with an error, {missed} missing their serving SLOs), in process on 1 core: "
           f"{in_process:.2f} s ({in_process / spec.combinations * 1000:.1f} ms per design)")
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "bench-sweep.json"
-        path.write_text(json.dumps(SPEC))
+        path = args.spec.resolve() if args.spec else Path(folder) / "bench-sweep.json"
+        if not args.spec:
+            path.write_text(json.dumps(SPEC))
         out = Path(folder) / "results.csv"
         for jobs in (1, 2):
             median, peak = command_s(path, out, jobs, args.repeat)
             print(f"cluster-designer sweep --jobs {jobs}: median {median:.2f} s over {args.repeat} "
-                  f"runs (budget 60 s), peak RSS of the largest process {peak:.0f} MB, "
+                  f"runs{'' if args.spec else ' (budget 60 s)'}, peak RSS of the largest process {peak:.0f} MB, "
                   f"results {out.stat().st_size / 1024:.0f} KiB")
 
 

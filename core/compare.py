@@ -148,13 +148,26 @@ METRICS: tuple[Metric, ...] = (
        "prefill throughput", "higher", "lower"),
     _m("inference", "decode_tokens_per_s_per_gpu", "Decode per GPU", "tokens/s", HIGHER,
        "decode throughput", "higher", "lower"),
+    # Served output counts the GPU time prefill takes from decode: what a request is billed on.
+    _m("inference", "output_tokens_per_s_per_gpu", "Served output per GPU", "tokens/s", HIGHER,
+       "served output per GPU", theme="served-output"),
     _m("inference", "ttft_ms", "Time to first token", "ms", LOWER, "time to first token",
        "longer", "shorter"),
     _m("inference", "tpot_ms", "Time per output token", "ms", LOWER, "time per output token",
        "longer", "shorter"),
     _m("inference", "tokens_per_s_per_mw", "Tokens per second per MW", "tokens/s/MW", HIGHER,
        "tokens per MW", "more", "fewer"),
+    # Whole copies of the deployment on the design's (or the partition's) GPUs: per GPU and
+    # design size together, so a bigger design that serves no more says so.
+    _m("inference", "design_output_tokens_per_s", "Output of the design", "tokens/s", HIGHER,
+       "served output of the design", theme="served-output"),
+    _m("inference", "usd_per_million_output_tokens", "Cost per million output tokens", "USD/Mtoken",
+       LOWER, "cost per output token", "higher", "lower", "serving-cost"),
 )
+# ``inference.meets_slo`` (true/false) is not a metric here: a comparison's values are numbers
+# with a delta and a percentage against the first design, which a yes/no has not. The sweep
+# results carry it as a column of its own (core/sweep/results.py), and a design that misses
+# its SLOs shows it in the TTFT and TPOT deltas and in its report.
 
 # Headline figures named in the baseline's own sentence, when present.
 BASELINE_HEADLINE = ("counts.gpus", "bandwidth.bisection_tbit_s", "power.facility_kw",

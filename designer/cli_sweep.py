@@ -26,10 +26,12 @@ def add_sweep_command(sub, make_subcommand) -> None:
         sub, "sweep", "evaluate every combination of a sweep spec",
         "Evaluate the cross product of a sweep spec (generator options x workloads x software "
         "stacks x assumption values; format in the README, examples in resources/sweeps/) and "
-        "write one CSV row per design: its parameters, every headline metric, an error column "
-        "for combinations that were skipped, a pareto column (true/false on the objectives) and "
-        "a recipe that rebuilds the design. Open the results in the window with File > Open "
-        "Sweep Results.",
+        "write one CSV row per design: its parameters, every headline metric (serving ones for "
+        "inference workloads, whose \"deployment\": \"auto\" is searched on each design), "
+        "whether a serving workload meets its SLOs, an error column for combinations that were "
+        "skipped, a pareto column (true/false on the objectives; a design missing its SLOs is "
+        "never on it) and a recipe that rebuilds the design. Open the results in the window with "
+        "File > Open Sweep Results.",
         "cluster-designer sweep resources/sweeps/ib-vs-roce-16k.json -o results.csv --jobs 2\n"
         "cluster-designer sweep spec.json -o r.csv --objectives mfu:max capex_usd")
     parser.add_argument("spec", metavar="SPEC", help="sweep spec file (.json)")
@@ -49,8 +51,10 @@ def add_sweep_command(sub, make_subcommand) -> None:
     parser.add_argument("--objectives", nargs="+", metavar="METRIC[:min|max]",
                         help="Pareto objectives replacing the spec's, by flat metric name or a "
                              "unique key (training_days, cost.capex_usd:min, mfu:max); without "
-                             ":min/:max the metric's better side (default: the spec's, else "
-                             "training_days, capex_usd, facility_kw, all min)")
+                             ":min/:max the metric's better side (default: the spec's, else, all "
+                             "min: training_days, capex_usd, facility_kw for training workloads; "
+                             "usd_per_million_output_tokens, tpot_ms, facility_kw for inference "
+                             "ones; capex_usd, facility_kw for both kinds or none)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar on stderr")
 
@@ -71,7 +75,9 @@ def run_sweep_command(args) -> int:
         recipes, outcomes = run_sweep(spec, args.jobs, args.backend, args.scheduler, bar.update)
     on_front = int(write_results(args.output, spec, recipes, outcomes).sum())
     skipped = sum(1 for o in outcomes if o["error"] is not None)
+    missed = sum(1 for o in outcomes if o["meets_slo"] is False)
     objectives = ", ".join(o.label for o in spec.objectives)
+    missed_text = f"{missed:,} missing their serving SLOs, " if missed else ""
     sys.stderr.write(f"cluster-designer: {len(outcomes):,} designs, {skipped:,} with an error, "
-                     f"{on_front:,} on the Pareto front ({objectives}) -> {args.output}\n")
+                     f"{missed_text}{on_front:,} on the Pareto front ({objectives}) -> {args.output}\n")
     return 0

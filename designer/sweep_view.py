@@ -1,7 +1,8 @@
 """Sweep results in the window: File > Open Sweep Results... shows a results CSV
 (``cluster-designer sweep``) as a scatter of any metric against any other, the Pareto front
-highlighted, the skipped combinations listed apart with their reason; hovering a point shows its
-parameters and clicking it opens that design (rebuilt from the row's recipe) in the main window.
+highlighted, serving designs that miss their SLOs hollow, the skipped combinations listed apart
+with their reason; hovering a point shows its parameters and clicking it opens that design
+(rebuilt from the row's recipe, its workload with it) in the main window.
 """
 
 from __future__ import annotations
@@ -28,9 +29,13 @@ POINT_SIZE, FRONT_SIZE = 7, 11
 # A table item per cell: listing 100,000 skipped rows would take seconds and hundreds of MB
 # for nobody to read; the rest are in the file.
 MAX_LISTED_ERRORS = 2000
-# Default axes: the trade-off the default objectives describe, when the file has the numbers.
-DEFAULT_X = ("cost.capex_usd", "power.facility_kw", "counts.gpus")
-DEFAULT_Y = ("performance.training_days", "power.facility_kw", "bandwidth.bisection_tbit_s")
+# Default axes: the trade-off the default objectives describe (training: capex against time to
+# train; serving: $ per million output tokens against TPOT; both kinds or none: capex against
+# facility power), the first pair every design drawn has values for, else the first with any.
+DEFAULT_AXES = (("cost.capex_usd", "performance.training_days"),
+                ("inference.tpot_ms", "inference.usd_per_million_output_tokens"),
+                ("cost.capex_usd", "power.facility_kw"),
+                ("counts.gpus", "bandwidth.bisection_tbit_s"))
 _METRICS = {m.path: m for m in METRICS}
 
 
@@ -92,6 +97,12 @@ class SweepScatter(QWidget):
         for item in (self.points, self.front):
             self.plot.addItem(item)
             item.sigClicked.connect(self._clicked)
+        self._filled = (pg.mkBrush(POINT_COLOR), pg.mkPen(None))
+        # A design that misses its SLOs: the ordinary colour, hollow (there, but not serving as asked).
+        self._hollow = (pg.mkBrush(None), pg.mkPen(POINT_COLOR, width=1.5))
+        if table.misses_slo.any():  # the legend's sample only: those points are drawn by self.points
+            sample = pg.ScatterPlotItem(size=POINT_SIZE, brush=self._hollow[0], pen=self._hollow[1])
+            self.plot.plotItem.legend.addItem(sample, "misses its SLOs")
         self._scales = (1.0, 1.0)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
@@ -125,19 +136,24 @@ class SweepScatter(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
 
-        self._choose(self.x_combo, DEFAULT_X, 0)
-        self._choose(self.y_combo, DEFAULT_Y, 1)
+        x_path, y_path = self._default_axes()
+        self.x_combo.setCurrentIndex(max(0, self.x_combo.findData(x_path)))
+        self.y_combo.setCurrentIndex(max(0, self.y_combo.findData(y_path)))
         self.x_combo.currentIndexChanged.connect(self.redraw)
         self.y_combo.currentIndexChanged.connect(self.redraw)
         self.redraw()
 
-    def _choose(self, combo: QComboBox, preferred: tuple[str, ...], fallback: int) -> None:
-        for path in preferred:
-            if (index := combo.findData(path)) >= 0 and (combo is self.x_combo or
-                                                         path != self.x_combo.currentData()):
-                combo.setCurrentIndex(index)
-                return
-        combo.setCurrentIndex(min(fallback, combo.count() - 1))
+    def _default_axes(self) -> tuple[str | None, str | None]:
+        ran = ~self.table.failed
+        both = {pair: np.isfinite(self.table.numbers[pair[0]]) & np.isfinite(self.table.numbers[pair[1]])
+                for pair in DEFAULT_AXES if set(pair) <= set(self.axes)}
+        for pair, known in both.items():
+            if ran.any() and known[ran].all():
+                return pair
+        for pair, known in both.items():
+            if known.any():
+                return pair
+        return (self.axes[0], self.axes[min(1, len(self.axes) - 1)]) if self.axes else (None, None)
 
     def _error_table(self) -> QTableWidget:
         rows = np.flatnonzero(self.table.failed)[:MAX_LISTED_ERRORS]
@@ -188,7 +204,14 @@ class SweepScatter(QWidget):
         y_scale, y_word = axis_scale(self.table.numbers[self.y_path])
         self._scales = (x_scale, y_scale)
         x, y = self.display_point(np.arange(self.table.rows))
-        self.points.setData(x=x[ordinary], y=y[ordinary], data=ordinary)
+        missed = self.table.misses_slo[ordinary]
+        if missed.any():  # a brush and pen per point only then: a uniform one draws faster
+            looks = [self._hollow if m else self._filled for m in missed]
+            self.points.setData(x=x[ordinary], y=y[ordinary], data=ordinary,
+                                brush=[b for b, _ in looks], pen=[p for _, p in looks])
+        else:
+            self.points.setData(x=x[ordinary], y=y[ordinary], data=ordinary,
+                                brush=self._filled[0], pen=self._filled[1])
         self.front.setData(x=x[front], y=y[front], data=front)
         self.plot.setLabel("bottom", axis_label(self.x_path, x_word))
         self.plot.setLabel("left", axis_label(self.y_path, y_word))
@@ -198,6 +221,8 @@ class SweepScatter(QWidget):
                 f"{int(self.table.failed.sum()):,} skipped (listed below)")
         if missing:
             text += f", {missing:,} without a value on these axes"
+        if missed.any():
+            text += f", {int(missed.sum()):,} plotted miss their serving SLOs (hollow, never on the front)"
         self.summary.setText(text + ". Hover a point for its parameters; click it to open the design.")
 
     def display_point(self, rows):
@@ -214,6 +239,8 @@ class SweepScatter(QWidget):
                   f"{axis_label(self.y_path)}: {_cell_text(self.y_path, y_value)}"]
         if self.table.pareto[row]:
             lines.append("on the Pareto front")
+        if self.table.misses_slo[row]:
+            lines.append("misses its SLOs (TTFT or TPOT), so never on the front")
         return "\n".join(lines)
 
     def _clicked(self, _item, points, _event=None) -> None:

@@ -245,3 +245,48 @@ def test_cli_compares_under_one_stack_or_each_project_s_own(pair, tmp_path, caps
     data = json.loads(capsys.readouterr().out)
     assert [d["performance"]["stack"]["id"] for d in data["designs"]] == ["nemo-2024", "nemo-2024"]
     assert data["deltas"][0]["metrics"]["performance.mfu"]["better"] == EQUAL
+
+
+SERVED = {"prefill_tokens_per_s_per_gpu": 18000.0, "decode_tokens_per_s_per_gpu": 3000.0,
+          "ttft_ms": 300.0, "tpot_ms": 35.0, "tokens_per_s_per_mw": 9.0e5, "meets_slo": True,
+          "output_tokens_per_s_per_gpu": 1800.0, "design_output_tokens_per_s": 129600.0,
+          "usd_per_million_output_tokens": 0.32}
+
+
+def test_serving_metrics_compare_with_their_better_side(evaluations):
+    a, b = (copy.deepcopy(evaluations[0]) for _ in range(2))
+    a["inference"] = dict(SERVED)
+    # B serves 25% more per GPU on twice the GPUs, at $0.24 per million output tokens, missing its SLO
+    b["inference"] = {**SERVED, "output_tokens_per_s_per_gpu": 2250.0,
+                      "design_output_tokens_per_s": 324000.0, "usd_per_million_output_tokens": 0.24,
+                      "tpot_ms": 60.0, "meets_slo": False}
+    comparison = compare_evaluations([a, b], ["A", "B"])
+    deltas = _deltas(comparison_to_json(comparison))
+    assert deltas["inference.output_tokens_per_s_per_gpu"] == {"absolute": 450.0, "relative": 0.25,
+                                                               "better": BETTER}
+    assert deltas["inference.design_output_tokens_per_s"] == {"absolute": 194400.0, "relative": 1.5,
+                                                              "better": BETTER}
+    cost = deltas["inference.usd_per_million_output_tokens"]
+    assert cost["absolute"] == pytest.approx(-0.08) and cost["relative"] == pytest.approx(-0.25)
+    assert cost["better"] == BETTER
+    assert deltas["inference.tpot_ms"]["better"] == WORSE
+    # a yes/no has no delta or percentage: the verdict is no compared metric
+    assert "inference.meets_slo" not in deltas
+    # the two throughputs are one theme, so the sentence names the larger change once
+    assert comparison.summary[1] == ("B: 150% more served output of the design and 25% lower cost "
+                                     "per output token, at 71% longer time per output token than A.")
+    units = {m.path: (m.label, m.unit) for m in comparison.metrics}
+    assert units["inference.usd_per_million_output_tokens"] == ("Cost per million output tokens", "USD/Mtoken")
+    assert units["inference.output_tokens_per_s_per_gpu"] == ("Served output per GPU", "tokens/s")
+    assert units["inference.design_output_tokens_per_s"] == ("Output of the design", "tokens/s")
+
+
+def test_services_are_compared_on_the_serving_metrics_too(evaluations):
+    a, b = (copy.deepcopy(evaluations[0]) for _ in range(2))
+    a["services"] = [{"name": "chat", "inference": dict(SERVED)}]
+    b["services"] = [{"name": "chat", "inference": {**SERVED, "usd_per_million_output_tokens": 0.4}}]
+    deltas = _deltas(comparison_to_json(compare_evaluations([a, b], ["A", "B"])))
+    assert deltas["services.chat.usd_per_million_output_tokens"]["better"] == WORSE
+    assert deltas["services.chat.usd_per_million_output_tokens"]["relative"] == pytest.approx(0.25)
+    assert deltas["services.chat.output_tokens_per_s_per_gpu"]["better"] == EQUAL
+    assert "services.chat.meets_slo" not in deltas

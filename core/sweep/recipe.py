@@ -3,14 +3,15 @@
 A recipe is plain JSON (it travels to worker processes and into the results CSV)::
 
     {"template": "fat-tree", "options": {"gpus": 16384, "server": "DGX-H100", ...},
-     "workload": "llama3-405b" | {workload JSON} | null, "workload_label": "llama3-405b",
-     "keep_preset_layout": false, "stack": "nemo-2024" | null,
+     "workload": "llama3-405b" | "deepseek-r1-serve" | {workload JSON} | null,
+     "workload_label": "llama3-405b", "keep_preset_layout": false, "stack": "nemo-2024" | null,
      "assumptions": {"power.pue": 1.3}}
 
 ``design_from_recipe`` rebuilds exactly the design a row was computed from: the generator with
-those options (unlisted options at the generator's defaults), the workload (a preset fitted to
-the design's GPUs the way ``generate --workload`` fits it), the stack's performance assumptions
-and then the dotted assumption values.
+those options (unlisted options at the generator's defaults), the workload (a training preset
+fitted to the design's GPUs the way ``generate --workload`` fits it, an inference preset or a
+workload object of either kind as written: an inference deployment "auto" is searched again
+by the evaluation), the stack's performance assumptions and then the dotted assumption values.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from core.errors import DesignError
 from core.evaluate import evaluate, evaluation_to_json
 from core.flatten import flatten
 from core.generators import FatTreeOptions, SupernodeOptions, generate_fat_tree, generate_supernode
+from core.inference_workload import any_workload_from_dict, list_inference_presets, load_inference_preset
 from core.model import Design
 from core.preset_fit import fit_to_design
 from core.stacks import PRESETS as STACK_PRESETS
 from core.stacks import with_stack
 from core.sweep.spec import option_problem, required_options
-from core.workload import load_preset, workload_from_dict
+from core.workload import list_presets, load_preset
 
 GENERATORS = {"fat-tree": (FatTreeOptions, generate_fat_tree),
               "supernode": (SupernodeOptions, generate_supernode)}
@@ -59,6 +61,9 @@ def check_recipe(recipe: Any) -> None:
         raise RecipeError(f"recipe.options: missing {', '.join(missing)}")
     if not isinstance(recipe["workload"], (str, dict, type(None))):
         raise RecipeError("recipe.workload: expected a preset name, a workload object or null")
+    if isinstance(recipe["workload"], str) and recipe["workload"] not in {*list_presets(),
+                                                                          *list_inference_presets()}:
+        raise RecipeError(f"recipe.workload: unknown preset {recipe['workload']!r}")
     if not isinstance(recipe["keep_preset_layout"], bool):
         raise RecipeError("recipe.keep_preset_layout: expected true or false")
     if recipe["stack"] is not None and (not isinstance(recipe["stack"], str)
@@ -98,39 +103,54 @@ def design_from_recipe(recipe: dict[str, Any], catalog: Catalog | None = None) -
     options_class, generate = GENERATORS[recipe["template"]]
     design = generate(options_class(**recipe["options"]), catalog)
     ref = recipe.get("workload")
-    if isinstance(ref, str):
+    if isinstance(ref, str) and ref in list_inference_presets():
+        design.workload = load_inference_preset(ref)  # its deployment says how many GPUs serve
+    elif isinstance(ref, str):
         preset = load_preset(ref)
         design.workload = preset if recipe.get("keep_preset_layout") else \
             fit_to_design(preset, flatten(design, catalog).gpus, ref)[0]
     elif ref is not None:
-        design.workload = workload_from_dict(ref)
+        design.workload = any_workload_from_dict(ref, "recipe.workload")
     design.assumptions = recipe_assumptions(recipe)
     return design
 
 
 def _cannot_run_reason(evaluation: dict[str, Any]) -> str | None:
-    performance = evaluation.get("performance") or {}
-    reasons = performance.get("cannot_run") or []
-    if performance.get("runs") is False and reasons:
-        return "workload does not run: " + "; ".join(r["message"] for r in reasons)
+    """Why the main workload cannot run (a training job, or a serving workload no deployment of
+    which fits), from the section of its kind."""
+    for section in ("performance", "inference"):
+        results = evaluation.get(section) or {}
+        reasons = results.get("cannot_run") or []
+        if results.get("runs") is False and reasons:
+            return "workload does not run: " + "; ".join(r["message"] for r in reasons)
     return None
 
 
+def _meets_slo(evaluation: dict[str, Any]) -> bool | None:
+    """Whether the main serving workload meets its TTFT and TPOT targets; None without one (or
+    when it cannot run)."""
+    meets = (evaluation.get("inference") or {}).get("meets_slo")
+    return meets if isinstance(meets, bool) else None
+
+
 def evaluate_recipe(recipe: dict[str, Any]) -> dict[str, Any]:
-    """``{"metrics": {path: value or None}, "error": reason or None}`` for one combination.
+    """``{"metrics": {path: value or None}, "error": reason or None, "meets_slo": bool or None}``
+    for one combination.
 
     A combination the generator or the engine refuses has no metrics and its one-line reason;
     one whose workload cannot run keeps the fabric's metrics (the job's are None, as in the
-    evaluation JSON) and says why in ``error``. Any other exception is a bug in the engine,
-    but one combination must not lose the others' results: it is reported the same way."""
+    evaluation JSON) and says why in ``error``. ``meets_slo`` is the serving workload's verdict
+    (None without one). Any other exception is a bug in the engine, but one combination must
+    not lose the others' results: it is reported the same way."""
     try:
         evaluation = evaluation_to_json(evaluate(design_from_recipe(recipe)))
     except DesignError as exc:
-        return {"metrics": {}, "error": str(exc)}
+        return {"metrics": {}, "error": str(exc), "meets_slo": None}
     except Exception as exc:  # noqa: BLE001 - see above: recorded on its row, not lost
-        return {"metrics": {}, "error": f"internal error ({type(exc).__name__}: {exc})"}
+        return {"metrics": {}, "error": f"internal error ({type(exc).__name__}: {exc})",
+                "meets_slo": None}
     return {"metrics": {m.path: metric_value(evaluation, m) for m in METRICS},
-            "error": _cannot_run_reason(evaluation)}
+            "error": _cannot_run_reason(evaluation), "meets_slo": _meets_slo(evaluation)}
 
 
 def evaluate_recipes(recipes: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -3,10 +3,15 @@
 Columns, in order: ``index`` (the combination's position in the cross product), ``template``,
 one column per option the spec lists (``gpus``, ``switch``...), ``workload``, ``stack``,
 ``assumptions.<section.field>`` per swept assumption, every headline metric of
-core.compare.METRICS under its flat name (``bandwidth.bisection_tbit_s``, ``cost.capex_usd``),
-then ``error`` (why the combination was skipped or its job cannot run; empty when it ran),
-``pareto`` (true/false on the spec's objectives) and ``recipe`` (JSON that
-core.sweep.recipe.design_from_recipe rebuilds the design from).
+core.compare.METRICS under its flat name (``bandwidth.bisection_tbit_s``, ``cost.capex_usd``,
+``inference.usd_per_million_output_tokens``), ``inference.meets_slo`` (true/false for a serving
+workload, empty otherwise), then ``error`` (why the combination was skipped or its job cannot
+run; empty when it ran), ``pareto`` (true/false on the spec's objectives) and ``recipe`` (JSON
+that core.sweep.recipe.design_from_recipe rebuilds the design from).
+
+A serving design that misses its SLOs keeps its row and figures but is never on the Pareto
+front: the SLOs are part of what the workload asks, so it does not serve that workload (a
+cheaper design that answers too slowly is not a trade-off, it is a miss).
 
 A value that cannot be computed is an empty cell, never a number; floats are written with
 ``repr`` so that a value read back is the value computed.
@@ -31,6 +36,8 @@ from core.sweep.pareto import pareto_mask
 from core.sweep.spec import MAXIMIZE, METRIC_PATHS, Objective, SweepSpec
 
 TAIL_COLUMNS = ("error", "pareto", "recipe")
+# Before the tail; absent from files written before sweeps served (they read as all empty).
+SLO_COLUMN = "inference.meets_slo"
 
 
 class SweepResultsError(DesignError):
@@ -40,8 +47,9 @@ class SweepResultsError(DesignError):
 @dataclass(frozen=True)
 class SweepTable:
     """A results table in memory: ``columns`` in file order; ``cells[c]`` the column's text
-    cells; ``numbers[c]`` float arrays (NaN where empty) for the metric columns; ``pareto`` and
-    ``failed`` (an error) as boolean arrays."""
+    cells; ``numbers[c]`` float arrays (NaN where empty) for the metric columns; ``pareto``,
+    ``failed`` (an error) and ``misses_slo`` (a serving workload's SLOs missed) as boolean
+    arrays."""
 
     columns: tuple[str, ...]
     parameter_columns: tuple[str, ...]
@@ -49,6 +57,7 @@ class SweepTable:
     numbers: dict[str, np.ndarray]
     pareto: np.ndarray
     failed: np.ndarray
+    misses_slo: np.ndarray
 
     @property
     def rows(self) -> int:
@@ -84,10 +93,10 @@ def parameter_columns(spec: SweepSpec) -> tuple[str, ...]:
 
 def front(outcomes: list[dict[str, Any]], objectives: tuple[Objective, ...]) -> np.ndarray:
     """Pareto mask of ``outcomes`` (evaluate_recipe results) on ``objectives``: rows with an
-    error or an empty objective are off the front."""
+    error, an empty objective or missed serving SLOs are off the front."""
     table = np.full((len(outcomes), len(objectives)), np.nan)
     for i, outcome in enumerate(outcomes):
-        if outcome["error"] is None:
+        if outcome["error"] is None and outcome.get("meets_slo") is not False:
             table[i] = [np.nan if (v := outcome["metrics"].get(o.metric)) is None else v
                         for o in objectives]
     return pareto_mask(table, [o.direction == MAXIMIZE for o in objectives])
@@ -102,14 +111,14 @@ def results_csv(spec: SweepSpec, recipes: list[dict[str, Any]], outcomes: list[d
     params = parameter_columns(spec)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*params, *METRIC_PATHS, *TAIL_COLUMNS])
+    writer.writerow([*params, *METRIC_PATHS, SLO_COLUMN, *TAIL_COLUMNS])
     option_names = [name for name, _ in spec.options]
     for i, (recipe, outcome) in enumerate(zip(recipes, outcomes)):
         row = [i, recipe["template"], *(recipe["options"][n] for n in option_names),
                recipe["workload_label"], recipe["stack"],
                *(recipe["assumptions"][name] for name, _ in spec.assumptions),
                *(outcome["metrics"].get(path) for path in METRIC_PATHS),
-               outcome["error"], bool(on_front[i]),
+               outcome.get("meets_slo"), outcome["error"], bool(on_front[i]),
                json.dumps(recipe, separators=(",", ":"), allow_nan=False)]
         writer.writerow([_cell(v) for v in row])
     return out.getvalue()
@@ -161,7 +170,7 @@ def read_results(path: str | Path) -> SweepTable:
     if missing:
         raise SweepResultsError(f"{path}: not sweep results (no column {', '.join(missing)})")
     metrics = tuple(c for c in header if c in METRIC_PATHS)
-    params = tuple(c for c in header if c not in metrics and c not in TAIL_COLUMNS)
+    params = tuple(c for c in header if c not in metrics and c not in (SLO_COLUMN, *TAIL_COLUMNS))
     for number, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
             raise SweepResultsError(f"{path}: line {number}: {len(row)} cells, the header has {len(header)}")
@@ -173,4 +182,6 @@ def read_results(path: str | Path) -> SweepTable:
         raise SweepResultsError(f"{path}: {exc}") from None
     pareto = np.fromiter((c == "true" for c in cells["pareto"]), bool, len(cells["pareto"]))
     failed = np.fromiter((c != "" for c in cells["error"]), bool, len(cells["error"]))
-    return SweepTable(header, params, cells, numbers, pareto, failed)
+    slo_cells = cells.get(SLO_COLUMN) or [""] * len(pareto)
+    misses_slo = np.fromiter((c == "false" for c in slo_cells), bool, len(slo_cells))
+    return SweepTable(header, params, cells, numbers, pareto, failed, misses_slo)

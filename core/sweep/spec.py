@@ -6,8 +6,9 @@ A spec is a JSON object (examples in resources/sweeps/)::
      "name": "IB vs RoCE, 16k H100",                optional (default: the file's stem)
      "template": "fat-tree",                        or "supernode"
      "options": {"gpus": [16384], "switch": ["QM9700", "SN5600"], "island_gpus": [null, 2048]},
-     "workloads": ["llama3-405b", "my-job.json", {...inline workload...}],   optional
-     "keep_preset_layout": false,                   optional: presets as published, not fitted
+     "workloads": ["llama3-405b", "deepseek-r1-serve", "my-job.json", {...inline workload...}],
+                                                    optional: training or inference ("kind": "inference")
+     "keep_preset_layout": false,                   optional: training presets as published, not fitted
      "stacks": ["nemo-2024", "megatron-lm-2022"],   optional (core/stacks.py ids)
      "assumptions": {"power.pue": [1.2, 1.4]},      optional: dotted names as in project files
      "objectives": {"performance.training_days": "min", "cost.capex_usd": "min"}}   optional
@@ -15,7 +16,9 @@ A spec is a JSON object (examples in resources/sweeps/)::
 ``options`` holds the template generator's options (the fields of ``FatTreeOptions`` or
 ``SupernodeOptions``, so options a generator gains are sweepable at once), each a list of
 values or one value. Every combination of options x workloads x stacks x assumption values is
-one design. Unknown keys, empty lists, values of the wrong type and cross products above
+one design. A training preset is fitted to each design (unless keep_preset_layout); an inference
+preset, file or object is served as written, its ``"deployment": "auto"`` searched on each design.
+Unknown keys, empty lists, values of the wrong type and cross products above
 ``MAX_SWEEP_COMBINATIONS`` (core/limits.py) are refused with the file and the JSON path.
 Whether a combination can be built (a switch too small, GPUs not a multiple of the server's)
 is not checked here: such a combination becomes a row with its reason in the results.
@@ -38,19 +41,30 @@ from core.assumptions import assumptions_from_dict
 from core.compare import HIGHER, LOWER, METRICS
 from core.errors import DesignError
 from core.generators import FatTreeOptions, SupernodeOptions
+from core.inference_workload import (InferenceWorkload, any_workload_from_dict, any_workload_to_dict,
+                                     list_inference_presets, load_any_workload)
 from core.jsonfile import read_json
 from core.limits import MAX_SWEEP_COMBINATIONS
 from core.stacks import PRESETS as STACK_PRESETS
-from core.workload import list_presets, load_workload, workload_from_dict, workload_to_dict
+from core.workload import list_presets
 
 SWEEP_FORMAT = "cluster-designer.sweep/1"
 TEMPLATES: dict[str, type] = {"fat-tree": FatTreeOptions, "supernode": SupernodeOptions}
 SPEC_KEYS = ("format", "name", "description", "template", "options", "workloads",
              "keep_preset_layout", "stacks", "assumptions", "objectives")
 MINIMIZE, MAXIMIZE = "min", "max"
+TRAINING, INFERENCE = "training", "inference"
 # Time to train, capex and facility power: what an architect trades against each other first.
 DEFAULT_OBJECTIVES = (("performance.training_days", MINIMIZE), ("cost.capex_usd", MINIMIZE),
                       ("power.facility_kw", MINIMIZE))
+# Serving: what a million answered tokens cost (hardware, facility and energy over the served
+# output, prefill counted), how fast the answer streams (TPOT at the chosen load; TTFT is held by
+# the SLO, and "auto" fills the batch up to it), and the power the design needs.
+SERVING_OBJECTIVES = (("inference.usd_per_million_output_tokens", MINIMIZE),
+                      ("inference.tpot_ms", MINIMIZE), ("power.facility_kw", MINIMIZE))
+# Without a workload, or with both kinds (each kind's figures are empty on the other's rows,
+# which would then never be on the front): what every row has.
+FABRIC_OBJECTIVES = (("cost.capex_usd", MINIMIZE), ("power.facility_kw", MINIMIZE))
 METRIC_PATHS = tuple(m.path for m in METRICS)
 
 
@@ -71,11 +85,13 @@ class Objective:
 @dataclass(frozen=True)
 class WorkloadChoice:
     """One entry of ``workloads``: ``label`` names it in the results; ``ref`` is what a recipe
-    stores: a preset name (fitted to each design unless keep_preset_layout) or the workload's
-    own JSON dict (a file or an inline object, used as written)."""
+    stores: a preset name (a training preset fitted to each design unless keep_preset_layout,
+    an inference preset served as written) or the workload's own JSON dict (a file or an inline
+    object, used as written); ``kind`` is TRAINING or INFERENCE."""
 
     label: str
     ref: str | dict
+    kind: str = TRAINING
 
 
 @dataclass(frozen=True)
@@ -159,8 +175,7 @@ def sweep_spec_from_dict(raw: Any, where: str = "spec", folder: Path = Path(".")
     elif "objectives" in raw:
         chosen = _spec_objectives(raw["objectives"], fail)
     else:
-        chosen = tuple(Objective(m, d) for m, d in DEFAULT_OBJECTIVES
-                       if workloads != (None,) or not m.startswith("performance."))
+        chosen = tuple(Objective(m, d) for m, d in default_objectives(workloads))
     _unique_objectives(chosen, where)
     spec = SweepSpec(name.strip(), template, options, workloads, keep, stacks, assumptions, chosen)
     if spec.combinations > MAX_SWEEP_COMBINATIONS:
@@ -168,6 +183,16 @@ def sweep_spec_from_dict(raw: Any, where: str = "spec", folder: Path = Path(".")
         fail("$", f"{spec.combinations:,} combinations ({sizes}); a sweep holds at most "
                   f"{MAX_SWEEP_COMBINATIONS:,} (limit in core/limits.py)")
     return spec
+
+
+def default_objectives(workloads: tuple[WorkloadChoice | None, ...]) -> tuple[tuple[str, str], ...]:
+    """The Pareto objectives of a spec that names none: by the kinds of its workloads."""
+    kinds = {w.kind for w in workloads if w is not None}
+    if kinds == {TRAINING}:
+        return DEFAULT_OBJECTIVES
+    if kinds == {INFERENCE}:
+        return SERVING_OBJECTIVES
+    return FABRIC_OBJECTIVES
 
 
 def _kind(value: Any) -> str:
@@ -262,27 +287,31 @@ def _workloads(raw: Any, folder: Path, fail) -> tuple[WorkloadChoice | None, ...
         fail("$.workloads", f"expected a list of preset names, files or workload objects, got {_kind(raw)}")
     if not raw:
         fail("$.workloads", "empty list: leave the key out to sweep without a workload")
-    presets = list_presets()
+    presets = {**dict.fromkeys(list_presets(), TRAINING),
+               **dict.fromkeys(list_inference_presets(), INFERENCE)}
     out = []
     for i, item in enumerate(raw):
         place = f"$.workloads[{i}]"
+        if isinstance(item, str) and item in presets:
+            out.append(WorkloadChoice(item, item, presets[item]))
+            continue
         if isinstance(item, dict):
-            try:
-                workload = workload_from_dict(item, path=place)
-            except DesignError as exc:
-                fail(place, str(exc))
-            out.append(WorkloadChoice(workload.name, workload_to_dict(workload)))
-        elif isinstance(item, str) and item in presets:
-            out.append(WorkloadChoice(item, item))
+            label, read = None, functools.partial(any_workload_from_dict, item, place)
         elif isinstance(item, str) and item.endswith(".json"):
-            try:
-                workload = load_workload(folder / item)
-            except DesignError as exc:
-                fail(place, str(exc))
-            out.append(WorkloadChoice(Path(item).stem, workload_to_dict(workload)))
+            label, read = Path(item).stem, functools.partial(load_any_workload, folder / item)
         else:
             fail(place, f"{item!r} is neither a preset ({', '.join(presets)}), a .json workload "
                         f"file nor a workload object")
+        try:
+            workload = read()
+        except DesignError as exc:
+            # An inline object's error names its own JSON path below the entry; a file's, the file.
+            located, _, reason = str(exc).partition(": ")
+            if located.startswith(place) and reason:
+                fail(located, reason)
+            fail(place, str(exc))
+        out.append(WorkloadChoice(label or workload.name, any_workload_to_dict(workload),
+                                  INFERENCE if isinstance(workload, InferenceWorkload) else TRAINING))
     return tuple(out)
 
 
