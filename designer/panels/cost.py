@@ -31,6 +31,8 @@ class CostPanel(MetricsPanel):
         "TCO (depreciation + opex)": "cost.tco_usd_per_year", "Per GPU-hour": "cost.usd_per_gpu_hour",
         "Training run": "cost.training_run_usd",
         "Per million tokens trained": "cost.usd_per_million_tokens_trained",
+        # an inference main workload's row
+        "Per million output tokens": "inference.usd_per_million_output_tokens",
     }
 
     def __init__(self, parent=None):

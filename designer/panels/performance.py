@@ -209,6 +209,9 @@ class PerformancePanel(MetricsPanel):
         "Prefill per GPU": "inference.prefill_tokens_per_s_per_gpu",
         "Decode per GPU": "inference.decode_tokens_per_s_per_gpu",
         "Tokens per second per MW": "inference.tokens_per_s_per_mw",
+        "Served output per GPU": "inference.output_tokens_per_s_per_gpu",
+        "Output of the design": "inference.design_output_tokens_per_s",
+        "Per million output tokens": "inference.usd_per_million_output_tokens",
     }
 
     def __init__(self, parent=None):

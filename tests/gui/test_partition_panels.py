@@ -103,6 +103,10 @@ def test_a_services_baseline_marks_compare_it_with_the_baselines_service(window,
     assert after.tpot_ms < before.tpot_ms
     assert panel.delta("Time per output token").endswith("better")
     assert panel.delta("Time per output token").startswith(f"−{(1 - after.tpot_ms / before.tpot_ms) * 100:.0f}")
+    # a smaller batch serves fewer tokens per GPU, at a higher cost per token: both marked worse
+    assert after.output_tokens_per_s_per_gpu < before.output_tokens_per_s_per_gpu
+    assert panel.delta("Served output per GPU").endswith("worse")
+    assert panel.delta("Per million output tokens").endswith("worse")
     panel.choose(None)
     assert panel.delta("MFU") == "= equal" and panel.delta("Time per output token") == ""
 
