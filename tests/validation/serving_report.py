@@ -39,6 +39,11 @@ def _model(case: IC.ServingCase) -> str:
     return f"{case.model_name}; weights {case.precision.upper()}, KV {case.kv_precision.upper()}"
 
 
+def _requests(case: IC.ServingCase) -> str:
+    text = f"{case.input_tokens:,} / {case.output_tokens:,}"
+    return text + (f" ({len(case.request_mix)} classes: the dataset's spread)" if case.request_mix else "")
+
+
 def _steps(r: RowResult) -> list[str]:
     inf = r.extra["pred"].inference
     d, p = inf["decode"], inf["prefill"]
@@ -129,7 +134,7 @@ def render(rows: list[RowResult]) -> list[str]:
     out += markdown_table(
         ["#", "Hardware (generated)", "Model and precision", "Requests (mean in / out)",
          "Deployment per replica", "Software as run", "Tags", "Source"],
-        [[r.id, hardware_cell(c), _model(c), f"{c.input_tokens:,} / {c.output_tokens:,}",
+        [[r.id, hardware_cell(c), _model(c), _requests(c),
           _deployment(c), c.software, c.tag, c.source]
          for r in computed for c in (r.extra["case"],)])
     out += ["", "### Predicted steps (ms per stage step of one replica: decode, one micro-batch "

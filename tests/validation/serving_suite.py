@@ -40,9 +40,16 @@ def _workload(case: IC.ServingCase, batch: int | None) -> dict:
     return {"kind": "inference", "name": f"{case.title} (serving row {case.id})",
             "model": case.model, "precision": case.precision,
             "kv_cache_precision": case.kv_precision,
-            "requests": {"input_tokens": case.input_tokens, "output_tokens": case.output_tokens},
+            "requests": _requests(case),
             "slo": {"ttft_ms": case.limits_ms[0], "tpot_ms": case.limits_ms[1]},
             "deployment": deployment}
+
+
+def _requests(case: IC.ServingCase) -> dict:
+    """The row's request classes (its dataset's spread), else its one mean request."""
+    if case.request_mix:
+        return {"mix": [{"input_tokens": i, "output_tokens": o, "share": w} for i, o, w in case.request_mix]}
+    return {"input_tokens": case.input_tokens, "output_tokens": case.output_tokens}
 
 
 def write_serving_project(case: IC.ServingCase, folder: Path, assumptions: dict | None = None,
