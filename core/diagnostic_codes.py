@@ -53,9 +53,6 @@ CODES: dict[str, CodeInfo] = {
     "NO_DEPLOYMENT_FITS": CodeInfo(
         "error", "the inference deployment search found no deployment that runs on the GPUs: "
                  "serving figures are not computed"),
-    "INFERENCE_NOT_MODELLED": CodeInfo(
-        "error", "the serving model does not cover this part of the inference workload yet: "
-                 "serving figures are not computed"),
     "HOST_LINK_UNKNOWN": CodeInfo(
         "error", "the KV cache is placed in host memory but neither the workload nor the "
                  "accelerator's catalog entry gives the host link's bandwidth: serving figures are "

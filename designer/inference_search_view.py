@@ -180,4 +180,4 @@ class DeploymentSearchView(QWidget):
 
         self.table.show_candidates(candidate_rows(search), use, warn)
         self.table.setVisible(bool(search.candidates))
-        self.set_notes([*search.skipped, *([hint] if hint and search.candidates else [])])
+        self.set_notes([hint] if hint and search.candidates else [])

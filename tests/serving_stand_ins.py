@@ -1,29 +1,12 @@
-"""Stand-ins for the serving roofline (core/analysis/serving.py) that the deployment-search and
-bottleneck tests patch in where they test what the search does with an answer rather than the
-roofline's answer itself: a roofline that does not model some deployments (yet), and one that
-serves a disaggregated deployment as its two pools would be with no hand-over cost. Both call
-the real serve_deployment for everything else."""
+"""A stand-in for the serving roofline (core/analysis/serving.py) that the deployment-search
+tests patch in where they test what the search does with an answer rather than the roofline's
+answer itself: it serves a disaggregated deployment as its two pools would be with no hand-over
+cost, and calls the real serve_deployment for everything else."""
 
 from dataclasses import replace
 
-from core.analysis.serving import InferenceResult, serve_deployment
-from core.diagnostics import Diagnostic
+from core.analysis.serving import serve_deployment
 from core.inference_workload import Deployment
-
-
-def not_modelled_when(unmodelled):
-    """serve_deployment, except that a workload for which ``unmodelled(workload)`` is true gets
-    the INFERENCE_NOT_MODELLED answer."""
-    def serve(fabric, workload, facility_kw, assumptions=None, usd_per_gpu_hour=None, **options):
-        if unmodelled(workload):
-            return InferenceResult(
-                workload=workload, runs=False,
-                cannot_run=(Diagnostic("INFERENCE_NOT_MODELLED", "inference: not modelled yet"),),
-                diagnostics=(), total_params=0.0, active_params=0.0, weights_gb_per_gpu=None,
-                kv_bytes_per_token=0.0, kv_cache_gb_per_gpu=None, max_concurrency_per_replica=None,
-                batch=None)
-        return serve_deployment(fabric, workload, facility_kw, assumptions, usd_per_gpu_hour, **options)
-    return serve
 
 
 def pooled_serve(fabric, workload, facility_kw, assumptions=None, usd_per_gpu_hour=None, **options):

@@ -9,8 +9,6 @@ from dataclasses import replace
 
 import pytest
 
-import core.analysis.serving_context as serving_context
-
 from core.analysis.inference import analyze_inference_workload
 from core.analysis.inference_bottleneck import MATERIAL_GAIN, explain_inference_bottleneck
 from core.analysis.inference_search import serve_at_best_batch
@@ -20,7 +18,6 @@ from core.catalog import default_catalog
 from core.evaluate import evaluate, evaluation_to_json
 from core.generators.supernode import SupernodeOptions, generate_supernode
 from core.inference_workload import Deployment, inference_workload_from_dict, list_inference_presets
-from serving_stand_ins import not_modelled_when
 
 CATALOG = default_catalog()
 LLAMA = json.loads(list_inference_presets()["llama31-70b-serve"].read_text())
@@ -125,15 +122,6 @@ def test_the_kv_cache_in_fp8_helps_an_hbm_bound_decode_whose_batch_the_kv_cache_
 def test_no_fp8_what_if_on_an_accelerator_without_fp8():
     _, bn = _explain("CloudMatrix384", _workload(LLAMA, deployment={"tp": 8, "batch": 64}), 100.0)
     assert not {"kv_fp8", "weights_fp8", "weights_fp4"} & {x.key for x in bn.what_ifs}
-
-
-def test_what_the_roofline_does_not_model_is_skipped_and_named(monkeypatch):
-    monkeypatch.setattr(serving_context, "serve_deployment", not_modelled_when(
-        lambda w: w.deployment != "auto" and (w.deployment.disaggregated or w.kv_cache.placement == "host")))
-    _, bn = _explain("GB200-NVL72", _workload(LLAMA, deployment="auto"), 100.0)
-    assert {x.key for x in bn.what_ifs}.isdisjoint({"disaggregated", "kv_host"})
-    assert any(text.startswith("disaggregated prefill and decode pools") for text in bn.skipped)
-    assert any("host memory" in text for text in bn.skipped)
 
 
 def test_a_deployment_that_cannot_run_has_no_bottleneck():

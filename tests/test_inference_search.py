@@ -22,7 +22,7 @@ from core.generators import FatTreeOptions, generate_fat_tree
 from core.generators.supernode import SupernodeOptions, generate_supernode
 from core.inference_workload import MAX_BATCH, Deployment, inference_workload_from_dict, list_inference_presets
 from designer.cli import main
-from serving_stand_ins import not_modelled_when, pooled_serve
+from serving_stand_ins import pooled_serve
 
 CATALOG = default_catalog()
 LLAMA = json.loads(list_inference_presets()["llama31-70b-serve"].read_text())
@@ -186,15 +186,6 @@ def test_when_nothing_runs_the_search_says_why_and_gives_no_figures():
     assert [d.code for d in ascend.result.cannot_run] == ["NO_DEPLOYMENT_FITS", "SERVING_PRECISION_UNSUPPORTED"]
 
 
-def test_what_the_roofline_does_not_model_is_passed_on_not_searched(monkeypatch):
-    monkeypatch.setattr(serving_context, "serve_deployment",
-                        not_modelled_when(lambda w: w.kv_cache.placement == "host"))
-    workload = _auto(LLAMA, kv_cache={"placement": "host", "host_gb_per_gpu": 256})
-    found = search_deployment(FABRICS["DGX-H100"], workload, 10.0)
-    assert [d.code for d in found.result.cannot_run] == ["INFERENCE_NOT_MODELLED"]
-    assert found.evaluated == 1
-
-
 def test_runners_up_are_other_shapes_each_served_and_explained():
     found = search_deployment(FABRICS["DGX-H100"], _auto(LLAMA), 10.0)
     winner, *runners = found.candidates
@@ -238,7 +229,6 @@ def test_disaggregated_pools_are_split_where_the_pools_balance(monkeypatch):
     fabric = FABRICS["GB200-NVL72"]
     workload = _auto(LLAMA, precision="fp8", kv_cache_precision="fp8")
     found = search_deployment(fabric, workload, 100.0)
-    assert found.skipped == ()
     pooled = [c for c in found.candidates if c.deployment.disaggregated]
     assert pooled
     best_pool = max(pooled, key=lambda c: c.output_tokens_per_s)
@@ -258,7 +248,7 @@ def test_llama_70b_on_256_h100_is_split_into_pools_that_balance():
     workload = _auto(LLAMA)
     found = search_deployment(fabric, workload, 100.0)
     dep, pools = found.deployment, found.result.disaggregated
-    assert dep.disaggregated and found.meets_slo and found.skipped == ()
+    assert dep.disaggregated and found.meets_slo
     # the pools balance to within what one replica moves: the less busy pool idles less than one
     # of its replicas' share plus one of the other's (the split moves whole replicas of both)
     idle = 1.0 - min(pools.prefill.utilisation, pools.decode.utilisation)
@@ -268,14 +258,6 @@ def test_llama_70b_on_256_h100_is_split_into_pools_that_balance():
         d_dp = (256 - p_dp * dep.prefill.replica_gpus) // dep.decode.replica_gpus
         moved = Deployment("disaggregated", replace(dep.prefill, dp=p_dp), replace(dep.decode, dp=d_dp))
         assert _service(serve_deployment(fabric, with_deployment(workload, moved), 100.0)) <= _service(found.result)
-
-
-def test_without_a_disaggregated_roofline_the_mode_is_skipped_and_said(monkeypatch):
-    monkeypatch.setattr(serving_context, "serve_deployment",
-                        not_modelled_when(lambda w: w.deployment.disaggregated))
-    found = search_deployment(FABRICS["GB200-NVL72"], _auto(LLAMA), 100.0)
-    assert not found.deployment.disaggregated
-    assert found.skipped == ("disaggregated prefill/decode: not modelled by the serving roofline yet",)
 
 
 # --- the evaluation and the CLI ------------------------------------------------------------------

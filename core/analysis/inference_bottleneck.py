@@ -13,11 +13,10 @@ its bytes).
 **What-ifs**, each served again by serve_deployment (never extrapolated), one change at a time:
 the KV cache in FP8 and the weights in FP8 or FP4 (where the accelerator has that precision), TP
 doubled or halved (the replicas refilling the same GPUs), EP doubled (MoE), the batch doubled
-(where the KV cache holds it), aggregated <-> disaggregated, and a host-memory KV cache. What
-the serving roofline does not model yet (INFERENCE_NOT_MODELLED) is left out and named in
-``skipped``. Batches: for "auto" the batch is the search's to choose, so each variant is served
-at its own best batch under the SLOs (serve_at_best_batch); a fixed deployment keeps its
-requests in flight (the batch per replica scaled when the replicas change).
+(where the KV cache holds it), aggregated <-> disaggregated, and a host-memory KV cache.
+Batches: for "auto" the batch is the search's to choose, so each variant is served at its own
+best batch under the SLOs (serve_at_best_batch); a fixed deployment keeps its requests in
+flight (the batch per replica scaled when the replicas change).
 
 Each what-if reports its output tokens per second of the service against the deployment's
 (``gain``) and whether it still meets both SLOs; the ones that meet them come first, most gain
@@ -34,8 +33,7 @@ from core.analysis.inference import InferenceAnalysis
 from core.analysis.inference_ranking import phase_parts, request_gpu_seconds, slo_misses
 from core.analysis.inference_search import fill_replicas, serve_at_best_batch, split_into_pools
 from core.analysis.serving import InferenceResult, PhaseTime
-from core.analysis.serving_context import (NOT_MODELLED, ServedFigures, replace_batch, served_figures,
-                                           with_deployment)
+from core.analysis.serving_context import ServedFigures, replace_batch, served_figures, with_deployment
 from core.fabric import FabricView
 from core.inference_workload import PRECISION_BYTES, Deployment, InferenceWorkload, KvCacheSpec
 
@@ -105,7 +103,6 @@ class InferenceBottleneck:
     best: InferenceWhatIf | None  # the change that helps most within the SLOs (None: none does)
     kv_share_of_decode_bytes: float | None  # None when it could not be measured
     layout_search: tuple = ()  # "auto": the search's candidates, the winner first
-    skipped: tuple[str, ...] = ()  # what-ifs the serving roofline does not model yet
 
     def to_json(self) -> dict:
         return {
@@ -119,7 +116,6 @@ class InferenceBottleneck:
             "limiters": [x.to_json() for x in self.limiters],
             "what_ifs": [x.to_json() for x in self.what_ifs],
             "best": self.best.to_json() if self.best is not None else None,
-            "skipped": list(self.skipped),
         }
 
 
@@ -319,7 +315,6 @@ def explain_inference_bottleneck(analysis: InferenceAnalysis) -> InferenceBottle
     kv_share = _kv_share(base)
     limiters = _limiters(base, kv_share)
     what_ifs: list[InferenceWhatIf] = []
-    skipped: list[str] = []
     for key, description, kind, variant, changes in _variants(base):
         if variant is None:
             result = split_into_pools(base.context, base.workload, base.gpus)
@@ -327,9 +322,6 @@ def explain_inference_bottleneck(analysis: InferenceAnalysis) -> InferenceBottle
                 continue
         else:
             result = base.serve(variant, batch_as_written=kind == "batch")
-        if any(d.code == NOT_MODELLED for d in result.cannot_run):
-            skipped.append(f"{description}: {result.cannot_run[0].message}")
-            continue
         what_ifs.append(_what_if(base, key, description, kind, result, changes))
 
     def order(x: InferenceWhatIf) -> tuple:
@@ -347,4 +339,4 @@ def explain_inference_bottleneck(analysis: InferenceAnalysis) -> InferenceBottle
         summary += " No single change tried raises output tokens/s by 1% within the SLOs."
     layout_search = analysis.search.candidates if analysis.search is not None else ()
     return InferenceBottleneck(base.per_gpu, base.service, primary, summary, tuple(limiters),
-                               tuple(what_ifs), best, kv_share, tuple(layout_search), tuple(skipped))
+                               tuple(what_ifs), best, kv_share, tuple(layout_search))

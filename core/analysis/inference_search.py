@@ -26,8 +26,7 @@ Candidates:
   both read off the aggregated sweep; the GPUs are split so that the pools' request rates
   balance, then the split is moved one replica at a time while serve_deployment says it helps.
   For the best few pairs the decode batch is then chosen within the SLOs at that split (TTFT
-  waits for the prefill pool) and the split balanced again. Skipped while the serving roofline
-  does not model disaggregation (it says INFERENCE_NOT_MODELLED; ``skipped`` says so).
+  waits for the prefill pool) and the split balanced again.
 
 Objective (inference_ranking.py ranks): the most output tokens per second of the whole service
 (per GPU with each request's prefill counted, times the deployment's GPUs: GPUs a layout leaves
@@ -52,7 +51,7 @@ from core.analysis.inference_assumptions import InferenceAssumptions
 from core.analysis.inference_ranking import (BatchPoint, DeploymentCandidate, RankedDeployment,
                                              explain_ranking, slo_excess)
 from core.analysis.serving import InferenceResult
-from core.analysis.serving_context import NOT_MODELLED, ServingContext, replace_batch, with_deployment
+from core.analysis.serving_context import ServingContext, replace_batch, with_deployment
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
 from core.inference_workload import MAX_BATCH, Deployment, InferenceWorkload, PhaseLayout
@@ -82,7 +81,6 @@ class DeploymentSearch:
     considered: int  # deployments enumerated (aggregated layouts, disaggregated pairs)
     evaluated: int  # serve_deployment calls
     rejected: int  # layouts that cannot run (weights or one request's KV cache do not fit...)
-    skipped: tuple[str, ...] = ()  # modes not searched, and why
     elapsed_s: float = 0.0
 
     @property
@@ -100,7 +98,7 @@ class DeploymentSearch:
             "available_gpus": self.available_gpus, "considered": self.considered,
             "evaluated": self.evaluated, "rejected": self.rejected,
             "meets_slo": self.result.meets_slo if self.result.runs else None,
-            "skipped": list(self.skipped), "elapsed_s": self.elapsed_s,
+            "elapsed_s": self.elapsed_s,
             "candidates": [c.to_json() for c in self.candidates],
         }
 
@@ -231,8 +229,6 @@ def _aggregated(search: _Search, gpus: int) -> tuple[list[_Choice], list[tuple[D
             found = search.at_best_batch(deployment)
             if isinstance(found, InferenceResult):
                 blocked.append((deployment, found))
-                if any(d.code == NOT_MODELLED for d in found.cannot_run):
-                    return running, blocked, considered  # no layout changes what is not modelled
                 continue
             running.append(found)
             if found.point.meets and found.point.batch < max(p.batch for p in found.ladder):
@@ -249,39 +245,28 @@ def _aggregated(search: _Search, gpus: int) -> tuple[list[_Choice], list[tuple[D
     return running, blocked, considered
 
 
-class _NotModelled(Exception):
-    """serve_deployment does not model this mode (INFERENCE_NOT_MODELLED): its result."""
-
-    def __init__(self, result: InferenceResult):
-        super().__init__(result.cannot_run[0].message)
-        self.result = result
-
-
-def _disaggregated(search: _Search, gpus: int, aggregated: list[_Choice]) -> tuple[list[_Choice], int, str]:
+def _disaggregated(search: _Search, gpus: int, aggregated: list[_Choice]) -> tuple[list[_Choice], int]:
     """The best of each shortlisted (prefill layout, decode layout) pair: (choices, pairs
-    considered, why the mode was skipped or "")."""
+    considered)."""
     w = search.workload
     decodes = sorted(((c, p) for c in aggregated if (p := _decode_alone(w, c)) is not None),
                      key=lambda cp: (-cp[1].decode_per_gpu, cp[0].deployment.decode.replica_gpus))
     if not decodes or gpus < 2:
-        return [], 0, ""
+        return [], 0
     prefills = sorted(aggregated, key=lambda c: (1e3 / c.prefill_rate / c.deployment.decode.replica_gpus
                                                  > w.slo.ttft_ms, -c.prefill_rate))
     pairs = [(p, d) for p in prefills[:DISAGGREGATED_SHORTLIST] for d in decodes[:DISAGGREGATED_SHORTLIST]]
     out_tokens = w.requests.mean_output_tokens
     split: list[tuple[_Choice, _Choice, _Choice]] = []  # (the pair split, its prefill layout, its decode)
-    try:
-        for prefill, (decode, point) in pairs:
-            found = _split(search, gpus, prefill.deployment.decode,
-                           replace(decode.deployment.decode, batch=point.batch), prefill.prefill_rate,
-                           point.decode_per_gpu / out_tokens)
-            if found is not None:
-                split.append((found, prefill, decode))
-    except _NotModelled:
-        return [], 0, "disaggregated prefill/decode: not modelled by the serving roofline yet"
+    for prefill, (decode, point) in pairs:
+        found = _split(search, gpus, prefill.deployment.decode,
+                       replace(decode.deployment.decode, batch=point.batch), prefill.prefill_rate,
+                       point.decode_per_gpu / out_tokens)
+        if found is not None:
+            split.append((found, prefill, decode))
     split.sort(key=lambda f: f[0].key())
     choices = [_rebatch(search, gpus, *f) for f in split[:DISAGGREGATED_REFINED]]
-    return choices + [f[0] for f in split[DISAGGREGATED_REFINED:]], len(pairs), ""
+    return choices + [f[0] for f in split[DISAGGREGATED_REFINED:]], len(pairs)
 
 
 def _decode_alone(workload: InferenceWorkload, c: _Choice) -> BatchPoint | None:
@@ -312,7 +297,7 @@ def _split(search: _Search, gpus: int, prefill: PhaseLayout, decode: PhaseLayout
            prefill_rate: float, decode_rate: float) -> _Choice | None:
     """``prefill`` and ``decode`` (its batch kept) as two pools with the GPUs split so that
     their request rates (per GPU) balance, then moved a replica at a time while it helps; None
-    when no split runs. Raises _NotModelled when the roofline does not model disaggregation."""
+    when no split runs."""
     p_step = prefill.ep // math.gcd(prefill.ep, prefill.tp)  # replicas letting ep divide tp x dp
     seen: dict[int, _Choice | None] = {}
 
@@ -324,8 +309,6 @@ def _split(search: _Search, gpus: int, prefill: PhaseLayout, decode: PhaseLayout
                 deployment = Deployment("disaggregated", replace(prefill, dp=p_dp, batch=1),
                                         replace(decode, dp=d_dp))
                 result = search.serve(deployment)
-                if any(x.code == NOT_MODELLED for x in result.cannot_run):
-                    raise _NotModelled(result)
                 if result.runs:
                     seen[p_dp] = search.choice(deployment, search.point(result))
         return seen[p_dp]
@@ -352,22 +335,18 @@ def split_into_pools(context: ServingContext, workload: InferenceWorkload,
                      gpus: int | None = None) -> InferenceResult | None:
     """``workload``'s aggregated deployment made disaggregated: its layout for both pools,
     ``gpus`` (None: the deployment's) split where the pools' request rates balance, the decode
-    batch the largest within the SLOs. None when no split runs; serve_deployment's
-    INFERENCE_NOT_MODELLED result while the roofline does not model disaggregation."""
+    batch the largest within the SLOs. None when no split runs."""
     search = _Search(context, workload)
     layout = search.at_best_batch(workload.deployment)
     if isinstance(layout, InferenceResult):
         return None
     point = _decode_alone(workload, layout) or layout.point
     gpus = gpus or workload.deployment.gpus
-    try:
-        found = _split(search, gpus, layout.deployment.decode, replace(layout.deployment.decode, batch=point.batch),
-                       layout.prefill_rate, point.decode_per_gpu / workload.requests.mean_output_tokens)
-        if found is None:
-            return None
-        return search.serve(_rebatch(search, gpus, found, layout, layout).deployment)
-    except _NotModelled as not_modelled:
-        return not_modelled.result
+    found = _split(search, gpus, layout.deployment.decode, replace(layout.deployment.decode, batch=point.batch),
+                   layout.prefill_rate, point.decode_per_gpu / workload.requests.mean_output_tokens)
+    if found is None:
+        return None
+    return search.serve(_rebatch(search, gpus, found, layout, layout).deployment)
 
 
 # ------------------------------------------------------------------------------------------
@@ -391,14 +370,11 @@ def search_deployment(fabric: FabricView, workload: InferenceWorkload, facility_
     search = _Search(ServingContext(fabric, facility_kw, assumptions or InferenceAssumptions(),
                                     usd_per_gpu_hour, storage_read_gbyte_s_per_gpu), workload)
     aggregated, blocked, considered = _aggregated(search, available)
-    skipped: list[str] = []
-    disaggregated, pairs, why_not = _disaggregated(search, available, aggregated)
+    disaggregated, pairs = _disaggregated(search, available, aggregated)
     considered += pairs
-    if why_not:
-        skipped.append(why_not)
 
     if not aggregated and not disaggregated:
-        return _nothing_runs(search, blocked, available, considered, skipped, start)
+        return _nothing_runs(search, blocked, available, considered, start)
     ranked = sorted([*aggregated, *disaggregated], key=_Choice.key)
     # the runners-up at their largest batch within the SLOs too (none can overtake the winner:
     # the refinement's bound said so)
@@ -416,8 +392,7 @@ def search_deployment(fabric: FabricView, workload: InferenceWorkload, facility_
     result = replace(result, diagnostics=(*result.diagnostics, *diagnostics))
     candidates = explain_ranking(winner, result, runners, runner_results, available)
     return DeploymentSearch(workload, result, tuple(candidates), tuple(diagnostics), available,
-                            considered, search.calls, len(blocked), tuple(skipped),
-                            time.perf_counter() - start)
+                            considered, search.calls, len(blocked), time.perf_counter() - start)
 
 
 def serve_at_best_batch(context: ServingContext, workload: InferenceWorkload) -> InferenceResult:
@@ -454,19 +429,17 @@ def _runners_up(ranked: list[_Choice], limit: int) -> list[_Choice]:
 
 
 def _nothing_runs(search: _Search, blocked: list, available: int, considered: int,
-                  skipped: list[str], start: float) -> DeploymentSearch:
+                  start: float) -> DeploymentSearch:
     """No deployment runs: the largest replica's result (the one closest to fitting), with why."""
     deployment, result = max(blocked, key=lambda b: (b[0].decode.replica_gpus, b[0].decode.ep))
-    if not any(d.code == NOT_MODELLED for d in result.cannot_run):
-        reasons = "; ".join(d.message for d in result.cannot_run)
-        failure = Diagnostic("NO_DEPLOYMENT_FITS", (
-            f"inference.deployment: no deployment of {search.workload.name} runs on "
-            f"{available:,} GPUs of {search.context.fabric.accelerator.id} ({considered:,} layouts tried; "
-            f"the largest replica, {deployment.decode.replica_gpus:,} GPUs: {reasons})"))
-        result = replace(result, cannot_run=(failure, *result.cannot_run))
+    reasons = "; ".join(d.message for d in result.cannot_run)
+    failure = Diagnostic("NO_DEPLOYMENT_FITS", (
+        f"inference.deployment: no deployment of {search.workload.name} runs on "
+        f"{available:,} GPUs of {search.context.fabric.accelerator.id} ({considered:,} layouts tried; "
+        f"the largest replica, {deployment.decode.replica_gpus:,} GPUs: {reasons})"))
+    result = replace(result, cannot_run=(failure, *result.cannot_run))
     return DeploymentSearch(search.workload, result, (), tuple(result.cannot_run[:1]), available,
-                            considered, search.calls, len(blocked), tuple(skipped),
-                            time.perf_counter() - start)
+                            considered, search.calls, len(blocked), time.perf_counter() - start)
 
 
 def _chosen(winner: _Choice, calls: int, considered: int, rejected: int) -> Diagnostic:

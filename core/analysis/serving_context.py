@@ -1,9 +1,8 @@
 """One deployment served on a design, as the analyses above the serving roofline ask for it and
 read it: what it is served on (ServingContext: the roofline of serving.py behind one call), the
 variants they serve (the workload with another deployment, the deployment at another batch) and
-what they read of the answer (ServedFigures; INFERENCE_NOT_MODELLED when the roofline does not
-cover it yet). The deployment search (inference_search.py) and the inference bottleneck's
-what-ifs (inference_bottleneck.py) share it.
+what they read of the answer (ServedFigures). The deployment search (inference_search.py) and
+the inference bottleneck's what-ifs (inference_bottleneck.py) share it.
 """
 
 from __future__ import annotations
@@ -14,8 +13,6 @@ from core.analysis.inference_assumptions import InferenceAssumptions
 from core.analysis.serving import InferenceResult, serve_deployment
 from core.fabric import FabricView
 from core.inference_workload import Deployment, InferenceWorkload
-
-NOT_MODELLED = "INFERENCE_NOT_MODELLED"  # serving.py's: what the roofline does not cover yet
 
 
 @dataclass(frozen=True)

@@ -526,8 +526,6 @@ def inference_bottleneck_rows(bn: InferenceBottleneck, key: str = "bottleneck") 
     for w in bn.what_ifs:
         if w is not bn.best:
             rows.append(Row("  what-if", w.text, f"{key}.what_ifs.{w.key}"))
-    for text in bn.skipped:
-        rows.append(Row("  not modelled", text, f"{key}.skipped"))
     for i, cand in enumerate(bn.layout_search):
         label = "Auto deployment (chosen)" if i == 0 else "  runner-up"
         text = cand.deployment.describe() if i == 0 else f"{cand.deployment.describe()}: {cand.reason}"

@@ -14,7 +14,6 @@ from designer.panels.base import MetricsPanel
 from designer.panels.charts import BarChart
 from designer.panels.partition_rows import cost_rows
 from designer.panels.performance import DOES_NOT_FIT
-from designer.panels.serving_text import missing_word
 
 NOT_COMPUTABLE = "not computable"
 # Short bar labels for a narrow dock; the catalog kinds are the keys.
@@ -95,5 +94,5 @@ class CostPanel(MetricsPanel):
     @staticmethod
     def _per_output_tokens(inference, usd) -> tuple:
         if not inference.runs:
-            return (missing_word(inference), "\n".join(d.message for d in inference.cannot_run))
+            return (DOES_NOT_FIT, "\n".join(d.message for d in inference.cannot_run))
         return usd(inference.usd_per_million_output_tokens)

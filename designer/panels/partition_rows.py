@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from designer.format import money, num, pct, power
-from designer.panels.serving_text import DOES_NOT_FIT, missing_word
+from designer.panels.serving_text import DOES_NOT_FIT
 
 SECTION = "Partitions"
 
@@ -29,7 +29,7 @@ def inference_headline(inference: Any) -> str:
     """"TTFT 297 ms · TPOT 33.0 ms · 3,253 tokens/s per GPU" (or why there are no figures)."""
     if not inference.runs:
         first = inference.cannot_run[0].message if inference.cannot_run else ""
-        return f"{missing_word(inference)}: {first}" if first else missing_word(inference)
+        return f"{DOES_NOT_FIT}: {first}" if first else DOES_NOT_FIT
     mark = "" if inference.meets_slo else " (misses the SLOs)"
     return (f"TTFT {num(inference.ttft_ms, 0, 'ms')} · TPOT {num(inference.tpot_ms, 1, 'ms')} · "
             f"{num(inference.decode_tokens_per_s_per_gpu, 0)} tokens/s per GPU{mark}")
@@ -121,5 +121,5 @@ def cost_rows(ev: Any, taken: set[str]) -> list[tuple]:
 def output_tokens_price(inference: Any) -> str:
     """$ per million output tokens of a served workload ("does not fit" when it is not)."""
     if not inference.runs:
-        return missing_word(inference)
+        return DOES_NOT_FIT
     return money(inference.usd_per_million_output_tokens)

@@ -101,10 +101,9 @@ def what_ifs_html(bottleneck: InferenceBottleneck, slo: Any) -> str:
         rows.append(f"<tr><td>{html.escape(x.description)}{note}</td>"
                     f"<td align='right' style='color:{color}; white-space:nowrap'>&nbsp;{_gain(x.gain)}</td>"
                     f"<td align='center'>&nbsp;{MEETS if meets else MISSES}</td></tr>")
-    skipped = "".join(f"<br><i>Not modelled yet: {html.escape(s)}</i>" for s in bottleneck.skipped)
     if not rows:
-        return f"<i>No change could be tried.</i>{skipped}"
-    return f"<table width='100%' cellspacing='0' cellpadding='1'>{''.join(rows)}</table>{skipped}"
+        return "<i>No change could be tried.</i>"
+    return f"<table width='100%' cellspacing='0' cellpadding='1'>{''.join(rows)}</table>"
 
 
 def _section(title: str) -> QLabel:

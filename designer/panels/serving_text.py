@@ -18,8 +18,6 @@ from core.inference_workload import Deployment, PhaseLayout
 from designer.format import money, num
 
 DOES_NOT_FIT = "does not fit"
-NOT_MODELLED = "not modelled yet"
-NOT_MODELLED_CODE = "INFERENCE_NOT_MODELLED"
 # non-breaking hyphens: in a narrow dock the value wraps at " · ", not inside "compute-bound"
 # (a KV cache read back from host memory or a remote prefix cache can bind a phase too)
 BOUND_TEXT = {"compute": "compute\u2011bound", "memory": "HBM\u2011bound", "communication": "communication\u2011bound",
@@ -28,13 +26,6 @@ MEETS, MISSES = "✓", "✗"
 # The rows a workload that cannot run still lists, each saying why it has no value.
 SERVING_LABELS = ("Time to first token", "Time per output token", "Served output per GPU", "Decode per GPU",
                   "Prefill per GPU", "Tokens per second per MW", "Per million output tokens")
-
-
-def missing_word(inference: Any) -> str:
-    """What a figure that could not be computed says: "not modelled yet" when the serving model
-    does not cover the workload, else "does not fit"."""
-    codes = {d.code for d in inference.cannot_run}
-    return NOT_MODELLED if codes == {NOT_MODELLED_CODE} else DOES_NOT_FIT
 
 
 def _layout(deployment: Deployment, phase: str) -> str:
@@ -278,9 +269,8 @@ def serving_rows(inference: Any, gpus: int | None = None) -> list[tuple]:
         rows += (_latency_rows(inference) + _throughput_rows(inference) + _design_rows(inference, gpus)
                  + _class_rows(inference) + _pool_rows(inference))
     else:
-        word = missing_word(inference)
         why = "\n".join(d.message for d in inference.cannot_run)
-        rows += [("Serving", None)] + [(label, word, why) for label in SERVING_LABELS]
+        rows += [("Serving", None)] + [(label, DOES_NOT_FIT, why) for label in SERVING_LABELS]
     return rows + _memory_rows(inference)
 
 
@@ -310,9 +300,6 @@ def cannot_serve_html(inference: Any) -> str:
     lines = "".join(f"<br>• {html.escape(d.message)} <span style='color:#8d6e63'>({d.code})</span>"
                     for d in inference.cannot_run)
     name = html.escape(inference.workload.name)
-    if missing_word(inference) == NOT_MODELLED:
-        return (f"<b>Not modelled yet</b>: the serving model cannot evaluate {name} as written, so it "
-                f"has no TTFT, TPOT or tokens per second:{lines}")
     return (f"<b>{DOES_NOT_FIT.capitalize()}</b>: {name} cannot run on this design, so it has no TTFT, "
             f"TPOT or tokens per second:{lines}")
 
@@ -321,7 +308,7 @@ def serving_status(inference: Any) -> tuple[str, str]:
     """(text, tooltip) for the status bar."""
     name = inference.workload.name
     if not inference.runs:
-        return (f"{name}: {missing_word(inference)}",
+        return (f"{name}: {DOES_NOT_FIT}",
                 "\n".join(f"{d.code}: {d.message}" for d in inference.cannot_run))
     mark = MEETS if inference.meets_slo else MISSES
     return (f"TPOT {num(inference.tpot_ms, 1, 'ms')} {mark} · "

@@ -10,13 +10,12 @@ import dataclasses
 import pytest
 
 from core.catalog import default_catalog
-from core.diagnostics import Diagnostic
 from core.generators import SupernodeOptions, generate_supernode
 from core.inference_workload import (Deployment, KvCacheSpec, PhaseLayout, RequestClass, RequestMix,
                                      load_inference_preset)
 from core.workload import load_preset
 from designer.panels.serving_chart import point_tooltip
-from designer.panels.serving_text import BOUND_TEXT, DOES_NOT_FIT, NOT_MODELLED, SERVING_LABELS
+from designer.panels.serving_text import BOUND_TEXT, DOES_NOT_FIT, SERVING_LABELS
 
 R1, LLAMA = "deepseek-r1-serve", "llama31-70b-serve"
 
@@ -202,18 +201,6 @@ def test_the_dense_70b_serves_on_each_design(window, qtbot, system):
     chart = window.performance_panel.serving_chart
     assert served.runs and len(chart.points) == len(served.curve) > 1
     assert window.performance_panel.value("Deployment") == "aggregated, TP 8 · PP 1 · EP 1 · DP 1 · 8 GPUs"
-
-
-def test_a_workload_the_serving_model_does_not_cover_says_not_modelled(window, qtbot):
-    served = _evaluated(window, qtbot, "GB200-NVL72", R1)
-    not_covered = dataclasses.replace(served, runs=False, curve=(), cannot_run=(
-        Diagnostic("INFERENCE_NOT_MODELLED", "inference: a KV cache in host memory is not modelled yet"),))
-    result = window.evaluator.last
-    panel = window.performance_panel
-    panel.update_result(dataclasses.replace(result, evaluation=dataclasses.replace(
-        result.evaluation, inference=not_covered)))
-    assert "Not modelled yet" in panel.verdict.text() and "Does not fit" not in panel.verdict.text()
-    assert panel.value("Time to first token") == NOT_MODELLED and panel.serving_chart.isHidden()
 
 
 def test_a_training_workload_after_a_serving_one_looks_as_before(window, qtbot, small_design):
