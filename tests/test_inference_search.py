@@ -294,3 +294,25 @@ def test_auto_in_the_markdown_report_names_the_choice_and_the_runners_up(tmp_pat
     assert f"| Deployment | auto: aggregated: TP {tp} " in text
     assert f"| Auto deployment (chosen) | aggregated: TP {tp} " in text and text.count("| runner-up |") == 4
     assert math.isfinite(ev.inference.tpot_ms)
+
+
+def test_the_search_explains_its_runners_up_the_same_way_in_every_process():
+    """A runner-up's reason does not depend on Python's string hash seed: on a CloudMatrix384,
+    Llama 3.1 70B's runners-up tie between parts, which once came out in a different order
+    with each seed."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("from core.catalog import default_catalog; from core.evaluate import evaluate, evaluation_to_json; "
+            "from core.generators.supernode import SupernodeOptions, generate_supernode; "
+            "from core.inference_workload import load_inference_preset; import dataclasses, json; "
+            "c = default_catalog(); w = dataclasses.replace(load_inference_preset('llama31-70b-serve'), "
+            "deployment='auto'); s = evaluation_to_json(evaluate(generate_supernode(SupernodeOptions('CloudMatrix384', 1), c), "
+            "c, w))['inference']['search']; print(json.dumps([(x.get('loses_by'), x.get('reason')) "
+            "for x in s['candidates']]))")
+    root = Path(__file__).resolve().parent.parent
+    runs = {subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
+            for seed in ("1", "2", "3")}
+    assert len(runs) == 1

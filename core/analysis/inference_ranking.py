@@ -202,7 +202,9 @@ def _gpu_time_part(best: InferenceResult, other: InferenceResult) -> tuple[str, 
                 **{k: v * per_stage for k, v in phase_parts(r.decode).items()}}
 
     b, o = parts(best), parts(other)
-    category = max(set(b) | set(o), key=lambda k: o.get(k, 0.0) - b.get(k, 0.0))
+    # the parts in a fixed order (prefill, the binding part, communication, fixed), so a tie
+    # names the same part in every run (a set's order follows the string hash seed)
+    category = max(dict.fromkeys([*b, *o]), key=lambda k: o.get(k, 0.0) - b.get(k, 0.0))
     d_b, d_o = best.workload.deployment.decode, other.workload.deployment.decode
     cost = f"{o.get(category, 0.0):.2f} GPU-ms per output token against {b.get(category, 0.0):.2f}"
     if category == "prefill":
