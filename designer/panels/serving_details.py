@@ -48,6 +48,8 @@ def _binding(limiter: InferenceLimiter, kv_share: float | None, placement: str |
         return f"{phase} waits for the KV cache from {FETCHED_FROM.get(placement, 'host memory or storage')}"
     if part == "communication":
         return f"{phase} is {BOUND_TEXT['communication']} (TP all‑reduces, EP dispatch and combine)"
+    if part == "fixed":
+        return f"{phase} is held by its layers' fixed costs (kernel launches, tails, syncs)"
     return f"{phase} is {BOUND_TEXT['compute']}"
 
 

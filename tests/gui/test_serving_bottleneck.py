@@ -94,3 +94,14 @@ def test_a_kv_fetch_names_where_the_cache_comes_from(placement, source):
     b = InferenceBottleneck(100.0, 800.0, fetch.name, "", (fetch,), (), None, None)
     assert f"decode waits for the KV cache from {source}: 90% of the decode step" in serving_bottleneck_html(
         b, placement)
+
+
+def test_a_phase_held_by_its_fixed_per_layer_costs_is_named_so_not_compute_bound():
+    """When the layers' fixed costs are the largest part of a request's GPU time, the paragraph
+    says so (it used to fall through to "compute-bound")."""
+    from core.analysis.inference_bottleneck import InferenceBottleneck, InferenceLimiter
+
+    top = InferenceLimiter("decode_fixed", "decode fixed per-layer costs", "decode", 0.0025, 0.6, 0.5, "")
+    bottleneck = InferenceBottleneck(1000.0, 8000.0, top.name, "", (top,), (), None, None)
+    text = html.unescape(serving_bottleneck_html(bottleneck))
+    assert "decode is held by its layers' fixed costs" in text and "compute" not in text.split(":")[1]
