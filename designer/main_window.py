@@ -380,6 +380,10 @@ class MainWindow(QMainWindow):
         for source in (self.view, self.canvas_actions, self.inspector, self.workload_panel,
                        self.services_panel, self.assumptions_panel):
             source.error.connect(self.show_error)
+        # Tabs behind others make their charts and fields when first raised: a quicker start.
+        for panel, dock in zip(self.metric_panels, self.metric_docks):
+            dock.visibilityChanged.connect(panel.dock_visibility_changed)
+        self.assumptions_dock.visibilityChanged.connect(self.assumptions_panel.dock_visibility_changed)
 
     # --- model events --------------------------------------------------------------------
     def _on_change(self, change: Change) -> None:
@@ -407,7 +411,7 @@ class MainWindow(QMainWindow):
         self.services_panel.load_from_design()
         self.assumptions_panel.refresh()
         self._on_selection()
-        self.evaluator.request(self.document.design)
+        self.evaluator.request(self.document.design, debounce=False)
         self.view.fit()  # and again on every resize until the user zooms or pans (DesignView.auto_fit)
 
     def _on_block_changed(self, path: str) -> None:
