@@ -51,7 +51,6 @@ from designer.sweep_view import SweepResultsController
 from designer.services_panel import ServicesPanel
 from designer.user_settings import recent_paths, settings_problem
 from designer.window_fit import PREFERRED_SIZE, fitted_geometry
-from designer.wizard import TemplateWizard
 from designer.workload_panel import WorkloadPanel
 
 MAX_RECENT = 8
@@ -551,6 +550,8 @@ class MainWindow(QMainWindow):
             self.document.reset(empty_design(), None)
 
     def new_from_template(self) -> None:
+        from designer.wizard import TemplateWizard  # noqa: PLC0415 - the generators: when first asked for
+
         wizard = TemplateWizard(self.catalog, self)
         if wizard.exec() and wizard.design is not None:
             self.apply_template(wizard.design)

@@ -8,6 +8,7 @@ with their reason; hovering a point shows its parameters and clicking it opens t
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
@@ -18,9 +19,10 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout,
 
 from core.compare import METRICS, format_value
 from core.errors import DesignError
-from core.sweep.recipe import design_from_recipe
-from core.sweep.results import SweepTable, read_results
 from designer.qaction import make_action
+
+if TYPE_CHECKING:
+    from core.sweep.results import SweepTable
 
 FILE_FILTER = "Sweep results (*.csv);;All files (*)"
 POINT_COLOR = "#607d8b"
@@ -265,6 +267,8 @@ class SweepResultsController(QObject):
             self.open_results(Path(name))
 
     def open_results(self, path: Path) -> SweepScatter | None:
+        from core.sweep.results import read_results  # noqa: PLC0415 - not at every window start
+
         try:
             table = read_results(path)
         except DesignError as exc:
@@ -284,6 +288,8 @@ class SweepResultsController(QObject):
         window = self._window
         if not window.maybe_save():
             return False
+        from core.sweep.recipe import design_from_recipe  # noqa: PLC0415 - generators: on demand
+
         try:
             design = design_from_recipe(view.table.recipe(row), window.catalog)
         except DesignError as exc:
