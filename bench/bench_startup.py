@@ -88,12 +88,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--display", action="store_true", help="use $DISPLAY instead of offscreen")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="keep the environment's bytecode settings (no warm-up, no cache folder)")
     args = parser.parse_args()
     sandbox = tempfile.mkdtemp(prefix="cluster-designer-startup-")
     env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(sandbox, "config"),
                XDG_DATA_HOME=os.path.join(sandbox, "data"), PYTHONPATH=str(ROOT))
     if not args.display:
         env["QT_QPA_PLATFORM"] = "offscreen"
+    if not args.no_bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(sandbox, "pycache")
+        _run(BASELINE_CODE, env)
+        _run(PROBE_CODE, env)
     baseline, paint, evaluated, baseline_cpu, evaluated_cpu = [], [], [], [], []
     try:
         for _ in range(args.repeat):
