@@ -362,7 +362,9 @@ class MainWindow(QMainWindow):
         doc.changed.connect(self._on_change)
         doc.replaced.connect(self._on_replaced)
         doc.path_changed.connect(self._update_title)
-        doc.undo_stack.cleanChanged.connect(lambda clean: self.setWindowModified(not clean))
+        # A method, not a lambda: Qt disconnects a deleted window's methods, and the undo stack
+        # says it is clean once more while the window is being deleted (after Quit -> Discard).
+        doc.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self.scene.selectionChanged.connect(self._on_selection)
         self.scene.block_changed.connect(self._on_block_changed)
         self.evaluator.started.connect(lambda: self.eval_label.setText("Evaluating…"))
@@ -385,6 +387,9 @@ class MainWindow(QMainWindow):
         self.assumptions_dock.visibilityChanged.connect(self.assumptions_panel.dock_visibility_changed)
 
     # --- model events --------------------------------------------------------------------
+    def _on_clean_changed(self, clean: bool) -> None:
+        self.setWindowModified(not clean)
+
     def _on_change(self, change: Change) -> None:
         self.scene.on_change(change)
         self.outline.follow(self.document.design, change.kind)
@@ -727,7 +732,7 @@ class MainWindow(QMainWindow):
             if not dock.isFloating():
                 dock.show()
         self._size_docks()
-        QTimer.singleShot(0, self.hide_stray_tab_bars)
+        QTimer.singleShot(0, self, self.hide_stray_tab_bars)
 
     def offer_recovery(self) -> None:
         """After a crash: offer each draft left by a session that is gone."""
@@ -758,7 +763,7 @@ class MainWindow(QMainWindow):
             if not self._layout_restored:
                 self._size_docks()
             self.hide_stray_tab_bars()
-            QTimer.singleShot(0, self.hide_stray_tab_bars)
+            QTimer.singleShot(0, self, self.hide_stray_tab_bars)
 
     def hide_stray_tab_bars(self) -> None:
         """Qt leaves a stray dock tab bar ("Overview | Bandwidth") floating over the palette when
