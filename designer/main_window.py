@@ -28,7 +28,7 @@ from designer.canvas.view import DesignView
 from designer.default_layout import (
     MIN_CANVAS_WIDTH_PX, METRICS_MIN_PX, inspector_form_height_px, side_widths_px,
 )
-from designer.document import UNTITLED, DesignDocument, empty_design
+from designer.document import DesignDocument, empty_design
 from designer.evaluator import Evaluator, Result
 from designer.qaction import make_action
 from designer.export import DIAGRAM_FORMATS, SUMMARY_EXTENSIONS, export_summary, render_scene, with_extension
@@ -555,17 +555,23 @@ class MainWindow(QMainWindow):
             self.document.reset(empty_design(), None)
 
     def new_from_template(self) -> None:
+        """Generate a design in the wizard and open it as a new untitled document, after
+        asking to save unsaved work (as New and Open do): the open file is never touched."""
         from designer.wizard import TemplateWizard  # noqa: PLC0415 - the generators: when first asked for
 
         wizard = TemplateWizard(self.catalog, self)
-        if wizard.exec() and wizard.design is not None:
+        if wizard.exec() and wizard.design is not None and self.maybe_save():
             self.apply_template(wizard.design)
 
     def apply_template(self, design) -> None:
-        """Replace the content with a generated design as one undo step (keeps the workload)."""
-        self.document.push(ReplaceRoot(design.root, design.name, design.metadata), "New from template")
-        self.scene.set_block("")
-        self.view.fit()
+        """Open the generated ``design`` as a new untitled document (Save asks for a file),
+        with the current design's workload, assumptions and services, which describe the job
+        rather than the hardware. Not yet saved anywhere, it counts as unsaved work."""
+        opened = self.document.design.snapshot()
+        ReplaceRoot(design.root, design.name, design.metadata).apply(opened)
+        self.recovery.discard()
+        self.document.reset(opened, None)  # the canvas shows its top level, fitted
+        self.document.undo_stack.resetClean()
 
     def open_dialog(self) -> None:
         start = str(self.document.path.parent) if self.document.path else ""
@@ -622,10 +628,10 @@ class MainWindow(QMainWindow):
         if not name:
             return False
         path = with_extension(name, ".json", (".json",))
-        return self._save_to(path, name_after_file=self.document.design.name in ("", UNTITLED))
+        return self._save_to(path, name_after_file=self.document.design.name != path.stem)
 
     def _save_to(self, path: Path, name_after_file: bool = False) -> bool:
-        """Write the project to ``path``. ``name_after_file``: an untitled design takes the
+        """Write the project to ``path``. ``name_after_file`` (Save As): the design takes the
         file's name (summaries and diagrams are titled with it), as an undoable step that is
         part of what is saved; nothing changes when the write fails."""
         design = self.document.design
