@@ -89,3 +89,27 @@ def test_new_from_template_keeps_the_workload(window, small_design, monkeypatch)
     window.new_from_template()
     assert window.document.design.workload is not None
     assert window.document.design.workload == load_preset("llama3-70b")
+
+
+def test_presets_are_grouped_by_kind_under_headings_that_cannot_be_chosen(window):
+    combo = window.workload_panel.preset
+    texts = [combo.itemText(i) for i in range(combo.count())]
+    names = [combo.itemData(i) for i in range(combo.count())]
+    training, inference = texts.index("Training"), texts.index("Inference")
+    assert 0 < training < inference < len(texts) - 1
+    model = combo.model()
+    for heading in (training, inference):
+        assert names[heading] is None and not model.item(heading).isEnabled()
+    assert all("(inference)" not in t for t in texts[training + 1:inference])
+    assert texts[inference + 1:-1] and all("(inference)" in t for t in texts[inference + 1:-1])
+
+
+def test_switching_an_h100_design_to_inference_offers_a_preset_it_can_run(window, qtbot):
+    design = load_project(ROOT / "resources" / "examples" / "dgx-h100-superpod-4su.json", window.catalog)
+    window.load_design(design, None)
+    window.workload_panel.kind_buttons["inference"].click()
+    workload = window.document.design.workload
+    # DeepSeek-R1 (first by name) does not fit 8 H100s; the one offered runs.
+    assert not workload.name.startswith("DeepSeek")
+    result = window.evaluate_now()
+    assert result is not None and not result.evaluation.cannot_run
