@@ -8,6 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import shiboken6
+from hypothesis import given
+from hypothesis import strategies as st
+from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from core.catalog import default_catalog
@@ -15,6 +18,7 @@ from core.generators import FatTreeOptions, generate_fat_tree
 from core.operations import SetProperty
 from core.project import load_project, save_project
 from designer.main_window import MainWindow
+from designer.window_fit import FRAME_ESTIMATE, beside, fitted_geometry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -113,3 +117,66 @@ def test_switching_an_h100_design_to_inference_offers_a_preset_it_can_run(window
     assert not workload.name.startswith("DeepSeek")
     result = window.evaluate_now()
     assert result is not None and not result.evaluation.cannot_run
+
+
+# --- secondary windows beside their parent ---------------------------------------------------
+WIDE = QRect(0, 0, 3840, 2120)
+LAPTOP = QRect(0, 0, 1366, 728)  # a 1366x768 screen less a 40 px task bar
+
+
+def test_a_secondary_window_opens_right_of_its_parent_when_the_screen_has_room():
+    parent = QRect(100, 100, 1200, 900)
+    client = beside(parent, QSize(1100, 760), WIDE)
+    assert client.left() - FRAME_ESTIMATE.left() > parent.right() and client.top() >= parent.top()
+
+
+def test_else_left_of_it_and_else_over_it_shifted_but_never_at_the_corner():
+    right_half = QRect(2400, 100, 1300, 900)
+    client = beside(right_half, QSize(1100, 760), WIDE)
+    assert client.right() + FRAME_ESTIMATE.right() < right_half.left()
+    full = fitted_geometry(LAPTOP)  # the main window fills a laptop screen
+    client = beside(full, QSize(1100, 760), LAPTOP)
+    assert client.topLeft() != LAPTOP.topLeft() and client.left() > full.left() and client.top() > full.top()
+
+
+@given(st.integers(-2000, 4000), st.integers(-1000, 2000), st.integers(200, 3000), st.integers(200, 2000),
+       st.integers(300, 6000), st.integers(300, 4000))
+def test_a_secondary_window_never_leaves_the_usable_area(px, py, pw, ph, width, height):
+    available = QRect(0, 0, width, height)
+    client = beside(QRect(px, py, pw, ph), QSize(1100, 760), available)
+    assert available.contains(client.marginsAdded(FRAME_ESTIMATE))
+
+
+def _skipped_sweep(folder: Path) -> Path:
+    from core.sweep.results import write_results
+    from core.sweep.run import run_sweep
+    from core.sweep.spec import sweep_spec_from_dict
+
+    spec = sweep_spec_from_dict({"template": "fat-tree",
+                                 "options": {"gpus": [512, 1024], "server": "DGX-H100",
+                                             "switch": "QM9700", "island_gpus": [None, 1001]},
+                                 "workloads": ["llama3-70b"]})
+    recipes, outcomes = run_sweep(spec, jobs=1)
+    path = folder / "results.csv"
+    write_results(path, spec, recipes, outcomes)
+    return path
+
+
+def test_the_sweep_window_opens_beside_the_main_window_and_its_reasons_read_in_full(window, qtbot, tmp_path):
+    view = window.sweep_results.open_results(_skipped_sweep(tmp_path))
+    qtbot.addWidget(view)
+    expected = beside(window.frameGeometry(), QSize(1100, 760), window.screen().availableGeometry())
+    assert view.geometry() == expected
+    qtbot.waitExposed(view)
+    table = view.errors
+    reason = table.columnCount() - 1
+    assert table.rowCount() >= 1 and table.horizontalHeaderItem(reason).text() == "reason"
+    # The reason column ends inside the table's viewport, and each row is tall enough for
+    # its reason wrapped at the column's width.
+    assert table.columnViewportPosition(reason) + table.columnWidth(reason) <= table.viewport().width()
+    metrics = table.fontMetrics()
+    for row in range(table.rowCount()):
+        text = table.item(row, reason).text()
+        needed = metrics.boundingRect(QRect(0, 0, table.columnWidth(reason) - 8, 10_000),
+                                      int(Qt.TextFlag.TextWordWrap), text).height()
+        assert table.rowHeight(row) >= needed, text
