@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import shiboken6
 from hypothesis import given
 from hypothesis import strategies as st
-from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QTabBar
 
 from core.catalog import default_catalog
 from core.generators import FatTreeOptions, generate_fat_tree
@@ -180,3 +182,49 @@ def test_the_sweep_window_opens_beside_the_main_window_and_its_reasons_read_in_f
         needed = metrics.boundingRect(QRect(0, 0, table.columnWidth(reason) - 8, 10_000),
                                       int(Qt.TextFlag.TextWordWrap), text).height()
         assert table.rowHeight(row) >= needed, text
+
+
+# --- a 1366x768 screen at a desktop's font size ----------------------------------------------
+@pytest.fixture
+def desktop_font(qapp):
+    """The application font at 11 pt, a desktop's usual size (the offscreen platform's 9 pt
+    hides what a user sees: "Overvi…", five Inspector fields)."""
+    before = qapp.font()
+    font = QFont(before)
+    font.setPointSizeF(11)
+    qapp.setFont(font)
+    yield
+    qapp.setFont(before)
+
+
+def _whole_fields(window) -> int:
+    viewport = window.inspector.viewport()
+    return sum(viewport.rect().contains(QRect(field.mapTo(viewport, QPoint(0, 0)), field.size()))
+               for field in window.inspector.fields.values())
+
+
+def test_on_a_1366x768_screen_tabs_read_whole_and_the_inspector_shows_more_than_five_fields(
+        qtbot, qapp, desktop_font):
+    window = MainWindow(default_catalog(), interactive=False)
+    qtbot.addWidget(window)
+    window.fit_to_screen(QRect(0, 0, 1366, 768 - 40))  # less a task bar
+    window.load_design(load_project(ROOT / "resources" / "examples" / "dgx-h100-superpod-4su.json"), None)
+    window.show()
+    qtbot.waitExposed(window)
+    qapp.processEvents()
+    bars = [bar for bar in window.findChildren(QTabBar) if bar.parent() is window and bar.isVisible()]
+    titles = [bar.tabText(i) for bar in bars for i in range(bar.count())]
+    assert {"Overview", "Bandwidth", "Performance", "Inspector"} <= set(titles)
+    for bar in bars:
+        for i in range(bar.count()):
+            assert bar.tabRect(i).width() >= bar.tabSizeHint(i).width(), f"{bar.tabText(i)!r} is elided"
+            assert bar.tabRect(i).right() <= bar.width(), f"{bar.tabText(i)!r} is scrolled out of sight"
+    window.scene.select(["spine"])
+    qapp.processEvents()
+    assert _whole_fields(window) > 5
+    window.scene.select([], [window.document.design.root.links[0].id])
+    qapp.processEvents()
+    assert _whole_fields(window) > 5
+    window.document.undo_stack.setClean()
+    window.evaluator.shutdown()
+    window.workload_panel.shutdown()
