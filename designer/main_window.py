@@ -33,6 +33,7 @@ from designer.evaluator import Evaluator, Result
 from designer.qaction import make_action
 from designer.export import DIAGRAM_FORMATS, SUMMARY_EXTENSIONS, export_summary, render_scene, with_extension
 from designer.format import num, power
+from designer.guide import open_guide
 from designer.inspector import InspectorWidget
 from designer.outline import OutlineWidget
 from designer.palette import PaletteWidget
@@ -263,6 +264,8 @@ class MainWindow(QMainWindow):
         self.reset_layout_action = self._action("&Reset Layout", self.reset_layout)
         self.evaluate_action = self._action("&Evaluate Now", self.evaluate_now, "F5",
                                             "Re-run every analysis now")
+        self.guide_action = self._action("&User Guide", self.show_guide, None,
+                                         "How to draw, read the panels, compare, sweep and script designs")
         self.shortcuts_action = self._action("&Keyboard Shortcuts", self.show_shortcuts, "F1")
         self.about_action = self._action("&About Cluster Designer", self.show_about)
         self.baseline = BaselineController(self, self.catalog)
@@ -326,6 +329,7 @@ class MainWindow(QMainWindow):
         view.addAction(self.reset_layout_action)
 
         help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.guide_action)
         help_menu.addAction(self.shortcuts_action)
         help_menu.addAction(self.about_action)
 
@@ -818,6 +822,9 @@ class MainWindow(QMainWindow):
         event.accept()
 
     # --- help ----------------------------------------------------------------------------
+    def show_guide(self) -> bool:
+        return open_guide(self)
+
     def show_shortcuts(self) -> None:
         a = self.canvas_actions
         rows = [(action.text().replace("&", "").rstrip("…"),

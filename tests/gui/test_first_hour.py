@@ -228,3 +228,26 @@ def test_on_a_1366x768_screen_tabs_read_whole_and_the_inspector_shows_more_than_
     window.document.undo_stack.setClean()
     window.evaluator.shutdown()
     window.workload_panel.shutdown()
+
+
+# --- the guide from the window ---------------------------------------------------------------
+def test_help_user_guide_opens_the_guides_index_page(window, monkeypatch):
+    from PySide6.QtGui import QDesktopServices
+
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+    help_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Help")
+    assert window.guide_action in help_menu.actions()
+    window.guide_action.trigger()
+    assert len(opened) == 1 and opened[0].isLocalFile()
+    path = Path(opened[0].toLocalFile())
+    assert path == ROOT / "docs" / "guide" / "index.md" and path.is_file()
+    assert path.read_text().startswith("# ")
+
+
+def test_without_a_guide_the_window_says_where_it_lives(window, monkeypatch, no_modal_dialogs):
+    import designer.guide as guide
+
+    monkeypatch.setattr(guide, "guide_path", lambda: None)
+    assert window.show_guide() is False
+    assert no_modal_dialogs[-1][0] == "information" and "docs/guide/index.md" in no_modal_dialogs[-1][1]
