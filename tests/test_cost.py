@@ -262,3 +262,31 @@ def test_an_unknown_kind_or_id_is_a_warning_not_a_silent_no_op(priced):
     [warning] = [w for w in ev.warnings if w.code == "BAD_ASSUMPTION"]
     assert "'switches'" in warning.message and "'QM9701'" in warning.message
     assert ev.cost.hardware_capex_usd == evaluate(design(priced, gpus=64), priced).cost.hardware_capex_usd
+
+
+def test_the_cost_section_carries_the_contract_keys_old_and_new(priced):
+    # DESIGN.md's cost contract (issue 22 added the method's keys; every older key is kept)
+    out = evaluation_to_json(evaluate(design(priced, gpus=64, workload=load_preset("llama3-70b")), priced))["cost"]
+    for key in ("hardware_capex_usd", "facility_capex_usd", "capex_usd", "capex_by_kind_usd",
+                "opex_usd_per_year", "tco_usd_per_year", "usd_per_gpu_hour", "training_run_usd",
+                "usd_per_million_tokens_trained", "usd_per_delivered_gpu_hour", "utilization",
+                "hardware_depreciation_years", "facility_depreciation_years", "wacc",
+                "depreciation_usd_per_year_by_part", "capex_usd_per_gpu", "energy_usd_per_year",
+                "maintenance_usd_per_year", "colocation_usd_per_year", "depreciation_usd_per_year"):
+        assert key in out, key
+    assert set(out["depreciation_usd_per_year_by_part"]) == {
+        "servers", "network", "building_shell", "power_cooling_plant"}
+    assert sum(out["depreciation_usd_per_year_by_part"].values()) == pytest.approx(out["depreciation_usd_per_year"])
+    assert out["utilization"] == 0.85 and out["wacc"] == 0.0 and out["hardware_depreciation_years"] == 5.0
+    # the job's ETTR (reliability's) and the default utilisation give the delivered GPU-hour
+    assert out["usd_per_delivered_gpu_hour"] == pytest.approx(out["usd_per_gpu_hour"] / (0.85 * out["ettr"]))
+
+
+def test_the_facility_is_no_longer_written_off_over_the_servers_life(priced):
+    # issue 22: a 1,024-GPU DGX H100 cluster cost 1.86 USD per GPU-hour with everything over
+    # 4 years; written off part by part the facility is a small share of the hour
+    cost = evaluate(design(priced, gpus=1024), priced).cost
+    by_part = cost.depreciation_usd_per_year_by_part
+    facility = by_part["building_shell"] + by_part["power_cooling_plant"]
+    assert facility == pytest.approx(cost.facility_capex_usd * (0.37 / 30 + 0.63 / 15))
+    assert facility < cost.facility_capex_usd / 4 / 3  # under a third of the old 4-year charge
