@@ -290,3 +290,16 @@ def test_the_facility_is_no_longer_written_off_over_the_servers_life(priced):
     facility = by_part["building_shell"] + by_part["power_cooling_plant"]
     assert facility == pytest.approx(cost.facility_capex_usd * (0.37 / 30 + 0.63 / 15))
     assert facility < cost.facility_capex_usd / 4 / 3  # under a third of the old 4-year charge
+
+
+def test_an_old_project_that_set_a_colocation_rent_is_told_it_is_not_charged(priced):
+    # before issue 22 the rent was added on top of the building; now it replaces it, and only
+    # when the facility is "colocation"
+    ev = evaluate(design(priced, gpus=64, cost=CostAssumptions(colocation_usd_per_kw_month=200.0)), priced)
+    [warning] = [w for w in ev.warnings if w.code == "BAD_ASSUMPTION"]
+    assert 'cost.facility is "build": the rent is not charged' in warning.message
+    assert ev.cost.colocation_usd_per_year == 0.0
+    rented = evaluate(design(priced, gpus=64, cost=CostAssumptions(facility="colocation",
+                                                                  colocation_usd_per_kw_month=200.0)), priced)
+    assert not [w for w in rented.warnings if w.code == "BAD_ASSUMPTION"]
+    assert rented.cost.colocation_usd_per_year == pytest.approx(rented.power.it_kw * 200.0 * 12)

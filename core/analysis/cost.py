@@ -336,6 +336,12 @@ def _assumption_warnings(a: CostAssumptions, catalog: Catalog) -> list[Diagnosti
         out.append(Diagnostic(
             "BAD_ASSUMPTION", f"cost.discount_by_kind: {', '.join(map(repr, unknown_kinds))} "
             f"is not a catalog kind ({', '.join(KINDS)}); no discount applied for it"))
+    if a.facility == "build" and a.colocation_usd_per_kw_month != CostAssumptions().colocation_usd_per_kw_month:
+        # before issue 22 the rent was added to the building; a project that set it meant to rent
+        out.append(Diagnostic(
+            "BAD_ASSUMPTION", f"cost.colocation_usd_per_kw_month is {a.colocation_usd_per_kw_month:g} but "
+            f"cost.facility is \"build\": the rent is not charged (set cost.facility to "
+            f"\"colocation\" to rent instead of building)"))
     unknown_ids = sorted(i for i in a.price_overrides_usd if i not in catalog)
     if unknown_ids:
         out.append(Diagnostic(
