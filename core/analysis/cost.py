@@ -233,18 +233,7 @@ def analyze_cost(
     diagnostics = _assumption_warnings(a, catalog)
     reasons: dict[str, str] = {}
     lines = price_lines(inventory, a)
-    by_kind: dict[str, float | None] = {}
-    unpriced: dict[str, list[str]] = {}  # id -> design paths
-    for item, line in zip(inventory.items, lines):
-        if line.in_host or item.count <= 0:
-            continue
-        if line.extended_price_usd is None:
-            unpriced.setdefault(item.catalog_id, []).extend(item.paths)
-            by_kind[item.kind] = None
-        elif item.kind not in by_kind or by_kind[item.kind] is not None:
-            by_kind[item.kind] = by_kind.get(item.kind, 0.0) + line.extended_price_usd
-    ordered = {k: by_kind[k] for k in KINDS if k in by_kind}
-
+    ordered, unpriced = _capex_by_kind(inventory, lines)
     hardware = None
     if unpriced:
         ids = sorted(unpriced)
@@ -327,6 +316,23 @@ def analyze_cost(
         usd_per_delivered_gpu_hour=delivered,
         null_reasons=reasons,
     )
+
+
+def _capex_by_kind(inventory: Inventory, lines: tuple[LinePrice, ...]
+                   ) -> tuple[dict[str, float | None], dict[str, list[str]]]:
+    """Hardware capex by catalog kind (None for a kind with an unpriced line, in KINDS order)
+    and the unpriced ids with their design paths."""
+    by_kind: dict[str, float | None] = {}
+    unpriced: dict[str, list[str]] = {}
+    for item, line in zip(inventory.items, lines):
+        if line.in_host or item.count <= 0:
+            continue
+        if line.extended_price_usd is None:
+            unpriced.setdefault(item.catalog_id, []).extend(item.paths)
+            by_kind[item.kind] = None
+        elif item.kind not in by_kind or by_kind[item.kind] is not None:
+            by_kind[item.kind] = by_kind.get(item.kind, 0.0) + line.extended_price_usd
+    return {k: by_kind[k] for k in KINDS if k in by_kind}, unpriced
 
 
 def _assumption_warnings(a: CostAssumptions, catalog: Catalog) -> list[Diagnostic]:
