@@ -58,8 +58,9 @@ H100_SPREADSHEET = ("'H100 cluster cost' spreadsheet (Aug 2024; node USD 310k, 6
                     "InfiniBand switch USD 36k, cables and optics per node), "
                     "docs.google.com/spreadsheets/d/1Ft3RbeZ-w43kYSiLfYc1vxO41mK5lmJpcPC9GOYHAWc, S")
 
-NODE_FROM_SHEET = ("the catalog's DGX-H100 price is this sheet's node price (prices.md §2), so "
-                   "the row checks what the generator adds to it: switches, optics and cables")
+NODE_FROM_SHEET = ("the catalog's DGX-H100 and QM9700 prices are this sheet's (prices.md §2, §3), so "
+                   "the row checks the fabric the generator builds (how many switches) and the "
+                   "optics and cables it buys")
 
 COST_CASES: tuple[CostCase, ...] = (
     # owning cost per GPU-hour against published TCO analyses
@@ -102,7 +103,8 @@ COST_CASES: tuple[CostCase, ...] = (
                     "of 768 switches, hence +6.5%"),
     CostCase("N-H100-1K", "h100-1k", NETWORK_SHARE, 0.099, 0.099, 0.02,
              H100_SPREADSHEET + ": switches USD 1.73M + cables and optics USD 2.62M of "
-             "USD 44.03M"),
+             "USD 44.03M", reason=NODE_FROM_SHEET + " (ours: 48 switches, USD 2.46M of optics "
+             "and cables)"),
     CostCase("N-H100-16K", "h100-16k", NETWORK_SHARE, 0.10, 0.15, 0.01,
              "network 10-15 % of AI cluster capex (datagravity.dev/p/the-ai-networking-stack, "
              "S)"),
