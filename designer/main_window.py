@@ -167,6 +167,7 @@ class MainWindow(QMainWindow):
         self.reliability_panel = ReliabilityPanel()
         self.storage_panel = StoragePanel()
         self.cost_panel = CostPanel()
+        self.cost_panel.method.edit = self.assumptions_panel.set_text  # one path, one undo step per edit
         self.performance_panel = PerformancePanel()
         self.warnings_panel = WarningsPanel()
         self.metric_panels = [self.overview_panel, self.bandwidth_panel, self.latency_panel, self.power_panel,
