@@ -9,10 +9,9 @@ The folding:
    management nodes).
 2. **Tiers.** A switch cabled to a host is a leaf; every other switch's tier is one more than its
    distance from the nearest leaf (spine, core, tier4...).
-3. **Pods.** Without the top tier the fabric falls apart into pods (scalable units): each a set of
-   hosts with the switches below the top tier that serve them. Pods with the same make-up (how
-   many units of each catalog id and tier, how many cables of each speed between each pair of
-   them and up to the top tier) become one block repeated N times.
+3. **Pods, level by level** (core/interop/fold.py). Without its top tier the fabric falls apart
+   into pods, and each pod without its own top tier into smaller ones, down to scalable units of
+   leaves and hosts. Pods of the same make-up become one block repeated N times.
 4. **Bundles.** Cables between two groups at one speed become one link bundle with its count.
 
 Counts, speeds and catalog ids are kept exactly; which unit of a group a cable lands on is not:
@@ -25,21 +24,15 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 from core.catalog import COMPUTE_KINDS, Catalog
 from core.errors import DesignError
-from core.generators.clos import LEAF_SPINE_M, NODE_LEAF_M, SPINE_CORE_M
 from core.interop.fabric_map import FabricMap
+from core.interop.fold import Folder
 from core.interop.ibnetdiscover import FabricDump
 from core.model import Design
 from core.project import FORMAT_ID, FORMAT_VERSION, design_from_dict
 
-TIER_NAMES = {1: "leaf", 2: "spine", 3: "core"}
-# The dump has no cable lengths: the generators' lengths by tier (core/generators/clos.py), so an
-# import and a generated design of the same make-up agree; the floor plan gives real ones.
-_LENGTH_M = {1: NODE_LEAF_M, 2: LEAF_SPINE_M}
-_UPPER_LENGTH_M = SPINE_CORE_M
 _HCA_SUFFIX = re.compile(r"\s+(?:HCA-\d+|mlx\d+_\d+|hfi\d+_\d+|bnxt_re\d+|irdma\d+)$", re.IGNORECASE)
 
 
@@ -83,20 +76,19 @@ def design_from_fabric(dump: FabricDump, catalog: Catalog, mapping: FabricMap,
     tiers = _tiers(units, edges, dump.source)
     for unit, tier in tiers.items():
         units[unit] = (units[unit][0], tier)
-    top = max(tiers.values(), default=0)
-    pods = _pods(units, edges, top)
+    groups = {u: (role, catalog_id, tier) for u, ((role, catalog_id), tier) in units.items()}
+    root = Folder(groups, edges).fold(list(units))
     name = name or f"Imported from {dump.source}"
-    signatures = _signatures(pods, units, edges) if top >= 2 else []
     raw = {"format": FORMAT_ID, "version": FORMAT_VERSION, "name": name,
-           "design": _design_dict(units, edges, pods, signatures, top, name),
+           "design": {"type": "block", "id": "root", "name": name, "x": 0.0, "y": 0.0,
+                      "children": root.children, "links": root.links},
            "metadata": {"imported_from": dump.source}}
     design = design_from_dict(raw, catalog, source=dump.source)
-    kinds = len(set(signatures)) if signatures else 1
     summary = ImportSummary(
-        hosts=sum(1 for key, _ in units.values() if key[0] == "host"),
+        hosts=sum(1 for role, _, _ in groups.values() if role == "host"),
         hosts_left_out=tuple(sorted(left_out)[:5]), hosts_left_out_count=len(left_out),
-        switches=sum(1 for key, _ in units.values() if key[0] == "switch"),
-        cables=len(edges), pods=len(pods), pod_kinds=kinds)
+        switches=sum(1 for role, _, _ in groups.values() if role == "switch"),
+        cables=len(edges), pods=max(root.pods, 1), pod_kinds=max(root.pod_kinds, 1))
     return design, summary
 
 
@@ -169,7 +161,7 @@ def _unit_edges(dump: FabricDump, unit_of_node: dict) -> list[tuple[str, str, fl
     return edges
 
 
-# --- tiers and pods ----------------------------------------------------------------------------
+# --- tiers ---------------------------------------------------------------------------------
 
 def _tiers(units: dict, edges: list, source: str) -> dict[str, int]:
     """0 for hosts; a switch's tier is 1 + its distance from the nearest leaf."""
@@ -190,136 +182,3 @@ def _tiers(units: dict, edges: list, source: str) -> dict[str, int]:
         raise DesignError(f"{source}: {len(stray):,} switches reach no host (e.g. {stray[0]}): "
                           "the dump holds more than one fabric, or only part of one")
     return tiers
-
-
-def _pods(units: dict, edges: list, top: int) -> list[list[str]]:
-    """Connected parts of the fabric below its top switch tier (one part when it has one tier)."""
-    if top < 2:
-        return [list(units)]
-    parent = {u: u for u, (_, tier) in units.items() if tier < top}
-
-    def find(u: str) -> str:
-        while parent[u] != u:
-            parent[u] = parent[parent[u]]
-            u = parent[u]
-        return u
-
-    for a, b, _ in edges:
-        if a in parent and b in parent:
-            ra, rb = find(a), find(b)
-            if ra != rb:
-                parent[ra] = rb
-    members: dict[str, list[str]] = defaultdict(list)
-    for unit in parent:
-        members[find(unit)].append(unit)
-    return sorted(members.values(), key=lambda pod: min(pod))
-
-
-def _group(units: dict, unit: str) -> tuple[str, str, int]:
-    (role, catalog_id), tier = units[unit]
-    return role, catalog_id, tier
-
-
-def _signatures(pods: list[list[str]], units: dict, edges: list) -> list:
-    """Each pod's make-up: its units by group, and its cables by group pair, speed and whether
-    both ends are inside it. One pass over the cables for all pods."""
-    pod_of = {u: i for i, pod in enumerate(pods) for u in pod}
-    bundles: list[Counter] = [Counter() for _ in pods]
-    for a, b, speed in edges:
-        pa, pb = pod_of.get(a), pod_of.get(b)
-        key_ends = tuple(sorted((_group(units, a), _group(units, b))))
-        if pa is not None:
-            bundles[pa][(key_ends, speed, pa == pb)] += 1
-        if pb is not None and pb != pa:
-            bundles[pb][(key_ends, speed, False)] += 1
-    return [(frozenset(Counter(_group(units, u) for u in pod).items()), frozenset(b.items()))
-            for pod, b in zip(pods, bundles)]
-
-
-# --- the design --------------------------------------------------------------------------------
-
-def _node_id(group: tuple[str, str, int], groups: list) -> str:
-    role, catalog_id, tier = group
-    base = "nodes" if role == "host" else TIER_NAMES.get(tier, f"tier{tier}")
-    same = [g for g in groups if (g[0] == "host") == (role == "host") and g[2] == tier]
-    return base if len(same) == 1 else f"{base}-{catalog_id}"
-
-
-def _component(node_id: str, group: tuple[str, str, int], count: int, y: float, x: float) -> dict[str, Any]:
-    role, catalog_id, tier = group
-    out: dict[str, Any] = {"type": "component", "id": node_id, "catalog_id": catalog_id,
-                           "count": count, "x": x, "y": y}
-    if role == "switch":
-        out["tier"] = TIER_NAMES.get(tier, f"tier{tier}")
-        out["name"] = out["tier"].capitalize()
-    else:
-        out["name"] = "Hosts"
-    return out
-
-
-def _link(number: int, a: str, b: str, speed: float, count: int, tier: int) -> dict[str, Any]:
-    return {"id": f"l{number}", "a": a, "b": b, "kind": "scale-out", "speed_gbit_s": speed,
-            "count": count, "length_m": _LENGTH_M.get(tier, _UPPER_LENGTH_M), "medium": "fiber"}
-
-
-def _design_dict(units: dict, edges: list, pods: list, signatures: list, top: int,
-                 name: str) -> dict[str, Any]:
-    in_pod = top >= 2
-    by_signature: dict[Any, list[list[str]]] = defaultdict(list)
-    for pod, signature in zip(pods, signatures):
-        by_signature[signature].append(pod)
-    kinds = sorted(by_signature.values(), key=lambda same: (-len(same), min(same[0])))
-    root_children: list[dict] = []
-    root_links: list[dict] = []
-    pod_of_unit: dict[str, tuple[str, str]] = {}   # unit -> (block id, node id) of a pod's first
-    for k, same in enumerate(kinds):
-        block_id = "su" if len(kinds) == 1 else f"su{k + 1}"
-        first = same[0]
-        groups = sorted({_group(units, u) for u in first}, key=lambda g: (g[2], g[0], g[1]))
-        ids = {g: _node_id(g, groups) for g in groups}
-        counts = Counter(_group(units, u) for u in first)
-        children = [_component(ids[g], g, counts[g], y=160.0 * (1 - g[2]), x=0.0)
-                    for g in groups]
-        links = _pod_links(first, units, edges, ids)
-        root_children.append({"type": "block", "id": block_id, "name": f"Pod ({len(same)}x)"
-                              if len(kinds) > 1 else "Scalable unit", "count": len(same), "role": "su",
-                              "x": 400.0 * k, "y": 200.0, "children": children, "links": links})
-        for pod in same:
-            for u in pod:
-                pod_of_unit[u] = (block_id, ids[_group(units, u)])
-    # the top tier (or everything, for a one-tier fabric) at the root
-    top_units = [u for u, (_, tier) in units.items() if not in_pod or tier == top]
-    top_groups = sorted({_group(units, u) for u in top_units}, key=lambda g: (g[2], g[0], g[1]))
-    top_ids = {g: _node_id(g, top_groups) for g in top_groups}
-    top_counts = Counter(_group(units, u) for u in top_units)
-    for i, g in enumerate(top_groups):
-        root_children.append(_component(top_ids[g], g, top_counts[g],
-                                        y=0.0 if g[0] == "switch" else 200.0, x=300.0 * i))
-    bundles: Counter = Counter()
-    for a, b, speed in edges:
-        ends = []
-        for u in (a, b):
-            if u in pod_of_unit:
-                block_id, node_id = pod_of_unit[u]
-                ends.append((f"{block_id}/{node_id}", units[u][1]))
-            else:
-                ends.append((top_ids[_group(units, u)], units[u][1]))
-        if in_pod and a in pod_of_unit and b in pod_of_unit:
-            continue  # inside a pod: the block's own links
-        (pa, ta), (pb, tb) = sorted(ends, key=lambda e: (e[1], e[0]))
-        bundles[(pa, pb, speed, max(ta, tb))] += 1
-    for n, ((pa, pb, speed, tier), count) in enumerate(sorted(bundles.items()), 1):
-        root_links.append(_link(n, pa, pb, speed, count, tier))
-    return {"type": "block", "id": "root", "name": name, "x": 0.0, "y": 0.0,
-            "children": root_children, "links": root_links}
-
-
-def _pod_links(pod: list[str], units: dict, edges: list, ids: dict) -> list[dict]:
-    inside = set(pod)
-    bundles: Counter = Counter()
-    for a, b, speed in edges:
-        if a in inside and b in inside:
-            ga, gb = sorted((_group(units, a), _group(units, b)), key=lambda g: (g[2], g[0], g[1]))
-            bundles[(ids[ga], ids[gb], speed, max(ga[2], gb[2]))] += 1
-    return [_link(n, a, b, speed, count, tier)
-            for n, ((a, b, speed, tier), count) in enumerate(sorted(bundles.items()), 1)]
