@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-DATA_FORMATS = (".graphml", ".drawio", ".topo")
+from core.interop.exports import DATA_FORMATS  # noqa: F401 - cli.py dispatches on it
 
 
 def add_import_command(sub, make_subcommand) -> None:
@@ -60,16 +60,7 @@ def run_import_command(args) -> int:
 
 def export_data(design, output: Path, level: str) -> None:
     """Write ``design`` as the data format ``output``'s extension names."""
-    from core.atomic_write import atomic_write_text  # noqa: PLC0415
     from core.catalog import default_catalog  # noqa: PLC0415
+    from core.interop.exports import write_data_export  # noqa: PLC0415
 
-    ext = output.suffix.lower()
-    if ext == ".graphml":
-        from core.interop.graphml import write_graphml  # noqa: PLC0415
-        write_graphml(design, default_catalog(), output, level)
-    elif ext == ".drawio":
-        from core.interop.drawio import write_drawio  # noqa: PLC0415
-        write_drawio(design, output)
-    else:
-        from core.interop.ibnetdiscover_write import ibnetdiscover_text  # noqa: PLC0415
-        atomic_write_text(output, ibnetdiscover_text(design, default_catalog()))
+    write_data_export(design, default_catalog(), output, level)

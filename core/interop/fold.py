@@ -77,7 +77,7 @@ class Folder:
             block_id = base if k == 0 else f"{base}-{k}"
             first = same[0]
             children.append({"type": "block", "id": block_id, "count": len(same),
-                             "name": ("Scalable unit" if base == "su" else "Pod") + f" ({len(same)}x)",
+                             "name": "Scalable unit" if base == "su" else "Pod",
                              "role": base, "x": 260.0 * k, "y": 200.0,
                              "children": first.children, "links": first.links})
             for pod in same:
@@ -130,7 +130,10 @@ class Folder:
                 if skip_inside and "/" in pa and "/" in pb and pa.split("/")[0] == pb.split("/")[0]:
                     continue
                 tier = max(self.groups[a][2], self.groups[b][2])
-                ends = tuple(sorted((pa, pb)))
+                # The lower tier is end A, as the generators draw links: core/flatten.py gives
+                # each A unit an equal run of the cables spread over the B units, so a spine
+                # group as end A reaches every core, a core group as end A only a few spines.
+                ends = tuple(p for _, p in sorted(((self.groups[a][2], pa), (self.groups[b][2], pb))))
                 bundles[(ends, speed, tier)] += 1
         return [{"id": f"l{n}", "a": a, "b": b, "kind": "scale-out", "speed_gbit_s": speed,
                  "count": count, "length_m": _LENGTH_M.get(tier, SPINE_CORE_M), "medium": "fiber"}
