@@ -236,7 +236,9 @@ def test_help_user_guide_opens_the_guides_index_page(window, monkeypatch):
 
     opened = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
-    help_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Help")
+    from PySide6.QtWidgets import QMenu
+
+    help_menu = next(menu for menu in window.menuBar().findChildren(QMenu) if menu.title() == "&Help")
     assert window.guide_action in help_menu.actions()
     window.guide_action.trigger()
     assert len(opened) == 1 and opened[0].isLocalFile()
