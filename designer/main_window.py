@@ -33,7 +33,7 @@ from designer.evaluator import Evaluator, Result
 from designer.qaction import make_action
 from designer.export import DIAGRAM_FORMATS, SUMMARY_EXTENSIONS, export_summary, render_scene, with_extension
 from designer.format import num, power
-from designer.guide import open_guide
+from designer.guide import open_guide, show_about, show_shortcuts
 from designer.inspector import InspectorWidget
 from designer.interop_actions import InteropController
 from designer.outline import OutlineWidget
@@ -833,17 +833,7 @@ class MainWindow(QMainWindow):
 
     def show_shortcuts(self) -> None:
         a = self.canvas_actions
-        rows = [(action.text().replace("&", "").rstrip("…"),
-                 " or ".join(key.toString(QKeySequence.SequenceFormat.NativeText) for key in action.shortcuts()))
-                for action in [self.undo_action, self.redo_action, *a.all(), self.evaluate_action]
-                if not action.shortcut().isEmpty()]
-        rows += [("Connect two components", "Shift+drag"), ("Pan", "Middle-drag / scroll bars"),
-                 ("Zoom", "Mouse wheel"), ("Step inside a block", "Double-click")]
-        text = "<table>" + "".join(f"<tr><td>{name}</td><td>&nbsp;&nbsp;<b>{keys}</b></td></tr>"
-                                   for name, keys in rows) + "</table>"
-        QMessageBox.information(self, "Keyboard shortcuts", text)
+        show_shortcuts(self, [self.undo_action, self.redo_action, *a.all(), self.evaluate_action])
 
     def show_about(self) -> None:
-        QMessageBox.about(self, "About Cluster Designer",
-                          "<b>Cluster Designer</b><br>Design AI GPU clusters and see bandwidth, latency, "
-                          "power, reliability and training efficiency as you draw.")
+        show_about(self)

@@ -375,3 +375,19 @@ def test_results_file_with_a_bad_number_names_line_and_column(small_results, tmp
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(SweepResultsError, match=rf"^{path}: line 4, column counts.gpus: 'many' is not a number$"):
         read_results(path)
+
+
+def test_a_ctrl_c_while_the_pool_starts_is_acted_on_after_not_lost():
+    # The pool's workers are started with SIGINT held back from them; a Ctrl+C arriving in that
+    # window (seconds on a busy machine) must still interrupt the sweep once the workers are
+    # started, not be dropped (it was: the sweep then ran to its end).
+    import os
+    import signal
+
+    from core.process_pool import _new_processes_ignore_sigint
+
+    with pytest.raises(KeyboardInterrupt):
+        with _new_processes_ignore_sigint():
+            os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):  # Python acts on a signal between bytecodes
+            pass
