@@ -42,28 +42,32 @@ def fabric_facts(flat: FlatDesign, ranks: np.ndarray, step: np.ndarray, lo: np.n
     links = flat.cables[step].astype(float)
     up_links = np.bincount(lo[step], weights=links, minlength=max_rank + 1)
     up_gbit_s = np.bincount(lo[step], weights=flat.capacity_gbit_s[step], minlength=max_rank + 1)
+    down_gbit_s = np.bincount(hi[step], weights=flat.capacity_gbit_s[step], minlength=max_rank + 1)
     down_links = np.bincount(hi[step], weights=links, minlength=max_rank + 1)
     switch = (flat.kind == "switch") & (ranks >= 1)
     units = np.bincount(ranks[switch], weights=flat.multiplicity[switch].astype(float),
                         minlength=max_rank + 1)
+    nic = catalog.get(server["nic"]) if server.get("nic") and server["nic"] in catalog else None
+    nic_speed = float(nic["port_gbit_s"]) if nic is not None else float(
+        np.max(flat.speed_gbit_s[step & (lo == 0)], initial=0.0))
     paths, sources, behind, speeds = [], [], [], []
     carried = 1.0
     for r in range(1, max_rank + 1):
         n = max(units[r], 1.0)
         paths.append(int(round(up_links[r] / n)))
         sources.append(int(round(down_links[r] / n)))
-        behind.append(carried)
+        # NICs' worth of flows on one downlink: its speed over a NIC's (a 200G port of a
+        # dual-plane 400G NIC carries half of it), times the oversubscription below
+        down_speed = down_gbit_s[r] / down_links[r] if down_links[r] > 0 else 0.0
+        behind.append(carried * down_speed / nic_speed if nic_speed > 0 else carried)
         speeds.append(float(up_gbit_s[r] / up_links[r]) if up_links[r] > 0 else 0.0)
-        if up_links[r] > 0:
-            carried *= down_links[r] / up_links[r]
+        if up_gbit_s[r] > 0:
+            carried *= down_gbit_s[r] / up_gbit_s[r]
     specs = {flat.spec_row[i] for i in np.flatnonzero(switch).tolist()}
     switch_specs = [flat.specs[row] for row in specs]
     leaf_rows = {flat.spec_row[i] for i in np.flatnonzero(switch & (ranks == 1)).tolist()}
     leaf_specs = [flat.specs[row] for row in leaf_rows]
     protocol = switch_specs[0].get("protocol", "") if switch_specs else ""
-    nic = catalog.get(server["nic"]) if server.get("nic") and server["nic"] in catalog else None
-    nic_speed = float(nic["port_gbit_s"]) if nic is not None else float(
-        np.max(flat.speed_gbit_s[step & (lo == 0)], initial=0.0))
     shared = set(LOAD_BALANCING_MODES)
     for spec in switch_specs:
         shared &= set(switch_modes(spec))

@@ -435,6 +435,8 @@ def run_all(only_perf: set[str] | None = None) -> list[RowResult]:
             rows += run_topology(folder)
             rows += run_power(folder)
             rows += run_reliability()
+            from .fabric_suite import run_fabric  # it builds on this module's RowResult
+            rows += run_fabric()
             from .serving_suite import run_serving  # it builds on this module's rows and CLI path
             rows += run_serving(folder)
     return rows
