@@ -11,14 +11,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from core.analysis import collectives as coll
 from core.analysis.collectives import group_span
 from core.analysis.load_balance import HASHED, tier_fractions
 from core.fabric import FabricView
 from core.topology import NetworkAssumptions
 from core.workload import Parallelism
 
-# Below this fraction of line rate a tier's collisions are named as the cause.
+# Below this fraction of line rate a tier's collisions are named as the cause...
 COLLISION_FRACTION = 0.8
+# ... when they make the collective itself this much slower (the tier binds, not the NIC).
+COLLISION_SLOWDOWN = 1.05
+# Message size the check times the collective at (large: bandwidth-bound, as the step is).
+_CHECK_BYTES = 256e6
 # Queue pairs per connection the "more queue pairs" what-if uses (E: Meta's E-ECMP spreads a
 # connection over several; 4 is a common NCCL_IB_QPS_PER_CONNECTION setting).
 MORE_QPS = 4
@@ -42,8 +47,24 @@ def _levels_crossed(fabric: FabricView, par: Parallelism, key: str) -> list[int]
     return []
 
 
+def _collective_s(fabric: FabricView, par: Parallelism, key: str) -> float:
+    """Time of one large collective of the ``key`` traffic on ``fabric``."""
+    if key == "ep_comm":
+        return coll.alltoall_time_s(fabric, _CHECK_BYTES, par.ep, par.tp * par.cp)
+    if key == "dp_comm":
+        return coll.allreduce_time_s(fabric, _CHECK_BYTES, par.dp * par.cp, par.tp)
+    if key == "pp_comm":
+        return coll.p2p_time_s(fabric, _CHECK_BYTES, par.tp * par.cp * par.dp)
+    if key == "tp_comm":
+        return coll.reduce_scatter_time_s(fabric, _CHECK_BYTES, par.tp, 1)
+    return coll.allgather_time_s(fabric, _CHECK_BYTES, par.cp, par.tp)
+
+
 def collision_tiers(fabric: FabricView, par: Parallelism, key: str) -> list[tuple[str, float]]:
-    """(tier, fraction of line rate) of the hashed tiers that slow the ``key`` traffic."""
+    """(tier, fraction of line rate) of the hashed tiers that slow the ``key`` traffic: those
+    whose pattern runs below ``COLLISION_FRACTION`` of line rate there, when spreading it
+    perfectly would make the collective ``COLLISION_SLOWDOWN`` faster (else the NICs or
+    another tier bind, and the collisions cost nothing)."""
     pattern = _PATTERN.get(key)
     if pattern is None:
         return []
@@ -56,6 +77,11 @@ def collision_tiers(fabric: FabricView, par: Parallelism, key: str) -> list[tupl
         fraction = tier_fractions(b).load_balance[pattern]
         if fraction < COLLISION_FRACTION:
             out.append((level.name, fraction))
+    if out:
+        hashed = _collective_s(fabric, par, key)
+        spread = _collective_s(with_load_balancing(fabric, "adaptive"), par, key)
+        if not spread > 0 or hashed < COLLISION_SLOWDOWN * spread:
+            return []
     return out
 
 
