@@ -261,8 +261,15 @@ def _nonblocking(fabric: FabricView) -> tuple[FabricView, list[str]]:
         lv = levels[i]
         if lv.per_gpu_gbyte_s < 0.99 * first.per_gpu_gbyte_s and lv.name != "unconnected":
             names.append(lv.name)
+            # as many more equal-cost uplinks as the oversubscription removed: its flows
+            # spread over more paths too
+            behaviour = lv.behaviour
+            if behaviour is not None and lv.per_gpu_gbyte_s > 0:
+                behaviour = replace(behaviour, paths=max(1, round(
+                    behaviour.paths * first.per_gpu_gbyte_s / lv.per_gpu_gbyte_s)))
             levels[i] = replace(lv, per_gpu_gbyte_s=first.per_gpu_gbyte_s,
-                                effective_gbyte_s=first.per_gpu_gbyte_s * ratio)
+                                effective_gbyte_s=first.per_gpu_gbyte_s * ratio,
+                                behaviour=behaviour)
     return replace(fabric, levels=tuple(levels)), names
 
 
