@@ -63,10 +63,10 @@ def fabric_facts(flat: FlatDesign, ranks: np.ndarray, step: np.ndarray, lo: np.n
         speeds.append(float(up_gbit_s[r] / up_links[r]) if up_links[r] > 0 else 0.0)
         if up_gbit_s[r] > 0:
             carried *= down_gbit_s[r] / up_gbit_s[r]
-    specs = {flat.spec_row[i] for i in np.flatnonzero(switch).tolist()}
-    switch_specs = [flat.specs[row] for row in specs]
-    leaf_rows = {flat.spec_row[i] for i in np.flatnonzero(switch & (ranks == 1)).tolist()}
-    leaf_specs = [flat.specs[row] for row in leaf_rows]
+    # the distinct switch models (a handful), not the switch groups
+    switch_specs = [flat.specs[row] for row in np.unique(flat.spec_row[switch]).tolist()]
+    leaf_specs = [flat.specs[row] for row in
+                  np.unique(flat.spec_row[switch & (ranks == 1)]).tolist()]
     protocol = switch_specs[0].get("protocol", "") if switch_specs else ""
     shared = set(LOAD_BALANCING_MODES)
     for spec in switch_specs:
