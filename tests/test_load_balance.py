@@ -218,3 +218,18 @@ def test_nic_modes_for_a_protocol_it_does_not_speak_is_an_error(tmp_path):
     path.write_text(json.dumps({"components": [nic]}))
     with pytest.raises(CatalogError, match="load_balancing_by_protocol"):
         load_catalog_file(path)
+
+
+@settings(max_examples=80, deadline=None)
+@given(mode=st.sampled_from(("ecmp", "ecmp-qp", "flowlet", "adaptive", "scheduled")),
+       paths=st.integers(1, 1024), sources=st.integers(1, 1024),
+       per_source=st.floats(0.1, 8.0), speed=st.floats(0.25, 8.0),
+       lower=st.integers(1, 100_000), qps=st.integers(1, 16),
+       flow=st.sampled_from(("credit", "pfc", "lossy")), buffer_mb=st.floats(0.0, 1e4))
+def test_every_fraction_is_a_share_of_line_rate(mode, paths, sources, per_source, speed, lower,
+                                                qps, flow, buffer_mb):
+    b = TierBehaviour(mode, paths, sources, per_source, speed, lower, lower * 4, 8, flow, False,
+                      buffer_mb, 50.0, 6.0, qps_per_connection=qps)
+    fractions = tier_fractions(b)
+    assert all(0.0 < v <= 1.0 for v in fractions.by_pattern.values())
+    assert 0.0 < fractions.incast <= 1.0
