@@ -286,14 +286,10 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
         connected = largest
 
     drawn = _drawn_scale_up(flat, graph, gpu_weight, tier_names) if gpus else ()
-    facts = None
-    if gpus:
-        compute_groups = np.flatnonzero(flat.is_compute)
-        main = int(compute_groups[np.argmax((flat.multiplicity * flat.gpus_per_group_unit)[compute_groups])])
-        facts = fabric_facts(flat, ranks, step, lo, hi, max_rank,
-                             flat.specs[flat.spec_row[main]], assumptions)
-        if facts is not None:
-            diagnostics.extend(facts.diagnostics)
+    facts = (fabric_facts(flat, ranks, step, lo, hi, max_rank, _main_server(flat), assumptions)
+             if gpus else None)
+    if facts is not None:
+        diagnostics.extend(facts.diagnostics)
     fabric = (_fabric_view(flat, tier_names, ranks, tier_order, up, domains, drawn, assumptions,
                            facts)
               if gpus else None)
@@ -412,14 +408,19 @@ def _drawn_scale_up(flat: FlatDesign, graph: UnitGraph, gpu_weight: np.ndarray,
     return tuple(out)
 
 
+def _main_server(flat: FlatDesign) -> ComponentSpec:
+    """The compute node model holding the most GPUs: the one the fabric view describes."""
+    compute = np.flatnonzero(flat.is_compute)
+    gpus_of_group = flat.multiplicity * flat.gpus_per_group_unit
+    return flat.specs[flat.spec_row[int(compute[np.argmax(gpus_of_group[compute])])]]
+
+
 def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
                  tier_order: tuple[str, ...], up: list[float], domains: list[int],
                  drawn: tuple[DrawnScaleUp, ...], a: NetworkAssumptions,
                  facts: FabricFacts | None = None) -> FabricView:
     compute = np.flatnonzero(flat.is_compute)
-    gpus_of_group = flat.multiplicity * flat.gpus_per_group_unit
-    main = int(compute[np.argmax(gpus_of_group[compute])])
-    server = flat.specs[flat.spec_row[main]]
+    server = _main_server(flat)
     catalog = flat.catalog
     accelerator = catalog.get(server["accelerator"])
     gpus = flat.gpus
