@@ -36,7 +36,7 @@ averages, speculative decoding, layouts the schema cannot express), ``not-modell
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 TOLERANCE = 0.25  # issue 15: tokens/s per GPU within 25% on the gated rows
 
@@ -132,6 +132,9 @@ class ServingCase:
     # the run's request lengths as classes (input, output, share) when its dataset's spread
     # matters; input_tokens / output_tokens above are then the classes' means
     request_mix: tuple[tuple[int, int, float], ...] = ()
+    # further inference-workload keys the run's engine sets (attention_precision, speculative,
+    # expert_placement: core/inference_workload.py), each with its source in ``software``
+    options: dict = field(default_factory=dict)
 
     @property
     def model_name(self) -> str:
@@ -197,6 +200,15 @@ def _mlperf(row: str, title: str, system: str, note: str, model: dict, precision
                        note, compare, published, text, source, kw.pop("tag", "P (per GPU D)"),
                        software, limits, **kw)
 
+
+# MLA decode on Hopper attends in BF16 whatever the KV cache's precision: FlashMLA's SM90 kernels
+# compute in BF16 (an FP8 cache is dequantised; deepseek-ai/FlashMLA README, P), and TensorRT-
+# LLM's MLA generation module on H200 gains 3-6% from an FP8 KV cache at 512 sequences of 2,048-
+# 4,096 tokens, where the same module on B200 gains 26-65% (NVIDIA's op database,
+# ai-dynamo/aiconfigurator @ 095f58a5 systems/data/h200_sxm, b200_sxm, P): the halved reads,
+# not an FP8 product.
+HOPPER_MLA = {"attention_precision": "bf16"}
+_HOPPER_MLA_NOTE = "; MLA decode attends in BF16 on Hopper (FlashMLA SM90, TensorRT-LLM's H200 MLA op)"
 
 # Why the known misses miss (docs/validation.md, "Serving results"): what we found, not fitted.
 MI300X_REASON = (
@@ -445,8 +457,8 @@ TRT_CASES: tuple[ServingCase, ...] = (
          "537 output tok/s/GPU", _TRT_NEW, "#32 (H200 column)", _TRT_SW.format(p="FP8")),
     _trt("TRT-DSR1-H200-DEP8-1k1k", "DeepSeek-R1-0528 FP8, H200 DEP8, 1,000 / 1,000", "DGX-H200",
          _H200_NOTE, DEEPSEEK_R1, "fp8", 1000, 1000, aggregated(tp=1, dp=8, ep=8, batch=KV_MAXIMUM),
-         1627, "1,627 output tok/s/GPU", _TRT_NEW, "#33", _TRT_DS_SW.format(p="FP8"),
-         policy="known-miss", reason=DSR1_REASON),
+         1627, "1,627 output tok/s/GPU", _TRT_NEW, "#33", _TRT_DS_SW.format(p="FP8") + _HOPPER_MLA_NOTE,
+         policy="known-miss", reason=DSR1_REASON, options=HOPPER_MLA),
     _trt("TRT-DSR1-B200-DEP4-1k1k", "DeepSeek-R1-0528 NVFP4, B200 DEP4, 1,000 / 1,000", "DGX-B200",
          _B200_NOTE + " (4 GPUs used)", DEEPSEEK_R1, "fp4", 1000, 1000,
          aggregated(tp=1, dp=4, ep=4, batch=KV_MAXIMUM), 6463, "6,463 output tok/s/GPU", _TRT_NEW,
@@ -552,7 +564,8 @@ AIC_CASES: tuple[ServingCase, ...] = (
          6.617, "#53", "TensorRT-LLM, FP8 GEMMs; KV cache FP8 (E)", calibration=True),
     _aic("AIC-DSR1-H200-TRT-TP8EP8-c64", "DeepSeek-R1 FP8, H200 TP8 + EP8, concurrency 64",
          "DGX-H200", _H200_NOTE, DEEPSEEK_R1, aggregated(tp=8, ep=8, batch=64), 972.8, 23.42, "#39",
-         "TensorRT-LLM 1.1.0rc2, FP8 GEMMs and MoE, TP 8 with MoE EP 8, attention DP 1; KV FP8 (E)"),
+         "TensorRT-LLM 1.1.0rc2, FP8 GEMMs and MoE, TP 8 with MoE EP 8, attention DP 1; KV FP8 (E)"
+         + _HOPPER_MLA_NOTE, options=HOPPER_MLA),
 )
 
 # --------------------------------------------------------------------------------------
@@ -563,6 +576,9 @@ _DS = ("deepseek-ai/open-infra-index 202502OpenSourceWeek/day_6_one_more_thing_d
        "inference_system_overview.md; DeepSeek profile-data via SGLang's table (serving-results.md §H)")
 _CM = ("Zuo et al. arXiv 2506.12708 abstract (P); conditions from a secondary research note "
        "(S-) (serving-results.md §I)")
+# CloudMatrix-Infer's decode: EP320 (256 experts + 64 copies over 160 two-die packages) and MTP
+_CM_OPTIONS = {"expert_placement": {"redundant_experts": 64},
+               "speculative": {"draft_tokens": 1, "acceptance": 0.85}}
 _EP_REPORT = ("a blog measuring one pool with the other 'unlimited'; expert-load balance (EPLB on "
               "in-distribution data) and the network are not modelled as run")
 
@@ -579,7 +595,8 @@ EP_CASES: tuple[ServingCase, ...] = (
         "P (per GPU D)",
         "SGLang, DeepGEMM block FP8, DeepEP, EPLB (32 redundant experts), two-batch overlap; "
         "16,384 tokens per device = 8 prompts of 2,000",
-        policy="report-only", reason=_EP_REPORT),
+        policy="report-only", reason=_EP_REPORT,
+        options={"expert_placement": {"redundant_experts": 32}}),
     ServingCase(
         "DS-V3-H800x32-prefill-profile", "DeepSeek inference system (H800)",
         "DeepSeek-V3 prefill profile, EP32, 4,096-token prompts", DEEPSEEK_R1, "fp8", "bf16", 4096,
@@ -603,23 +620,27 @@ EP_CASES: tuple[ServingCase, ...] = (
     ServingCase(
         "CM384-DSR1-decode-50ms", "Huawei CloudMatrix384 (Ascend 910C)",
         "DeepSeek-R1 INT8 decode, batch 96 per NPU, 4,096 in / 256 out", DEEPSEEK_R1, "int8",
-        "int8", 4096, 256, aggregated(dp=160, ep=32, batch=96), server("CloudMatrix384"),
+        "int8", 4096, 256, aggregated(dp=160, ep=160, batch=96), server("CloudMatrix384"),
         "CloudMatrix384: 384 Ascend 910C on the UB scale-up fabric; 160 NPUs decode (S-)", DECODE,
         1943, "1,943 output tok/s per NPU at TPOT < 50 ms (P abstract; conditions S-)",
         f"{_CM}: row #48", "P / S-",
-        "CloudMatrix-Infer: INT8 W8A8, MTP (1 draft token), EP320 over 160 packages' dies with "
-        "redundant experts; here EP 32 (the schema needs EP to divide the 256 experts)",
+        "CloudMatrix-Infer: INT8 W8A8, MTP (1 draft token), EP320 over 160 packages' dies: here EP "
+        "160 over 256 + 64 redundant expert copies (as DeepSeek's EP320, whose 64 further GPUs "
+        "hold redundant and shared experts, DeepSeek-V3 report §3.4, P; the split is E), MTP "
+        "acceptance 0.85 (DeepSeek-V3 report §5.4.3: 85-90% for the second token, P; "
+        "CloudMatrix's own, E)",
         limits_ms=(2000.0, 50.0), policy="report-only",
-        reason="evaluation section not read; MTP; EP320 with redundant experts is not expressible"),
+        reason="evaluation section not read; the conditions are a secondary note's",
+        options=_CM_OPTIONS),
     ServingCase(
         "CM384-DSR1-decode-15ms", "Huawei CloudMatrix384 (Ascend 910C)",
         "DeepSeek-R1 INT8 decode, batch 8 per NPU (15 ms TPOT)", DEEPSEEK_R1, "int8", "int8", 4096,
-        256, aggregated(dp=160, ep=32, batch=8), server("CloudMatrix384"),
+        256, aggregated(dp=160, ep=160, batch=8), server("CloudMatrix384"),
         "CloudMatrix384, as above", DECODE, 538,
         "538 output tok/s per NPU at a 15 ms TPOT limit (P abstract; batch 8 S-)",
         f"{_CM}: row #49", "P / S-", "as above, batch 8", limits_ms=(2000.0, 15.0),
-        policy="report-only",
-        reason="evaluation section not read; MTP; EP320 with redundant experts is not expressible"),
+        policy="report-only", reason="evaluation section not read; the conditions are a secondary note's",
+        options=_CM_OPTIONS),
 )
 
 ALL_SERVING_CASES: tuple[ServingCase, ...] = (*MLPERF_CASES, *TRT_CASES, *BP_CASES, *AIC_CASES,
