@@ -229,6 +229,10 @@ class InferenceWorkload:
     attention_precision: str | None = None
     speculative: SpeculativeSpec | None = None
     experts: ExpertPlacement = ExpertPlacement()
+    # attention-DP ranks' prefills aligned into the same steps by the engine (TensorRT-LLM's
+    # attention_dp_config.enable_balance); False: each rank prefills as its prompts come and
+    # the ranks sharing an EP group wait for the one prefilling most (serving_load.py)
+    attention_dp_balance: bool = False
 
     @property
     def auto(self) -> bool:
@@ -423,7 +427,7 @@ def inference_workload_from_dict(raw: Any, path: str = "workload") -> InferenceW
     """Validate an inference workload JSON object. Errors name the JSON path of the problem."""
     raw = _check_keys(raw, path, ("kind", "name", "model", "precision", "kv_cache_precision",
                                   "requests", "slo", "deployment", "kv_cache", "attention_precision",
-                                  "speculative", "expert_placement"),
+                                  "speculative", "expert_placement", "attention_dp_balance"),
                       ("model", "requests", "slo", "deployment"))
     if raw.get("kind", "inference") != "inference":
         raise WorkloadError(f"{path}.kind: expected \"inference\", got {show(raw.get('kind'))}")
@@ -448,8 +452,11 @@ def inference_workload_from_dict(raw: Any, path: str = "workload") -> InferenceW
                  if raw.get("attention_precision") is not None else None)
     speculative = (_parse_speculative(raw["speculative"], f"{path}.speculative")
                    if raw.get("speculative") is not None else None)
+    balance = raw.get("attention_dp_balance", False)
+    if not isinstance(balance, bool):
+        raise WorkloadError(f"{path}.attention_dp_balance: expected true or false, got {show(balance)}")
     return InferenceWorkload(name, model, mla, precision, kv_precision, requests, slo, deployment,
-                             kv_cache, attention, speculative, experts)
+                             kv_cache, attention, speculative, experts, balance)
 
 
 def deployment_to_dict(deployment: Deployment | str) -> dict[str, Any] | str:
@@ -494,6 +501,8 @@ def inference_workload_to_dict(workload: InferenceWorkload) -> dict[str, Any]:
         out["attention_precision"] = workload.attention_precision
     if workload.speculative is not None:
         out["speculative"] = asdict(workload.speculative)
+    if workload.attention_dp_balance:
+        out["attention_dp_balance"] = True
     if workload.experts != ExpertPlacement():
         experts = asdict(workload.experts)
         out["expert_placement"] = {k: v for k, v in experts.items() if v is not None}

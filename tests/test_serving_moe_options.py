@@ -149,3 +149,47 @@ def test_hopper_mla_at_bf16_doubles_the_absorbed_attention_time():
     assert b.decode.compute_s - a.decode.compute_s == pytest.approx(attention_fp8, rel=1e-3)
     assert a.weights_gb_per_gpu == b.weights_gb_per_gpu and a.batch == b.batch
     assert math.isclose(a.decode.memory_s, b.decode.memory_s)
+
+
+# --- attention data parallelism: the ranks of one EP group step together -------------------------
+
+def test_expected_max_of_poisson_counts_by_hand():
+    from core.analysis.serving_load import expected_max_poisson
+    assert expected_max_poisson(1, 0.3) == 0.3
+    # two ranks at mean m: E[max] = sum_k 1 - F(k)^2; by hand to k = 3 at m = 0.5
+    f = [math.exp(-0.5) * sum(0.5 ** i / math.factorial(i) for i in range(k + 1)) for k in range(12)]
+    assert expected_max_poisson(2, 0.5) == pytest.approx(sum(1 - x * x for x in f), rel=1e-9)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 100_000), st.floats(0.0, 500.0))
+def test_the_busiest_rank_prefills_at_least_the_mean_and_at_most_all_of_it(ranks, mean):
+    from core.analysis.serving_load import expected_max_poisson
+    value = expected_max_poisson(ranks, mean)
+    assert mean - 1e-9 <= value <= ranks * mean + 1e-9
+    assert expected_max_poisson(ranks + 1, mean) >= value - 1e-9
+
+
+def test_unaligned_attention_dp_prefills_hold_every_rank_and_balancing_removes_it():
+    layout = {"tp": 1, "dp": 8, "ep": 8, "batch": 128}
+    requests = {"input_tokens": 1024, "output_tokens": 2048}
+    coupled = analyze_inference(H200, _workload(DEEPSEEK, deployment=layout, requests=requests,
+                                                attention_dp_balance=False), 10.0)
+    aligned = analyze_inference(H200, _workload(DEEPSEEK, deployment=layout, requests=requests,
+                                                attention_dp_balance=True), 10.0)
+    assert coupled.decode_step_ms == aligned.decode_step_ms  # the step itself is the same
+    d, p = aligned.decode_step_ms, aligned.ttft_unloaded_ms
+    m = 128 / 2048  # prompts a rank takes in per step
+    assert aligned.tpot_ms == pytest.approx(d + p * m, rel=1e-9)
+    from core.analysis.serving_load import expected_max_poisson
+    assert coupled.tpot_ms == pytest.approx(d + p * expected_max_poisson(8, m), rel=1e-9)  # 0.41 vs 0.0625
+    assert coupled.output_tokens_per_s_per_gpu < 0.6 * aligned.output_tokens_per_s_per_gpu
+    # one replica over the EP group (TP 8 x EP 8) steps on its own either way
+    tp8 = {"tp": 8, "dp": 1, "ep": 8, "batch": 128}
+    a = analyze_inference(H200, _workload(DEEPSEEK, deployment=tp8, requests=requests,
+                                          attention_dp_balance=False), 10.0)
+    b = analyze_inference(H200, _workload(DEEPSEEK, deployment=tp8, requests=requests,
+                                          attention_dp_balance=True), 10.0)
+    assert a.tpot_ms == b.tpot_ms
+    with pytest.raises(WorkloadError, match=r"workload\.attention_dp_balance"):
+        _workload(DEEPSEEK, attention_dp_balance="yes")

@@ -208,6 +208,12 @@ def _mlperf(row: str, title: str, system: str, note: str, model: dict, precision
 # ai-dynamo/aiconfigurator @ 095f58a5 systems/data/h200_sxm, b200_sxm, P): the halved reads,
 # not an FP8 product.
 HOPPER_MLA = {"attention_precision": "bf16"}
+# TensorRT-LLM's ADP balancing aligns the attention-DP ranks' prefills (tech blog 10): on in
+# NVIDIA's MLPerf v5.1 DeepSeek-R1 harness (adp_balancing_enable, serving-results.md §C) and in
+# the perf overview's DeepSeek R1 options (attention_dp_config: enable_balance: true,
+# docs/source/developer-guide/perf-overview.md @ 03e27c7d, P); not set in the best-performance
+# guide's runs (enable_attention_dp only, at commit b6261862, P)
+ADP_BALANCE = {"attention_dp_balance": True}
 _HOPPER_MLA_NOTE = "; MLA decode attends in BF16 on Hopper (FlashMLA SM90, TensorRT-LLM's H200 MLA op)"
 
 # Why the known misses miss (docs/validation.md, "Serving results"): what we found, not fitted.
@@ -236,6 +242,13 @@ DSR1_REASON = (
     "its all-to-all and 1.4-1.6x its MLA module, and their sum still leaves 1.5-1.9x to the runs "
     "(serving-model.md section 9). The MLPerf rows carry the set's long-tailed lengths (16 "
     "classes, a mean context in flight of 4,800 tokens, not 2,700)")
+BP_REASON = (
+    "DeepSeek-R1 at a large batch per attention-DP rank, without ADP balancing: the ranks' "
+    "unaligned prefills are modelled (each step waits for the rank prefilling most: 0.90 "
+    "prompts per step at 384 per rank, 1.51 at 896, where a rank's mean is 0.19 and 0.44), "
+    "which took these rows from +155% / +187% to +49% / +81% and the H200 run at 128 per rank "
+    "from +107% to within 8%. What is left is the Blackwell large-batch gap of the rows with "
+    "ADP balancing: " + DSR1_REASON[DSR1_REASON.index("NVIDIA's isolated-kernel"):])
 TRT_BLACKWELL_REASON = (
     "the same table's H100 and H200 rows land within 8%; on Blackwell the model's decode is "
     "HBM-bound at the KV maximum (373 sequences of 1,500 tokens per B200 with an FP8 KV cache). "
@@ -345,12 +358,12 @@ MLPERF_CASES: tuple[ServingCase, ...] = (
             "TensorRT-LLM: NVFP4 experts (MLA projections FP8), FP8 KV, attention DP 8 + EP 8 "
             "(WIDEEP MoE), batch 512 per attention-DP rank (max_batch_size is per rank), no MTP",
             f"{_MLP51}: row #20", inp=_MLPERF_DSR1_IN, request_mix=_mlperf_dsr1_mix(3736.0),
-            policy="known-miss", reason=DSR1_REASON),
+            policy="known-miss", reason=DSR1_REASON, options=ADP_BALANCE),
     _mlperf("MLP51-DSR1-B200x8-server", "DeepSeek-R1 Server, DGX B200", "DGX-B200", _B200_NOTE,
             DEEPSEEK_R1, "fp4", "fp8", 3736, aggregated(tp=1, dp=8, ep=8, batch=512), SERVER, 2324.0,
             "18,592.24 tok/s / 8 = 2,324.0 (p99 TTFT 1,696 ms, TPOT 72.2 ms)",
             "as the Offline row", f"{_MLP51}: row #21", inp=_MLPERF_DSR1_IN, limits=(2000.0, 80.0),
-            request_mix=_mlperf_dsr1_mix(3736.0),
+            request_mix=_mlperf_dsr1_mix(3736.0), options=ADP_BALANCE,
             policy="report-only",
             reason="the server point depends on attention-DP balancing under Poisson arrivals and "
                    "on the long-tailed output lengths (serving-results.md: report-only)"),
@@ -358,16 +371,18 @@ MLPERF_CASES: tuple[ServingCase, ...] = (
             "GB200 NVL72: 72 x GB200-186GB, one NVLink5 domain", DEEPSEEK_R1, "fp4", "fp8", 3715,
             aggregated(tp=1, dp=72, ep=8, batch=512), OFFLINE, 4023.8,
             "289,712 tok/s / 72 = 4,023.8",
-            "TensorRT-LLM as the B200 row: 9 instances of attention DP 8 + EP 8, batch 512 per rank",
+            "TensorRT-LLM as the B200 row: 9 instances of attention DP 8 + EP 8, batch 512 per rank "
+            "(ADP balancing as on B200, E: the same harness)",
             f"{_MLP51}: row #22", inp=_MLPERF_DSR1_IN, request_mix=_mlperf_dsr1_mix(3714.5),
-            policy="known-miss", reason=DSR1_REASON),
+            policy="known-miss", reason=DSR1_REASON, options=ADP_BALANCE),
     _mlperf("MLP51-DSR1-GB300x72-offline", "DeepSeek-R1 Offline, GB300 NVL72", "GB300-NVL72",
             "GB300 NVL72: 72 x GB300 (1,400 W; catalog HBM 279 GB, MLPerf says 288)", DEEPSEEK_R1,
             "fp4", "fp8", 3657, aggregated(tp=1, dp=72, ep=8, batch=1536), OFFLINE, 5842.5,
             "420,659 tok/s / 72 = 5,842.5",
-            "TensorRT-LLM 10.13: 9 x (attention DP 8 + EP 8), CUTLASS MoE, batch 1,536 per rank",
+            "TensorRT-LLM 10.13: 9 x (attention DP 8 + EP 8), CUTLASS MoE, batch 1,536 per rank "
+            "(ADP balancing as on B200, E: the same harness)",
             f"{_MLP51}: row #23", inp=_MLPERF_DSR1_IN, request_mix=_mlperf_dsr1_mix(3657.4),
-            policy="known-miss", reason=DSR1_REASON),
+            policy="known-miss", reason=DSR1_REASON, options=ADP_BALANCE),
     _mlperf("MLP51-L31-405B-B200x8-offline", "Llama 3.1 405B Offline, DGX B200", "DGX-B200",
             _B200_NOTE, LLAMA31_405B, "fp4", "fp8", 652, aggregated(tp=2, pp=2, dp=2, batch=256),
             OFFLINE, 203.0, "1,624.11 tok/s (651.6 tok/sample) / 8 = 203.0",
@@ -420,7 +435,8 @@ _TRT_OLD = ("NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md @ 00f3
 _TRT_SW = ("TensorRT-LLM (PyTorch backend), trtllm-bench throughput, ModelOpt {p} checkpoint; "
            "KV cache FP8 (E: not stated for Llama); batch: the KV maximum (not published)")
 _TRT_DS_SW = ("TensorRT-LLM (PyTorch backend), trtllm-bench throughput, {p} weights, FP8 KV "
-              "cache (kv_cache_config dtype fp8), attention DP + EP, no MTP; batch: the KV maximum")
+              "cache (kv_cache_config dtype fp8), attention DP + EP with ADP balancing "
+              "(attention_dp_config enable_balance), no MTP; batch: the KV maximum")
 
 
 def _trt(row: str, title: str, system: str, note: str, model: dict, precision: str, inp: int,
@@ -458,17 +474,17 @@ TRT_CASES: tuple[ServingCase, ...] = (
     _trt("TRT-DSR1-H200-DEP8-1k1k", "DeepSeek-R1-0528 FP8, H200 DEP8, 1,000 / 1,000", "DGX-H200",
          _H200_NOTE, DEEPSEEK_R1, "fp8", 1000, 1000, aggregated(tp=1, dp=8, ep=8, batch=KV_MAXIMUM),
          1627, "1,627 output tok/s/GPU", _TRT_NEW, "#33", _TRT_DS_SW.format(p="FP8") + _HOPPER_MLA_NOTE,
-         policy="known-miss", reason=DSR1_REASON, options=HOPPER_MLA),
+         policy="known-miss", reason=DSR1_REASON, options={**HOPPER_MLA, **ADP_BALANCE}),
     _trt("TRT-DSR1-B200-DEP4-1k1k", "DeepSeek-R1-0528 NVFP4, B200 DEP4, 1,000 / 1,000", "DGX-B200",
          _B200_NOTE + " (4 GPUs used)", DEEPSEEK_R1, "fp4", 1000, 1000,
          aggregated(tp=1, dp=4, ep=4, batch=KV_MAXIMUM), 6463, "6,463 output tok/s/GPU", _TRT_NEW,
          "#34", _TRT_DS_SW.format(p="NVFP4"),
-         policy="known-miss", reason=DSR1_REASON),
+         policy="known-miss", reason=DSR1_REASON, options=ADP_BALANCE),
     _trt("TRT-DSR1-GB200-DEP4-1k1k", "DeepSeek-R1-0528 NVFP4, GB200 DEP4, 1,000 / 1,000",
          "GB200-NVL72", "GB200 NVL72 (4 of its GPUs used: a compute tray alone has no NVLink "
          "switch)", DEEPSEEK_R1, "fp4", 1000, 1000, aggregated(tp=1, dp=4, ep=4, batch=KV_MAXIMUM),
          6939, "6,939 output tok/s/GPU", _TRT_NEW, "#34 (GB200 column)", _TRT_DS_SW.format(p="NVFP4"),
-         policy="known-miss", reason=DSR1_REASON),
+         policy="known-miss", reason=DSR1_REASON, options=ADP_BALANCE),
     _trt("TRT-L31-405B-H100-TP8-1k1k", "Llama 3.1 405B FP8, H100 TP8, 1,000 / 1,000", "DGX-H100",
          _H100_NOTE, LLAMA31_405B, "fp8", 1000, 1000, aggregated(tp=8, batch=KV_MAXIMUM), 364.9,
          "2,919 total output tok/s / 8 = 364.9", _TRT_OLD, "#35", _TRT_SW.format(p="FP8")),
@@ -495,11 +511,14 @@ _BP = ("NVIDIA/TensorRT-LLM docs/source/blogs/Best_perf_practice_on_DeepSeek-R1_
 
 
 def _bp(row: str, title: str, system: str, note: str, precision: str, kv: str, batch: int,
-        published: float, text: str, number: str, software: str) -> ServingCase:
+        published: float, text: str, number: str, software: str, **kw) -> ServingCase:
+    kw.setdefault("policy", "known-miss")
+    if kw["policy"] == "known-miss":
+        kw.setdefault("reason", BP_REASON)
     return ServingCase(row, "TensorRT-LLM DeepSeek-R1 best-performance guide", title, DEEPSEEK_R1,
                        precision, kv, 1024, 2048, aggregated(tp=1, dp=8, ep=8, batch=batch),
                        server(system), note, OFFLINE, published, text, f"{_BP}: row {number}", "P",
-                       software, policy="known-miss", reason=DSR1_REASON)
+                       software + "; no ADP balancing (enable_attention_dp only)", **kw)
 
 
 BP_CASES: tuple[ServingCase, ...] = (
@@ -516,7 +535,7 @@ BP_CASES: tuple[ServingCase, ...] = (
         "DGX-H200", _H200_NOTE, "fp8", "bf16", 128, 1436.2, "1,436.1584 output tok/s/GPU (11,489 total)",
         "#56", "TensorRT-LLM (PyTorch), trtllm-bench, deepseek-ai/DeepSeek-R1 FP8, KV cache at the "
                "model's BF16 (no kv dtype set), max_batch_size 128, concurrency 1,024, "
-               "max_num_tokens 1,151"),
+               "max_num_tokens 1,151", policy="gated"),
 )
 
 # --------------------------------------------------------------------------------------
