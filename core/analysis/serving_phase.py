@@ -351,18 +351,26 @@ class PhaseModel:
         Raab & Steger, "Balls into bins: a simple and tight analysis", RANDOM 1998 (R): for
         n >> ep log ep the maximum is n / ep + sqrt(2 (n / ep) log ep) to first order. At most
         ep (every copy on one rank)."""
-        moe, layout = self.workload.model.moe, self.layout
-        if not moe.enabled or layout.ep <= 1:
-            return 1.0
-        fixed = self.workload.experts.load_imbalance
+        fixed, spread = self._imbalance_terms
         if fixed is not None:
             return fixed
-        copies = tokens_per_replica * max(1.0, layout.ep / layout.tp) * moe.top_k
-        if copies <= 0:
+        if tokens_per_replica <= 0:
             return 1.0
+        return min(float(self.layout.ep), 1.0 + spread / math.sqrt(tokens_per_replica))
+
+    @functools.cached_property
+    def _imbalance_terms(self) -> tuple[float | None, float]:
+        """(the fixed imbalance, or None; s such that the chance imbalance is 1 + s /
+        sqrt(tokens per replica)): z_ep x sqrt((1 - 1/ep) ep / (top_k x replicas per EP
+        group)), built once (the search and the curve ask for thousands of batches)."""
+        moe, layout = self.workload.model.moe, self.layout
+        if not moe.enabled or layout.ep <= 1:
+            return 1.0, 0.0
+        if self.workload.experts.load_imbalance is not None:
+            return self.workload.experts.load_imbalance, 0.0
         ep = layout.ep
-        spread = _expected_max_normal(ep) * math.sqrt((1.0 - 1.0 / ep) * ep / copies)
-        return min(float(ep), 1.0 + spread)
+        copies_per_token = max(1.0, ep / layout.tp) * moe.top_k
+        return None, _expected_max_normal(ep) * math.sqrt((1.0 - 1.0 / ep) * ep / copies_per_token)
 
     @property
     def _hbm_bytes_s(self) -> float:
