@@ -193,3 +193,17 @@ def test_unaligned_attention_dp_prefills_hold_every_rank_and_balancing_removes_i
     assert a.tpot_ms == b.tpot_ms
     with pytest.raises(WorkloadError, match=r"workload\.attention_dp_balance"):
         _workload(DEEPSEEK, attention_dp_balance="yes")
+
+
+def test_mtp_drafts_cost_their_layers_once_whatever_the_pipeline_depth():
+    # Llama 3.1 70B on one H200 or two pipeline stages, 8 sequences: memory-bound, so verifying
+    # 3 tokens per sequence reads what one does, and the 2 draft modules add 2 layers' worth
+    # (2 / 80) of a one-token step to the time between tokens, not 2 layers per stage
+    spec = {"draft_tokens": 2, "acceptance": 0.0}  # nothing accepted: the drafts are pure cost
+    for pp in (1, 2):
+        layout = {"tp": 1, "pp": pp, "dp": 1, "batch": 8}
+        fp8 = {"precision": "fp8", "kv_cache_precision": "fp8", "deployment": layout}
+        plain = analyze_inference(H200, _workload(LLAMA, **fp8), 10.0)
+        mtp = analyze_inference(H200, _workload(LLAMA, **fp8, speculative=spec), 10.0)
+        assert plain.decode.compute_s * 3 < plain.decode.memory_s  # still memory-bound verifying
+        assert mtp.decode_step_ms == pytest.approx(plain.decode_step_ms * (1 + 2 / 80), rel=1e-9)

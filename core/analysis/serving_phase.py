@@ -265,7 +265,9 @@ class PhaseModel:
             return self._decode_pass(batch, context_tokens, 1.0)
         verify = self._decode_pass(batch, context_tokens, 1.0 + spec.draft_tokens)
         draft = self._decode_pass(batch, context_tokens, 1.0)
-        share = spec.draft_tokens / self.workload.model.layers * self.layout.pp  # of a stage step
+        # n MTP modules of one layer each: n / layers of the replica's step, which is pp stage
+        # steps, so n / layers of a stage step on each
+        share = spec.draft_tokens / self.workload.model.layers
         per_token = 1.0 / spec.tokens_per_step
         return PhaseTime(
             compute_s=(verify.compute_s + share * draft.compute_s) * per_token,
