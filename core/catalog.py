@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from core.catalog_fabric import fabric_problem
 from core.catalog_prices import price_problem
 from core.cooling import CATALOG_COOLING
 from core.design_fields import EVIDENCE_TAGS_RE, MAX_ID_CHARS, check_text, show
@@ -117,6 +118,12 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         # plug straight into the switch, so its link ends take no pluggable module; the
         # optics' power and price are in the switch's own figures.
         "co_packaged_optics": ((bool,), False, False),
+        # How it spreads and holds traffic (core/catalog_fabric.py): modes it can run,
+        # flow control, packet buffer, and the evidence for them
+        "load_balancing": ((list,), False, None),
+        "flow_control": ((str,), False, None),
+        "buffer_mb": (_NUMBER, False, None),
+        "fabric_source": ((str,), False, ""),
     },
     "nic": {
         "ports": ((int,), True, None),
@@ -127,6 +134,11 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         # Port modes like a switch's (ConnectX-8: {"800": 1, "400": 2, "200": 4}); absent means
         # the one mode {port_gbit_s: ports}.
         "ports_by_gbit_s": ((dict,), False, None),
+        # {protocol: [load-balancing modes it takes part in]} and lossy-fabric recovery
+        # (core/catalog_fabric.py)
+        "load_balancing_by_protocol": ((dict,), False, None),
+        "selective_retransmit": ((bool,), False, False),
+        "fabric_source": ((str,), False, ""),
     },
     "transceiver": {
         "gbit_s": (_NUMBER, True, None),
@@ -499,6 +511,9 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
         fail("medium", f"must be one of {', '.join(MEDIA)}")
     if kind == "storage" and values["read_gbyte_s"] <= 0:
         fail("read_gbyte_s", "must be positive")
+    problem = fabric_problem(kind, values, MAX_CATALOG_NUMBER)
+    if problem:
+        fail(*problem)
     if kind == "dpu" and values["engines"] is not None:
         problem = engines_problem(values["engines"], values["offload_cores_freed"],
                                   MAX_CATALOG_NUMBER, MAX_CATALOG_TEXT)

@@ -89,6 +89,13 @@ CODES: dict[str, CodeInfo] = {
         "warning", "some GPUs have no scale-out link: jobs cannot use them with the others"),
     "NO_SCALE_OUT": CodeInfo(
         "warning", "compute nodes are not joined by a scale-out fabric: a job stays in one scale-up domain"),
+    "ECMP_COLLISIONS": CodeInfo(
+        "warning", "a hashed (ECMP / flowlet) tier puts several flows on one uplink: collectives "
+                   "crossing it run below line rate"),
+    "INCAST_RISK": CodeInfo(
+        "warning", "all-to-all incast overflows the leaf's buffer per port: pauses or drops cut its rate"),
+    "LOAD_BALANCING_UNSUPPORTED": CodeInfo(
+        "warning", "network.load_balancing forces a mode the switches and NICs do not support: a what-if"),
     "NON_LAYERED_FABRIC": CodeInfo(
         "warning", "links skip a tier or join switches of one tier: bisection is a spectral estimate"),
     "NO_SCALE_UP_PORTS": CodeInfo(

@@ -420,6 +420,11 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "storage_read_gbyte_s": b.storage_read_gbyte_s,
             "storage_write_gbyte_s": b.storage_write_gbyte_s,
             "per_gpu_by_level_gbit_s": b.per_gpu_by_level_gbit_s,
+            # how the scale-out tiers spread traffic (core/analysis/load_balance.py)
+            "load_balancing": b.load_balancing,
+            "effective_fraction_by_tier": b.effective_fraction_by_tier,
+            "effective_by_tier_gbit_s": b.effective_by_tier_gbit_s,
+            "in_network_reduction": b.in_network_reduction,
             # independent planes the GPUs' scale-out bandwidth is summed over (1: one fabric)
             "planes": ev.planes.planes if ev.planes is not None else 1,
             "per_plane": ev.planes.bandwidth_json() if ev.planes is not None else None,

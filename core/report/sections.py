@@ -115,9 +115,24 @@ def _bandwidth_rows(ev: Evaluation) -> list[Row]:
             "bandwidth.alltoall_per_gpu_gbyte_s"),
         Row("Storage read reachable", _num(b.storage_read_gbyte_s, 0, "GB/s"),
             "bandwidth.storage_read_gbyte_s"),
+        *_fabric_behaviour_rows(b),
         *([Row("Rails" if ev.planes.rails else "Planes", ev.planes.bandwidth_summary(),
                "bandwidth.per_plane")] if ev.planes is not None else []),
     ]
+
+
+def _fabric_behaviour_rows(b) -> list[Row]:
+    """Load balancing, in-network reduction and each scale-out tier's fraction of line rate
+    per collective pattern (docs/guide/fabrics.md)."""
+    if not b.effective_fraction_by_tier:
+        return []
+    rows = [Row("Load balancing", b.load_balancing or "n/a", "bandwidth.load_balancing"),
+            Row("In-network reduction", b.in_network_reduction, "bandwidth.in_network_reduction")]
+    for tier, fractions in b.effective_fraction_by_tier.items():
+        rows.append(Row(f"{tier.capitalize()}: fraction of line rate",
+                        ", ".join(f"{p} {v:.0%}" for p, v in fractions.items()),
+                        f"bandwidth.effective_fraction_by_tier.{tier}"))
+    return rows
 
 
 def _latency_rows(ev: Evaluation) -> list[Row]:
