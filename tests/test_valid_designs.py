@@ -36,3 +36,15 @@ def test_more_links_than_split_ports_still_exceed():
     root.links.append(Link("l", "n", "s", "scale-out", 200.0, 36, 10.0))
     message = _errors(Design("over", root))["NODE_PORTS_EXCEEDED"]
     assert "36 scale-out links per unit take 9 ports" in message and "only 8" in message
+
+
+def test_a_super_nodes_default_switch_runs_at_its_nic_speed():
+    """`generate supernode --system GB300-NVL72` without --switch: its 800G ConnectX-8 go on
+    800G Q3400 (QM9700 has no 800G ports and was refused); a 400G GB200 NVL72 keeps QM9700."""
+    from core.generators import SupernodeOptions, generate_supernode
+    from core.generators.supernode import default_switch
+    assert default_switch(CATALOG.get("GB300-NVL72"), CATALOG) == "Q3400"
+    assert default_switch(CATALOG.get("GB200-NVL72"), CATALOG) == "QM9700"
+    for system in ("GB300-NVL72", "GB200-NVL72", "VR-NVL144", "CloudMatrix384"):
+        design = generate_supernode(SupernodeOptions(system=system, count=4), CATALOG)
+        assert not _errors(design), system

@@ -18,7 +18,29 @@ from core.generators.planes import (
     build_plane_blocks, build_rail_blocks, choose_plane_mode, choose_rail_mode)
 from core.model import Block, Design, Link, Node
 
-DEFAULT_SWITCH = "QM9700"
+# The default scale-out switch, by the speed of the system's NIC ports: NVIDIA's reference
+# fabrics (GB200 NVL72's 400G ConnectX-7 on Quantum-2 QM9700, shared/reference/topologies.md;
+# GB300 NVL72's 800G ConnectX-8 on Quantum-X800 Q3400, docs/reference/hardware-2025-26.md
+# [NV-RA], P/S) and Tomahawk 6, the one 1.6T switch of the catalog, for ConnectX-9. A speed not
+# listed takes the first of these with ports at that speed.
+DEFAULT_SWITCHES = {400.0: "QM9700", 800.0: "Q3400", 1600.0: "TH6"}
+
+
+def default_switch(system, catalog: Catalog) -> str:
+    """The switch ``generate supernode`` uses without ``--switch``: one whose ports run at the
+    system's NIC speed (a GB300 NVL72's 800G ConnectX-8 on Q3400, not on 400G QM9700)."""
+    if not system.get("nic") or system["nic"] not in catalog:
+        raise GeneratorError(f"{system.id} has no scale-out NICs in the catalog")
+    gbit_s = catalog.get(system["nic"]).native_port_gbit_s
+    preferred = DEFAULT_SWITCHES.get(gbit_s)
+    if preferred in catalog:
+        return preferred
+    fallback = [s for s in DEFAULT_SWITCHES.values()
+                if s in catalog and catalog.get(s).port_count_at(gbit_s)]
+    if not fallback:
+        raise GeneratorError(f"no default switch has {gbit_s:g}G ports for {system.id}'s NICs; "
+                             f"pick one with --switch")
+    return fallback[0]
 
 
 @dataclass(frozen=True)
@@ -44,7 +66,7 @@ def generate_supernode(options: SupernodeOptions, catalog: Catalog) -> Design:
     if options.count == 1 and options.switch is None and options.planes == 1 and not options.rail_only:
         root.children["nodes"] = Node("nodes", system.id, 1, system.name, x=0, y=0)
         return Design(name, root, metadata=metadata)
-    switch = catalog.require(options.switch or DEFAULT_SWITCH, "switch")
+    switch = catalog.require(options.switch or default_switch(system, catalog), "switch")
     if switch["role"] != "scale-out":
         raise GeneratorError(f"{switch.id} is a scale-up switch; pick a scale-out switch")
     if options.rail_only:
