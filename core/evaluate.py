@@ -138,6 +138,18 @@ class Evaluation:
     services: tuple[ServiceResult, ...] = ()
 
     @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        """The error-severity warnings: what makes the design invalid as drawn (or its job
+        unable to run); every output says so at the top."""
+        return tuple(w for w in self.warnings if w.severity == "error")
+
+    @property
+    def valid(self) -> bool:
+        """No error-severity warning: the design can be built as drawn and its figures read
+        as those of a buildable design."""
+        return not self.errors
+
+    @property
     def job_fabric(self) -> FabricView | None:
         """The fabric the main workload runs on: its partition's when the design carries
         several workloads, else the design's."""
@@ -392,6 +404,9 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
     out = {
         "format": EVALUATION_FORMAT,
         "design": ev.design_name,
+        # false when any warning is an error: no figure below is that of a buildable design
+        "valid": ev.valid,
+        "invalid_reasons": [{"code": w.code, "message": w.message} for w in ev.errors],
         "counts": {
             "gpus": c.gpus, "servers": c.servers, "switches": c.switches,
             "switches_by_tier": c.switches_by_tier, "scale_up_switches": c.scale_up_switches,

@@ -48,3 +48,60 @@ def test_a_super_nodes_default_switch_runs_at_its_nic_speed():
     for system in ("GB300-NVL72", "GB200-NVL72", "VR-NVL144", "CloudMatrix384"):
         design = generate_supernode(SupernodeOptions(system=system, count=4), CATALOG)
         assert not _errors(design), system
+
+
+# --------------------------------------------------------------------------- flagged everywhere
+
+
+def _over_ported():
+    """A DGX B300 with 36 links of 200G: 9 ports' worth on its 8 (NODE_PORTS_EXCEEDED)."""
+    from core.model import Block, Design, Link, Node
+    root = Block("root", "over")
+    root.children["n"] = Node("n", "DGX-B300", 1, "node", x=0, y=0)
+    root.children["s"] = Node("s", "TH6", 1, "switch", x=0, y=100, tier="leaf")
+    root.links.append(Link("l", "n", "s", "scale-out", 200.0, 36, 10.0))
+    return Design("over", root)
+
+
+def _valid_design():
+    return generate_fat_tree(FatTreeOptions(gpus=256, server="DGX-H100", switch="QM9700"), CATALOG)
+
+
+def test_evaluation_json_says_whether_the_design_is_valid_and_why():
+    from core.evaluate import evaluation_to_json
+    bad = evaluation_to_json(evaluate(_over_ported(), CATALOG))
+    assert bad["valid"] is False
+    assert "NODE_PORTS_EXCEEDED" in {r["code"] for r in bad["invalid_reasons"]}
+    assert all(r["message"] for r in bad["invalid_reasons"])
+    good = evaluation_to_json(evaluate(_valid_design(), CATALOG))
+    assert good["valid"] is True and good["invalid_reasons"] == []
+
+
+def test_reports_open_with_a_banner_on_an_invalid_design_only():
+    from core.report import render_report
+    bad, good = evaluate(_over_ported(), CATALOG), evaluate(_valid_design(), CATALOG)
+    md = render_report(bad, "md")
+    # the banner comes before the first section of figures
+    assert md.index("Invalid design") < md.index("## ")
+    assert "NODE_PORTS_EXCEEDED" in md[:md.index("## ")]
+    html = render_report(bad, "html")
+    assert html.index("class='invalid'") < html.index("<h2>")
+    assert "Invalid design" not in render_report(good, "md")
+    assert "class='invalid'" not in render_report(good, "html")
+    assert render_report(bad, "csv").splitlines()[1] == "Validity,valid,Valid (buildable as drawn),false"
+
+
+def test_compare_shows_which_designs_are_valid():
+    from core.compare import compare_evaluations, comparison_to_json
+    from core.evaluate import evaluation_to_json
+    from core.report.comparison import render_comparison
+    evaluations = [evaluation_to_json(evaluate(d, CATALOG)) for d in (_valid_design(), _over_ported())]
+    comparison = compare_evaluations(evaluations, ["good", "bad"])
+    assert comparison.valid == (True, False)
+    assert comparison_to_json(comparison)["valid"] == [True, False]
+    assert comparison.summary[1].startswith("bad is NOT VALID")
+    md = render_comparison(comparison, "md")
+    assert "| | yes | NO (cannot be built as drawn) |" in md
+    # an evaluation saved before the key existed: read from its warnings
+    old = {k: v for k, v in evaluations[1].items() if k not in ("valid", "invalid_reasons")}
+    assert compare_evaluations([evaluations[0], old], ["a", "b"]).valid == (True, False)
