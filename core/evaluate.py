@@ -486,7 +486,8 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
 
 PERFORMANCE_KEYS = ("mfu", "tflops_per_gpu", "step_time_s", "tokens_per_s", "training_days",
                     "memory_per_gpu_gb", "fits_memory", "breakdown_s")
-PERFORMANCE_EXTRA_KEYS = ("hfu", "job_gpus", "microbatches", "memory_gb", "parallelism")
+PERFORMANCE_EXTRA_KEYS = ("hfu", "job_gpus", "microbatches", "memory_gb", "parallelism",
+                          "mfu_range", "training_days_range")
 
 
 def _performance_json(ev: Evaluation) -> dict[str, Any]:
@@ -506,6 +507,9 @@ def _performance_json(ev: Evaluation) -> dict[str, Any]:
     out.update(hfu=perf.hfu, job_gpus=perf.job_gpus, microbatches=perf.microbatches, runs=runs,
                cannot_run=reasons, memory_gb=perf.memory.to_json(),
                parallelism=asdict(perf.parallelism), stack=stack)
+    # an uncalibrated accelerator's bracket, conservative and optimistic (null when calibrated)
+    bracket = perf.to_json()
+    out.update(mfu_range=bracket["mfu_range"], training_days_range=bracket["training_days_range"])
     return out
 
 
