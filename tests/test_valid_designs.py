@@ -105,3 +105,62 @@ def test_compare_shows_which_designs_are_valid():
     # an evaluation saved before the key existed: read from its warnings
     old = {k: v for k, v in evaluations[1].items() if k not in ("valid", "invalid_reasons")}
     assert compare_evaluations([evaluations[0], old], ["a", "b"]).valid == (True, False)
+
+
+# --------------------------------------------------------------------------- valid by construction
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from core.errors import DesignError  # noqa: E402
+from core.generators import SupernodeOptions, generate_supernode  # noqa: E402
+
+SERVERS = sorted(s.id for s in CATALOG if s.kind == "server" and s.get("nic"))
+SYSTEMS = sorted(s.id for s in CATALOG if s.kind == "supernode")
+SWITCHES = sorted(s.id for s in CATALOG.by_kind("switch") if s["role"] == "scale-out")
+
+
+@st.composite
+def generator_options(draw):
+    """A point of the generators' option space: template, catalog server or system, switch,
+    planes or rail-only, and a small size (large sizes are the benches' business)."""
+    planes = draw(st.sampled_from([1, 1, 2, 4, 8]))
+    rail_only = planes == 1 and draw(st.booleans())
+    if draw(st.booleans()):
+        server = draw(st.sampled_from(SERVERS))
+        nodes = draw(st.integers(1, 48))
+        return ("fat-tree", FatTreeOptions(
+            gpus=nodes * int(CATALOG.get(server)["accelerators"]), server=server,
+            switch=draw(st.sampled_from(SWITCHES)), planes=planes, rail_only=rail_only,
+            oversubscription=draw(st.sampled_from([1.0, 1.0, 2.0]))))
+    return ("supernode", SupernodeOptions(
+        system=draw(st.sampled_from(SYSTEMS)), count=draw(st.integers(1, 4)),
+        switch=draw(st.sampled_from([None, *SWITCHES])), planes=min(planes, 4),
+        rail_only=rail_only))
+
+
+@settings(max_examples=40)
+@given(generator_options())
+def test_every_generated_design_is_valid_or_refused_in_one_line(case):
+    """Issue 22: a design the tool generates is one it can build. Every combination the
+    generators accept evaluates with no error-severity warning; the others are refused with
+    a one-line reason."""
+    template, options = case
+    generate = generate_fat_tree if template == "fat-tree" else generate_supernode
+    try:
+        design = generate(options, CATALOG)
+    except DesignError as refusal:  # GeneratorError and CatalogError are DesignErrors
+        assert str(refusal) and "\n" not in str(refusal)
+        return
+    assert _errors(design) == {}, options
+
+
+def test_the_issue_grid_is_valid_or_refused():
+    """The 34 generated designs of issue 22's grid (bench/generator_grid.py), a few of them:
+    the four-plane B300 designs that reported NODE_PORTS_EXCEEDED and a GB300 NVL72 on its
+    default switch that was refused."""
+    for server, switch, planes in (("DGX-B300", "TH6", 4), ("DGX-B300", "SN5600", 2),
+                                   ("DGX-H100", "TH6", 1), ("DGX-B200", "SN5600", 4)):
+        design = generate_fat_tree(FatTreeOptions(gpus=2048, server=server, switch=switch,
+                                                  planes=planes), CATALOG)
+        assert _errors(design) == {}, (server, switch, planes)

@@ -14,6 +14,7 @@ from core.catalog import Catalog
 from core.errors import GeneratorError
 from core.generators.clos import build_clos_blocks, plan_clos
 from core.generators.fat_tree import plan_fabric, port_metadata, scale_out_endpoints, switch_radix
+from core.generators.media import require_matching_optics
 from core.generators.planes import (
     build_plane_blocks, build_rail_blocks, choose_plane_mode, choose_rail_mode)
 from core.model import Block, Design, Link, Node
@@ -74,12 +75,14 @@ def generate_supernode(options: SupernodeOptions, catalog: Catalog) -> Design:
         if options.planes != 1:
             raise GeneratorError("--rail-only already gives every rail its own switch; drop --planes")
         choice = choose_rail_mode(system, catalog, switch, options.count)
+        require_matching_optics(system, switch, choice.gbit_s, catalog)
         build_rail_blocks(options.count, choice, system.id, switch.id, root)
         metadata["switches_by_tier"] = {"leaf": choice.planes}
         metadata["planes"] = choice.to_json()
         return Design(name, root, metadata=metadata)
     if options.planes != 1:
         choice = choose_plane_mode(system, catalog, switch, options.planes)
+        require_matching_optics(system, switch, choice.gbit_s, catalog)
         plan = plan_clos(options.count, choice.per_plane_endpoints, switch_radix(switch, choice.gbit_s))
         build_plane_blocks(plan, choice, system.id, switch.id, root)
         metadata["switches_by_tier"] = {t: n * choice.planes for t, n in plan.switches_by_tier.items()}
@@ -87,6 +90,7 @@ def generate_supernode(options: SupernodeOptions, catalog: Catalog) -> Design:
         metadata["planes"] = choice.to_json()
         return Design(name, root, metadata=metadata)
     endpoints, speed = scale_out_endpoints(system, catalog)
+    require_matching_optics(system, switch, speed, catalog)
     plan, ports = plan_fabric(options.count, endpoints, switch, speed)
     build_clos_blocks(plan, system.id, switch.id, speed, root, up_speed_gbit_s=ports.up_gbit_s)
     metadata["switches_by_tier"] = plan.switches_by_tier
