@@ -15,7 +15,7 @@ import numpy as np
 
 from core.catalog import ComponentSpec
 from core.flatten import Codes, runs
-from core.optics import FIBER_TYPES, EndOption, choose_cable, end_options, fiber_types, pick_fiber
+from core.optics import FIBER_TYPES, EndOption, choose_cable, end_options, pick_fiber
 from core.port_modes import breakout_words, links_per_port
 
 # An end whose cage the catalog does not describe: modules by link speed alone.
@@ -90,15 +90,6 @@ def choose_transceiver(catalog, speed_gbit_s: float, length_m: float) -> Compone
     options = end_options(catalog, _NO_CAGE, False, speed_gbit_s, length_m)
     reaching = [o for o in options.values() if o.reaches]
     return (reaching or list(options.values()) or [EndOption(None)])[0].module
-
-
-def cage_module(catalog, switch: ComponentSpec, speed_gbit_s: float,
-                length_m: float) -> tuple[ComponentSpec, int] | None:
-    """The module a switch's cage takes for links of ``speed_gbit_s`` (either fibre type,
-    multimode first) and the links each of its ports fans out to; None if none fits."""
-    options = end_options(catalog, switch, False, speed_gbit_s, length_m)
-    reaching = [o for o in options.values() if o.reaches and o.module is not None]
-    return (reaching[0].module, reaching[0].fanout) if reaching else None
 
 
 def build_inventory(flat, tiers: Mapping[int, str]) -> tuple[Inventory, list]:
