@@ -164,3 +164,11 @@ def test_the_issue_grid_is_valid_or_refused():
         design = generate_fat_tree(FatTreeOptions(gpus=2048, server=server, switch=switch,
                                                   planes=planes), CATALOG)
         assert _errors(design) == {}, (server, switch, planes)
+
+
+def test_a_sweep_row_of_an_invalid_design_says_so_and_stays_off_the_front():
+    from core.evaluate import evaluation_to_json
+    from core.sweep.recipe import _error
+    evaluation = evaluation_to_json(evaluate(_over_ported(), CATALOG))
+    assert _error(evaluation).startswith("design not valid: NODE_PORTS_EXCEEDED")
+    assert _error(evaluation_to_json(evaluate(_valid_design(), CATALOG))) is None
