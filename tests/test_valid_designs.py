@@ -172,3 +172,16 @@ def test_a_sweep_row_of_an_invalid_design_says_so_and_stays_off_the_front():
     evaluation = evaluation_to_json(evaluate(_over_ported(), CATALOG))
     assert _error(evaluation).startswith("design not valid: NODE_PORTS_EXCEEDED")
     assert _error(evaluation_to_json(evaluate(_valid_design(), CATALOG))) is None
+
+
+def test_a_catalog_fibre_type_is_checked_in_one_line():
+    import pytest
+
+    from core.catalog import parse_entry
+    from core.errors import CatalogError
+    entry = {**CATALOG.get("OSFP-400G-SR4").to_json(), "fiber": "plastic"}
+    with pytest.raises(CatalogError, match="fiber") as raised:
+        parse_entry(entry, "user.json", 0)
+    assert "\n" not in str(raised.value)
+    entry["fiber"] = "single-mode"
+    assert parse_entry(entry, "user.json", 0).get("fiber") == "single-mode"
