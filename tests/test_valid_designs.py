@@ -185,3 +185,52 @@ def test_a_catalog_fibre_type_is_checked_in_one_line():
     assert "\n" not in str(raised.value)
     entry["fiber"] = "single-mode"
     assert parse_entry(entry, "user.json", 0).get("fiber") == "single-mode"
+
+
+# --------------------------------------------------------------------------- optics media
+
+
+def _drawn(server: str, switch: str, gbit_s: float, medium: str = "fiber", length_m: float = 10.0,
+           count: int = 8):
+    from core.model import Block, Design, Link, Node
+    root = Block("root", "drawn")
+    root.children["n"] = Node("n", server, 1, "node", x=0, y=0)
+    root.children["s"] = Node("s", switch, 1, "switch", x=0, y=100, tier="leaf")
+    root.links.append(Link("l", "n", "s", "scale-out", gbit_s, count, length_m, medium))
+    return Design("drawn", root)
+
+
+def test_multimode_optics_never_face_single_mode_ones():
+    """A DGX A100's 200G QSFP56 SR4 (multimode, the catalog's only 200G module) cannot face a
+    Tomahawk 6 port, whose 1.6T modules are all single-mode DR: drawn by hand it is an error
+    naming both ends' optics; the generator refuses it."""
+    message = _errors(_drawn("DGX-A100", "TH6", 200.0))["OPTICS_MEDIUM_MISMATCH"]
+    assert "multimode (QSFP-200G)" in message and "single-mode (OSFP-1.6T-2xDR4)" in message
+    import pytest
+
+    from core.errors import GeneratorError
+    with pytest.raises(GeneratorError, match="no link joins them"):
+        generate_fat_tree(FatTreeOptions(gpus=64, server="DGX-A100", switch="TH6"), CATALOG)
+
+
+def test_copper_cannot_reach_co_packaged_optics():
+    assert "OPTICS_MEDIUM_MISMATCH" in _errors(_drawn("DGX-B300", "Q3450-CPO", 800.0, "copper", 2.0))
+
+
+def test_both_ends_and_the_fibre_share_one_type_and_hosts_count_per_cage():
+    """DGX H100 to TH6: the DGX's twin-port cages take the single-mode 2 x 400G DR4 (not the
+    SR4 it takes on QM9700) and single-mode splitters; GB300-class ConnectX-8 cages take one
+    800G DR4 each, whatever the planes."""
+    ev = evaluate(_drawn("DGX-H100", "TH6", 400.0), CATALOG)
+    items = {(i.catalog_id, i.powered): i.count for i in ev.inventory.items
+             if i.role in ("transceiver", "cable")}
+    assert items[("OSFP-800G-2xDR4", False)] == 4          # 8 NICs, 2 per cage
+    assert ("Fiber-SMF-Splitter-1x2", True) in items
+    assert not any(i.spec.get("fiber") == "multimode" for i in ev.inventory.items
+                   if i.role in ("transceiver", "cable"))
+    for planes in (1, 2, 4):
+        design = generate_fat_tree(FatTreeOptions(gpus=256, server="DGX-B300", switch="TH6",
+                                                  planes=planes), CATALOG)
+        host = [i for i in evaluate(design, CATALOG).inventory.by_role("transceiver")
+                if not i.powered]
+        assert [(i.catalog_id, i.count) for i in host] == [("OSFP-800G-DR4", 32 * 8)], planes
