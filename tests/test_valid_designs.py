@@ -118,28 +118,34 @@ from core.generators import SupernodeOptions, generate_supernode  # noqa: E402
 SERVERS = sorted(s.id for s in CATALOG if s.kind == "server" and s.get("nic"))
 SYSTEMS = sorted(s.id for s in CATALOG if s.kind == "supernode")
 SWITCHES = sorted(s.id for s in CATALOG.by_kind("switch") if s["role"] == "scale-out")
+STORAGES = sorted(s.id for s in CATALOG.by_kind("storage"))
 
 
 @st.composite
 def generator_options(draw):
     """A point of the generators' option space: template, catalog server or system, switch,
-    planes or rail-only, and a small size (large sizes are the benches' business)."""
+    planes or rail-only, storage (system, nodes, fabric, switch) and a small size (large
+    sizes are the benches' business)."""
     planes = draw(st.sampled_from([1, 1, 2, 4, 8]))
     rail_only = planes == 1 and draw(st.booleans())
     if draw(st.booleans()):
         server = draw(st.sampled_from(SERVERS))
         nodes = draw(st.integers(1, 48))
+        storage = draw(st.sampled_from([None, None, *STORAGES]))
         return ("fat-tree", FatTreeOptions(
             gpus=nodes * int(CATALOG.get(server)["accelerators"]), server=server,
             switch=draw(st.sampled_from(SWITCHES)), planes=planes, rail_only=rail_only,
-            oversubscription=draw(st.sampled_from([1.0, 1.0, 2.0]))))
+            oversubscription=draw(st.sampled_from([1.0, 1.0, 2.0])),
+            storage=storage, storage_nodes=draw(st.integers(1, 4)) if storage else 0,
+            storage_fabric=draw(st.sampled_from(["separate", "converged"])),
+            storage_switch=draw(st.sampled_from([None, *SWITCHES])) if storage else None))
     return ("supernode", SupernodeOptions(
         system=draw(st.sampled_from(SYSTEMS)), count=draw(st.integers(1, 4)),
         switch=draw(st.sampled_from([None, *SWITCHES])), planes=min(planes, 4),
         rail_only=rail_only))
 
 
-@settings(max_examples=40)
+@settings(max_examples=60)
 @given(generator_options())
 def test_every_generated_design_is_valid_or_refused_in_one_line(case):
     """Issue 22: a design the tool generates is one it can build. Every combination the

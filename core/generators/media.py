@@ -16,14 +16,17 @@ def _offer(options) -> str:
 
 
 def require_matching_optics(server: ComponentSpec, switch: ComponentSpec, gbit_s: float,
-                            catalog: Catalog) -> None:
-    """Raise when no module pair of one fibre type joins ``server``'s NICs to ``switch`` at
-    ``gbit_s`` over a server-to-leaf run (a cage with no module at all is NO_TRANSCEIVER's
-    business, a warning the evaluation gives)."""
-    host = end_options(catalog, server, True, gbit_s, NODE_LEAF_M)
-    leaf = end_options(catalog, switch, False, gbit_s, NODE_LEAF_M)
+                            catalog: Catalog, scale_out: bool = True,
+                            length_m: float = NODE_LEAF_M) -> None:
+    """Raise when no module pair of one fibre type joins ``server`` (its NICs on a
+    ``scale_out`` link, else its storage ports; a storage system) to ``switch`` at ``gbit_s``
+    over ``length_m`` (a cage with no module at all is NO_TRANSCEIVER's business, a warning
+    the evaluation gives)."""
+    host = end_options(catalog, server, scale_out, gbit_s, length_m)
+    leaf = end_options(catalog, switch, False, gbit_s, length_m)
     if host and leaf and pick_fiber(host, leaf) is None:
+        ports = "NIC cages" if scale_out else "ports"
         raise GeneratorError(
-            f"{server.id}'s {gbit_s:g}G NIC cages take only {_offer(host)} optics in the "
+            f"{server.id}'s {gbit_s:g}G {ports} take only {_offer(host)} optics in the "
             f"catalog but {switch.id}'s ports take only {_offer(leaf)}: no link joins them "
             f"(pick another switch, or add a module of the other fibre type to the catalog)")
