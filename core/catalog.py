@@ -90,6 +90,10 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         "scale_up_port_gbit_s": (_NUMBER, False, None),
         "nic": ((str,), False, None),
         "nics": ((int,), False, 0),
+        # NIC ports one module cage of the node holds (core/optics.py): 2 where two
+        # single-port NICs share a twin-port OSFP cage (DGX H100: 4 cages for 8 ConnectX-7),
+        # 1 where each NIC port has its own cage (a ConnectX-8 in a DGX B300 or GB300 tray)
+        "nic_ports_per_cage": ((int,), False, 1),
         "dpu": ((str,), False, None),
         "dpus": ((int,), False, 0),
         "max_power_kw": (_NUMBER, True, None),
@@ -146,9 +150,12 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         "reach_m": (_NUMBER, True, None),
         "power_w": (_NUMBER, True, None),
         "medium": ((str,), True, None),
+        # multimode (SR optics) or single-mode (DR/FR/LR); absent: matches either (optics.py)
+        "fiber": ((str,), False, None),
     },
     "cable": {
         "medium": ((str,), True, None),
+        "fiber": ((str,), False, None),  # a fibre cable's type, as a transceiver's
         "reach_m": (_NUMBER, True, None),
         "ns_per_m": (_NUMBER, True, None),
         "power_w": (_NUMBER, False, 0.0),
@@ -201,6 +208,7 @@ STATUSES = ("shipping", "announced")
 YEARS = (2000, 2035)
 COOLING = CATALOG_COOLING  # "liquid" (older files) is cold-plate
 MEDIA = ("fiber", "copper")
+FIBER_KINDS = ("multimode", "single-mode")  # core/optics.py's FIBER_TYPES
 
 
 @dataclass(frozen=True)
@@ -509,6 +517,10 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
         fail("fanout", "must be at least 1 (1 is a straight cable)")
     if kind in ("transceiver", "cable") and values["medium"] not in MEDIA:
         fail("medium", f"must be one of {', '.join(MEDIA)}")
+    if kind in ("transceiver", "cable") and values.get("fiber") not in (None, *FIBER_KINDS):
+        fail("fiber", f"must be one of {', '.join(FIBER_KINDS)}")
+    if kind in COMPUTE_KINDS and values.get("nic_ports_per_cage", 1) < 1:
+        fail("nic_ports_per_cage", "must be at least 1")
     if kind == "storage" and values["read_gbyte_s"] <= 0:
         fail("read_gbyte_s", "must be positive")
     problem = fabric_problem(kind, values, MAX_CATALOG_NUMBER)

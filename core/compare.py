@@ -204,6 +204,20 @@ class Comparison:
     values: tuple[tuple[float | None, ...], ...]  # values[metric index][design index]
     deltas: tuple[tuple[Delta, ...], ...]  # deltas[design index - 1][metric index]
     summary: tuple[str, ...]  # one sentence per design, the first describing the baseline
+    # per design: buildable as drawn (no error-severity warning), None where not known
+    valid: tuple[bool | None, ...] = ()
+
+
+def design_validity(evaluation: dict) -> bool | None:
+    """Whether a design evaluated valid: its ``valid`` key, else (an evaluation saved before
+    the key existed) whether any warning is an error; None when neither is there to read."""
+    valid = evaluation.get("valid")
+    if isinstance(valid, bool):
+        return valid
+    warnings = evaluation.get("warnings")
+    if not isinstance(warnings, list):
+        return None
+    return not any(isinstance(w, dict) and w.get("severity") == "error" for w in warnings)
 
 
 def _section(evaluation: dict, metric: Metric) -> Any:
@@ -284,7 +298,11 @@ def compare_evaluations(evaluations: list[dict], names: list[str]) -> Comparison
                          fabric_clause(evaluations[j], evaluations[0], names[0]))
         for j in range(1, len(evaluations))
     )
-    return Comparison(tuple(names), tuple(evaluations), metrics, values, deltas, summary)
+    valid = tuple(design_validity(ev) for ev in evaluations)
+    # an invalid design's sentence says so first: its figures are not a buildable design's
+    summary = tuple(f"{name} is NOT VALID (cannot be built or run as drawn): {sentence}"
+                    if ok is False else sentence for name, ok, sentence in zip(names, valid, summary))
+    return Comparison(tuple(names), tuple(evaluations), metrics, values, deltas, summary, valid)
 
 
 def format_value(value: float | None, unit: str) -> str:
@@ -422,6 +440,7 @@ def comparison_to_json(comparison: Comparison, paths: list[str] | None = None) -
     if paths is not None:
         out["paths"] = list(paths)
     out["baseline"] = comparison.names[0]
+    out["valid"] = list(comparison.valid)
     out["metrics"] = [
         {"path": m.path, "section": m.section, "key": m.key, "label": m.label, "unit": m.unit,
          "direction": m.direction, "values": list(row)}

@@ -63,6 +63,9 @@ CODES: dict[str, CodeInfo] = {
     # --- the design cannot be built as drawn --------------------------------------------------
     "SWITCH_PORTS_EXCEEDED": CodeInfo(
         "error", "a switch has more links drawn than it has ports"),
+    "OPTICS_MEDIUM_MISMATCH": CodeInfo(
+        "error", "the optics at the two ends of a link (or the link and a co-packaged-optics "
+        "switch) take different media: multimode SR against single-mode DR/FR/LR, or copper"),
     "NODE_PORTS_EXCEEDED": CodeInfo(
         "error", "a server or device has more links drawn than it has ports"),
     "PORT_SPEED_UNSUPPORTED": CodeInfo(

@@ -40,6 +40,7 @@ from core.analysis.performance import PerformanceResult, cannot_run_reasons
 from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.analysis.pipeline import ends_balanced
 from core.analysis.step_time import job_fabric, layout_step_time
+from core.analysis.uncalibrated import bracket_step
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
 from core.workload import ModelSpec, Parallelism, Workload
@@ -152,6 +153,9 @@ def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
     """``par`` on ``fabric``, which connects its GPUs (the variants keep the base's GPUs)."""
     view = job_fabric(fabric, par.gpus, None)
     core = layout_step_time(view, model, par, precision, a, peak_tflops, par.gpus)
+    bracket = bracket_step(view, model, par, precision, a, peak_tflops, par.gpus, core)
+    if bracket is not None:  # an uncalibrated accelerator: the step performance reports
+        core = bracket.step
     reasons = cannot_run_reasons(fabric, par, core.memory, core.step_time_s)
     tokens = core.global_batch * model.seq_len
     step = core.step_time_s if not reasons else None

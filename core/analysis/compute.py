@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.analysis.calibration import (
-    efficiency_scale,
+    efficiency_basis,
     flash_attention_efficiency,
     gemm_efficiency_prior,
 )
@@ -56,8 +56,11 @@ class Hardware:
     def __init__(self, accelerator: ComponentSpec, precision: str, peak_tflops: float,
                  a: PerformanceAssumptions):
         peak = peak_tflops * 1e12
-        scale = efficiency_scale(a, accelerator.id)
-        self.acc = accelerator.id  # its measured GEMM curve, if any
+        basis = efficiency_basis(a, accelerator.id, accelerator.get("year"))
+        scale = basis.scale
+        # the GEMM curve it runs on: its measured one, or (uncalibrated, conservative) the
+        # calibrated family's that caps it, or "" (none: Calculon's table)
+        self.acc = basis.curve_id
         self.peak = peak           # FLOP/s for the linear layers (fp8 peak under fp8)
         # FLOP/s for the attention core: it stays bf16 under fp8
         self.peak_attn = (min(peak, accelerator.peak_tflops("bf16") * 1e12) if precision == "fp8"

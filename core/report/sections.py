@@ -378,6 +378,17 @@ def dpu_rows(ev: Evaluation) -> list[Row]:
     return rows
 
 
+def mfu_range_text(perf) -> str:
+    """An uncalibrated accelerator's bracket: "32.5% conservative - 60.1% optimistic (training
+    49.7 - 26.8 days)"."""
+    low, high = perf.mfu_range
+    text = f"{_pct(low)} conservative – {_pct(high)} optimistic"
+    if perf.training_days_range is not None:
+        slow, fast = perf.training_days_range
+        text += f" (training {_num(slow, 1)} – {_num(fast, 1)} days)"
+    return text
+
+
 def _performance_rows(ev: Evaluation) -> list[Row]:
     """The run's numbers; for a job that cannot run, "does not fit" and why, then what is still
     real (its layout, GPUs and memory per GPU with the breakdown that shows why)."""
@@ -402,6 +413,8 @@ def _performance_rows(ev: Evaluation) -> list[Row]:
     if perf.runs:
         rows += [
             Row("MFU", _pct(perf.mfu), "performance.mfu"),
+            *([Row("MFU range (uncalibrated accelerator)", mfu_range_text(perf),
+                   "performance.mfu_range")] if perf.mfu_range is not None else []),
             Row("Achieved TFLOP/s per GPU", _num(perf.tflops_per_gpu, 0), "performance.tflops_per_gpu"),
             Row("Step time", _num(perf.step_time_s, 2, "s"), "performance.step_time_s"),
             Row("Tokens per second", _num(perf.tokens_per_s, 0), "performance.tokens_per_s"),
