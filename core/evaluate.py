@@ -491,6 +491,8 @@ def _performance_json(ev: Evaluation) -> dict[str, Any]:
     out.update(hfu=perf.hfu, job_gpus=perf.job_gpus, microbatches=perf.microbatches, runs=runs,
                cannot_run=reasons, memory_gb=perf.memory.to_json(),
                parallelism=parallelism_to_dict(perf.parallelism), stack=stack)
+    if perf.moe:  # the expert all-to-all per step, hidden or not (exposed: breakdown ep_comm)
+        out["alltoall_s"] = perf.alltoall_s
     return out
 
 
