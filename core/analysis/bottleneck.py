@@ -15,7 +15,11 @@ extrapolated):
   halved or doubled, micro-batch halved or doubled, context parallelism for long sequences;
 * software: TP communication overlapped with GEMMs, DP reduction overlapped, pipeline p2p
   overlapped (where the project's assumptions say they are not);
-* batch: twice the global batch (flagged: it changes the optimisation, not just the speed).
+* batch: twice the global batch (flagged: it changes the optimisation, not just the speed);
+* mixture of experts (when the expert all-to-all costs time): EP halved or doubled, node-limited
+  routing (or a tighter limit), per-node deduplicating dispatch kernels (DeepEP), the
+  all-to-all overlapped with compute, and a 72-GPU scale-up domain (an NVL72-class rack)
+  instead of the design's smaller one, so the EP group stays on NVLink.
 
 Variants that cannot run (memory, a level without bandwidth: ``cannot_run_reasons``, the same
 judgement as the analysis) are reported as such, with no MFU, and never chosen as the best; a
@@ -43,7 +47,7 @@ from core.analysis.step_time import job_fabric, layout_step_time
 from core.analysis.uncalibrated import bracket_step
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
-from core.workload import ModelSpec, Parallelism, Workload
+from core.workload import RECOMPUTE, ModelSpec, Parallelism, Workload
 
 # What-ifs below this MFU gain (fraction) are "no material change".
 MATERIAL_GAIN = 0.005
@@ -146,6 +150,7 @@ class _Eval:
     breakdown: dict
     bubble_fraction: float
     microbatches: int
+    alltoall_s: float = 0.0
 
 
 def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
@@ -163,7 +168,7 @@ def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
            if step is not None else None)
     return _Eval(reasons, mfu, step, tokens / step if step is not None else None,
                  core.memory.fits, core.memory.total_gb, dict(core.breakdown_s),
-                 core.bubble_fraction, core.microbatches)
+                 core.bubble_fraction, core.microbatches, core.alltoall_s)
 
 
 def _valid(model: ModelSpec, par: Parallelism, scale_up: int,
@@ -174,7 +179,10 @@ def _valid(model: ModelSpec, par: Parallelism, scale_up: int,
         return False
     if par.global_batch % (par.dp * par.micro_batch):
         return False
-    if (par.dp * par.cp) % par.ep:
+    if par.expert_tp:
+        if (par.tp * par.dp * par.cp) % (par.expert_tp * par.ep):
+            return False
+    elif (par.dp * par.cp) % par.ep:
         return False
     if model.moe.enabled and model.moe.experts % par.ep:
         return False
@@ -204,7 +212,12 @@ def _layout_variants(model: ModelSpec, par: Parallelism, a: PerformanceAssumptio
             if v != par.virtual_stages:
                 add(f"interleave_v{v}", f"interleaving with {v} virtual stages per GPU",
                     virtual_stages=v)
-    order = ["none"] + (["selective"] if not a.flash_attention else []) + ["full"]
+    # lighter recompute modes, coarsest last: selective saves nothing with FlashAttention (the
+    # score matrix is never stored); the module modes are tried for MoE and MLA models
+    modules = model.moe.enabled or model.mla is not None
+    order = [mode for mode in RECOMPUTE
+             if (mode != "selective" or not a.flash_attention or par.recompute == "selective")
+             and (modes_of_modules(mode) <= modules or par.recompute == mode)]
     if par.recompute in order:
         for lighter in order[: order.index(par.recompute)]:
             add(f"recompute_{lighter}", f"{'no' if lighter == 'none' else lighter} recompute "
@@ -248,6 +261,11 @@ def _layout_variants(model: ModelSpec, par: Parallelism, a: PerformanceAssumptio
         add(f"cp{par.cp * 2}", f"context parallelism {par.cp * 2} instead of {par.cp} "
             f"(DP {par.dp // 2})", cp=par.cp * 2, dp=par.dp // 2)
     return out
+
+
+def modes_of_modules(mode: str) -> bool:
+    """True for the recompute modes that pick modules (norms, up-projections, experts)."""
+    return mode in ("norms-up-proj", "moe-experts")
 
 
 def _nonblocking(fabric: FabricView) -> tuple[FabricView, list[str]]:
@@ -335,7 +353,14 @@ def _limiter_text(key: str, seconds: float, base: _Eval, par: Parallelism, fabri
     if key == "pp_comm":
         return f"pipeline sends between stages on the critical path: {seconds:.2f} s"
     if key == "ep_comm":
-        return f"EP {par.ep} all-to-all (dispatch + combine), exposed: {seconds:.2f} s"
+        span = group_span(fabric, par.ep, par.ep_stride)
+        nodes = max(1, par.ep * par.ep_stride // max(1, fabric.scale_up_domain_gpus))
+        where = ("inside one scale-up domain" if max(span.levels) < fabric.first_scale_out
+                 else f"across {nodes} scale-up domains over the NIC")
+        share = (f"; {base.alltoall_s:.2f} s in all, {_pct(base.alltoall_s / base.step)} of "
+                 f"the step before overlap" if base.alltoall_s and base.step else "")
+        return (f"EP {par.ep} all-to-all (dispatch + combine) {where}, exposed or stealing "
+                f"compute while hidden: {seconds:.2f} s{share}")
     if key == "cp_comm":
         return f"CP {par.cp} K/V ring exchange not hidden behind attention: {seconds:.2f} s"
     if key == "straggler":
@@ -486,6 +511,11 @@ def explain_bottleneck(
                    f"{par.global_batch}", "batch", ev, {"global_batch": cand.global_batch},
                    "changes the optimisation, not only the speed")
 
+    if model.moe.enabled and base.alltoall_s > 0.01 * base_step:
+        for key, description, kind, ev, changes, note in _moe_what_ifs(
+                fabric, model, par, precision, a, peak_tflops):
+            record(key, description, kind, ev, changes, note)
+
     # the ones that run, most help first; then the ones that cannot, in the order tried
     running = sorted((w for w in what_ifs if w.mfu_gain is not None),
                      key=lambda w: -(w.mfu_gain or 0.0))
@@ -509,10 +539,64 @@ def explain_bottleneck(
                             ordered, best, tuple(search.candidates) if search is not None else ())
 
 
+def _moe_what_ifs(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
+                  a: PerformanceAssumptions, peak_tflops: float) -> list[tuple]:
+    """(key, description, kind, evaluation, changes, note) of the MoE what-ifs: EP size, the
+    routing limit, the dispatch kernels, overlap, and a 72-GPU scale-up domain."""
+    out: list[tuple] = []
+    scale_up = fabric.scale_up_domain_gpus
+    for ep in (par.ep // 2, par.ep * 2):
+        cand = replace(par, ep=ep)
+        if ep >= 1 and ep != par.ep and _valid(model, cand, scale_up, a.balance_pipeline_ends):
+            out.append((f"ep{ep}", f"EP {ep} instead of {par.ep}", "layout",
+                        _run(fabric, model, cand, precision, a, peak_tflops), {"ep": ep},
+                        "experts per GPU and the all-to-all's span change"))
+    crosses = par.ep * par.ep_stride > scale_up
+    if crosses:
+        nodes = model.moe.route_nodes
+        limit = 4 if not nodes else max(1, nodes // 2)
+        if limit < par.ep * par.ep_stride // max(1, scale_up):
+            routed = replace(model, moe=replace(model.moe, route_nodes=limit))
+            kernels = replace(a, ep_dispatch="deepep")
+            out.append((f"route_nodes{limit}", f"routing limited to {limit} nodes per token"
+                        + (" with per-node dispatch kernels (DeepEP)" if a.ep_dispatch != "deepep"
+                           else ""), "software",
+                        _run(fabric, routed, par, precision, kernels, peak_tflops),
+                        {"route_nodes": limit, "ep_dispatch": "deepep"},
+                        "changes the model's routing, as DeepSeek-V3 trains it"))
+        if a.ep_dispatch != "deepep":
+            out.append(("deepep", "per-node deduplicating dispatch kernels (DeepEP)", "software",
+                        _run(fabric, model, par, precision, replace(a, ep_dispatch="deepep"),
+                             peak_tflops), {"ep_dispatch": "deepep"}, ""))
+    if a.ep_overlap < 0.8:
+        out.append(("ep_overlap", "the all-to-all overlapped with expert compute "
+                    "(Megatron-Core EP overlap, 0.8 hidden)", "software",
+                    _run(fabric, model, par, precision, replace(a, ep_overlap=0.8), peak_tflops),
+                    {"ep_overlap": 0.8}, ""))
+    if crosses and scale_up < 72 and len(fabric.levels) > fabric.first_scale_out:
+        out.append(("nvl72", f"a 72-GPU scale-up domain (NVL72-class rack) instead of "
+                    f"{scale_up}-GPU nodes, at this GPU's NVLink bandwidth", "fabric",
+                    _run(_wider_scale_up(fabric, 72), model, par, precision, a, peak_tflops),
+                    {"fabric": "scale-up domain 72 GPUs"},
+                    "the EP group's traffic stays on NVLink"))
+    return out
+
+
+def _wider_scale_up(fabric: FabricView, gpus: int) -> FabricView:
+    """``fabric`` with its scale-up domain grown to ``gpus`` (same per-GPU scale-up bandwidth;
+    the outer levels keep theirs, and at least that domain)."""
+    up = fabric.first_scale_out - 1
+    levels = list(fabric.levels)
+    levels[up] = replace(levels[up], domain_gpus=min(gpus, fabric.gpus))
+    for i in range(up + 1, len(levels)):
+        levels[i] = replace(levels[i], domain_gpus=max(levels[i].domain_gpus, levels[up].domain_gpus))
+    return replace(fabric, levels=tuple(levels))
+
+
 def _changes(before: Parallelism, after: Parallelism) -> dict:
     out = {}
-    for name in ("tp", "pp", "dp", "cp", "ep", "micro_batch", "global_batch", "virtual_stages",
-                 "zero_stage", "recompute"):
+    for name in ("tp", "pp", "dp", "cp", "ep", "expert_tp", "micro_batch", "global_batch",
+                 "virtual_stages", "zero_stage", "recompute"):
         if getattr(before, name) != getattr(after, name):
             out[name] = getattr(after, name)
     return out

@@ -118,6 +118,10 @@ class PerformanceResult:
     # both ends of its efficiency bracket, conservative first (calibration.py); None otherwise.
     mfu_range: tuple[float, float] | None = None
     training_days_range: tuple[float, float] | None = None
+    # MoE: dispatch + combine all-to-all seconds per step on the pacing stage, hidden or not
+    # (its exposed part is breakdown "ep_comm"); None for a dense model or a job that cannot run
+    alltoall_s: float | None = None
+    moe: bool = False
 
     @property
     def runs(self) -> bool:
@@ -157,6 +161,7 @@ class PerformanceResult:
                 "recompute": par.recompute,
             },
             **({"search": self.search.to_json()} if self.search is not None else {}),
+            **({"alltoall_s": self.alltoall_s} if self.moe else {}),
         }
 
 
@@ -187,7 +192,14 @@ def cannot_run_reasons(fabric: FabricView, par: Parallelism, memory: MemoryBreak
             f"needs {memory.total_gb:.1f} GB per GPU ({memory.stage} pipeline stage) but "
             f"{fabric.accelerator.id} has {memory.hbm_gb:g} GB",
             (fabric.accelerator.id,)))
-    if step_time_s is not None and not (0 < step_time_s < math.inf):
+    no_host_link = par.activation_offload and not fabric.accelerator.get("host_link_gbyte_s")
+    if no_host_link:
+        reasons.append(Diagnostic(
+            "NO_HOST_LINK",
+            f"activation offload moves every micro-batch's activations over the host link, "
+            f"which the catalog does not give for {fabric.accelerator.id} (host_link_gbyte_s)",
+            (fabric.accelerator.id,)))
+    elif step_time_s is not None and not (0 < step_time_s < math.inf):
         reasons.append(Diagnostic(
             "NO_NETWORK_BANDWIDTH",
             "a network level the job's collectives cross has no bandwidth: the step cannot "
@@ -241,7 +253,8 @@ def layout_performance(
             core = bracket.step
         memory = core.memory
     else:  # no fabric to run on: only what does not depend on one
-        memory = memory_for(model, par, float(fabric.accelerator["hbm_gb"]), a, par.microbatches)
+        memory = memory_for(model, par, float(fabric.accelerator["hbm_gb"]), a, par.microbatches,
+                            precision)
     diags.extend(_layout_diagnostics(fabric, model, par, a))
     reasons = cannot_run_reasons(fabric, par, memory, core.step_time_s if core else None)
     failure = search.failure if search is not None else None
@@ -290,6 +303,8 @@ def layout_performance(
         search=search,
         mfu_range=mfu_range,
         training_days_range=days_range,
+        alltoall_s=run.alltoall_s if run is not None and model.moe.enabled else None,
+        moe=model.moe.enabled,
     )
 
 
@@ -312,12 +327,16 @@ def _layout_diagnostics(fabric: FabricView, model: ModelSpec, par: Parallelism,
     chunks = par.pp * (max(1, par.virtual_stages) if par.pp > 1 else 1)
     if par.pp > 1 and model.layers % chunks:
         first, middle, last = stage_layer_counts(model.layers, par.pp, par.virtual_stages,
-                                                 a.balance_pipeline_ends)
-        if a.balance_pipeline_ends and ends_balanced(model.layers, par.pp, par.virtual_stages):
+                                                 a.balance_pipeline_ends, model.mtp_depth)
+        if a.balance_pipeline_ends and ends_balanced(model.layers, par.pp, par.virtual_stages,
+                                                     model.mtp_depth):
+            mtp = (f" and each of the {model.mtp_depth} multi-token-prediction modules as one "
+                   f"more on the last stage" if model.mtp_depth else "")
+            ends = (f"the first and last stages get {first} layers" if first == last else
+                    f"the first stage gets {first} layers, the last {last}")
             text = (f"{model.layers} layers do not divide into pp x virtual_stages = {chunks} "
                     f"chunks; counting the embedding and the loss as one layer each (as "
-                    f"Llama 3 does), the first and last stages get {first} layers and the "
-                    f"others {middle}")
+                    f"Llama 3 does){mtp}, {ends} and the others {middle}")
         else:
             text = (f"{model.layers} layers do not divide into pp x virtual_stages = {chunks} "
                     f"chunks; the fullest stage has {max(first, middle)} layers and sets "

@@ -426,6 +426,12 @@ def _performance_rows(ev: Evaluation) -> list[Row]:
     if perf.breakdown_s is not None:
         breakdown = ", ".join(f"{k} {v:.3g} s" for k, v in perf.breakdown_s.items() if v)
         rows.append(Row("Step breakdown", breakdown, "performance.breakdown_s"))
+    if perf.moe and perf.alltoall_s is not None:
+        rows.append(Row("All-to-all per step", f"{perf.alltoall_s:.3g} s (dispatch + combine, hidden "
+                        f"or not; {perf.breakdown_s.get('ep_comm', 0.0):.3g} s exposed); experts "
+                        f"hold {perf.memory.expert_states_gb:.1f} GB of model states and "
+                        f"{perf.memory.expert_activations_gb:.1f} GB of activations",
+                        "performance.alltoall_s"))
     else:
         rows.append(Row("Memory breakdown", memory_breakdown_text(perf.memory), "performance.memory_gb"))
     return rows
