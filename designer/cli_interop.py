@@ -51,8 +51,8 @@ def add_import_command(sub, make_subcommand) -> None:
         "Read a Nautobot location's devices, interfaces and cables (pynautobot). A device type "
         "whose model is a catalog id is that entry; --map, --server and --switch name the others. "
         "The devices fold into repeated blocks as a fabric dump does.",
-        "NAUTOBOT_TOKEN=... cluster-designer import nautobot --url https://nautobot.example "
-        "--location dc1 -o dc1.json")
+        "cluster-designer import nautobot --url https://nautobot.example --location dc1 "
+        "-o dc1.json")
     nb.add_argument("--url", required=True, metavar="URL", help="the Nautobot server (http or https)")
     nb.add_argument("--token", metavar="TOKEN", help="API token (default: $NAUTOBOT_TOKEN); never written anywhere")
     nb.add_argument("--location", required=True, metavar="NAME", help="the location (site) to read")
