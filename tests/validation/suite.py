@@ -435,7 +435,9 @@ def run_all(only_perf: set[str] | None = None) -> list[RowResult]:
             rows += run_topology(folder)
             rows += run_power(folder)
             rows += run_reliability()
-            from .serving_suite import run_serving  # it builds on this module's rows and CLI path
+            from .moe_suite import run_moe  # both build on this module's rows and CLI path
+            from .serving_suite import run_serving
+            rows += run_moe(folder)
             rows += run_serving(folder)
     return rows
 

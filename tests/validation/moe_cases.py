@@ -1,0 +1,233 @@
+"""The MoE training rows (issue 21): published runs with their full layout.
+
+Every row, its source (repository path and commit, or paper section) and its tag are listed in
+docs/reference/moe-training-runs.md. A row is built with the run's whole model (MLA, head
+dimension, dense first layers, shared experts), layout (expert TP where it differs from TP) and
+precision recipe, exactly as published; whether the training schema can hold it is asked of the
+schema itself (``schema_gap``): a row it cannot express is "not modelled" with the schema's own
+error as the reason, and becomes a prediction as soon as the schema accepts it. Nothing here is
+approximated to fit the schema.
+
+The published figure is tokens/s per GPU; the row is compared in it (``compare="tokens"``,
+±10%). Step time, where shown, is GBS x seq / (tokens/s/GPU x GPUs) (D).
+"""
+
+from __future__ import annotations
+
+from core.workload import WorkloadError, workload_from_dict
+
+from .cases import (BRIDGE_2511, STACK_NAMES, PerfCase, _dgx_b200, _dgx_h100, _gb200_nvl72)
+
+# --------------------------------------------------------------------------------------
+# sources
+
+_MB_COMMIT = "067f987df03b8355b03192d88d70f1709fedf51a"
+_MB = (f"NVIDIA-NeMo/Megatron-Bridge@{_MB_COMMIT[:9]} docs/performance-summary-archive.md, "
+       "{release} NeMo container, Pre-Training Performance ({table})")
+_MB_RECIPE = f"recipe src/megatron/bridge/perf_recipes/{{path}} @{_MB_COMMIT[:9]}"
+_DS = ("DeepSeek-AI, DeepSeek-V3 Technical Report (arXiv 2412.19437) §1 / Table 1 (180K H800 "
+       "GPU-hours per trillion tokens, 2,048 H800), §3.2 (PP 16, EP 64 over 8 nodes, ZeRO-1, "
+       "no TP, DualPipe, RMSNorm and MLA up-projection recompute), §3.3 (FP8 1x128 / 128x128 "
+       "blocks), §4.2 (4K sequences, batch up to 15,360)")
+_AM = ("NVIDIA-NeMo/Automodel docs/performance-summary.md, Pre-Training, DGX-H100 BF16 "
+       "(PyTorch FSDP2 + TE + DeepEP)")
+
+# --------------------------------------------------------------------------------------
+# software stacks
+
+# Megatron-Bridge MoE benchmarks "force-balance the token distribution among experts and all
+# benchmarks are token-dropless" (footnote of every MoE table, P): no routing skew. The rest
+# is the engine's current Megatron-Core + TE stack (as the dense Megatron-Bridge rows).
+BRIDGE_MOE = {**BRIDGE_2511, "ep_imbalance": 1.0}
+STACK_NAMES[id(BRIDGE_MOE)] = "Megatron-Bridge (Megatron-Core + TE), experts force-balanced"
+# DeepSeek's own stack (§3.2): DualPipe, custom all-to-all kernels, routing not forced to
+# balance (auxiliary-loss-free balancing keeps it near even, E: the default skew). H800 is an
+# H100 die with NVLink cut to 400 GB/s: it takes the H100's calibrated factor, as H200 does
+# (the catalog's note; no H800 run is fitted).
+DEEPSEEK_V3 = {"gemm_efficiency_scale_by_accelerator": {"H800-SXM": 0.644}}
+STACK_NAMES[id(DEEPSEEK_V3)] = "DeepSeek-V3 (engine defaults; H800 on the H100 factor)"
+# NeMo Automodel: PyTorch FSDP2 with TE and DeepEP kernels (another stack; report-only).
+AUTOMODEL = dict(BRIDGE_MOE)
+STACK_NAMES[id(AUTOMODEL)] = "NeMo Automodel (FSDP2 + TE + DeepEP)"
+
+# --------------------------------------------------------------------------------------
+# models (docs/reference/moe-training-runs.md "Model shapes"; HF config.json, S)
+
+DEEPSEEK_V3_MODEL = {
+    "layers": 61, "hidden": 7168, "ffn_hidden": 18432, "heads": 128, "kv_heads": 128,
+    "vocab": 129280, "seq_len": 4096, "activation": "swiglu", "causal": True,
+    "mla": {"q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+            "qk_nope_head_dim": 128, "v_head_dim": 128},
+    "moe": {"experts": 256, "top_k": 8, "shared_experts": 1, "expert_ffn_hidden": 2048,
+            "dense_layers": 3},
+}
+# Qwen3 and GPT-OSS set their attention head dimension apart from hidden / heads.
+QWEN3_30B = {"layers": 48, "hidden": 2048, "ffn_hidden": 6144, "heads": 32, "kv_heads": 4,
+             "head_dim": 128, "vocab": 151936, "seq_len": 4096, "activation": "swiglu",
+             "causal": True, "moe": {"experts": 128, "top_k": 8, "expert_ffn_hidden": 768}}
+QWEN3_235B = {"layers": 94, "hidden": 4096, "ffn_hidden": 12288, "heads": 64, "kv_heads": 4,
+              "head_dim": 128, "vocab": 151936, "seq_len": 4096, "activation": "swiglu",
+              "causal": True, "moe": {"experts": 128, "top_k": 8, "expert_ffn_hidden": 1536}}
+GPT_OSS_120B = {"layers": 36, "hidden": 2880, "ffn_hidden": 2880, "heads": 64, "kv_heads": 8,
+                "head_dim": 64, "vocab": 201088, "seq_len": 4096, "activation": "swiglu",
+                "causal": True, "moe": {"experts": 128, "top_k": 4, "expert_ffn_hidden": 2880}}
+
+_GPT_OSS_REASON = ("sliding-window attention (128 tokens) on half the layers and attention "
+                   "sinks are not in the schema: full causal attention on every layer "
+                   "overcounts the attention core (~6% of the step's FLOPs at 4K, E); shown, "
+                   "not gated")
+
+# --------------------------------------------------------------------------------------
+# hardware
+
+
+def _gb300_nvl72(gpus: int) -> dict:
+    # GB300 NVL72 racks (72-GPU NVLink5 domain, 800G ConnectX-8 per GPU in the catalog entry),
+    # a smaller job on the first GPUs, as the GB200 rows
+    return {"template": "supernode", "system": "GB300-NVL72", "count": -(-gpus // 72)}
+
+
+def _hgx_h800(gpus: int) -> dict:
+    # DeepSeek §3.1: 8-GPU H800 nodes, NVLink/NVSwitch inside, InfiniBand across (one 400G
+    # NIC per GPU, the catalog's HGX-H800); the switch and tiers are not stated: NDR QM9700
+    # fat tree (E)
+    return {"template": "fat-tree", "gpus": gpus, "server": "HGX-H800", "switch": "QM9700"}
+
+
+_SYSTEMS = {
+    "H100": (_dgx_h100, "DGX H100 (SuperPOD RA: NDR 400G per GPU, QM9700; S/E)"),
+    "B200": (_dgx_b200, "DGX B200 (SuperPOD RA: NDR 400G per GPU, QM9700; S/E)"),
+    "GB200": (_gb200_nvl72, "GB200 NVL72 racks (72-GPU NVLink5 domain; 400G IB per GPU; S/E)"),
+    "GB300": (_gb300_nvl72, "GB300 NVL72 racks (72-GPU NVLink5 domain; S/E)"),
+    "H800": (_hgx_h800, "HGX H800 nodes, 400G IB per GPU (NDR fat tree, E)"),
+}
+
+
+def _run(row: str, title: str, system: str, gpus: int, model: dict, layout: dict,
+         precision: str, tokens: float, source: str, tag: str, stack: dict = BRIDGE_MOE,
+         policy: str = "gated", reason: str = "", recompute: str = "none") -> PerfCase:
+    """One MoE row: ``layout`` as published (tp, pp, cp, ep, etp, micro_batch, global_batch,
+    virtual_stages); dp follows from the GPUs. ``recompute`` is the schema's nearest
+    granularity to the recipe's modules (named in ``source``)."""
+    tp, pp, cp = layout.get("tp", 1), layout.get("pp", 1), layout.get("cp", 1)
+    par = {"tp": tp, "pp": pp, "cp": cp, "dp": gpus // (tp * pp * cp), "zero_stage": 1,
+           "recompute": recompute, **{k: v for k, v in layout.items() if k not in ("tp", "pp", "cp")}}
+    make, note = _SYSTEMS[system]
+    step = par["global_batch"] * model["seq_len"] / (tokens * gpus)
+    return PerfCase(
+        row, f"MoE training on {system} ({precision.upper()})", f"{title} on {gpus:,} {system}",
+        model, par, make(gpus), f"{gpus:,} GPUs: {note}", stack, source, tag,
+        precision=precision, published_step_s=step,
+        util_definition=f"tokens/s/GPU {tokens:,.0f} (P); step D", compare="tokens",
+        tolerance=0.10, policy=policy, reason=reason)
+
+
+def _mb(release: str, table: str, recipe: str = "") -> str:
+    src = _MB.format(release=release, table=table)
+    return src + (f"; {_MB_RECIPE.format(path=recipe)}" if recipe else "")
+
+
+MOE_CASES: tuple[PerfCase, ...] = (
+    # --- DeepSeek-V3 ----------------------------------------------------------------------
+    _run("MoE-DSV3-H800-2048", "DeepSeek-V3 (DualPipe, FP8 blocks)", "H800", 2048,
+         DEEPSEEK_V3_MODEL,
+         dict(pp=16, ep=64, micro_batch=1, global_batch=15360), "fp8-block", 1e12 / (180e3 * 3600),
+         _DS, "P (tokens/s D; micro-batch E: not published)", stack=DEEPSEEK_V3,
+         recompute="selective"),
+    _run("MoE-DSV3-H100-1024", "DeepSeek-V3 (dropless)", "H100", 1024, DEEPSEEK_V3_MODEL,
+         dict(tp=2, pp=8, virtual_stages=4, ep=64, micro_batch=1, global_batch=8192), "fp8",
+         1297, _mb("25.09", "DGX-H100", "deepseek/h100/deepseek_v3.py (mla_up_proj, mlp)"),
+         "P (precision E: the 25.09 table has no precision column)", recompute="selective"),
+    _run("MoE-DSV3-B200-256", "DeepSeek-V3", "B200", 256, DEEPSEEK_V3_MODEL,
+         dict(pp=8, virtual_stages=2, ep=32, micro_batch=1, global_batch=4096), "mxfp8", 3328,
+         _mb("26.04.01", "DeepSeekV3", "deepseek/b200/deepseek_v3.py (mla_up_proj, mlp)"), "P",
+         recompute="selective"),
+    _run("MoE-DSV3-GB200-256-bf16", "DeepSeek-V3 (w/o MTP)", "GB200", 256, DEEPSEEK_V3_MODEL,
+         dict(pp=4, virtual_stages=4, ep=64, micro_batch=1, global_batch=4096), "bf16", 3139,
+         _mb("25.11", "System: DGX-GB200", "deepseek/gb200/deepseek_v3.py (mla_up_proj)"), "P",
+         recompute="selective"),
+    _run("MoE-DSV3-GB200-256", "DeepSeek-V3", "GB200", 256, DEEPSEEK_V3_MODEL,
+         dict(pp=4, virtual_stages=4, ep=64, micro_batch=1, global_batch=4096), "mxfp8", 4969,
+         _mb("26.06", "DeepSeekV3", "deepseek/gb200/deepseek_v3.py (mla_up_proj)"), "P",
+         recompute="selective"),
+    _run("MoE-DSV3-GB300-256-bf16", "DeepSeek-V3 (w/o MTP)", "GB300", 256, DEEPSEEK_V3_MODEL,
+         dict(pp=2, virtual_stages=4, ep=32, micro_batch=1, global_batch=4096), "bf16", 3848,
+         _mb("25.11", "System: DGX-GB300"), "P (recompute E: the recipe now has another layout)",
+         recompute="selective"),
+    _run("MoE-DSV3-GB300-256", "DeepSeek-V3", "GB300", 256, DEEPSEEK_V3_MODEL,
+         dict(pp=2, virtual_stages=8, ep=32, micro_batch=1, global_batch=4096), "mxfp8", 6338,
+         _mb("26.06", "DeepSeekV3", "deepseek/gb300/deepseek_v3.py (no recompute)"), "P"),
+    # --- Qwen3-235B-A22B ------------------------------------------------------------------
+    _run("MoE-Q235-H100-256", "Qwen3-235B-A22B", "H100", 256, QWEN3_235B,
+         dict(tp=2, pp=8, virtual_stages=4, ep=32, etp=1, micro_batch=1, global_batch=8192),
+         "fp8", 1712, _mb("26.04.01", "Qwen3_235B_a22B", "qwen/h100/qwen3_moe.py (no recompute; "
+                          "ETP 1 from recipes/qwen/h100/qwen3_moe.py)"), "P"),
+    _run("MoE-Q235-H100-256-2511", "Qwen3-235B-A22B, GBS 2048", "H100", 256, QWEN3_235B,
+         dict(tp=2, pp=8, virtual_stages=4, ep=32, etp=1, micro_batch=1, global_batch=2048),
+         "fp8", 1575, _mb("25.11", "System: DGX-H100", "qwen/h100/qwen3_moe.py"),
+         "P (recompute S: recipe of a later release)"),
+    _run("MoE-Q235-B200-256", "Qwen3-235B-A22B", "B200", 256, QWEN3_235B,
+         dict(pp=8, ep=8, micro_batch=1, global_batch=8192), "mxfp8", 3776,
+         _mb("26.04.01", "Qwen3_235B_a22B", "qwen/b200/qwen3_moe.py (no recompute)"), "P"),
+    _run("MoE-Q235-GB200-256-bf16", "Qwen3-235B-A22B", "GB200", 256, QWEN3_235B,
+         dict(pp=8, virtual_stages=3, ep=32, micro_batch=1, global_batch=8192), "bf16", 4916,
+         _mb("25.11", "System: DGX-GB200", "qwen/gb200/qwen3_moe.py (no recompute)"), "P"),
+    _run("MoE-Q235-GB300-256-bf16", "Qwen3-235B-A22B", "GB300", 256, QWEN3_235B,
+         dict(pp=4, virtual_stages=12, ep=16, micro_batch=2, global_batch=8192), "bf16", 6131,
+         _mb("25.11", "System: DGX-GB300", "qwen/gb300/qwen3_moe.py (no recompute)"), "P"),
+    # --- Qwen3-30B-A3B --------------------------------------------------------------------
+    _run("MoE-Q30-H100-16", "Qwen3-30B-A3B", "H100", 16, QWEN3_30B,
+         dict(ep=16, micro_batch=1, global_batch=1024), "fp8", 8960,
+         _mb("26.04.01", "Qwen3_30B_a3B", "qwen/h100/qwen3_moe.py (no recompute)"), "P"),
+    _run("MoE-Q30-B200-8", "Qwen3-30B-A3B", "B200", 8, QWEN3_30B,
+         dict(ep=8, micro_batch=4, global_batch=512), "mxfp8", 27136,
+         _mb("26.04.01", "Qwen3_30B_a3B", "qwen/b200/qwen3_moe.py (no recompute)"), "P"),
+    _run("MoE-Q30-GB200-8", "Qwen3-30B-A3B", "GB200", 8, QWEN3_30B,
+         dict(ep=8, micro_batch=4, global_batch=512), "mxfp8", 40706,
+         _mb("26.06", "Qwen3_30B_a3B", "qwen/gb200/qwen3_moe.py (no recompute)"), "P"),
+    _run("MoE-Q30-GB300-8", "Qwen3-30B-A3B", "GB300", 8, QWEN3_30B,
+         dict(ep=8, micro_batch=8, global_batch=512), "mxfp8", 45275,
+         _mb("26.06", "Qwen3_30B_a3B", "qwen/gb300/qwen3_moe.py (no recompute)"), "P"),
+    # --- GPT-OSS-120B (report-only: sliding window) ---------------------------------------
+    _run("MoE-GPTOSS-H100-64", "GPT-OSS-120B", "H100", 64, GPT_OSS_120B,
+         dict(pp=4, ep=8, micro_batch=1, global_batch=1280), "bf16", 5824,
+         _mb("26.04.01", "GPT OSS 120B", "gpt_oss/h100/gpt_oss.py (layernorm, moe_act)"), "P",
+         policy="report-only", reason=_GPT_OSS_REASON, recompute="selective"),
+    _run("MoE-GPTOSS-B200-64", "GPT-OSS-120B", "B200", 64, GPT_OSS_120B,
+         dict(ep=8, micro_batch=4, global_batch=1280), "bf16", 13568,
+         _mb("26.04.01", "GPT OSS 120B", "gpt_oss/b200/gpt_oss.py (layernorm, moe_act)"), "P",
+         policy="report-only", reason=_GPT_OSS_REASON, recompute="selective"),
+    _run("MoE-GPTOSS-GB200-64", "GPT-OSS-120B", "GB200", 64, GPT_OSS_120B,
+         dict(ep=64, micro_batch=4, global_batch=1280), "bf16", 16640,
+         _mb("26.04.01", "GPT OSS 120B"), "P (recompute E)", policy="report-only",
+         reason=_GPT_OSS_REASON, recompute="selective"),
+    _run("MoE-GPTOSS-GB300-64", "GPT-OSS-120B", "GB300", 64, GPT_OSS_120B,
+         dict(ep=64, micro_batch=4, global_batch=1280), "bf16", 19200,
+         _mb("26.04.01", "GPT OSS 120B"), "P (recompute E)", policy="report-only",
+         reason=_GPT_OSS_REASON, recompute="selective"),
+    # --- another stack (report-only) ------------------------------------------------------
+    _run("MoE-DSV3-H100-1024-AM", "DeepSeek-V3 (Automodel FSDP2)", "H100", 1024,
+         DEEPSEEK_V3_MODEL, dict(pp=4, virtual_stages=8, ep=64, micro_batch=1,
+                                 global_batch=8192), "bf16", 865, _AM,
+         "S (FSDP 256, GA 4; recompute not published)", stack=AUTOMODEL, policy="report-only",
+         reason="NeMo Automodel's PyTorch FSDP2 stack, not the Megatron-Core stack the engine "
+                "is calibrated on; recompute not published (E: selective)",
+         recompute="selective"),
+)
+
+# Rows whose run depends on something no schema field describes (shown, not evaluated).
+MOE_NOT_MODELLED = (
+    ("MoE-KIMI-GB300-256", "Kimi K2 on 256 GB300 (MXFP8, TP 1, PP 4, VP 4, EP 64, GBS 4096, "
+     "MBS 2)", "5,332 tokens/s/GPU", _mb("26.04", "Kimi_K2"), "P",
+     "the Muon optimizer (the table's note) is not modelled"),
+)
+
+
+def schema_gap(case: PerfCase) -> str | None:
+    """Why the training schema cannot hold ``case`` as published (its own error), or None."""
+    try:
+        workload_from_dict({"name": case.title, "model": case.model,
+                            "parallelism": case.parallelism, "precision": case.precision})
+    except WorkloadError as exc:
+        return str(exc)
+    return None
