@@ -60,7 +60,14 @@ DEEPSEEK_V3_MODEL = {
             "qk_nope_head_dim": 128, "v_head_dim": 128},
     "moe": {"experts": 256, "top_k": 8, "shared_experts": 1, "expert_ffn_hidden": 2048,
             "dense_layers": 3},
+    # one multi-token-prediction module (config.json num_nextn_predict_layers 1; the
+    # Megatron-Bridge bridge reads it as mtp_num_layers)
+    "mtp_depth": 1,
 }
+# NVIDIA's 25.11 tables mark these runs "w/o MTP" (P)
+DEEPSEEK_V3_NO_MTP = {**DEEPSEEK_V3_MODEL, "mtp_depth": 0}
+# DeepSeek's own run: node-limited routing, a token's experts on at most 4 nodes (§2.1.2, P)
+DEEPSEEK_V3_DS = {**DEEPSEEK_V3_MODEL, "moe": {**DEEPSEEK_V3_MODEL["moe"], "route_nodes": 4}}
 # Qwen3 and GPT-OSS set their attention head dimension apart from hidden / heads.
 QWEN3_30B = {"layers": 48, "hidden": 2048, "ffn_hidden": 6144, "heads": 32, "kv_heads": 4,
              "head_dim": 128, "vocab": 151936, "seq_len": 4096, "activation": "swiglu",
@@ -107,8 +114,10 @@ def _run(row: str, title: str, system: str, gpus: int, model: dict, layout: dict
          precision: str, tokens: float, source: str, tag: str, stack: dict = BRIDGE_MOE,
          policy: str = "gated", reason: str = "", recompute: str = "none") -> PerfCase:
     """One MoE row: ``layout`` as published (tp, pp, cp, ep, etp, micro_batch, global_batch,
-    virtual_stages); dp follows from the GPUs. ``recompute`` is the schema's nearest
-    granularity to the recipe's modules (named in ``source``)."""
+    virtual_stages); dp follows from the GPUs. ``recompute`` is the schema's granularity for the
+    recipe's Megatron-Core ``recompute_modules`` (named in ``source``): mla_up_proj, layernorm,
+    moe_act -> "norms-up-proj"; with "mlp" too, the dense MLPs' recompute is not separate in the
+    schema (the first three layers of DeepSeek-V3 only, E)."""
     tp, pp, cp = layout.get("tp", 1), layout.get("pp", 1), layout.get("cp", 1)
     par = {"tp": tp, "pp": pp, "cp": cp, "dp": gpus // (tp * pp * cp), "zero_stage": 1,
            "recompute": recompute, **{k: v for k, v in layout.items() if k not in ("tp", "pp", "cp")}}
@@ -130,30 +139,30 @@ def _mb(release: str, table: str, recipe: str = "") -> str:
 MOE_CASES: tuple[PerfCase, ...] = (
     # --- DeepSeek-V3 ----------------------------------------------------------------------
     _run("MoE-DSV3-H800-2048", "DeepSeek-V3 (DualPipe, FP8 blocks)", "H800", 2048,
-         DEEPSEEK_V3_MODEL,
+         DEEPSEEK_V3_DS,
          dict(pp=16, ep=64, micro_batch=1, global_batch=15360), "fp8-block", 1e12 / (180e3 * 3600),
          _DS, "P (tokens/s D; micro-batch E: not published)", stack=DEEPSEEK_V3,
-         recompute="selective"),
+         recompute="norms-up-proj"),
     _run("MoE-DSV3-H100-1024", "DeepSeek-V3 (dropless)", "H100", 1024, DEEPSEEK_V3_MODEL,
          dict(tp=2, pp=8, virtual_stages=4, ep=64, micro_batch=1, global_batch=8192), "fp8",
          1297, _mb("25.09", "DGX-H100", "deepseek/h100/deepseek_v3.py (mla_up_proj, mlp)"),
-         "P (precision E: the 25.09 table has no precision column)", recompute="selective"),
+         "P (precision E: the 25.09 table has no precision column; MTP E)", recompute="norms-up-proj"),
     _run("MoE-DSV3-B200-256", "DeepSeek-V3", "B200", 256, DEEPSEEK_V3_MODEL,
          dict(pp=8, virtual_stages=2, ep=32, micro_batch=1, global_batch=4096), "mxfp8", 3328,
          _mb("26.04.01", "DeepSeekV3", "deepseek/b200/deepseek_v3.py (mla_up_proj, mlp)"), "P",
-         recompute="selective"),
-    _run("MoE-DSV3-GB200-256-bf16", "DeepSeek-V3 (w/o MTP)", "GB200", 256, DEEPSEEK_V3_MODEL,
+         recompute="norms-up-proj"),
+    _run("MoE-DSV3-GB200-256-bf16", "DeepSeek-V3 (w/o MTP)", "GB200", 256, DEEPSEEK_V3_NO_MTP,
          dict(pp=4, virtual_stages=4, ep=64, micro_batch=1, global_batch=4096), "bf16", 3139,
          _mb("25.11", "System: DGX-GB200", "deepseek/gb200/deepseek_v3.py (mla_up_proj)"), "P",
-         recompute="selective"),
+         recompute="norms-up-proj"),
     _run("MoE-DSV3-GB200-256", "DeepSeek-V3", "GB200", 256, DEEPSEEK_V3_MODEL,
          dict(pp=4, virtual_stages=4, ep=64, micro_batch=1, global_batch=4096), "mxfp8", 4969,
          _mb("26.06", "DeepSeekV3", "deepseek/gb200/deepseek_v3.py (mla_up_proj)"), "P",
-         recompute="selective"),
-    _run("MoE-DSV3-GB300-256-bf16", "DeepSeek-V3 (w/o MTP)", "GB300", 256, DEEPSEEK_V3_MODEL,
+         recompute="norms-up-proj"),
+    _run("MoE-DSV3-GB300-256-bf16", "DeepSeek-V3 (w/o MTP)", "GB300", 256, DEEPSEEK_V3_NO_MTP,
          dict(pp=2, virtual_stages=4, ep=32, micro_batch=1, global_batch=4096), "bf16", 3848,
          _mb("25.11", "System: DGX-GB300"), "P (recompute E: the recipe now has another layout)",
-         recompute="selective"),
+         recompute="norms-up-proj"),
     _run("MoE-DSV3-GB300-256", "DeepSeek-V3", "GB300", 256, DEEPSEEK_V3_MODEL,
          dict(pp=2, virtual_stages=8, ep=32, micro_batch=1, global_batch=4096), "mxfp8", 6338,
          _mb("26.06", "DeepSeekV3", "deepseek/gb300/deepseek_v3.py (no recompute)"), "P"),
@@ -192,27 +201,27 @@ MOE_CASES: tuple[PerfCase, ...] = (
     _run("MoE-GPTOSS-H100-64", "GPT-OSS-120B", "H100", 64, GPT_OSS_120B,
          dict(pp=4, ep=8, micro_batch=1, global_batch=1280), "bf16", 5824,
          _mb("26.04.01", "GPT OSS 120B", "gpt_oss/h100/gpt_oss.py (layernorm, moe_act)"), "P",
-         policy="report-only", reason=_GPT_OSS_REASON, recompute="selective"),
+         policy="report-only", reason=_GPT_OSS_REASON, recompute="norms-up-proj"),
     _run("MoE-GPTOSS-B200-64", "GPT-OSS-120B", "B200", 64, GPT_OSS_120B,
          dict(ep=8, micro_batch=4, global_batch=1280), "bf16", 13568,
          _mb("26.04.01", "GPT OSS 120B", "gpt_oss/b200/gpt_oss.py (layernorm, moe_act)"), "P",
-         policy="report-only", reason=_GPT_OSS_REASON, recompute="selective"),
+         policy="report-only", reason=_GPT_OSS_REASON, recompute="norms-up-proj"),
     _run("MoE-GPTOSS-GB200-64", "GPT-OSS-120B", "GB200", 64, GPT_OSS_120B,
          dict(ep=64, micro_batch=4, global_batch=1280), "bf16", 16640,
          _mb("26.04.01", "GPT OSS 120B"), "P (recompute E)", policy="report-only",
-         reason=_GPT_OSS_REASON, recompute="selective"),
+         reason=_GPT_OSS_REASON, recompute="norms-up-proj"),
     _run("MoE-GPTOSS-GB300-64", "GPT-OSS-120B", "GB300", 64, GPT_OSS_120B,
          dict(ep=64, micro_batch=4, global_batch=1280), "bf16", 19200,
          _mb("26.04.01", "GPT OSS 120B"), "P (recompute E)", policy="report-only",
-         reason=_GPT_OSS_REASON, recompute="selective"),
+         reason=_GPT_OSS_REASON, recompute="norms-up-proj"),
     # --- another stack (report-only) ------------------------------------------------------
     _run("MoE-DSV3-H100-1024-AM", "DeepSeek-V3 (Automodel FSDP2)", "H100", 1024,
          DEEPSEEK_V3_MODEL, dict(pp=4, virtual_stages=8, ep=64, micro_batch=1,
                                  global_batch=8192), "bf16", 865, _AM,
          "S (FSDP 256, GA 4; recompute not published)", stack=AUTOMODEL, policy="report-only",
          reason="NeMo Automodel's PyTorch FSDP2 stack, not the Megatron-Core stack the engine "
-                "is calibrated on; recompute not published (E: selective)",
-         recompute="selective"),
+                "is calibrated on; recompute not published (E: norms-up-proj)",
+         recompute="norms-up-proj"),
 )
 
 # Rows whose run depends on something no schema field describes (shown, not evaluated).
