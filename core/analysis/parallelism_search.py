@@ -7,7 +7,8 @@ Candidates (Megatron semantics, performance.md §8 "exhaustive parallelism searc
 * cp: 1, and 2/4/8/16 for sequences of 16k tokens or more (cp x tp within the job);
 * pp: divisors of the layer count, plus powers of two (uneven splits are allowed: the fullest
   stage sets the pace, as in Meta's Llama 3 layout);
-* ep (MoE): powers of two dividing the experts and dp x cp, up to 64;
+* ep (MoE): every common divisor of the experts and dp x cp, powers of two or not, however
+  wide (DeepSeek-V3 trained with EP 64 over 8 nodes; the model, not a cap, decides);
 * dp: as many replicas as the design's GPUs allow (those one part of it connects, if its
   fabric falls into parts), no more than the batch can feed;
 * micro-batch 1, 2, 4, 8; virtual stages 1, 2, 3, 4, 6, 8 where pp x v divides the layers and
@@ -105,6 +106,14 @@ def _divisors(n: int, limit: int) -> list[int]:
     return [d for d in range(1, min(n, limit) + 1) if n % d == 0]
 
 
+def _expert_parallel_options(experts: int, replicas: int) -> list[int]:
+    """EP degrees of a training layout: every common divisor of the experts (each rank holds
+    whole experts: Megatron-Core needs num_moe_experts % ep == 0) and of the dp x cp replicas
+    EP is carved from, powers of two or not (160 experts on 40 replicas: EP 5, 10, 20, 40)."""
+    g = math.gcd(experts, replicas)
+    return [d for d in range(1, g + 1) if g % d == 0]
+
+
 # ------------------------------------------------------------------------------------------
 # enumeration
 
@@ -144,11 +153,7 @@ def _enumerate(fabric: FabricView, model: ModelSpec, a: PerformanceAssumptions,
                 dp = min(gpus // (tp * cp * pp), max(1, int(1.5 * target_sequences)))
                 if dp < 1:
                     continue
-                if moe.enabled:
-                    eps = [e for e in _powers_of_two(min(64, moe.experts))
-                           if moe.experts % e == 0 and (dp * cp) % e == 0] or [1]
-                else:
-                    eps = [1]
+                eps = _expert_parallel_options(moe.experts, dp * cp) if moe.enabled else [1]
                 for ep in eps:
                     for mbs in MICRO_BATCHES:
                         unit = dp * mbs

@@ -1,0 +1,66 @@
+"""MoE parallelism search benchmark (issue 21 item 7): DeepSeek-V3 with "parallelism": "auto" on
+2,048 to 16,384 H100 GPUs (DGX H100 on a QM9700 NDR fat tree). Target: under 5 s each on the
+2-core development machine.
+
+Run: python bench/bench_moe_search.py [--repeat 3]
+Prints, per size, the median time of the whole evaluation (what `cluster-designer evaluate`
+does: topology, search, step time, bottleneck, the rest) and of the search alone, the search's
+layouts (enumerated / evaluated with their memory options / rejected for memory), the chosen
+layout and the peak traced Python memory of one evaluation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from core.analysis.parallelism_search import search_parallelism  # noqa: E402
+from core.catalog import load_catalog  # noqa: E402
+from core.evaluate import evaluate  # noqa: E402
+from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
+from core.workload import workload_from_dict  # noqa: E402
+from timing import median_s, peak_mb  # noqa: E402
+
+# DeepSeek-V3's shape (config.json; resources/workloads/SOURCES.md), FP8 as it was trained.
+DEEPSEEK_V3 = {
+    "name": "DeepSeek-V3 (auto layout)",
+    "model": {"layers": 61, "hidden": 7168, "ffn_hidden": 18432, "heads": 128, "kv_heads": 128,
+              "vocab": 129280, "seq_len": 4096, "activation": "swiglu", "causal": True,
+              "moe": {"experts": 256, "top_k": 8, "shared_experts": 1,
+                      "expert_ffn_hidden": 2048, "dense_layers": 3}},
+    "parallelism": "auto",
+    "precision": "fp8",
+}
+SIZES = (2048, 4096, 8192, 16384)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    catalog = load_catalog(include_user=False)
+    workload = workload_from_dict(DEEPSEEK_V3)
+    print("| H100 GPUs | evaluate (auto) | search alone | layouts / evaluated / rejected for "
+          "memory | chosen (tp, pp, dp, ep, mbs, v, recompute, ZeRO) | GB/GPU | peak MB |")
+    print("|---:|---:|---:|---:|---|---:|---:|")
+    for gpus in SIZES:
+        design = generate_fat_tree(FatTreeOptions(gpus, "DGX-H100", "QM9700"), catalog)
+        ev = evaluate(design, catalog, workload)
+        fabric = ev.topology.fabric
+        eval_s = median_s(lambda: evaluate(design, catalog, workload), args.repeat)
+        search_s = median_s(lambda: search_parallelism(fabric, workload), args.repeat)
+        found = search_parallelism(fabric, workload)
+        peak = peak_mb(lambda: evaluate(design, catalog, workload))
+        b = found.best
+        memory = found.candidates[0].memory_gb if found.candidates else float("nan")
+        print(f"| {gpus:,} | {eval_s:.2f} s | {search_s:.2f} s | {found.considered:,} / "
+              f"{found.evaluated:,} / {found.rejected_for_memory:,} | {b.tp}, {b.pp}, {b.dp}, "
+              f"{b.ep}, {b.micro_batch}, {b.virtual_stages}, {b.recompute}, {b.zero_stage} "
+              f"| {memory:.0f} | {peak:.0f} |")
+
+
+if __name__ == "__main__":
+    main()
