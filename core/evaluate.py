@@ -47,7 +47,7 @@ run).
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.analysis.bottleneck import BottleneckResult, explain_bottleneck
@@ -81,7 +81,7 @@ from core.service_results import ServiceResult, named, on_what, serve_services, 
 from core.stacks import stack_status
 from core.topology import Topology, analyze_topology, single_points_of_failure
 from core.inference_workload import InferenceWorkload, inference_workload_to_dict
-from core.workload import Workload, workload_to_dict
+from core.workload import Workload, parallelism_to_dict, workload_to_dict
 
 EVALUATION_FORMAT = "cluster-designer.evaluation/1"
 
@@ -490,7 +490,7 @@ def _performance_json(ev: Evaluation) -> dict[str, Any]:
     out["breakdown_s"] = dict(perf.breakdown_s) if perf.breakdown_s is not None else None
     out.update(hfu=perf.hfu, job_gpus=perf.job_gpus, microbatches=perf.microbatches, runs=runs,
                cannot_run=reasons, memory_gb=perf.memory.to_json(),
-               parallelism=asdict(perf.parallelism), stack=stack)
+               parallelism=parallelism_to_dict(perf.parallelism), stack=stack)
     return out
 
 

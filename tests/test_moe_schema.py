@@ -1,0 +1,83 @@
+"""The training schema describes today's MoE: MLA, MTP, routing limits, capacity, imbalance,
+precision recipes, module recompute and activation offload; errors name the JSON path and old
+files keep their JSON."""
+
+import json
+
+import pytest
+
+from core.errors import WorkloadError
+from core.precision_recipes import RECIPES
+from core.workload import (PRECISIONS, PRESETS_DIR, RECOMPUTE, load_workload, workload_from_dict,
+                           workload_to_dict)
+
+_DSV3_MODEL = {
+    "layers": 61, "hidden": 7168, "ffn_hidden": 18432, "heads": 128, "vocab": 129280,
+    "seq_len": 4096, "activation": "swiglu", "mtp_depth": 1,
+    "mla": {"kv_lora_rank": 512, "qk_rope_head_dim": 64, "q_lora_rank": 1536},
+    "moe": {"experts": 256, "top_k": 8, "shared_experts": 1, "expert_ffn_hidden": 2048,
+            "dense_layers": 3, "route_nodes": 4, "imbalance": 1.2},
+}
+
+
+def _workload(model=None, **par):
+    layout = {"tp": 1, "pp": 1, "dp": 64, "ep": 64, "micro_batch": 1, "global_batch": 64, **par}
+    return {"model": model or _DSV3_MODEL, "parallelism": layout, "precision": "fp8-block"}
+
+
+def test_a_deepseek_v3_class_training_workload_loads_and_round_trips():
+    wl = workload_from_dict(_workload(recompute="norms-up-proj", activation_offload=True))
+    assert wl.model.mla.kv_lora_rank == 512 and wl.model.mtp_depth == 1
+    assert wl.model.moe.route_nodes == 4 and wl.model.moe.imbalance == 1.2
+    assert wl.parallelism.activation_offload and wl.parallelism.recompute == "norms-up-proj"
+    assert workload_from_dict(workload_to_dict(wl)) == wl
+
+
+@pytest.mark.parametrize("path, value, where", [
+    (("model", "mla", "kv_lora_rank"), 0, "workload.model.mla.kv_lora_rank"),
+    (("model", "mla", "rank"), 1, "workload.model.mla.rank"),
+    (("model", "moe", "capacity_factor"), "big", "workload.model.moe.capacity_factor"),
+    (("model", "moe", "imbalance"), 0.5, "workload.model.moe.imbalance"),
+    (("model", "mtp_depth"), -1, "workload.model.mtp_depth"),
+    (("parallelism", "recompute"), "half", "workload.parallelism.recompute"),
+    (("precision",), "fp6", "workload.precision"),
+])
+def test_bad_values_name_their_json_path(path, value, where):
+    raw = json.loads(json.dumps(_workload()))
+    node = raw
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(WorkloadError) as err:
+        workload_from_dict(raw)
+    assert str(err.value).startswith(where)
+
+
+def test_routing_fields_need_experts():
+    dense = {"layers": 4, "hidden": 64, "ffn_hidden": 256, "heads": 4, "moe": {"route_nodes": 2}}
+    with pytest.raises(WorkloadError, match=r"model\.moe\.route_nodes: needs experts"):
+        workload_from_dict({"model": dense, "parallelism": {"tp": 1}})
+
+
+def test_old_files_keep_their_json():
+    """Every bundled training preset writes back exactly the keys it had (no new defaults)."""
+    for path in sorted(PRESETS_DIR.glob("*.json")):
+        raw = json.loads(path.read_text())
+        if raw.get("kind", "training") != "training":
+            continue
+        out = workload_to_dict(load_workload(path))
+        assert "mla" not in out["model"] and "mtp_depth" not in out["model"], path.name
+        assert "activation_offload" not in out["parallelism"], path.name
+        assert set(out["model"].get("moe", {})) <= {"experts", "top_k", "shared_experts",
+                                                    "expert_ffn_hidden", "dense_layers",
+                                                    "route_nodes", "capacity_factor",
+                                                    "imbalance"}
+
+
+def test_every_precision_has_a_recipe_and_every_recompute_mode_is_listed():
+    assert set(PRECISIONS) == set(RECIPES)
+    assert RECOMPUTE[0] == "none" and RECOMPUTE[-1] == "full"
+    # DeepSeek-V3 §3.3: dispatch in FP8, combine in BF16, BF16 moments, FP32 gradients
+    block = RECIPES["fp8-block"]
+    assert block.dispatch_bytes < 1.1 and block.combine_bytes == 2.0
+    assert block.moment_bytes == 4.0 and block.grad_bytes == 4.0
