@@ -89,9 +89,11 @@ _GPT_OSS_REASON = ("sliding-window attention (128 tokens) on half the layers and
 
 
 def _gb300_nvl72(gpus: int) -> dict:
-    # GB300 NVL72 racks (72-GPU NVLink5 domain, 800G ConnectX-8 per GPU in the catalog entry),
-    # a smaller job on the first GPUs, as the GB200 rows
-    return {"template": "supernode", "system": "GB300-NVL72", "count": -(-gpus // 72)}
+    # GB300 NVL72 racks (72-GPU NVLink5 domain, 800G ConnectX-8 per GPU in the catalog entry)
+    # on a Quantum-X800 (Q3400, 800G XDR) fabric, as NVIDIA's GB300 SuperPOD (S/E); a smaller
+    # job on the first GPUs, as the GB200 rows
+    return {"template": "supernode", "system": "GB300-NVL72", "count": -(-gpus // 72),
+            "switch": "Q3400"}
 
 
 def _hgx_h800(gpus: int) -> dict:
@@ -105,7 +107,7 @@ _SYSTEMS = {
     "H100": (_dgx_h100, "DGX H100 (SuperPOD RA: NDR 400G per GPU, QM9700; S/E)"),
     "B200": (_dgx_b200, "DGX B200 (SuperPOD RA: NDR 400G per GPU, QM9700; S/E)"),
     "GB200": (_gb200_nvl72, "GB200 NVL72 racks (72-GPU NVLink5 domain; 400G IB per GPU; S/E)"),
-    "GB300": (_gb300_nvl72, "GB300 NVL72 racks (72-GPU NVLink5 domain; S/E)"),
+    "GB300": (_gb300_nvl72, "GB300 NVL72 racks (72-GPU NVLink5 domain; 800G XDR per GPU, Q3400; S/E)"),
     "H800": (_hgx_h800, "HGX H800 nodes, 400G IB per GPU (NDR fat tree, E)"),
 }
 
@@ -123,6 +125,8 @@ def _run(row: str, title: str, system: str, gpus: int, model: dict, layout: dict
            "recompute": recompute, **{k: v for k, v in layout.items() if k not in ("tp", "pp", "cp")}}
     make, note = _SYSTEMS[system]
     step = par["global_batch"] * model["seq_len"] / (tokens * gpus)
+    if policy == "gated" and row in KNOWN_MISS:
+        policy, reason = "known-miss", KNOWN_MISS[row]
     return PerfCase(
         row, f"MoE training on {system} ({precision.upper()})", f"{title} on {gpus:,} {system}",
         model, par, make(gpus), f"{gpus:,} GPUs: {note}", stack, source, tag,
@@ -135,6 +139,31 @@ def _mb(release: str, table: str, recipe: str = "") -> str:
     src = _MB.format(release=release, table=table)
     return src + (f"; {_MB_RECIPE.format(path=recipe)}" if recipe else "")
 
+
+# Rows the engine misses today, each with the reason its predicted breakdown gives. Not fitted:
+# the engine's MoE step-time model (grouped expert GEMMs, all-to-all overlap, routing limit,
+# precision recipes in the step: issue 21 item 2) is being built on branch moe-training; these
+# reasons are rewritten from the breakdown whenever it lands.
+_A2A_EXPOSED = ("the expert all-to-all over the 400G NICs is exposed in the prediction "
+                "({share} of the step) while the run overlaps it ({overlap}); the engine has "
+                "no all-to-all overlap yet (issue 21 item 2)")
+KNOWN_MISS = {
+    "MoE-DSV3-H800-2048": _A2A_EXPOSED.format(
+        share="about half", overlap="DualPipe hides it behind the other micro-batch's "
+        "compute, §3.2.1") + "; our memory model also puts the layout above 80 GB",
+    "MoE-DSV3-H100-1024": _A2A_EXPOSED.format(share="about two thirds",
+                                              overlap="HybridEP kernels, EP 64 over 8 nodes"),
+    "MoE-DSV3-B200-256": _A2A_EXPOSED.format(share="about two thirds",
+                                             overlap="overlap_moe_expert_parallel_comm"),
+    "MoE-DSV3-GB200-256-bf16": ("predicted faster than published: inside the NVL72 domain the "
+                                "all-to-all is cheap, and the experts' small grouped GEMMs "
+                                "(2,048-wide FFN, ~128 tokens per expert per micro-batch) run "
+                                "at the large-GEMM efficiency (issue 21 item 2)"),
+    "MoE-DSV3-GB200-256": ("MXFP8 runs at the BF16 rate in the engine's step today (the "
+                           "precision recipes are in the schema, not yet in the step time)"),
+    "MoE-DSV3-GB300-256": ("MXFP8 runs at the BF16 rate in the engine's step today (the "
+                           "precision recipes are in the schema, not yet in the step time)"),
+}
 
 MOE_CASES: tuple[PerfCase, ...] = (
     # --- DeepSeek-V3 ----------------------------------------------------------------------
