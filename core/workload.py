@@ -48,6 +48,7 @@ INTEGER_BOUNDS: dict[str, tuple[int, int]] = {
     # parallelism: each degree at most the accelerators the engine holds
     "tp": (1, MAX_ACCELERATORS), "pp": (1, MAX_ACCELERATORS), "dp": (1, MAX_ACCELERATORS),
     "cp": (1, MAX_ACCELERATORS), "ep": (1, MAX_ACCELERATORS), "micro_batch": (1, 1_000_000),
+    "etp": (0, MAX_ACCELERATORS),  # 0: expert TP as tp
     "global_batch": (1, 1_000_000_000), "virtual_stages": (1, 10_000), "zero_stage": (0, 3),
     # a preset fitted to a design: the design's GPUs
     "design_gpus": (1, MAX_ACCELERATORS),
@@ -155,6 +156,10 @@ class Parallelism:
     virtual_stages: int = 1
     zero_stage: int = 1
     recompute: str = "none"
+    # Expert tensor parallelism: GPUs one routed expert's weights are split over (Megatron-Core
+    # expert_tensor_parallel_size; 0: as tp, its default). With MoE parallel folding the experts'
+    # grid ep x etp spans the tp x cp x dp GPUs of a stage (Qwen3-235B on H100: TP 2, ETP 1).
+    etp: int = 0
     # Stored activations go to host memory between their forward and backward (Megatron-Core
     # fine-grained activation offloading, TE cpu_offload), over the accelerator's host link.
     activation_offload: bool = False
@@ -162,6 +167,11 @@ class Parallelism:
     @property
     def model_parallel(self) -> int:
         return self.tp * self.pp * self.cp
+
+    @property
+    def expert_tp(self) -> int:
+        """GPUs one routed expert is split over."""
+        return self.etp or self.tp
 
     @property
     def gpus(self) -> int:
@@ -293,7 +303,13 @@ def _parse_parallelism(raw: Any, path: str) -> Parallelism | str:
             f"{path}.global_batch: {par.global_batch} is not a multiple of "
             f"dp x micro_batch = {par.dp * par.micro_batch}"
         )
-    if (par.dp * par.cp) % par.ep:
+    if par.etp:
+        # MoE parallel folding: the experts' ep x etp grid spans a stage's tp x cp x dp GPUs
+        stage = par.tp * par.cp * par.dp
+        if stage % (par.ep * par.etp):
+            raise WorkloadError(f"{path}.etp: ep x etp = {par.ep * par.etp} does not divide the "
+                                f"{stage} GPUs of a pipeline stage (tp x cp x dp)")
+    elif (par.dp * par.cp) % par.ep:
         raise WorkloadError(f"{path}.ep: {par.ep} must divide dp x cp = {par.dp * par.cp}")
     return par
 
@@ -345,6 +361,8 @@ def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
             raise WorkloadError(
                 f"{path}.parallelism.ep: {parallelism.ep} does not divide {model.moe.experts} experts"
             )
+        if parallelism.etp and not model.moe.enabled:
+            raise WorkloadError(f"{path}.parallelism.etp: needs experts (model.moe.experts > 0)")
     fit = _parse_preset_fit(raw["preset_fit"], f"{path}.preset_fit") if raw.get("preset_fit") is not None else None
     return Workload(name, model, parallelism, precision, float(tokens), fit)
 
@@ -368,7 +386,7 @@ def check_workload(workload: Any) -> Workload | None:
 # defaults, so the JSON (and evaluation JSON) of an older workload stays as it was.
 _MODEL_KEYS_SINCE = {"mla": None, "mtp_depth": 0}
 _MOE_KEYS_SINCE = {"route_nodes": 0, "capacity_factor": 0.0, "imbalance": 0.0}
-_PARALLELISM_KEYS_SINCE = {"activation_offload": False}
+_PARALLELISM_KEYS_SINCE = {"activation_offload": False, "etp": 0}
 
 
 def _without_defaults(raw: dict[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,10 @@ Candidates (Megatron semantics, performance.md §8 "exhaustive parallelism searc
   stage sets the pace, as in Meta's Llama 3 layout);
 * ep (MoE): every common divisor of the experts and dp x cp, powers of two or not, however
   wide (DeepSeek-V3 trained with EP 64 over 8 nodes; the model, not a cap, decides);
+* expert TP (MoE): as tp (Megatron's default), or 1 with MoE parallel folding, where the
+  ep x 1 expert grid refolds the stage's tp x cp x dp GPUs and ep runs over every common
+  divisor of the experts and tp x cp x dp (Qwen3-235B on H100 ran TP 2 with ETP 1 and EP 32
+  over DP 16);
 * dp: as many replicas as the design's GPUs allow (those one part of it connects, if its
   fabric falls into parts), no more than the batch can feed;
 * micro-batch 1, 2, 4, 8; virtual stages 1, 2, 3, 4, 6, 8 where pp x v divides the layers and
@@ -25,7 +29,7 @@ seq_len, rounded to a multiple of dp x micro-batch (at most 1.5x the target), so
 differ slightly in batch: they are ranked by time per token.
 
 **Why each loses** (layout_ranking.py). Runners-up are the best layout of each other
-(tp, cp, pp, ep) shape. Their time per token is compared with the winner's by category
+(tp, cp, pp, ep, expert tp) shape. Their time per token is compared with the winner's by category
 (compute, recompute forced by memory, pipeline bubble, communication); the category that grows
 most is named with its numbers.
 
@@ -108,10 +112,23 @@ def _divisors(n: int, limit: int) -> list[int]:
 
 def _expert_parallel_options(experts: int, replicas: int) -> list[int]:
     """EP degrees of a training layout: every common divisor of the experts (each rank holds
-    whole experts: Megatron-Core needs num_moe_experts % ep == 0) and of the dp x cp replicas
-    EP is carved from, powers of two or not (160 experts on 40 replicas: EP 5, 10, 20, 40)."""
+    whole experts: Megatron-Core needs num_moe_experts % ep == 0) and of the ``replicas`` of
+    the experts' grid EP is carved from, powers of two or not (160 experts on 40: EP 5, 10,
+    20, 40)."""
     g = math.gcd(experts, replicas)
     return [d for d in range(1, g + 1) if g % d == 0]
+
+
+def _expert_layouts(experts: int, tp: int, cp: int, dp: int) -> list[tuple[int, int]]:
+    """(ep, etp) pairs of a stage of tp x cp x dp GPUs: expert TP as the attention's (etp 0,
+    Megatron's default: EP from the dp x cp replicas) or, when tp > 1, expert TP 1 with MoE
+    parallel folding (the experts' ep x 1 grid refolds the stage's GPUs, so EP may also take
+    TP's: what NVIDIA's Qwen3-235B and DeepSeek-V3 H100 recipes run). Expert TP between 1 and tp
+    is left out: no published recipe uses it, and each one would add a full set of layouts."""
+    out = [(ep, 0) for ep in _expert_parallel_options(experts, dp * cp)]
+    if tp > 1:
+        out += [(ep, 1) for ep in _expert_parallel_options(experts, tp * cp * dp)]
+    return out
 
 
 # ------------------------------------------------------------------------------------------
@@ -132,7 +149,7 @@ class _Context:
 
 def _enumerate(fabric: FabricView, model: ModelSpec, a: PerformanceAssumptions,
                target_sequences: int) -> list[tuple]:
-    """(tp, cp, pp, dp, ep, mbs, v, gbs) for every valid layout on ``fabric`` (within the GPUs
+    """(tp, cp, pp, dp, ep, etp, mbs, v, gbs) for every valid layout on ``fabric`` (within the GPUs
     one job can span: a fabric in parts holds a job in one part)."""
     gpus = max(1, fabric.connected_gpus)
     kv = model.kv_heads_effective
@@ -153,8 +170,7 @@ def _enumerate(fabric: FabricView, model: ModelSpec, a: PerformanceAssumptions,
                 dp = min(gpus // (tp * cp * pp), max(1, int(1.5 * target_sequences)))
                 if dp < 1:
                     continue
-                eps = _expert_parallel_options(moe.experts, dp * cp) if moe.enabled else [1]
-                for ep in eps:
+                for ep, etp in _expert_layouts(moe.experts, tp, cp, dp) if moe.enabled else [(1, 0)]:
                     for mbs in MICRO_BATCHES:
                         unit = dp * mbs
                         m = max(1, round(target_sequences / unit))
@@ -166,7 +182,7 @@ def _enumerate(fabric: FabricView, model: ModelSpec, a: PerformanceAssumptions,
                                 a.balance_pipeline_ends and ends_balanced(model.layers, pp, v))
                             if v > 1 and (uneven or m % pp):
                                 continue
-                            specs.append((tp, cp, pp, dp, ep, mbs, v, gbs))
+                            specs.append((tp, cp, pp, dp, ep, etp, mbs, v, gbs))
     return specs
 
 
@@ -194,7 +210,7 @@ def _evaluate_specs(ctx: _Context, specs: list[tuple], keep: int | None) -> tupl
     misfits: list[tuple] = []
     evaluated = rejected = 0
     views: dict[int, FabricView] = {}
-    for tp, cp, pp, dp, ep, mbs, v, gbs in specs:
+    for tp, cp, pp, dp, ep, etp, mbs, v, gbs in specs:
         job = tp * cp * pp * dp
         view = views.get(job)
         if view is None:
@@ -203,7 +219,7 @@ def _evaluate_specs(ctx: _Context, specs: list[tuple], keep: int | None) -> tupl
         least: tuple | None = None
         for family in _memory_options(a, dp * cp):
             for recompute, zero in family:
-                par = Parallelism(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, micro_batch=mbs,
+                par = Parallelism(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, etp=etp, micro_batch=mbs,
                                   global_batch=gbs, virtual_stages=v, zero_stage=zero,
                                   recompute=recompute)
                 mem = memory_for(model, par, ctx.hbm_gb, a)
@@ -241,7 +257,7 @@ def _chunk_worker(args):
 
 
 def _shape(par: Parallelism) -> tuple:
-    return (par.tp, par.cp, par.pp, par.ep)
+    return (par.tp, par.cp, par.pp, par.ep, par.expert_tp)
 
 
 def _fan_out(ctx: _Context, specs: list[tuple], workers: int):
@@ -349,7 +365,8 @@ def search_parallelism(
     diags.append(Diagnostic(
         "AUTO_PARALLELISM",
         f"auto parallelism chose tp {b.tp}, pp {b.pp}, dp {b.dp}, cp {b.cp}, ep {b.ep}, "
-        f"micro-batch {b.micro_batch}, virtual stages {b.virtual_stages}, recompute "
+        + (f"expert tp {b.etp}, " if b.etp else "")
+        + f"micro-batch {b.micro_batch}, virtual stages {b.virtual_stages}, recompute "
         f"{b.recompute}, ZeRO {b.zero_stage} ({evaluated} configurations evaluated of "
         f"{len(specs)} layouts, {rejected} rejected for memory)"))
     return SearchResult(
@@ -367,7 +384,8 @@ def search_parallelism(
 
 
 def _runners_up(ranked: list[tuple], limit: int) -> list[tuple]:
-    """The best layout of each (tp, cp, pp, ep) shape other than the winner's, best first."""
+    """The best layout of each (tp, cp, pp, ep, expert tp) shape other than the winner's, best
+    first."""
     seen = {_shape(ranked[0][2])}
     runners: list[tuple] = []
     for r in ranked[1:]:
