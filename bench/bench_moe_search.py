@@ -24,15 +24,20 @@ from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
 from core.workload import workload_from_dict  # noqa: E402
 from timing import median_s, peak_mb  # noqa: E402
 
-# DeepSeek-V3's shape (config.json; resources/workloads/SOURCES.md), FP8 as it was trained.
+# DeepSeek-V3 as it was trained (config.json, resources/workloads/SOURCES.md; arXiv
+# 2412.19437 §2-3): MLA, 3 dense layers, 256 routed experts + 1 shared, top-8 on at most 4
+# nodes, one MTP module, FP8 with 1x128 / 128x128 block scales.
 DEEPSEEK_V3 = {
     "name": "DeepSeek-V3 (auto layout)",
     "model": {"layers": 61, "hidden": 7168, "ffn_hidden": 18432, "heads": 128, "kv_heads": 128,
               "vocab": 129280, "seq_len": 4096, "activation": "swiglu", "causal": True,
+              "mla": {"q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+                      "qk_nope_head_dim": 128, "v_head_dim": 128},
+              "mtp_depth": 1,
               "moe": {"experts": 256, "top_k": 8, "shared_experts": 1,
-                      "expert_ffn_hidden": 2048, "dense_layers": 3}},
+                      "expert_ffn_hidden": 2048, "dense_layers": 3, "route_nodes": 4}},
     "parallelism": "auto",
-    "precision": "fp8",
+    "precision": "fp8-block",
 }
 SIZES = (2048, 4096, 8192, 16384)
 

@@ -17,13 +17,17 @@ from core.generators import FatTreeOptions, generate_fat_tree
 from core.topology import analyze_topology
 from core.workload import WorkloadError, workload_from_dict, workload_to_dict
 
-# DeepSeek-V3's shape (config.json, resources/workloads/SOURCES.md): 61 layers, 3 dense, 256
-# routed experts of FFN 2048, top-8, one shared expert; 671B parameters, 37B active.
+# DeepSeek-V3 (config.json, resources/workloads/SOURCES.md; arXiv 2412.19437 §2): MLA, 61
+# layers, 3 dense, 256 routed experts of FFN 2048, top-8 on at most 4 nodes, one shared expert,
+# one MTP module; 671B parameters, 37B active.
 DEEPSEEK_V3 = {"layers": 61, "hidden": 7168, "ffn_hidden": 18432, "heads": 128,
                "kv_heads": 128, "vocab": 129280, "seq_len": 4096, "activation": "swiglu",
                "causal": True,
+               "mla": {"q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+                       "qk_nope_head_dim": 128, "v_head_dim": 128},
+               "mtp_depth": 1,
                "moe": {"experts": 256, "top_k": 8, "shared_experts": 1,
-                       "expert_ffn_hidden": 2048, "dense_layers": 3}}
+                       "expert_ffn_hidden": 2048, "dense_layers": 3, "route_nodes": 4}}
 
 
 def _h100_fabric(gpus: int):
@@ -48,7 +52,7 @@ def test_expert_parallelism_need_not_be_a_power_of_two():
 
 def test_deepseek_v3_on_2048_h100_finds_a_fitting_expert_parallel_layout():
     wl = workload_from_dict({"name": "DeepSeek-V3", "model": DEEPSEEK_V3,
-                             "parallelism": "auto", "precision": "fp8"})
+                             "parallelism": "auto", "precision": "fp8-block"})
     found = search_parallelism(_h100_fabric(2048), wl, workers=1)
     assert found.failure is None and found.step_time_s is not None
     best = found.candidates[0]
