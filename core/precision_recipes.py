@@ -17,8 +17,10 @@ Sources (tags as in ../shared/reference/README.md):
 * **fp8-block** (DeepSeek-V3, arXiv 2412.19437 §3.3, P): 1x128 tiles for activations, 128x128
   blocks for weights; Fprop, Dgrad and Wgrad of every linear layer in FP8; embedding, output
   head, MoE gating, norms and attention in BF16/FP32; linear inputs cached in FP8 (§3.3.3); the
-  dispatch sent in FP8 with its scales, the combine in BF16 (§3.3.4); master weights and weight
-  gradients in FP32, AdamW moments in BF16 (§3.3.3).
+  attention output, kept once for both the attention backward and the output projection, in
+  a 12-bit E5M6 format (1.5 bytes); the MoE SwiGLU input cached in FP8 and its output
+  recomputed (§3.3.3); the dispatch sent in FP8 with its scales, the combine in BF16 (§3.3.4);
+  master weights and weight gradients in FP32, AdamW moments in BF16 (§3.3.3).
 * **mxfp8** (OCP Microscaling v1.0; TE ``MXFP8BlockScaling``, Blackwell tensor cores, P): every
   linear GEMM in E4M3 with one E8M0 scale per 32 values; the rest as fp8. A 32-value block's
   scale adds 1/32 byte per value.
@@ -51,6 +53,11 @@ class PrecisionRecipe:
     moment_bytes: float          # Adam m + v per parameter
     needs_block_scaling: bool    # MX / NVFP4 block scaling: Blackwell-class tensor cores
     summary: str                 # one line for reports: what runs at which precision
+    # the attention output kept once for the attention backward and the output projection
+    # (None: BF16 for the attention, plus the projection's own saved copy)
+    attention_out_bytes: float | None = None
+    # the routed experts' SwiGLU input, and whether its output is recomputed (below 2 bytes)
+    expert_act_input_bytes: float = 2.0
 
     @property
     def optimizer_bytes(self) -> float:
@@ -71,7 +78,8 @@ RECIPES: Mapping[str, PrecisionRecipe] = MappingProxyType({r.id: r for r in (
                     2.0, 4.0, 4.0, 4.0, False,
                     "linear GEMMs FP8 with 1x128 / 128x128 block scales, their saved inputs "
                     f"FP8; {_BF16_REST}; dispatch FP8, combine BF16; FP32 master weights and "
-                    "gradients, BF16 Adam moments (DeepSeek-V3)"),
+                    "gradients, BF16 Adam moments (DeepSeek-V3)", 1.5 + 4.0 / 128,
+                    1.0 + 4.0 / 128),
     PrecisionRecipe("mxfp8", "fp8", True, 0.0, "bf16", 1.0 + 1.0 / 32, 2.0, 2.0, None, 4.0,
                     8.0, True,
                     "linear GEMMs MXFP8 (one E8M0 scale per 32 values), their saved inputs "

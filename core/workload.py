@@ -40,7 +40,7 @@ INTEGER_BOUNDS: dict[str, tuple[int, int]] = {
     # mixture of experts (0 experts: a dense model)
     "experts": (0, 1_000_000), "top_k": (0, 1_000_000), "shared_experts": (0, 100_000),
     "expert_ffn_hidden": (0, 10_000_000), "dense_layers": (0, 10_000),
-    "route_nodes": (0, 1_000_000), "mtp_depth": (0, 64),
+    "route_nodes": (0, 1_000_000), "mtp_depth": (0, 64), "head_size": (0, 100_000),
     # multi-head latent attention (the inference schema's bounds)
     "kv_lora_rank": (1, 1_000_000), "qk_rope_head_dim": (0, 1_000_000),
     "q_lora_rank": (0, 1_000_000), "qk_nope_head_dim": (1, 1_000_000),
@@ -127,6 +127,9 @@ class ModelSpec:
     causal: bool = True
     moe: MoeSpec = field(default_factory=MoeSpec)
     mla: MlaSpec | None = None  # multi-head latent attention instead of MHA/GQA projections
+    # Attention head size when it is not hidden / heads (Qwen3-235B-A22B: 64 heads of 128 on
+    # a hidden size of 4096); 0: hidden / heads.
+    head_size: int = 0
     # Multi-token prediction modules (DeepSeek-V3 §2.2): each one more transformer layer (of
     # the last layer's kind) plus a 2h x h projection, sharing the embedding and output head.
     mtp_depth: int = 0
@@ -137,7 +140,7 @@ class ModelSpec:
 
     @property
     def head_dim(self) -> int:
-        return self.hidden // self.heads
+        return self.head_size or self.hidden // self.heads
 
     @property
     def gated(self) -> bool:
@@ -275,7 +278,7 @@ def parse_model(raw: Any, path: str) -> ModelSpec:
         raise WorkloadError(
             f"{path}.activation: {show(model.activation)} is not one of {', '.join(ACTIVATIONS)}"
         )
-    if model.hidden % model.heads:
+    if not model.head_size and model.hidden % model.heads:
         raise WorkloadError(f"{path}.heads: hidden {model.hidden} is not divisible by {model.heads}")
     if model.kv_heads and model.heads % model.kv_heads:
         raise WorkloadError(
@@ -384,7 +387,7 @@ def check_workload(workload: Any) -> Workload | None:
 
 # Model keys added after files were first written: left out of a model's JSON at their
 # defaults, so the JSON (and evaluation JSON) of an older workload stays as it was.
-_MODEL_KEYS_SINCE = {"mla": None, "mtp_depth": 0}
+_MODEL_KEYS_SINCE = {"mla": None, "mtp_depth": 0, "head_size": 0}
 _MOE_KEYS_SINCE = {"route_nodes": 0, "capacity_factor": 0.0, "imbalance": 0.0}
 _PARALLELISM_KEYS_SINCE = {"activation_offload": False, "etp": 0}
 

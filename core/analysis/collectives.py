@@ -319,6 +319,66 @@ def alltoall_time_s(
     return worst + latency_us * 1e-6
 
 
+def expert_alltoall_time_s(
+    fabric: FabricView,
+    tokens: float,
+    bytes_per_token: float,
+    top_k: int,
+    n: int,
+    stride: int = 1,
+    route_nodes: int = 0,
+    dedup_per_node: bool = False,
+    efficiency: float = 1.0,
+    protocol_us: float = DEFAULT_PROTOCOL_STEP_US,
+    size_aware: bool = False,
+) -> float:
+    """One MoE dispatch (or combine) over an expert-parallel group of ``n`` ranks at ``stride``:
+    each rank sends ``tokens`` tokens of ``bytes_per_token`` to the ranks of their ``top_k``
+    experts (spread evenly over the group).
+
+    The copies bound for GPUs of the rank's own scale-up domain (an 8-GPU node, an NVL72 rack)
+    go over the scale-up links; the rest cross the NIC, over the levels their destinations lie
+    at. A plain all-to-all (NCCL, Megatron's alltoall dispatcher) sends every copy on its own:
+    top_k (n - m)/n copies per token leave the domain of m members. Kernels that send a token
+    once per destination node and forward it there over NVLink (``dedup_per_node``: DeepEP,
+    DeepSeek-V3 §3.2.2, P) send one copy per distinct remote node: (N - 1)(1 - (1 - 1/N)^k) of
+    N nodes for uniform routing, or M (N - 1)/N when routing is limited to M nodes
+    (``route_nodes``, DeepSeek-V3 §2.1.2: M = 4); the forwarded copies then load the scale-up
+    links. Without deduplication the routing limit saves no network bytes.
+    """
+    if n <= 1 or tokens <= 0 or bytes_per_token <= 0 or top_k <= 0:
+        return 0.0
+    span = group_span(fabric, n, stride)
+    nodes, per_node = span_nodes(span)
+    copies = tokens * top_k
+    traffic: list[tuple[int, float]] = [(0, copies * bytes_per_token * (per_node - 1) / n)]
+    if nodes > 1:
+        remote_share = (nodes - 1) / nodes
+        if dedup_per_node:
+            if route_nodes and route_nodes < nodes:
+                distinct_remote = min(route_nodes, top_k) * remote_share
+            else:
+                distinct_remote = (nodes - 1) * (1.0 - (1.0 - 1.0 / nodes) ** top_k)
+            network_copies = tokens * distinct_remote
+            # arrived once per node, forwarded to the other GPUs of that node over NVLink
+            forwarded = copies * remote_share * (per_node - 1) / per_node
+            traffic[0] = (0, traffic[0][1] + forwarded * bytes_per_token)
+        else:
+            network_copies = copies * remote_share
+        network_bytes = network_copies * bytes_per_token
+        # spread over the levels the remote destinations lie at (as alltoall_time_s)
+        inside = 1
+        for n_l, level_index in zip(span.members_per_level, span.levels):
+            if level_index > 0:
+                share = (inside * n_l - inside) / (n - per_node)
+                traffic.append((level_index, network_bytes * share))
+            inside *= n_l
+    efficiency *= _size_factor("alltoall", span, copies * bytes_per_token, size_aware)
+    worst = _pipelined_time_s(fabric, traffic, efficiency)
+    latency_us = sum(fabric.levels[i].latency_us + protocol_us for i in span.levels)
+    return worst + latency_us * 1e-6
+
+
 def p2p_time_s(
     fabric: FabricView,
     nbytes: float,

@@ -113,6 +113,10 @@ class PerformanceResult:
     diagnostics: tuple[Diagnostic, ...] = ()  # everything to know, cannot_run included
     # auto: the whole search (winner, runners-up with why each loses, memory rejections)
     search: SearchResult | None = None
+    # MoE: dispatch + combine all-to-all seconds per step on the pacing stage, hidden or not
+    # (its exposed part is breakdown "ep_comm"); None for a dense model or a job that cannot run
+    alltoall_s: float | None = None
+    moe: bool = False
 
     @property
     def runs(self) -> bool:
@@ -146,6 +150,7 @@ class PerformanceResult:
                 "recompute": par.recompute,
             },
             **({"search": self.search.to_json()} if self.search is not None else {}),
+            **({"alltoall_s": self.alltoall_s} if self.moe else {}),
         }
 
 
@@ -226,7 +231,8 @@ def layout_performance(
         core = layout_step_time(view, model, par, precision, a, peak_tflops, job_gpus)
         memory = core.memory
     else:  # no fabric to run on: only what does not depend on one
-        memory = memory_for(model, par, float(fabric.accelerator["hbm_gb"]), a, par.microbatches)
+        memory = memory_for(model, par, float(fabric.accelerator["hbm_gb"]), a, par.microbatches,
+                            precision)
     diags.extend(_layout_diagnostics(fabric, model, par, a))
     reasons = cannot_run_reasons(fabric, par, memory, core.step_time_s if core else None)
     failure = search.failure if search is not None else None
@@ -268,6 +274,8 @@ def layout_performance(
         alternatives=search.runners_up if search is not None else (),
         diagnostics=tuple(diags),
         search=search,
+        alltoall_s=run.alltoall_s if run is not None and model.moe.enabled else None,
+        moe=model.moe.enabled,
     )
 
 
@@ -290,12 +298,16 @@ def _layout_diagnostics(fabric: FabricView, model: ModelSpec, par: Parallelism,
     chunks = par.pp * (max(1, par.virtual_stages) if par.pp > 1 else 1)
     if par.pp > 1 and model.layers % chunks:
         first, middle, last = stage_layer_counts(model.layers, par.pp, par.virtual_stages,
-                                                 a.balance_pipeline_ends)
-        if a.balance_pipeline_ends and ends_balanced(model.layers, par.pp, par.virtual_stages):
+                                                 a.balance_pipeline_ends, model.mtp_depth)
+        if a.balance_pipeline_ends and ends_balanced(model.layers, par.pp, par.virtual_stages,
+                                                     model.mtp_depth):
+            mtp = (f" and each of the {model.mtp_depth} multi-token-prediction modules as one "
+                   f"more on the last stage" if model.mtp_depth else "")
+            ends = (f"the first and last stages get {first} layers" if first == last else
+                    f"the first stage gets {first} layers, the last {last}")
             text = (f"{model.layers} layers do not divide into pp x virtual_stages = {chunks} "
                     f"chunks; counting the embedding and the loss as one layer each (as "
-                    f"Llama 3 does), the first and last stages get {first} layers and the "
-                    f"others {middle}")
+                    f"Llama 3 does){mtp}, {ends} and the others {middle}")
         else:
             text = (f"{model.layers} layers do not divide into pp x virtual_stages = {chunks} "
                     f"chunks; the fullest stage has {max(first, middle)} layers and sets "
