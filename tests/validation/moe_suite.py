@@ -31,6 +31,10 @@ def moe_row(case, folder: Path) -> RowResult:
     err = tokens / published_tokens - 1.0
     within = abs(err) <= case.tolerance + 1e-12
     note = case.reason
+    if not within:
+        shares = ", ".join(f"{k} {v / pred.step_s:.0%}" for k, v in pred.breakdown.items()
+                           if v >= 0.02 * pred.step_s)
+        note = (note + "; " if note else "") + f"predicted step: {shares}"
     if not pred.fits:
         note = (note + "; " if note else "") + f"does not fit memory ({pred.memory_gb:.0f} GB)"
     return RowResult(SECTION, case.id, case.group, case.title, published,
