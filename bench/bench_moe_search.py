@@ -3,7 +3,8 @@
 2-core development machine.
 
 Run: python bench/bench_moe_search.py [--repeat 3]
-Prints, per size, the median time of the whole evaluation (what `cluster-designer evaluate`
+Prints, per size, the median wall-clock and CPU time (CPU shows the cost when other processes
+share the cores) of the whole evaluation (what `cluster-designer evaluate`
 does: topology, search, step time, bottleneck, the rest) and of the search alone, the search's
 layouts (enumerated / evaluated with their memory options / rejected for memory), the chosen
 layout and the peak traced Python memory of one evaluation.
@@ -22,7 +23,7 @@ from core.catalog import load_catalog  # noqa: E402
 from core.evaluate import evaluate  # noqa: E402
 from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
 from core.workload import workload_from_dict  # noqa: E402
-from timing import median_s, peak_mb  # noqa: E402
+from timing import median_wall_cpu_s, peak_mb  # noqa: E402
 
 # DeepSeek-V3 as it was trained (config.json, resources/workloads/SOURCES.md; arXiv
 # 2412.19437 §2-3): MLA, 3 dense layers, 256 routed experts + 1 shared, top-8 on at most 4
@@ -48,22 +49,26 @@ def main() -> None:
     args = parser.parse_args()
     catalog = load_catalog(include_user=False)
     workload = workload_from_dict(DEEPSEEK_V3)
-    print("| H100 GPUs | evaluate (auto) | search alone | layouts / evaluated / rejected for "
-          "memory | chosen (tp, pp, dp, ep, mbs, v, recompute, ZeRO) | GB/GPU | peak MB |")
+    print("| H100 GPUs | evaluate (auto), wall / CPU | search alone, wall / CPU | layouts / "
+          "evaluated / rejected for memory | chosen (tp, pp, dp, ep, etp, mbs, v, recompute, "
+          "ZeRO) | GB/GPU | peak MB |")
     print("|---:|---:|---:|---:|---|---:|---:|")
     for gpus in SIZES:
         design = generate_fat_tree(FatTreeOptions(gpus, "DGX-H100", "QM9700"), catalog)
         ev = evaluate(design, catalog, workload)
         fabric = ev.topology.fabric
-        eval_s = median_s(lambda: evaluate(design, catalog, workload), args.repeat)
-        search_s = median_s(lambda: search_parallelism(fabric, workload), args.repeat)
+        eval_s, eval_cpu = median_wall_cpu_s(lambda: evaluate(design, catalog, workload),
+                                             args.repeat)
+        search_s, search_cpu = median_wall_cpu_s(lambda: search_parallelism(fabric, workload),
+                                                 args.repeat)
         found = search_parallelism(fabric, workload)
         peak = peak_mb(lambda: evaluate(design, catalog, workload))
         b = found.best
         memory = found.candidates[0].memory_gb if found.candidates else float("nan")
-        print(f"| {gpus:,} | {eval_s:.2f} s | {search_s:.2f} s | {found.considered:,} / "
-              f"{found.evaluated:,} / {found.rejected_for_memory:,} | {b.tp}, {b.pp}, {b.dp}, "
-              f"{b.ep}, {b.micro_batch}, {b.virtual_stages}, {b.recompute}, {b.zero_stage} "
+        print(f"| {gpus:,} | {eval_s:.2f} / {eval_cpu:.2f} s | {search_s:.2f} / {search_cpu:.2f} s "
+              f"| {found.considered:,} / {found.evaluated:,} / {found.rejected_for_memory:,} "
+              f"| {b.tp}, {b.pp}, {b.dp}, {b.ep}, {b.expert_tp}, {b.micro_batch}, "
+              f"{b.virtual_stages}, {b.recompute}, {b.zero_stage} "
               f"| {memory:.0f} | {peak:.0f} |")
 
 
