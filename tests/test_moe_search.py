@@ -117,3 +117,18 @@ def test_the_engine_prices_expert_tp():
     a = PerformanceAssumptions()
     assert memory_for(wl.model, folded, 80.0, a).total_gb > \
         memory_for(wl.model, plain, 80.0, a).total_gb
+
+
+def test_runners_up_the_model_cannot_tell_apart_are_left_out():
+    """Two layouts with the same predicted step, part by part, say nothing about why one
+    loses: only the first is listed (the next distinct shape takes the place)."""
+    from core.analysis.layout_ranking import Ranked
+    from core.analysis.parallelism_search import _runners_up
+    from core.workload import Parallelism
+    parts = {"compute": 1.0, "ep_comm": 0.5}
+    best = Ranked(1e-6, 1.5, Parallelism(tp=2, dp=8, ep=8, global_batch=64), 60.0, parts, 0.0)
+    twin = Ranked(1e-6, 1.5, Parallelism(tp=2, dp=8, ep=8, etp=1, global_batch=64), 50.0,
+                  dict(parts), 0.0)
+    other = Ranked(2e-6, 3.0, Parallelism(tp=1, dp=16, ep=16, global_batch=64), 60.0,
+                   {"compute": 2.0, "ep_comm": 1.0}, 0.0)
+    assert _runners_up([best, twin, other], 4) == [other]

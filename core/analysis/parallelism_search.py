@@ -385,15 +385,25 @@ def search_parallelism(
 
 def _runners_up(ranked: list[tuple], limit: int) -> list[tuple]:
     """The best layout of each (tp, cp, pp, ep, expert tp) shape other than the winner's, best
-    first."""
+    first. A layout whose step and breakdown equal one already listed is one the model cannot
+    tell apart from it (expert TP while the step model splits experts over TP): it would say
+    nothing about why it loses, so it is left out."""
     seen = {_shape(ranked[0][2])}
+    outcomes = {_outcome(ranked[0])}
     runners: list[tuple] = []
     for r in ranked[1:]:
         key = _shape(r[2])
-        if key in seen:
+        if key in seen or _outcome(r) in outcomes:
             continue
         seen.add(key)
+        outcomes.add(_outcome(r))
         runners.append(r)
         if len(runners) >= limit:
             break
     return runners
+
+
+def _outcome(r: tuple) -> tuple:
+    """The step a layout is predicted to take, part by part (its memory aside: a runner-up
+    that only needs less memory does not lose on time)."""
+    return (r[1], r[2].global_batch, tuple(sorted(r[4].items())))
