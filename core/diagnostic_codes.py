@@ -37,6 +37,9 @@ CODES: dict[str, CodeInfo] = {
         "error", "the parallelism search found no layout that fits in memory: the job cannot run"),
     "NO_NETWORK_BANDWIDTH": CodeInfo(
         "error", "a network level the job's collectives cross has no bandwidth: the job cannot run"),
+    "NO_HOST_LINK": CodeInfo(
+        "error", "activation offload needs the accelerator's host link, which the catalog does "
+                 "not give: the job cannot run as laid out"),
     "JOB_NOT_CONNECTED": CodeInfo(
         "error", "the job needs more GPUs than the largest connected part of the fabric: it cannot run"),
     "NO_GPUS": CodeInfo(

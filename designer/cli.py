@@ -15,12 +15,13 @@ import textwrap
 from pathlib import Path
 
 from core.errors import DesignError
+from designer.cli_interop import DATA_FORMATS, add_import_command, export_data, run_import_command
 from designer.cli_services import add_service_options, apply_service_options
 from designer.cli_stacks import (add_stack_option, add_stacks_command, apply_stack_option,
                                  stacks_text)
 from designer.cli_sweep import add_sweep_command, run_sweep_command
 
-SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare", "stacks", "sweep")
+SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare", "stacks", "sweep", "import")
 HELP_WIDTH = 78
 
 
@@ -184,12 +185,20 @@ def _build_parser() -> argparse.ArgumentParser:
     sn.add_argument("-o", "--output", required=True, metavar="PROJECT",
                     help="project file to write (.json, written atomically)")
 
-    ex = _sub(sub, "export", "export the diagram (svg, png, pdf)",
-              "Export the top level of a project's diagram as SVG, PNG or PDF (no display needed).",
-              "cluster-designer export cluster.json -o diagram.svg")
+    ex = _sub(sub, "export", "export the diagram or the design's data",
+              "Export the top level of a project's diagram as SVG, PNG or PDF (no display needed), or "
+              "the design as GraphML (devices and cable bundles, for graph tools), diagrams.net "
+              "(.drawio, every block a page) or an ibnetdiscover topology file (.topo: the planned "
+              "InfiniBand cabling, to diff against the built fabric).",
+              "cluster-designer export cluster.json -o diagram.svg\n"
+              "cluster-designer export cluster.json -o cluster.graphml --level block")
     ex.add_argument("project", metavar="PROJECT", help="project file (.json) to draw")
-    ex.add_argument("-o", "--output", required=True, metavar="DIAGRAM",
-                    help="diagram file; its extension picks the format: .svg, .png or .pdf")
+    ex.add_argument("-o", "--output", required=True, metavar="FILE",
+                    help="file to write; its extension picks the format: .svg, .png, .pdf, .graphml, "
+                         ".drawio or .topo")
+    ex.add_argument("--level", choices=("device", "block"), default="device",
+                    help="GraphML: one node per device (default) or per group of the design, as "
+                         "stored (for huge designs)")
     ex.add_argument("--width", type=_positive_int, default=1600, metavar="PIXELS",
                     help="PNG width in pixels (default: 1600)")
 
@@ -229,6 +238,7 @@ def _build_parser() -> argparse.ArgumentParser:
                           "source (default: table)")
     add_stacks_command(sub, _sub)
     add_sweep_command(sub, _sub)
+    add_import_command(sub, _sub)
     return parser
 
 
@@ -387,6 +397,11 @@ def _cmd_generate(args) -> int:
 
 
 def _cmd_export(args) -> int:
+    output = Path(args.output)
+    if output.suffix.lower() in DATA_FORMATS:
+        from core.project import load_project  # noqa: PLC0415
+        export_data(load_project(args.project), output, args.level)
+        return 0
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from designer.export import export_diagram  # noqa: PLC0415 - Qt only for this command
     from core.project import load_project  # noqa: PLC0415
@@ -466,7 +481,8 @@ def main(argv: list[str] | None = None) -> int:
         _warn_about_catalog()
         handler = {"evaluate": _cmd_evaluate, "generate": _cmd_generate,
                    "export": _cmd_export, "catalog": _cmd_catalog, "compare": _cmd_compare,
-                   "stacks": _cmd_stacks, "sweep": run_sweep_command}[args.command]
+                   "stacks": _cmd_stacks, "sweep": run_sweep_command,
+                   "import": run_import_command}[args.command]
         return handler(args)
     except DesignError as exc:
         sys.stderr.write(f"cluster-designer: {exc}\n")

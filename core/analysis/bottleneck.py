@@ -13,7 +13,11 @@ extrapolated):
   halved or doubled, micro-batch halved or doubled, context parallelism for long sequences;
 * software: TP communication overlapped with GEMMs, DP reduction overlapped, pipeline p2p
   overlapped (where the project's assumptions say they are not);
-* batch: twice the global batch (flagged: it changes the optimisation, not just the speed).
+* batch: twice the global batch (flagged: it changes the optimisation, not just the speed);
+* mixture of experts (when the expert all-to-all costs time): EP halved or doubled, node-limited
+  routing (or a tighter limit), per-node deduplicating dispatch kernels (DeepEP), the
+  all-to-all overlapped with compute, and a 72-GPU scale-up domain (an NVL72-class rack)
+  instead of the design's smaller one, so the EP group stays on NVLink.
 
 Variants that cannot run (memory, a level without bandwidth: ``cannot_run_reasons``, the same
 judgement as the analysis) are reported as such, with no MFU, and never chosen as the best; a
@@ -141,6 +145,7 @@ class _Eval:
     breakdown: dict
     bubble_fraction: float
     microbatches: int
+    alltoall_s: float = 0.0
 
 
 def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
@@ -155,7 +160,7 @@ def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
            if step is not None else None)
     return _Eval(reasons, mfu, step, tokens / step if step is not None else None,
                  core.memory.fits, core.memory.total_gb, dict(core.breakdown_s),
-                 core.bubble_fraction, core.microbatches)
+                 core.bubble_fraction, core.microbatches, core.alltoall_s)
 
 
 def _valid(model: ModelSpec, par: Parallelism, scale_up: int,
@@ -320,7 +325,14 @@ def _limiter_text(key: str, seconds: float, base: _Eval, par: Parallelism, fabri
     if key == "pp_comm":
         return f"pipeline sends between stages on the critical path: {seconds:.2f} s"
     if key == "ep_comm":
-        return f"EP {par.ep} all-to-all (dispatch + combine), exposed: {seconds:.2f} s"
+        span = group_span(fabric, par.ep, par.tp * par.cp)
+        nodes = max(1, par.ep * par.tp * par.cp // max(1, fabric.scale_up_domain_gpus))
+        where = ("inside one scale-up domain" if max(span.levels) < fabric.first_scale_out
+                 else f"across {nodes} scale-up domains over the NIC")
+        share = (f"; {base.alltoall_s:.2f} s in all, {_pct(base.alltoall_s / base.step)} of "
+                 f"the step before overlap" if base.alltoall_s and base.step else "")
+        return (f"EP {par.ep} all-to-all (dispatch + combine) {where}, exposed or stealing "
+                f"compute while hidden: {seconds:.2f} s{share}")
     if key == "cp_comm":
         return f"CP {par.cp} K/V ring exchange not hidden behind attention: {seconds:.2f} s"
     if key == "straggler":
@@ -444,6 +456,11 @@ def explain_bottleneck(
                    f"{par.global_batch}", "batch", ev, {"global_batch": cand.global_batch},
                    "changes the optimisation, not only the speed")
 
+    if model.moe.enabled and base.alltoall_s > 0.01 * base_step:
+        for key, description, kind, ev, changes, note in _moe_what_ifs(
+                fabric, model, par, precision, a, peak_tflops):
+            record(key, description, kind, ev, changes, note)
+
     # the ones that run, most help first; then the ones that cannot, in the order tried
     running = sorted((w for w in what_ifs if w.mfu_gain is not None),
                      key=lambda w: -(w.mfu_gain or 0.0))
@@ -465,6 +482,60 @@ def explain_bottleneck(
     search = getattr(performance, "search", None) if performance is not None else None
     return BottleneckResult(base_mfu, base_step, ideal, primary, head, tuple(limiters),
                             ordered, best, tuple(search.candidates) if search is not None else ())
+
+
+def _moe_what_ifs(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
+                  a: PerformanceAssumptions, peak_tflops: float) -> list[tuple]:
+    """(key, description, kind, evaluation, changes, note) of the MoE what-ifs: EP size, the
+    routing limit, the dispatch kernels, overlap, and a 72-GPU scale-up domain."""
+    out: list[tuple] = []
+    scale_up = fabric.scale_up_domain_gpus
+    for ep in (par.ep // 2, par.ep * 2):
+        cand = replace(par, ep=ep)
+        if ep >= 1 and ep != par.ep and _valid(model, cand, scale_up, a.balance_pipeline_ends):
+            out.append((f"ep{ep}", f"EP {ep} instead of {par.ep}", "layout",
+                        _run(fabric, model, cand, precision, a, peak_tflops), {"ep": ep},
+                        "experts per GPU and the all-to-all's span change"))
+    crosses = par.ep * par.tp * par.cp > scale_up
+    if crosses:
+        nodes = model.moe.route_nodes
+        limit = 4 if not nodes else max(1, nodes // 2)
+        if limit < par.ep * par.tp * par.cp // max(1, scale_up):
+            routed = replace(model, moe=replace(model.moe, route_nodes=limit))
+            kernels = replace(a, ep_dispatch="deepep")
+            out.append((f"route_nodes{limit}", f"routing limited to {limit} nodes per token"
+                        + (" with per-node dispatch kernels (DeepEP)" if a.ep_dispatch != "deepep"
+                           else ""), "software",
+                        _run(fabric, routed, par, precision, kernels, peak_tflops),
+                        {"route_nodes": limit, "ep_dispatch": "deepep"},
+                        "changes the model's routing, as DeepSeek-V3 trains it"))
+        if a.ep_dispatch != "deepep":
+            out.append(("deepep", "per-node deduplicating dispatch kernels (DeepEP)", "software",
+                        _run(fabric, model, par, precision, replace(a, ep_dispatch="deepep"),
+                             peak_tflops), {"ep_dispatch": "deepep"}, ""))
+    if a.ep_overlap < 0.8:
+        out.append(("ep_overlap", "the all-to-all overlapped with expert compute "
+                    "(Megatron-Core EP overlap, 0.8 hidden)", "software",
+                    _run(fabric, model, par, precision, replace(a, ep_overlap=0.8), peak_tflops),
+                    {"ep_overlap": 0.8}, ""))
+    if crosses and scale_up < 72 and len(fabric.levels) > fabric.first_scale_out:
+        out.append(("nvl72", f"a 72-GPU scale-up domain (NVL72-class rack) instead of "
+                    f"{scale_up}-GPU nodes, at this GPU's NVLink bandwidth", "fabric",
+                    _run(_wider_scale_up(fabric, 72), model, par, precision, a, peak_tflops),
+                    {"fabric": "scale-up domain 72 GPUs"},
+                    "the EP group's traffic stays on NVLink"))
+    return out
+
+
+def _wider_scale_up(fabric: FabricView, gpus: int) -> FabricView:
+    """``fabric`` with its scale-up domain grown to ``gpus`` (same per-GPU scale-up bandwidth;
+    the outer levels keep theirs, and at least that domain)."""
+    up = fabric.first_scale_out - 1
+    levels = list(fabric.levels)
+    levels[up] = replace(levels[up], domain_gpus=min(gpus, fabric.gpus))
+    for i in range(up + 1, len(levels)):
+        levels[i] = replace(levels[i], domain_gpus=max(levels[i].domain_gpus, levels[up].domain_gpus))
+    return replace(fabric, levels=tuple(levels))
 
 
 def _changes(before: Parallelism, after: Parallelism) -> dict:

@@ -349,30 +349,38 @@ def expert_alltoall_time_s(
     if n <= 1 or tokens <= 0 or bytes_per_token <= 0 or top_k <= 0:
         return 0.0
     span = group_span(fabric, n, stride)
-    nodes, per_node = span_nodes(span)
+    up = fabric.first_scale_out  # levels below it are the scale-up domain ("a node" here)
+    per_node = math.prod(n_l for n_l, i in zip(span.members_per_level, span.levels) if i < up)
+    nodes = max(1, n // per_node)
     copies = tokens * top_k
-    traffic: list[tuple[int, float]] = [(0, copies * bytes_per_token * (per_node - 1) / n)]
-    if nodes > 1:
-        remote_share = (nodes - 1) / nodes
-        if dedup_per_node:
-            if route_nodes and route_nodes < nodes:
-                distinct_remote = min(route_nodes, top_k) * remote_share
-            else:
-                distinct_remote = (nodes - 1) * (1.0 - (1.0 - 1.0 / nodes) ** top_k)
-            network_copies = tokens * distinct_remote
-            # arrived once per node, forwarded to the other GPUs of that node over NVLink
-            forwarded = copies * remote_share * (per_node - 1) / per_node
-            traffic[0] = (0, traffic[0][1] + forwarded * bytes_per_token)
+    # destinations first reached at each level of the span, as a share of the group
+    shares: list[tuple[int, float]] = []
+    inside = 1
+    for n_l, level_index in zip(span.members_per_level, span.levels):
+        shares.append((level_index, (inside * n_l - inside) / n))
+        inside *= n_l
+    local = [(i, share) for i, share in shares if i < up]
+    local_share = sum(share for _, share in local)
+    remote_share = (nodes - 1) / nodes
+    if dedup_per_node and nodes > 1:
+        if route_nodes and route_nodes < nodes:
+            distinct_remote = min(route_nodes, top_k) * remote_share
         else:
-            network_copies = copies * remote_share
-        network_bytes = network_copies * bytes_per_token
-        # spread over the levels the remote destinations lie at (as alltoall_time_s)
-        inside = 1
-        for n_l, level_index in zip(span.members_per_level, span.levels):
-            if level_index > 0:
-                share = (inside * n_l - inside) / (n - per_node)
-                traffic.append((level_index, network_bytes * share))
-            inside *= n_l
+            distinct_remote = (nodes - 1) * (1.0 - (1.0 - 1.0 / nodes) ** top_k)
+        network_copies = tokens * distinct_remote
+        # arrived once per node, then forwarded to the node's other GPUs over the scale-up links
+        forwarded = copies * remote_share * (per_node - 1) / per_node
+    else:
+        network_copies = copies * remote_share
+        forwarded = 0.0
+    traffic: list[tuple[int, float]] = []
+    for level_index, share in local:
+        inner = share / local_share if local_share > 0 else 0.0
+        traffic.append((level_index, (copies * share + forwarded * inner) * bytes_per_token))
+    remote = [(i, share) for i, share in shares if i >= up]
+    remote_total = sum(share for _, share in remote)
+    for level_index, share in remote:
+        traffic.append((level_index, network_copies * bytes_per_token * share / remote_total))
     efficiency *= _size_factor("alltoall", span, copies * bytes_per_token, size_aware)
     worst = _pipelined_time_s(fabric, traffic, efficiency)
     latency_us = sum(fabric.levels[i].latency_us + protocol_us for i in span.levels)

@@ -181,7 +181,14 @@ def cannot_run_reasons(fabric: FabricView, par: Parallelism, memory: MemoryBreak
             f"needs {memory.total_gb:.1f} GB per GPU ({memory.stage} pipeline stage) but "
             f"{fabric.accelerator.id} has {memory.hbm_gb:g} GB",
             (fabric.accelerator.id,)))
-    if step_time_s is not None and not (0 < step_time_s < math.inf):
+    no_host_link = par.activation_offload and not fabric.accelerator.get("host_link_gbyte_s")
+    if no_host_link:
+        reasons.append(Diagnostic(
+            "NO_HOST_LINK",
+            f"activation offload moves every micro-batch's activations over the host link, "
+            f"which the catalog does not give for {fabric.accelerator.id} (host_link_gbyte_s)",
+            (fabric.accelerator.id,)))
+    elif step_time_s is not None and not (0 < step_time_s < math.inf):
         reasons.append(Diagnostic(
             "NO_NETWORK_BANDWIDTH",
             "a network level the job's collectives cross has no bandwidth: the step cannot "
