@@ -158,7 +158,10 @@ def _mb(release: str, table: str, recipe: str = "") -> str:
 
 # Each Megatron-Bridge row's dispatcher and EP overlap, from its recipe at the pinned commit
 # (perf_recipes/<family>/<system>/...: moe_token_dispatcher_type / moe_flex_dispatcher_backend,
-# comm_overlap.overlap_moe_expert_parallel_comm, moe_a2a_overlap; S); rows not listed run
+# comm_overlap.overlap_moe_expert_parallel_comm, moe_a2a_overlap, and the helpers
+# _enable_deepseek_full_iteration_mxfp8 / _enable_hybridep_full_iteration_mxfp8 of
+# perf_recipes/{deepseek,qwen}/common.py, which turn on the flex dispatcher and the EP overlap;
+# S); rows not listed run
 # BRIDGE_MOE. Where the recipe now has another layout than the row, E.
 ROW_STACKS = {
     "MoE-DSV3-H100-1024": BRIDGE_MOE_FLEX,       # HybridEP environment, no EP overlap set
@@ -170,15 +173,15 @@ ROW_STACKS = {
     "MoE-DSV3-GB300-256": MCORE_MOE,             # _enable_deepseek_full_iteration_mxfp8: both
     "MoE-Q235-H100-256": MCORE_MOE_A2A,          # alltoall + moe_a2a_overlap + EP overlap
     "MoE-Q235-H100-256-2511": MCORE_MOE_A2A,     # same recipe (later release)
-    "MoE-Q235-B200-256": BRIDGE_MOE_FLEX,        # hybridep flex, moe_a2a_overlap False
+    "MoE-Q235-B200-256": MCORE_MOE,              # _enable_hybridep_full_iteration_mxfp8
     "MoE-Q235-GB200-256-bf16": BRIDGE_MOE_FLEX,  # hybridep flex
     "MoE-Q235-GB300-256-bf16": BRIDGE_MOE_FLEX,  # hybridep flex
     "MoE-Q30-H100-16": BRIDGE_MOE_FLEX,          # hybridep flex, moe_a2a_overlap False
     "MoE-Q30-B200-8": MCORE_MOE,                 # hybridep flex + overlap_moe_expert_parallel_comm
-    "MoE-Q30-GB200-8": BRIDGE_MOE_FLEX,          # hybridep flex
-    "MoE-Q30-GB300-8": BRIDGE_MOE_FLEX,          # hybridep flex
-    "MoE-Q30-GB200-8-2604": BRIDGE_MOE_FLEX,     # same recipe (earlier release, E)
-    "MoE-Q30-GB300-8-2604": BRIDGE_MOE_FLEX,     # same recipe (earlier release, E)
+    "MoE-Q30-GB200-8": MCORE_MOE,                # _enable_hybridep_full_iteration_mxfp8
+    "MoE-Q30-GB300-8": MCORE_MOE,                # _enable_hybridep_full_iteration_mxfp8
+    "MoE-Q30-GB200-8-2604": MCORE_MOE,           # same recipe (earlier release, E)
+    "MoE-Q30-GB300-8-2604": MCORE_MOE,           # same recipe (earlier release, E)
 }
 
 # Rows the engine misses, each with what is known about why (the suite appends the predicted
@@ -186,12 +189,12 @@ ROW_STACKS = {
 _RELEASE_JUMP = ("NVIDIA's software alone moved this run: the same layout on the same system "
                  "ran {old} tokens/s/GPU in the 26.04.01 container and {new} in 26.06 "
                  "(+{gain}; full-iteration CUDA graphs, HybridEP, fused MoE ops), more than "
-                 "the ±10% tolerance; the engine's Megatron-Core 2025 stack lands between them "
-                 "(row {other} is the earlier release)")
+                 "the ±10% tolerance, so no one description of the stack matches both "
+                 "releases (row {other} is the other release)")
 _B200 = ("the B200 factor (0.570, fitted on two Megatron-Bridge 25.11 dense FP8 Llama runs) "
          "is 22% above GB200's (0.466), so the engine runs B200 faster than GB200 per GPU; "
-         "NVIDIA's same-release (26.04.01) MoE rows run B200 at or below GB200 ({pair}): not "
-         "attributed to a modelled mechanism, reported, not fitted")
+         "NVIDIA's same-release (26.04.01) MoE rows run B200 at 0.66-1.04x GB200 per GPU "
+         "({pair}): not attributed to a modelled mechanism, reported, not fitted")
 _GB300 = ("GB300 is modelled with GB200's BF16 peak and calibration (no GB300 run is fitted, "
           "E); NVIDIA's same-release BF16 rows run GB300 {ratio} GB200 per GPU ({pair}, with "
           "the layouts each system's memory allows), the engine {engine}")
@@ -210,12 +213,10 @@ KNOWN_MISS = {
     + "; the memory model also puts MBS 4 without recompute above the B200's 180 GB",
     "MoE-DSV3-GB200-256": _RELEASE_JUMP.format(old="4,256", new="4,969", gain="17%",
                                                other="MoE-DSV3-GB200-256-2604"),
-    "MoE-Q30-GB200-8": _RELEASE_JUMP.format(old="26,112", new="40,706", gain="56%",
-                                            other="MoE-Q30-GB200-8-2604"),
-    "MoE-Q30-GB300-8": _RELEASE_JUMP.format(old="31,744", new="45,275", gain="43%",
-                                            other="MoE-Q30-GB300-8-2604"),
     "MoE-Q30-GB200-8-2604": _RELEASE_JUMP.format(old="26,112", new="40,706", gain="56%",
                                                  other="MoE-Q30-GB200-8 (26.06)"),
+    "MoE-Q30-GB300-8-2604": _RELEASE_JUMP.format(old="31,744", new="45,275", gain="43%",
+                                                 other="MoE-Q30-GB300-8 (26.06)"),
     "MoE-DSV3-GB300-256": ("MXFP8 with full-iteration CUDA graphs, 26.06: the GB300 rows of "
                            "this table gained 27% over 26.04.01 (4,992 at MBS 2); GB300 is "
                            "modelled with GB200's calibration (E)"),

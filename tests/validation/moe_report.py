@@ -42,8 +42,7 @@ def summary_line(rows) -> str:
             f"rows, {s['gated_policy']} of them gated by policy (tokens/s per GPU within "
             f"±10%); {s['computed']} computed ({s['pass']} pass, {s['fail']} failing, "
             f"{s['known_miss']} known miss, {s['report_only']} report-only), "
-            f"{s['not_modelled']} not modelled because the training schema cannot yet express "
-            "the published run (each names the field).")
+            f"{s['not_modelled']} not modelled (each says what the engine lacks for it).")
 
 
 def render(rows) -> list[str]:
