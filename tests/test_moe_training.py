@@ -171,3 +171,17 @@ def test_every_published_training_run_fits_its_gpu(case):
         assert not memory.fits, f"{case.id} fits now: remove it from KNOWN_MEMORY_MISSES"
     else:
         assert memory.fits, f"{case.id}: {memory.total_gb:.1f} GB > {memory.hbm_gb:g} GB"
+
+
+def test_precision_recipes_pick_their_peak_and_refuse_block_scaling_without_hardware():
+    from core.analysis.compute import dense_peak
+    h100, b200 = CATALOG.get("H100-SXM5-80GB"), CATALOG.get("B200")
+    assert dense_peak(h100, "fp8-block", None) == (1978.9, "fp8-block")
+    diags = []
+    assert dense_peak(h100, "mxfp8", diags) == (989.4, "bf16")  # Hopper: no MX tensor cores
+    assert diags[0].code == "PRECISION_NOT_SUPPORTED" and "block-scaled" in diags[0].message
+    assert dense_peak(b200, "nvfp4", None) == (9000.0, "nvfp4")
+    # NVFP4 keeps ~15% of the linear-layer work in BF16 (arXiv 2509.25660): the blended rate
+    hw = Hardware(b200, "nvfp4", 9000.0, PerformanceAssumptions())
+    assert hw.peak == pytest.approx(1e12 / (0.85 / 9000 + 0.15 / 2250))
+    assert hw.peak_attn == pytest.approx(2250e12)

@@ -42,7 +42,7 @@ from core.analysis.pipeline import ends_balanced
 from core.analysis.step_time import job_fabric, layout_step_time
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
-from core.workload import ModelSpec, Parallelism, Workload
+from core.workload import RECOMPUTE, ModelSpec, Parallelism, Workload
 
 # What-ifs below this MFU gain (fraction) are "no material change".
 MATERIAL_GAIN = 0.005
@@ -201,7 +201,12 @@ def _layout_variants(model: ModelSpec, par: Parallelism, a: PerformanceAssumptio
             if v != par.virtual_stages:
                 add(f"interleave_v{v}", f"interleaving with {v} virtual stages per GPU",
                     virtual_stages=v)
-    order = ["none"] + (["selective"] if not a.flash_attention else []) + ["full"]
+    # lighter recompute modes, coarsest last: selective saves nothing with FlashAttention (the
+    # score matrix is never stored); the module modes are tried for MoE and MLA models
+    modules = model.moe.enabled or model.mla is not None
+    order = [mode for mode in RECOMPUTE
+             if (mode != "selective" or not a.flash_attention or par.recompute == "selective")
+             and (modes_of_modules(mode) <= modules or par.recompute == mode)]
     if par.recompute in order:
         for lighter in order[: order.index(par.recompute)]:
             add(f"recompute_{lighter}", f"{'no' if lighter == 'none' else lighter} recompute "
@@ -245,6 +250,11 @@ def _layout_variants(model: ModelSpec, par: Parallelism, a: PerformanceAssumptio
         add(f"cp{par.cp * 2}", f"context parallelism {par.cp * 2} instead of {par.cp} "
             f"(DP {par.dp // 2})", cp=par.cp * 2, dp=par.dp // 2)
     return out
+
+
+def modes_of_modules(mode: str) -> bool:
+    """True for the recompute modes that pick modules (norms, up-projections, experts)."""
+    return mode in ("norms-up-proj", "moe-experts")
 
 
 def _nonblocking(fabric: FabricView) -> tuple[FabricView, list[str]]:
