@@ -15,7 +15,7 @@ from core.catalog import default_catalog
 from core.flatten import flatten
 from core.generators import FatTreeOptions, generate_fat_tree
 from core.topology import analyze_topology
-from core.workload import WorkloadError, workload_from_dict, workload_to_dict
+from core.workload import WorkloadError, load_preset, workload_from_dict, workload_to_dict
 
 # DeepSeek-V3 (config.json, resources/workloads/SOURCES.md; arXiv 2412.19437 §2): MLA, 61
 # layers, 3 dense, 256 routed experts of FFN 2048, top-8 on at most 4 nodes, one shared expert,
@@ -50,15 +50,18 @@ def test_expert_parallelism_need_not_be_a_power_of_two():
     assert _expert_parallel_options(160, 40) == [1, 2, 4, 5, 8, 10, 20, 40]
 
 
-def test_deepseek_v3_on_2048_h100_finds_a_fitting_expert_parallel_layout():
-    wl = workload_from_dict({"name": "DeepSeek-V3", "model": DEEPSEEK_V3,
-                             "parallelism": "auto", "precision": "fp8-block"})
-    found = search_parallelism(_h100_fabric(2048), wl, workers=1)
+@pytest.mark.parametrize("gpus", [2048, 16384])
+def test_deepseek_v3_on_h100_finds_a_fitting_expert_parallel_layout(gpus):
+    """Issue 21 item 7: the deepseek-v3 preset (as trained: MLA, MTP, FP8 blocks) with its
+    layout left to the search, on 2,048 and 16,384 H100s."""
+    wl = dataclasses.replace(load_preset("deepseek-v3"), parallelism="auto")
+    assert wl.model.mla is not None and wl.model.moe.experts == 256
+    found = search_parallelism(_h100_fabric(gpus), wl, workers=1)
     assert found.failure is None and found.step_time_s is not None
     best = found.candidates[0]
     assert best.fits and best.memory_gb <= 80
     assert found.best.ep > 1 and 256 % found.best.ep == 0
-    assert found.best.gpus <= 2048
+    assert found.best.gpus <= gpus
     # every runner-up says why it loses, with its numbers
     others = [c for c in found.candidates[1:] if c.fits]
     assert others and all("slower per token" in c.reason for c in others)
