@@ -245,7 +245,9 @@ MOE_CASES: tuple[PerfCase, ...] = (
     _run("MoE-DSV3-H800-2048", "DeepSeek-V3 (DualPipe, FP8 blocks)", "H800", 2048,
          DEEPSEEK_V3_DS,
          dict(pp=16, ep=64, micro_batch=1, global_batch=15360), "fp8-block", 1e12 / (180e3 * 3600),
-         _DS, "P (tokens/s D; micro-batch E: not published)", stack=DEEPSEEK_V3,
+         _DS, "P (tokens/s D; micro-batch E: not published; the deepseek-dualpipe-2024 "
+         "preset's values come from the report's text and were checked against this figure "
+         "when written, none fitted to it)", stack=DEEPSEEK_V3,
          recompute="norms-up-proj"),
     _run("MoE-DSV3-H100-1024", "DeepSeek-V3 (dropless)", "H100", 1024, DEEPSEEK_V3_MODEL,
          dict(tp=2, pp=8, virtual_stages=4, ep=64, micro_batch=1, global_batch=8192), "fp8",
