@@ -170,7 +170,8 @@ def _enumerate(fabric: FabricView, model: ModelSpec, a: PerformanceAssumptions,
                 dp = min(gpus // (tp * cp * pp), max(1, int(1.5 * target_sequences)))
                 if dp < 1:
                     continue
-                for ep, etp in _expert_layouts(moe.experts, tp, cp, dp) if moe.enabled else [(1, 0)]:
+                experts = _expert_layouts(moe.experts, tp, cp, dp) if moe.enabled else [(1, 0)]
+                for ep, etp in experts:
                     for mbs in MICRO_BATCHES:
                         unit = dp * mbs
                         m = max(1, round(target_sequences / unit))

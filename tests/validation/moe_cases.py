@@ -122,7 +122,8 @@ _SYSTEMS = {
     "H100": (_dgx_h100, "DGX H100 (SuperPOD RA: NDR 400G per GPU, QM9700; S/E)"),
     "B200": (_dgx_b200, "DGX B200 (SuperPOD RA: NDR 400G per GPU, QM9700; S/E)"),
     "GB200": (_gb200_nvl72, "GB200 NVL72 racks (72-GPU NVLink5 domain; 400G IB per GPU; S/E)"),
-    "GB300": (_gb300_nvl72, "GB300 NVL72 racks (72-GPU NVLink5 domain; 800G XDR per GPU, Q3400; S/E)"),
+    "GB300": (_gb300_nvl72,
+              "GB300 NVL72 racks (72-GPU NVLink5 domain; 800G XDR per GPU, Q3400; S/E)"),
     "H800": (_hgx_h800, "HGX H800 nodes, 400G IB per GPU (NDR fat tree, E)"),
 }
 
@@ -137,7 +138,8 @@ def _run(row: str, title: str, system: str, gpus: int, model: dict, layout: dict
     schema (the first three layers of DeepSeek-V3 only, E)."""
     tp, pp, cp = layout.get("tp", 1), layout.get("pp", 1), layout.get("cp", 1)
     par = {"tp": tp, "pp": pp, "cp": cp, "dp": gpus // (tp * pp * cp), "zero_stage": 1,
-           "recompute": recompute, **{k: v for k, v in layout.items() if k not in ("tp", "pp", "cp")}}
+           "recompute": recompute,
+           **{k: v for k, v in layout.items() if k not in ("tp", "pp", "cp")}}
     make, note = _SYSTEMS[system]
     step = par["global_batch"] * model["seq_len"] / (tokens * gpus)
     stack = ROW_STACKS.get(row, stack)
@@ -252,7 +254,8 @@ MOE_CASES: tuple[PerfCase, ...] = (
     _run("MoE-DSV3-H100-1024", "DeepSeek-V3 (dropless)", "H100", 1024, DEEPSEEK_V3_MODEL,
          dict(tp=2, pp=8, virtual_stages=4, ep=64, micro_batch=1, global_batch=8192), "fp8",
          1297, _mb("25.09", "DGX-H100", "deepseek/h100/deepseek_v3.py (mla_up_proj, mlp)"),
-         "P (precision E: the 25.09 table has no precision column; MTP E)", recompute="norms-up-proj"),
+         "P (precision E: the 25.09 table has no precision column; MTP E)",
+         recompute="norms-up-proj"),
     _run("MoE-DSV3-B200-256", "DeepSeek-V3", "B200", 256, DEEPSEEK_V3_MODEL,
          dict(pp=8, virtual_stages=2, ep=32, micro_batch=1, global_batch=4096), "mxfp8", 3328,
          _mb("26.04.01", "DeepSeekV3", "deepseek/b200/deepseek_v3.py (mla_up_proj, mlp)"), "P",
