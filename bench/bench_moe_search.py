@@ -39,7 +39,7 @@ def main() -> None:
     # blocks; resources/workloads/SOURCES.md) with its layout left to the search
     workload = dataclasses.replace(load_preset("deepseek-v3"), parallelism="auto")
     print("| H100 GPUs | evaluate (auto), wall / CPU | search alone, wall / CPU | layouts / "
-          "evaluated / rejected for memory | chosen (tp, pp, dp, ep, etp, mbs, v, recompute, "
+          "evaluated / rejected for memory | chosen (tp, pp, dp, ep, expert tp, mbs, v, recompute, "
           "ZeRO) | GB/GPU | peak MB |")
     print("|---:|---:|---:|---:|---|---:|---:|")
     for gpus in SIZES:
@@ -56,7 +56,7 @@ def main() -> None:
         memory = found.candidates[0].memory_gb if found.candidates else float("nan")
         print(f"| {gpus:,} | {eval_s:.2f} / {eval_cpu:.2f} s | {search_s:.2f} / {search_cpu:.2f} s "
               f"| {found.considered:,} / {found.evaluated:,} / {found.rejected_for_memory:,} "
-              f"| {b.tp}, {b.pp}, {b.dp}, {b.ep}, {b.expert_tp}, {b.micro_batch}, "
+              f"| {b.tp}, {b.pp}, {b.dp}, {b.ep}, {b.expert_tp_effective}, {b.micro_batch}, "
               f"{b.virtual_stages}, {b.recompute}, {b.zero_stage} "
               f"| {memory:.0f} | {peak:.0f} |")
 

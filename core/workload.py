@@ -48,8 +48,8 @@ INTEGER_BOUNDS: dict[str, tuple[int, int]] = {
     # parallelism: each degree at most the accelerators the engine holds
     "tp": (1, MAX_ACCELERATORS), "pp": (1, MAX_ACCELERATORS), "dp": (1, MAX_ACCELERATORS),
     "cp": (1, MAX_ACCELERATORS), "ep": (1, MAX_ACCELERATORS), "micro_batch": (1, 1_000_000),
-    "etp": (0, MAX_ACCELERATORS),  # 0: expert TP as tp
     "global_batch": (1, 1_000_000_000), "virtual_stages": (1, 10_000), "zero_stage": (0, 3),
+    "expert_tp": (0, MAX_ACCELERATORS),
     # a preset fitted to a design: the design's GPUs
     "design_gpus": (1, MAX_ACCELERATORS),
 }
@@ -159,22 +159,18 @@ class Parallelism:
     virtual_stages: int = 1
     zero_stage: int = 1
     recompute: str = "none"
-    # Expert tensor parallelism: GPUs one routed expert's weights are split over (Megatron-Core
-    # expert_tensor_parallel_size; 0: as tp, its default). With MoE parallel folding the experts'
-    # grid ep x etp spans the tp x cp x dp GPUs of a stage (Qwen3-235B on H100: TP 2, ETP 1).
-    etp: int = 0
     # Stored activations go to host memory between their forward and backward (Megatron-Core
     # fine-grained activation offloading, TE cpu_offload), over the accelerator's host link.
     activation_offload: bool = False
+    # Tensor parallelism of the expert layers (Megatron-Core expert_tensor_parallel_size); 0:
+    # the same as tp, EP carved out of dp x cp. Set, the expert layers fold their own
+    # expert_tp x ep grid over the tp x dp x cp GPUs of a stage (MoE parallel folding, Liu et al.
+    # 2025, arXiv 2504.14960), so EP may also take GPUs from TP.
+    expert_tp: int = 0
 
     @property
     def model_parallel(self) -> int:
         return self.tp * self.pp * self.cp
-
-    @property
-    def expert_tp(self) -> int:
-        """GPUs one routed expert is split over."""
-        return self.etp or self.tp
 
     @property
     def gpus(self) -> int:
@@ -184,6 +180,21 @@ class Parallelism:
     @property
     def microbatches(self) -> int:
         return max(1, self.global_batch // (self.dp * self.micro_batch))
+
+    @property
+    def expert_tp_effective(self) -> int:
+        return self.expert_tp or self.tp
+
+    @property
+    def expert_replicas(self) -> int:
+        """GPUs of a stage holding the same expert shard: they reduce its gradients."""
+        return max(1, self.tp * self.dp * self.cp // (self.expert_tp_effective * max(1, self.ep)))
+
+    @property
+    def ep_stride(self) -> int:
+        """Distance on the GPU numbering between the ranks of one EP group: after TP and CP
+        (EP carved out of dp x cp), or after the expert-TP ranks when the layers fold."""
+        return self.expert_tp if self.expert_tp else self.tp * self.cp
 
 
 @dataclass(frozen=True)
@@ -306,12 +317,11 @@ def _parse_parallelism(raw: Any, path: str) -> Parallelism | str:
             f"{path}.global_batch: {par.global_batch} is not a multiple of "
             f"dp x micro_batch = {par.dp * par.micro_batch}"
         )
-    if par.etp:
-        # MoE parallel folding: the experts' ep x etp grid spans a stage's tp x cp x dp GPUs
-        stage = par.tp * par.cp * par.dp
-        if stage % (par.ep * par.etp):
-            raise WorkloadError(f"{path}.etp: ep x etp = {par.ep * par.etp} does not divide the "
-                                f"{stage} GPUs of a pipeline stage (tp x cp x dp)")
+    if par.expert_tp:
+        stage = par.tp * par.dp * par.cp
+        if stage % (par.expert_tp * par.ep):
+            raise WorkloadError(f"{path}.expert_tp: expert_tp x ep = {par.expert_tp * par.ep} must "
+                                f"divide tp x dp x cp = {stage}")
     elif (par.dp * par.cp) % par.ep:
         raise WorkloadError(f"{path}.ep: {par.ep} must divide dp x cp = {par.dp * par.cp}")
     return par
@@ -364,8 +374,6 @@ def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
             raise WorkloadError(
                 f"{path}.parallelism.ep: {parallelism.ep} does not divide {model.moe.experts} experts"
             )
-        if parallelism.etp and not model.moe.enabled:
-            raise WorkloadError(f"{path}.parallelism.etp: needs experts (model.moe.experts > 0)")
     fit = _parse_preset_fit(raw["preset_fit"], f"{path}.preset_fit") if raw.get("preset_fit") is not None else None
     return Workload(name, model, parallelism, precision, float(tokens), fit)
 
@@ -389,7 +397,7 @@ def check_workload(workload: Any) -> Workload | None:
 # defaults, so the JSON (and evaluation JSON) of an older workload stays as it was.
 _MODEL_KEYS_SINCE = {"mla": None, "mtp_depth": 0, "head_size": 0}
 _MOE_KEYS_SINCE = {"route_nodes": 0, "capacity_factor": 0.0, "imbalance": 0.0}
-_PARALLELISM_KEYS_SINCE = {"activation_offload": False, "etp": 0}
+_PARALLELISM_KEYS_SINCE = {"activation_offload": False, "expert_tp": 0}
 
 
 def _without_defaults(raw: dict[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:

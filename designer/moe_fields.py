@@ -22,6 +22,9 @@ MODEL_EXTRA_INTS = [("mtp_depth", "Multi-token prediction depth",
                      "Extra prediction modules on the last stage (DeepSeek-V3: 1)"),
                     ("head_size", "Head size (0 = hidden / heads)",
                      "Attention head size when it is not hidden / heads (Qwen3-235B: 128)")]
+PAR_EXTRA_INTS = [("expert_tp", "Expert TP (0 = TP)",
+                   "Tensor parallelism of the expert layers; set, expert TP x EP fold over the "
+                   "stage's TP x DP x CP GPUs")]
 MOE_FLOATS = [("capacity_factor", "Capacity factor (0 = dropless)",
                "Tokens one expert takes at most, as a multiple of its balanced share"),
               ("imbalance", "Expert-load imbalance (0 = stack's)",
@@ -43,7 +46,7 @@ class MoeFields(QWidget):
         for key, label in MOE_LAYOUT_INTS:
             self.ints[key] = self._int(key)
             form.addRow(label, self.ints[key])
-        for key, label, tip in MOE_ROUTING_INTS + MODEL_EXTRA_INTS:
+        for key, label, tip in MOE_ROUTING_INTS + MODEL_EXTRA_INTS + PAR_EXTRA_INTS:
             self.ints[key] = self._int(key, tip)
             form.addRow(label, self.ints[key])
         self.floats = {}
@@ -86,9 +89,10 @@ class MoeFields(QWidget):
     def load(self, model: dict[str, Any], parallelism: dict[str, Any] | str) -> None:
         """Show a workload's JSON form (``model``, ``parallelism``)."""
         moe = model.get("moe", {})
+        par = parallelism if isinstance(parallelism, dict) else {}
         for key, spin in self.ints.items():
             spin.blockSignals(True)
-            spin.setValue(int(moe.get(key, model.get(key, 0)) or 0))
+            spin.setValue(int(moe.get(key, model.get(key, par.get(key, 0))) or 0))
             spin.blockSignals(False)
         for key, spin in self.floats.items():
             spin.blockSignals(True)
@@ -125,6 +129,8 @@ class MoeFields(QWidget):
             model.pop("mla", None)
         if isinstance(parallelism, dict):
             _set_or_drop(parallelism, "activation_offload", self.offload.isChecked(), False)
+            for key, _, _ in PAR_EXTRA_INTS:
+                _set_or_drop(parallelism, key, self.ints[key].value(), 0)
 
 
 def _set_or_drop(raw: dict[str, Any], key: str, value: Any, default: Any) -> None:

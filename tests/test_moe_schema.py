@@ -5,7 +5,12 @@ files keep their JSON."""
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from core.analysis.memory import memory_for
+from core.analysis.model_stats import hardware_flops_per_token
+from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.errors import WorkloadError
 from core.precision_recipes import RECIPES
 from core.workload import (PRECISIONS, PRESETS_DIR, RECOMPUTE, load_workload, workload_from_dict,
@@ -84,3 +89,32 @@ def test_every_precision_has_a_recipe_and_every_recompute_mode_is_listed():
     block = RECIPES["fp8-block"]
     assert block.dispatch_bytes < 1.1 and block.combine_bytes == 2.0
     assert block.moment_bytes == 4.0 and block.grad_bytes == 4.0
+
+
+_ANY = st.one_of(st.none(), st.booleans(), st.integers(-5, 10_000), st.floats(-5, 1e4),
+                 st.text(max_size=5))
+
+
+@settings(max_examples=150, deadline=None)
+@given(route=_ANY, capacity=_ANY, imbalance=_ANY, mtp=_ANY, head=_ANY, rank=_ANY,
+       recompute=st.sampled_from([*RECOMPUTE, "half"]), precision=st.sampled_from([*PRECISIONS, "fp6"]),
+       offload=_ANY)
+def test_any_moe_field_value_loads_or_names_its_path(route, capacity, imbalance, mtp, head, rank,
+                                                     recompute, precision, offload):
+    raw = json.loads(json.dumps(_workload()))
+    model = raw["model"]
+    model["moe"].update(route_nodes=route, capacity_factor=capacity, imbalance=imbalance)
+    model.update(mtp_depth=mtp, head_size=head)
+    model["mla"]["kv_lora_rank"] = rank
+    raw["parallelism"].update(recompute=recompute, activation_offload=offload, pp=4, dp=16,
+                              ep=16, global_batch=64)
+    raw["precision"] = precision
+    try:
+        wl = workload_from_dict(raw)
+    except WorkloadError as err:
+        assert str(err).startswith("workload.")
+        return
+    memory = memory_for(wl.model, wl.parallelism, 80.0, PerformanceAssumptions(),
+                        precision=wl.precision)
+    assert memory.total_gb > 0
+    assert hardware_flops_per_token(wl.model, wl.parallelism.recompute) > 0

@@ -15,7 +15,7 @@ from core.catalog import default_catalog
 from core.flatten import flatten
 from core.generators import FatTreeOptions, generate_fat_tree
 from core.topology import analyze_topology
-from core.workload import WorkloadError, load_preset, workload_from_dict, workload_to_dict
+from core.workload import WorkloadError, load_preset, workload_from_dict
 
 # DeepSeek-V3 (config.json, resources/workloads/SOURCES.md; arXiv 2412.19437 §2): MLA, 61
 # layers, 3 dense, 256 routed experts of FFN 2048, top-8 on at most 4 nodes, one shared expert,
@@ -77,46 +77,24 @@ def test_expert_tp_folds_into_the_stage():
     assert set(_expert_layouts(128, tp=1, cp=1, dp=16)) == {(e, 0) for e in (1, 2, 4, 8, 16)}
 
 
-def test_schema_takes_expert_tp_and_locates_a_bad_one():
+def test_schema_takes_expert_tp_and_the_engine_prices_it():
+    """parallelism.expert_tp (0: as tp) is validated as MoE parallel folding, and expert TP 1
+    under TP 2 keeps each expert whole on one GPU: more expert weights per GPU than ETP 2 at
+    the same EP."""
     raw = {"name": "q", "model": {**DEEPSEEK_V3}, "precision": "fp8",
-           "parallelism": {"tp": 2, "pp": 1, "dp": 16, "ep": 32, "etp": 1,
+           "parallelism": {"tp": 2, "pp": 1, "dp": 16, "ep": 32, "expert_tp": 1,
                            "global_batch": 64}}
-    par = workload_from_dict(raw).parallelism
-    assert par.expert_tp == 1 and par.etp == 1
-    default = workload_from_dict({**raw, "parallelism": {**raw["parallelism"], "etp": 0,
-                                                         "ep": 16}})
-    assert default.parallelism.expert_tp == 2  # 0: as tp (Megatron's default)
-    with pytest.raises(WorkloadError, match=r"ep: 32 must divide dp x cp = 16"):
-        workload_from_dict({**raw, "parallelism": {**raw["parallelism"], "etp": 0}})
-    bad = {**raw, "parallelism": {**raw["parallelism"], "ep": 64}}
-    with pytest.raises(WorkloadError, match=r"workload\.parallelism\.etp: ep x etp = 64"):
-        workload_from_dict(bad)
-    dense = {**raw, "model": {k: v for k, v in DEEPSEEK_V3.items() if k != "moe"},
-             "parallelism": {**raw["parallelism"], "ep": 1}}
-    with pytest.raises(WorkloadError, match=r"parallelism\.etp: needs experts"):
-        workload_from_dict(dense)
-
-
-def test_old_layouts_keep_their_json():
-    par = workload_from_dict({"name": "q", "model": DEEPSEEK_V3, "precision": "fp8",
-                              "parallelism": {"tp": 2, "dp": 16, "ep": 16,
-                                              "global_batch": 64}})
-    assert "etp" not in workload_to_dict(par)["parallelism"]
-
-
-@pytest.mark.xfail(reason="the step-time and memory model (branch moe-training, issue 21 item "
-                          "2) does not read Parallelism.expert_tp yet: experts split over tp",
-                   raises=AssertionError, strict=False)
-def test_the_engine_prices_expert_tp():
-    """Expert TP 1 under TP 2 keeps each expert whole on one GPU: twice the expert weights per
-    GPU of EP 16 x ETP 2 at the same EP, and full-width expert GEMMs."""
+    assert workload_from_dict(raw).parallelism.expert_tp_effective == 1
+    with pytest.raises(WorkloadError, match=r"parallelism\.ep: 32 must divide dp x cp = 16"):
+        workload_from_dict({**raw, "parallelism": {**raw["parallelism"], "expert_tp": 0}})
+    with pytest.raises(WorkloadError, match=r"parallelism\.expert_tp: expert_tp x ep = 64"):
+        workload_from_dict({**raw, "parallelism": {**raw["parallelism"], "ep": 64}})
     from core.analysis.memory import memory_for
     from core.analysis.performance_assumptions import PerformanceAssumptions
-    wl = workload_from_dict({"name": "q", "model": DEEPSEEK_V3, "precision": "fp8",
-                             "parallelism": {"tp": 2, "dp": 16, "ep": 16, "etp": 1,
-                                             "global_batch": 64}})
+    wl = workload_from_dict({**raw, "parallelism": {**raw["parallelism"], "ep": 16}})
     folded = wl.parallelism
-    plain = dataclasses.replace(folded, etp=0)
+    plain = dataclasses.replace(folded, expert_tp=0)
+    assert plain.expert_tp_effective == 2
     a = PerformanceAssumptions()
     assert memory_for(wl.model, folded, 80.0, a).total_gb > \
         memory_for(wl.model, plain, 80.0, a).total_gb
@@ -130,7 +108,7 @@ def test_runners_up_the_model_cannot_tell_apart_are_left_out():
     from core.workload import Parallelism
     parts = {"compute": 1.0, "ep_comm": 0.5}
     best = Ranked(1e-6, 1.5, Parallelism(tp=2, dp=8, ep=8, global_batch=64), 60.0, parts, 0.0)
-    twin = Ranked(1e-6, 1.5, Parallelism(tp=2, dp=8, ep=8, etp=1, global_batch=64), 50.0,
+    twin = Ranked(1e-6, 1.5, Parallelism(tp=2, dp=8, ep=8, expert_tp=1, global_batch=64), 50.0,
                   dict(parts), 0.0)
     other = Ranked(2e-6, 3.0, Parallelism(tp=1, dp=16, ep=16, global_batch=64), 60.0,
                    {"compute": 2.0, "ep_comm": 1.0}, 0.0)

@@ -185,3 +185,26 @@ def test_precision_recipes_pick_their_peak_and_refuse_block_scaling_without_hard
     hw = Hardware(b200, "nvfp4", 9000.0, PerformanceAssumptions())
     assert hw.peak == pytest.approx(1e12 / (0.85 / 9000 + 0.15 / 2250))
     assert hw.peak_attn == pytest.approx(2250e12)
+
+
+def test_expert_tensor_parallelism_folds_over_the_stage(h800_2048):
+    """Expert TP 1 under TP 2 (Megatron-Core parallel folding): each GPU holds whole experts,
+    EP 32 may take GPUs from TP, the expert GEMMs are twice as wide per GPU."""
+    from core.errors import WorkloadError
+    from core.workload import workload_from_dict, workload_to_dict
+    raw = workload_to_dict(load_preset("qwen3-235b-a22b"))
+    raw["parallelism"].update(tp=2, dp=16, ep=32)  # dp x cp = 16: EP 32 needs folding
+    with pytest.raises(WorkloadError, match=r"parallelism\.ep: 32 must divide dp x cp"):
+        workload_from_dict(raw)
+    raw["parallelism"]["expert_tp"] = 1
+    folded = workload_from_dict(raw)
+    assert folded.parallelism.expert_replicas == 1
+    same = replace(folded, parallelism=replace(folded.parallelism, ep=16, dp=16, expert_tp=0))
+    a = PerformanceAssumptions()
+    m_folded = memory_for(folded.model, folded.parallelism, 80.0, a)
+    m_tp = memory_for(same.model, same.parallelism, 80.0, a)
+    # EP 32 x expert-TP 1 shards the experts as EP 16 x TP 2 does
+    assert m_folded.expert_states_gb == pytest.approx(m_tp.expert_states_gb)
+    raw["parallelism"]["expert_tp"] = 3
+    with pytest.raises(WorkloadError, match=r"parallelism\.expert_tp"):
+        workload_from_dict(raw)

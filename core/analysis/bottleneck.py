@@ -171,7 +171,10 @@ def _valid(model: ModelSpec, par: Parallelism, scale_up: int,
         return False
     if par.global_batch % (par.dp * par.micro_batch):
         return False
-    if (par.dp * par.cp) % par.ep:
+    if par.expert_tp:
+        if (par.tp * par.dp * par.cp) % (par.expert_tp * par.ep):
+            return False
+    elif (par.dp * par.cp) % par.ep:
         return False
     if model.moe.enabled and model.moe.experts % par.ep:
         return False
@@ -335,8 +338,8 @@ def _limiter_text(key: str, seconds: float, base: _Eval, par: Parallelism, fabri
     if key == "pp_comm":
         return f"pipeline sends between stages on the critical path: {seconds:.2f} s"
     if key == "ep_comm":
-        span = group_span(fabric, par.ep, par.tp * par.cp)
-        nodes = max(1, par.ep * par.tp * par.cp // max(1, fabric.scale_up_domain_gpus))
+        span = group_span(fabric, par.ep, par.ep_stride)
+        nodes = max(1, par.ep * par.ep_stride // max(1, fabric.scale_up_domain_gpus))
         where = ("inside one scale-up domain" if max(span.levels) < fabric.first_scale_out
                  else f"across {nodes} scale-up domains over the NIC")
         share = (f"; {base.alltoall_s:.2f} s in all, {_pct(base.alltoall_s / base.step)} of "
@@ -506,11 +509,11 @@ def _moe_what_ifs(fabric: FabricView, model: ModelSpec, par: Parallelism, precis
             out.append((f"ep{ep}", f"EP {ep} instead of {par.ep}", "layout",
                         _run(fabric, model, cand, precision, a, peak_tflops), {"ep": ep},
                         "experts per GPU and the all-to-all's span change"))
-    crosses = par.ep * par.tp * par.cp > scale_up
+    crosses = par.ep * par.ep_stride > scale_up
     if crosses:
         nodes = model.moe.route_nodes
         limit = 4 if not nodes else max(1, nodes // 2)
-        if limit < par.ep * par.tp * par.cp // max(1, scale_up):
+        if limit < par.ep * par.ep_stride // max(1, scale_up):
             routed = replace(model, moe=replace(model.moe, route_nodes=limit))
             kernels = replace(a, ep_dispatch="deepep")
             out.append((f"route_nodes{limit}", f"routing limited to {limit} nodes per token"
@@ -550,8 +553,8 @@ def _wider_scale_up(fabric: FabricView, gpus: int) -> FabricView:
 
 def _changes(before: Parallelism, after: Parallelism) -> dict:
     out = {}
-    for name in ("tp", "pp", "dp", "cp", "ep", "micro_batch", "global_batch", "virtual_stages",
-                 "zero_stage", "recompute"):
+    for name in ("tp", "pp", "dp", "cp", "ep", "expert_tp", "micro_batch", "global_batch",
+                 "virtual_stages", "zero_stage", "recompute"):
         if getattr(before, name) != getattr(after, name):
             out[name] = getattr(after, name)
     return out

@@ -121,14 +121,14 @@ def layer_communication(model: ModelSpec, par: Parallelism, fabric: FabricView,
 
         def one(bytes_per_value: float) -> float:
             return skew * coll.expert_alltoall_time_s(
-                fabric, T / tp, h * bytes_per_value, moe.top_k, ep, tp * cp, moe.route_nodes,
-                dedup, eff, size_aware=sized and not dedup)
+                fabric, T / tp, h * bytes_per_value, moe.top_k, ep, par.ep_stride,
+                moe.route_nodes, dedup, eff, size_aware=sized and not dedup)
 
         forward = one(rec.dispatch_bytes) + one(rec.combine_bytes)
         backward = 2.0 * one(2.0)
         ep_total = forward + backward + (forward if par.recompute == "full" else 0.0)
         ep_s, hidden = split_exposed(ep_total, a.ep_overlap)
-        penalty_ep = hidden * hidden_comm_cost(fabric, ep, tp * cp, a)
+        penalty_ep = hidden * hidden_comm_cost(fabric, ep, par.ep_stride, a)
     return LayerCommunication(tp_s, cp_s, ep_s, penalty_tp, penalty_cp, penalty_ep, ep_total)
 
 
@@ -161,8 +161,7 @@ def pipeline_p2p(model: ModelSpec, par: Parallelism, fabric: FabricView,
 def gradient_replicas(par: Parallelism) -> tuple[int, int]:
     """(ranks that reduce a dense gradient, ranks that reduce an expert gradient): the
     data-parallel group with CP (dp x cp, Megatron), and its dp x cp / ep expert replicas."""
-    n_d = par.dp * par.cp
-    return n_d, max(1, n_d // max(1, par.ep))
+    return par.dp * par.cp, par.expert_replicas
 
 
 @dataclass(slots=True)  # not frozen, for speed (as LayerCommunication)
@@ -191,7 +190,7 @@ def data_parallel_reduction(fabric: FabricView, par: Parallelism, a: Performance
         (dense_params, n_d, tp),
         # expert replicas: every ep-th rank of the dp-cp block (approximated at stride tp
         # when CP is also used)
-        (expert_params, n_e, tp * par.ep if cp == 1 else tp),
+        (expert_params, n_e, par.expert_tp_effective * par.ep if cp == 1 or par.expert_tp else tp),
     ):
         if n <= 1 or params <= 0:
             continue

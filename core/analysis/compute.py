@@ -153,9 +153,12 @@ def layer_compute(model: ModelSpec, par: Parallelism, hw: Hardware, a: Performan
         # tokens routed to one local expert (balanced), then the busiest rank x imbalance: the
         # grouped GEMM runs one expert's tokens at a time, so a small per-expert batch runs at
         # the small-GEMM efficiency of the size curve
-        tok_e = T * moe.top_k * ep / moe.experts
-        per_expert = hw.gemm(tok_e, h, (g - 1) * f_e / tp) + hw.gemm(tok_e, f_e / tp, h)
-        routed_fwd = local_experts * per_expert * skew
+        # (the expert group's expert_tp x ep GPUs take the T/tp tokens of each; an expert's
+        # tokens are split over its expert-TP ranks by FFN columns)
+        etp = par.expert_tp_effective
+        tok_e = T / tp * moe.top_k * ep * etp / moe.experts * skew  # the busiest rank's experts
+        per_expert = hw.gemm(tok_e, h, (g - 1) * f_e / etp) + hw.gemm(tok_e, f_e / etp, h)
+        routed_fwd = local_experts * per_expert
         gemm_fwd += routed_fwd
         if moe.shared_experts:
             f_sh = moe.shared_experts * f_e

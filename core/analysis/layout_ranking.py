@@ -56,7 +56,7 @@ class Candidate:
         p = self.parallelism
         return {
             "parallelism": {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep,
-                            "etp": p.expert_tp,
+                            "expert_tp": p.expert_tp_effective,
                             "micro_batch": p.micro_batch, "global_batch": p.global_batch,
                             "virtual_stages": p.virtual_stages, "zero_stage": p.zero_stage,
                             "recompute": p.recompute},
@@ -146,7 +146,8 @@ def _why(best: Ranked, other: Ranked, seq_len: int, hbm_gb: float) -> tuple[str,
                   f"{b_bd.get(part, 0.0) * scale:.2f} s for the winner at equal work per GPU")
     else:
         scale = (o_tokens / b_tokens) * (b_gpus / o_gpus)
-        experts = f", expert tp {o_par.expert_tp}" if o_par.expert_tp != o_par.tp else ""
+        experts = (f", expert tp {o_par.expert_tp_effective}"
+                   if o_par.expert_tp_effective != o_par.tp else "")
         detail = (f"tp {o_par.tp}{experts}, micro-batch {o_par.micro_batch}: smaller or less "
                   f"efficient "
                   f"GEMMs per GPU (compute {o_cat['compute']:.2f} s vs "

@@ -275,7 +275,7 @@ def memory_per_gpu(
 
     # --- model states -------------------------------------------------------------------
     n_d = par.dp * cp
-    n_e = max(1, n_d // max(1, ep))
+    n_e = par.expert_replicas
     expert_params_layer = 0.0
     shared_params_layer = 0.0
     if model.moe.enabled:
@@ -300,7 +300,7 @@ def memory_per_gpu(
         if last:  # multi-token prediction modules sit with the output head
             dense += counts.mtp - model.mtp_depth * mtp_layer_experts
             experts += model.mtp_depth * mtp_layer_experts
-        return dense / tp, experts / (tp * max(1, ep))
+        return dense / tp, experts / (par.expert_tp_effective * max(1, ep))
 
     w_d, g_d, o_d = model_state_bytes_per_param(par.zero_stage, n_d, rec.optimizer_bytes)
     w_e, g_e, o_e = model_state_bytes_per_param(par.zero_stage, n_e, rec.optimizer_bytes)

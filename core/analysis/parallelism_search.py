@@ -120,11 +120,12 @@ def _expert_parallel_options(experts: int, replicas: int) -> list[int]:
 
 
 def _expert_layouts(experts: int, tp: int, cp: int, dp: int) -> list[tuple[int, int]]:
-    """(ep, etp) pairs of a stage of tp x cp x dp GPUs: expert TP as the attention's (etp 0,
-    Megatron's default: EP from the dp x cp replicas) or, when tp > 1, expert TP 1 with MoE
-    parallel folding (the experts' ep x 1 grid refolds the stage's GPUs, so EP may also take
-    TP's: what NVIDIA's Qwen3-235B and DeepSeek-V3 H100 recipes run). Expert TP between 1 and tp
-    is left out: no published recipe uses it, and each one would add a full set of layouts."""
+    """(ep, expert_tp) pairs of a stage of tp x cp x dp GPUs: expert TP as the attention's
+    (expert_tp 0, Megatron's default: EP from the dp x cp replicas) or, when tp > 1, expert TP 1
+    with MoE parallel folding (the experts' ep x 1 grid refolds the stage's GPUs, so EP may also
+    take TP's: NVIDIA's Qwen3-235B H100 recipe, TP 2, ETP 1, EP 32 over DP 16). Expert TP
+    between 1 and tp is left out: no published recipe uses it, and each would add a full set
+    of layouts."""
     out = [(ep, 0) for ep in _expert_parallel_options(experts, dp * cp)]
     if tp > 1:
         out += [(ep, 1) for ep in _expert_parallel_options(experts, tp * cp * dp)]
@@ -220,7 +221,7 @@ def _evaluate_specs(ctx: _Context, specs: list[tuple], keep: int | None) -> tupl
         least: tuple | None = None
         for family in _memory_options(a, dp * cp):
             for recompute, zero in family:
-                par = Parallelism(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, etp=etp, micro_batch=mbs,
+                par = Parallelism(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, expert_tp=etp, micro_batch=mbs,
                                   global_batch=gbs, virtual_stages=v, zero_stage=zero,
                                   recompute=recompute)
                 mem = memory_for(model, par, ctx.hbm_gb, a, precision=ctx.precision)
@@ -258,7 +259,7 @@ def _chunk_worker(args):
 
 
 def _shape(par: Parallelism) -> tuple:
-    return (par.tp, par.cp, par.pp, par.ep, par.expert_tp)
+    return (par.tp, par.cp, par.pp, par.ep, par.expert_tp_effective)
 
 
 def _fan_out(ctx: _Context, specs: list[tuple], workers: int):
@@ -366,7 +367,7 @@ def search_parallelism(
     diags.append(Diagnostic(
         "AUTO_PARALLELISM",
         f"auto parallelism chose tp {b.tp}, pp {b.pp}, dp {b.dp}, cp {b.cp}, ep {b.ep}, "
-        + (f"expert tp {b.etp}, " if b.etp else "")
+        + (f"expert tp {b.expert_tp}, " if b.expert_tp else "")
         + f"micro-batch {b.micro_batch}, virtual stages {b.virtual_stages}, recompute "
         f"{b.recompute}, ZeRO {b.zero_stage} ({evaluated} configurations evaluated of "
         f"{len(specs)} layouts, {rejected} rejected for memory)"))
@@ -387,8 +388,8 @@ def search_parallelism(
 def _runners_up(ranked: list[tuple], limit: int) -> list[tuple]:
     """The best layout of each (tp, cp, pp, ep, expert tp) shape other than the winner's, best
     first. A layout whose step and breakdown equal one already listed is one the model cannot
-    tell apart from it (expert TP while the step model splits experts over TP): it would say
-    nothing about why it loses, so it is left out."""
+    tell apart from it (its difference changes no part of the step): it would say nothing
+    about why it loses, so it is left out."""
     seen = {_shape(ranked[0][2])}
     outcomes = {_outcome(ranked[0])}
     runners: list[tuple] = []

@@ -202,8 +202,8 @@ def _layer_times_s(model: ModelSpec, par: Parallelism, fabric: FabricView, hw: H
 
 
 def _stage_parameters(model: ModelSpec, par: Parallelism, pace: PacingStage) -> tuple[float, float]:
-    """(dense, expert) parameters one GPU of the pacing stage holds (sharded over TP, and EP
-    for experts); the stage's embedding matrices count with the dense ones."""
+    """(dense, expert) parameters one GPU of the pacing stage holds (sharded over TP, experts
+    over expert-TP and EP); the stage's embedding matrices count with the dense ones."""
     counts = parameter_count(model)
     g = 3 if model.gated else 2
     expert_layer = 0.0
@@ -218,7 +218,7 @@ def _stage_parameters(model: ModelSpec, par: Parallelism, pace: PacingStage) -> 
         + n_moe * (counts.moe_mlp_total - expert_layer)
         + counts.embedding * (2 if par.pp == 1 else (1 if pace.embedding else 0))
     ) / par.tp
-    expert_params = n_moe * expert_layer / (par.tp * max(1, par.ep))
+    expert_params = n_moe * expert_layer / (par.expert_tp_effective * max(1, par.ep))
     return dense_params, expert_params
 
 

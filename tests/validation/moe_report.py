@@ -9,8 +9,8 @@ from .moe_suite import SECTION
 def _layout(case) -> str:
     p = case.parallelism
     bits = [f"TP {p['tp']}", f"PP {p['pp']}", f"DP {p['dp']}", f"EP {p.get('ep', 1)}"]
-    if "etp" in p:
-        bits.append(f"ETP {p['etp']}")
+    if p.get("expert_tp"):
+        bits.append(f"expert TP {p['expert_tp']}")
     if p.get("cp", 1) > 1:
         bits.append(f"CP {p['cp']}")
     if p.get("virtual_stages", 1) > 1:
