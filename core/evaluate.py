@@ -139,6 +139,18 @@ class Evaluation:
     services: tuple[ServiceResult, ...] = ()
 
     @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        """The error-severity warnings: what makes the design invalid as drawn (or its job
+        unable to run); every output says so at the top."""
+        return tuple(w for w in self.warnings if w.severity == "error")
+
+    @property
+    def valid(self) -> bool:
+        """No error-severity warning: the design can be built as drawn and its figures read
+        as those of a buildable design."""
+        return not self.errors
+
+    @property
     def job_fabric(self) -> FabricView | None:
         """The fabric the main workload runs on: its partition's when the design carries
         several workloads, else the design's."""
@@ -402,6 +414,9 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
     out = {
         "format": EVALUATION_FORMAT,
         "design": ev.design_name,
+        # false when any warning is an error: no figure below is that of a buildable design
+        "valid": ev.valid,
+        "invalid_reasons": [{"code": w.code, "message": w.message} for w in ev.errors],
         "counts": {
             "gpus": c.gpus, "servers": c.servers, "switches": c.switches,
             "switches_by_tier": c.switches_by_tier, "scale_up_switches": c.scale_up_switches,
@@ -420,6 +435,11 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "storage_read_gbyte_s": b.storage_read_gbyte_s,
             "storage_write_gbyte_s": b.storage_write_gbyte_s,
             "per_gpu_by_level_gbit_s": b.per_gpu_by_level_gbit_s,
+            # how the scale-out tiers spread traffic (core/analysis/load_balance.py)
+            "load_balancing": b.load_balancing,
+            "effective_fraction_by_tier": b.effective_fraction_by_tier,
+            "effective_by_tier_gbit_s": b.effective_by_tier_gbit_s,
+            "in_network_reduction": b.in_network_reduction,
             # independent planes the GPUs' scale-out bandwidth is summed over (1: one fabric)
             "planes": ev.planes.planes if ev.planes is not None else 1,
             "per_plane": ev.planes.bandwidth_json() if ev.planes is not None else None,
@@ -481,7 +501,8 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
 
 PERFORMANCE_KEYS = ("mfu", "tflops_per_gpu", "step_time_s", "tokens_per_s", "training_days",
                     "memory_per_gpu_gb", "fits_memory", "breakdown_s")
-PERFORMANCE_EXTRA_KEYS = ("hfu", "job_gpus", "microbatches", "memory_gb", "parallelism")
+PERFORMANCE_EXTRA_KEYS = ("hfu", "job_gpus", "microbatches", "memory_gb", "parallelism",
+                          "mfu_range", "training_days_range")
 
 
 def _performance_json(ev: Evaluation) -> dict[str, Any]:
@@ -501,6 +522,9 @@ def _performance_json(ev: Evaluation) -> dict[str, Any]:
     out.update(hfu=perf.hfu, job_gpus=perf.job_gpus, microbatches=perf.microbatches, runs=runs,
                cannot_run=reasons, memory_gb=perf.memory.to_json(),
                parallelism=parallelism_to_dict(perf.parallelism), stack=stack)
+    # an uncalibrated accelerator's bracket, conservative and optimistic (null when calibrated)
+    bracket = perf.to_json()
+    out.update(mfu_range=bracket["mfu_range"], training_days_range=bracket["training_days_range"])
     if perf.moe:  # the expert all-to-all per step, hidden or not (exposed: breakdown ep_comm)
         out["alltoall_s"] = perf.alltoall_s
     return out

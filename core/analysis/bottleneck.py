@@ -7,7 +7,9 @@ PP / DP traffic, pipeline bubble, stragglers, optimizer) with the MFU each one c
 extrapolated):
 
 * fabric: every scale-out tier 1:1 (the FabricView rebuilt without oversubscription), twice
-  the per-GPU scale-out bandwidth;
+  the per-GPU scale-out bandwidth; where hashing (ECMP, flowlets) slows a collective, adaptive
+  routing and more queue pairs per connection (the limiter is then named "... (ECMP
+  collisions on the spine tier)"); in-network reduction (SHARP, NVLS) the switches have;
 * layout (same GPUs, same global batch): interleaved stages, lighter recompute, the other ZeRO
   stage, TP halved or doubled (pipeline or data parallelism absorbing the difference), PP
   halved or doubled, micro-batch halved or doubled, context parallelism for long sequences;
@@ -34,12 +36,15 @@ from dataclasses import dataclass, replace
 
 from core.analysis.collectives import group_span
 from core.analysis.compute import dense_peak
+from core.analysis.fabric_what_ifs import (MORE_QPS, collision_tiers, with_in_network_reduction,
+                                           with_load_balancing)
 from core.analysis.model_stats import model_flops_per_token
 from core.analysis.parallelism_search import search_parallelism
 from core.analysis.performance import PerformanceResult, cannot_run_reasons
 from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.analysis.pipeline import ends_balanced
 from core.analysis.step_time import job_fabric, layout_step_time
+from core.analysis.uncalibrated import bracket_step
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
 from core.workload import RECOMPUTE, ModelSpec, Parallelism, Workload
@@ -153,6 +158,9 @@ def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
     """``par`` on ``fabric``, which connects its GPUs (the variants keep the base's GPUs)."""
     view = job_fabric(fabric, par.gpus, None)
     core = layout_step_time(view, model, par, precision, a, peak_tflops, par.gpus)
+    bracket = bracket_step(view, model, par, precision, a, peak_tflops, par.gpus, core)
+    if bracket is not None:  # an uncalibrated accelerator: the step performance reports
+        core = bracket.step
     reasons = cannot_run_reasons(fabric, par, core.memory, core.step_time_s)
     tokens = core.global_batch * model.seq_len
     step = core.step_time_s if not reasons else None
@@ -275,8 +283,15 @@ def _nonblocking(fabric: FabricView) -> tuple[FabricView, list[str]]:
         lv = levels[i]
         if lv.per_gpu_gbyte_s < 0.99 * first.per_gpu_gbyte_s and lv.name != "unconnected":
             names.append(lv.name)
+            # as many more equal-cost uplinks as the oversubscription removed: its flows
+            # spread over more paths too
+            behaviour = lv.behaviour
+            if behaviour is not None and lv.per_gpu_gbyte_s > 0:
+                behaviour = replace(behaviour, paths=max(1, round(
+                    behaviour.paths * first.per_gpu_gbyte_s / lv.per_gpu_gbyte_s)))
             levels[i] = replace(lv, per_gpu_gbyte_s=first.per_gpu_gbyte_s,
-                                effective_gbyte_s=first.per_gpu_gbyte_s * ratio)
+                                effective_gbyte_s=first.per_gpu_gbyte_s * ratio,
+                                behaviour=behaviour)
     return replace(fabric, levels=tuple(levels)), names
 
 
@@ -396,9 +411,15 @@ def explain_bottleneck(
             continue
         remaining = base_step - seconds
         mfu_removed = base_mfu * base_step / remaining if remaining > 0 else base_mfu
-        limiters.append(Limiter(key, _LIMITER_NAMES.get(key, key), seconds, seconds / base_step,
-                                mfu_removed, _limiter_text(key, seconds, base, par, fabric,
-                                                           ideal, model)))
+        name = _LIMITER_NAMES.get(key, key)
+        text = _limiter_text(key, seconds, base, par, fabric, ideal, model)
+        collisions = collision_tiers(fabric, par, key)
+        if collisions:
+            tiers = " and ".join(t for t, _ in collisions)
+            name += f" (ECMP collisions on the {tiers} tier{'s' if len(collisions) > 1 else ''})"
+            text += "; hashing leaves it " + ", ".join(
+                f"{f:.0%} of line rate on the {t} tier" for t, f in collisions)
+        limiters.append(Limiter(key, name, seconds, seconds / base_step, mfu_removed, text))
     limiters.sort(key=lambda x: -x.seconds)
 
     # --- what-ifs ---------------------------------------------------------------------------
@@ -437,6 +458,27 @@ def explain_bottleneck(
                f"{2 * first.per_gpu_gbit_s:g}G instead of {first.per_gpu_gbit_s:g}G per GPU)",
                "fabric", ev,
                {"fabric": "scale-out bandwidth x2"})
+
+    slowed = [k for k in ("ep_comm", "dp_comm", "pp_comm", "tp_comm", "cp_comm")
+              if base.breakdown.get(k, 0.0) > 0.01 * base_step and collision_tiers(fabric, par, k)]
+    if slowed:
+        ev = _run(with_load_balancing(fabric, "adaptive"), model, par, precision, a, peak_tflops)
+        record("adaptive_routing", "adaptive routing / packet spraying on the scale-out tiers "
+               "(InfiniBand AR, Spectrum-X with SuperNICs, Ultra Ethernet NICs)", "fabric", ev,
+               {"network.load_balancing": "adaptive"})
+        mode = next(lv.behaviour.mode for lv in fabric.levels if lv.behaviour is not None)
+        if mode in ("ecmp", "ecmp-qp"):
+            ev = _run(with_load_balancing(fabric, "ecmp-qp", MORE_QPS), model, par, precision, a,
+                      peak_tflops)
+            record("more_qps", f"{MORE_QPS} queue pairs per connection with queue-pair-aware "
+                   "hashing (Meta's enhanced ECMP)", "fabric", ev,
+                   {"network.load_balancing": "ecmp-qp",
+                    "network.qps_per_connection": MORE_QPS})
+    reduced = with_in_network_reduction(fabric)
+    if reduced is not None and base.breakdown.get("dp_comm", 0.0) > 0.01 * base_step:
+        ev = _run(reduced[0], model, par, precision, a, peak_tflops)
+        record("in_network_reduction", f"{reduced[1]} for the all-reduce (NCCL with in-network "
+               "reduction)", "fabric", ev, {"network.in_network_reduction": "auto"})
 
     for key, description, cand in _layout_variants(model, par, a, fabric.scale_up_domain_gpus):
         ev = _run(fabric, model, cand, precision, a, peak_tflops)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.analysis.calibration import (
-    efficiency_scale,
+    efficiency_basis,
     flash_attention_efficiency,
     gemm_efficiency_prior,
 )
@@ -67,10 +67,13 @@ class Hardware:
     def __init__(self, accelerator: ComponentSpec, precision: str, peak_tflops: float,
                  a: PerformanceAssumptions):
         peak = peak_tflops * 1e12
-        scale = efficiency_scale(a, accelerator.id)
+        basis = efficiency_basis(a, accelerator.id, accelerator.get("year"))
+        scale = basis.scale
         rec = recipe(precision)
         bf16 = min(peak, accelerator.peak_tflops("bf16") * 1e12)
-        self.acc = accelerator.id  # its measured GEMM curve, if any
+        # the GEMM curve it runs on: its measured one, or (uncalibrated, conservative) the
+        # calibrated family's that caps it, or "" (none: Calculon's table)
+        self.acc = basis.curve_id
         # FLOP/s for the linear layers (the recipe's peak); a share kept in BF16 (NVFP4's last
         # layers) runs at the BF16 peak
         share = rec.high_precision_share

@@ -181,6 +181,14 @@ class PerformanceAssumptions:
     # An accelerator with a measured ceiling but no fitted run gets ceiling x this (E: "runs its
     # own kernels as well as an H100 runs its"); one with neither gets the default below.
     step_realisation: float = field(default=0.92, metadata=_EFFICIENCY)
+    # Which end of the bracket an accelerator without a fitted run is evaluated at (issue 22:
+    # "uncalibrated is never flattering"). "conservative" (default): no better than the least
+    # efficient calibrated family of its generation, that family's GEMM curve and factor
+    # (core/analysis/calibration.py); "optimistic": its own estimate above (measured ceiling x
+    # step realisation, else the A100-derived default). The other end is reported beside it
+    # (performance.mfu_range).
+    uncalibrated_efficiency: str = field(default="conservative",
+                                         metadata={"choices": ("conservative", "optimistic")})
     # FlashAttention-style fused attention (no s^2 memory traffic or storage). True for current
     # stacks (Megatron-Core, TorchTitan); Megatron 2021/22 (SC'21, MLSys'23) used the fused
     # softmax kernel instead, set False to reproduce those runs.

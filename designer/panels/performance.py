@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
 from core.analysis.inference_bottleneck import InferenceBottleneck
 from core.compare import Comparison
+from core.report.sections import mfu_range_text
 from designer.evaluator import Result
 from designer.format import num, pct, seconds
 from designer.panels.base import MetricsPanel
@@ -388,6 +389,11 @@ class PerformancePanel(MetricsPanel):
         if runs:
             rows += [
                 ("MFU", pct(perf.mfu)),
+                *([("   range (uncalibrated)", mfu_range_text(perf),
+                    "no fitted run of this accelerator: conservative (no better than its "
+                    "generation's least efficient calibrated part, the figure above) to "
+                    "optimistic (its own estimate); see the UNCALIBRATED_ACCELERATOR warning")]
+                  if perf.mfu_range is not None else []),
                 ("Achieved per GPU", num(perf.tflops_per_gpu, 0, "TFLOP/s")),
                 ("Step time", seconds(perf.step_time_s)),
                 ("Tokens per second", num(perf.tokens_per_s, 0)),

@@ -213,6 +213,9 @@ def render(rows: list[suite.RowResult]) -> str:
          ["#", "Table", "Design", "Published", "Predicted", "Error", "Status"]),
         ("reliability", "## Reliability (reliability-power.md §3, §4)",
          ["#", "Table", "Case", "Published", "Computed", "Error", "Status"]),
+        ("fabric", "## Fabric behaviour (load balancing, in-network reduction, incast; "
+         "docs/guide/fabrics.md)",
+         ["#", "Measurement", "Setting", "Published", "Predicted", "Error", "Status"]),
     ):
         items = by_section.get(section, [])
         out += ["", title, ""]
