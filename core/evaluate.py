@@ -74,6 +74,7 @@ from core.flatten import flatten
 from core.inventory import Inventory, build_inventory
 from core.jsonable import to_jsonable
 from core.preset_fit import fit_to_design
+from core.site.analysis import SiteResult, analyze_site
 from core.model import Design
 from core.operations import SetOutOfService
 from core.partitions import Partitions, PartitionView, has_partitions, resolve_partitions, with_shares
@@ -136,6 +137,8 @@ class Evaluation:
     # The main workload's figures above are then those on its partition (partitions.main).
     partitions: Partitions | None = None
     services: tuple[ServiceResult, ...] = ()
+    # the design placed on the floor: racks, rows, halls, real cable lengths (core/site)
+    site: SiteResult | None = None
 
     @property
     def job_fabric(self) -> FabricView | None:
@@ -332,6 +335,7 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         cannot_run = inference.cannot_run
         bottleneck = explain_inference_bottleneck(served)
     services = serve_services(design, parts, assumptions, topology) if parts is not None else ()
+    site = analyze_site(design, flat, topology.graph, design.site, assumptions.power)
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
                                   *bandwidth.diagnostics, *cannot_run]
@@ -348,13 +352,14 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     warnings.extend(reliability.diagnostics)
     warnings.extend(power.diagnostics)
     warnings.extend(cost.diagnostics)
+    warnings.extend(site.diagnostics)
     counts = _counts(inventory, topology)
     return Evaluation(
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
         assumptions, inventory, topology, merge_diagnostics(warnings),
         time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost, storage, dpus,
         planes=planes, inference=inference, inference_search=inference_search, partitions=parts,
-        services=services,
+        services=services, site=site,
     )
 
 
@@ -464,6 +469,7 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
         # (its "inference" has the keys of the evaluation's own); empty for one workload
         "partitions": [view.to_json() for view in ev.partitions.all] if ev.partitions is not None else [],
         "services": [service.to_json() for service in ev.services],
+        "site": ev.site.to_json() if ev.site is not None else None,
         "evaluation_ms": ev.elapsed_s * 1000.0,
     }
     return to_jsonable(out)

@@ -1,0 +1,142 @@
+"""The site analysis: the design placed on the floor, its racks, rows and halls checked, its
+cables given real lengths and media. One pure function, ``analyze_site``.
+
+It runs after the topology (it reads the unit graph's cables) and needs nothing else, so it
+changes no other figure: what the real lengths mean for cost, power and latency is offered to
+those analyses through core/site/hook.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.cooling import COOLING_TYPES
+from core.diagnostics import Diagnostic
+from core.site.cables import Cables, by_medium, cable_lengths, length_summary
+from core.site.layout import LIQUID, Layout, lay_out
+from core.site_spec import SiteSpec
+from core.site.templates import RACK_CLASSES, Racker, Template
+
+
+@dataclass(frozen=True)
+class SiteResult:
+    placement: str                       # "auto" | "drawn"
+    halls: int
+    rows: int
+    racks: int
+    racks_by_kind: dict[str, int]
+    floor_area_m2: float
+    rack_kw_max: float
+    row_kw_max: float
+    hall_kw: tuple[float, ...]
+    cable_length_m: dict[str, float | None]
+    cables_by_medium: dict[str, int]
+    reach_violations: int
+    propagation_max_us: float | None     # the longest cable's propagation delay
+    diagnostics: tuple[Diagnostic, ...] = ()
+    # what the exports and the floor view draw (not in the JSON)
+    spec: SiteSpec = field(default_factory=SiteSpec, repr=False, compare=False)
+    template: Template | None = field(default=None, repr=False, compare=False)
+    layout: Layout | None = field(default=None, repr=False, compare=False)
+    cables: Cables | None = field(default=None, repr=False, compare=False)
+    row_kw: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "placement": self.placement, "halls": self.halls, "rows": self.rows,
+            "racks": self.racks, "racks_by_kind": dict(self.racks_by_kind),
+            "floor_area_m2": round(self.floor_area_m2, 1), "rack_kw_max": round(self.rack_kw_max, 2),
+            "row_kw_max": round(self.row_kw_max, 2),
+            "hall_kw": [round(kw, 1) for kw in self.hall_kw],
+            "cable_length_m": dict(self.cable_length_m),
+            "cables_by_medium": dict(self.cables_by_medium),
+            "reach_violations": self.reach_violations,
+            "propagation_max_us": self.propagation_max_us,
+        }
+
+
+def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions) -> SiteResult:
+    """Place ``design`` (its flattened form ``flat`` and unit graph ``graph``) on ``spec``'s
+    site (None: automatic), check it and measure its cables."""
+    spec = spec or SiteSpec()
+    pa = power_assumptions
+    template = Racker(design, flat, pa.switches_per_rack, pa.storage_per_rack,
+                      spec.rack_height_u, spec.racks_per_row).build()
+    layout = lay_out(template, spec)
+    cables = cable_lengths(flat, graph, template, layout, spec)
+    rows = len(layout.row_hall)
+    rack_kw = template.rack_w / 1000.0
+    row_kw = np.bincount(layout.rack_row, weights=rack_kw, minlength=rows)
+    row_liquid_kw = np.bincount(layout.rack_row, weights=np.where(
+        LIQUID[template.rack_cooling], rack_kw, 0.0), minlength=rows)
+    hall_of_rack = layout.rack_hall
+    halls_used = int(hall_of_rack.max()) + 1 if template.racks else 0
+    hall_kw = np.bincount(hall_of_rack, weights=rack_kw, minlength=halls_used)
+    halls = layout.halls[:halls_used]
+    diagnostics = _checks(spec, layout, template, rack_kw, row_kw, row_liquid_kw, hall_kw,
+                          cables, flat, pa)
+    return SiteResult(
+        placement="drawn" if spec.drawn else "auto",
+        halls=halls_used, rows=int(len(np.unique(layout.rack_row))), racks=template.racks,
+        racks_by_kind={name: int(n) for name, n in zip(
+            RACK_CLASSES, np.bincount(template.rack_class, minlength=3).tolist())},
+        floor_area_m2=float(sum(h.width_m * h.depth_m for h in halls)),
+        rack_kw_max=float(rack_kw.max(initial=0.0)), row_kw_max=float(row_kw.max(initial=0.0)),
+        hall_kw=tuple(hall_kw.tolist()), cable_length_m=length_summary(cables),
+        cables_by_medium=by_medium(cables), reach_violations=int(cables.over_reach.sum()),
+        propagation_max_us=(round(float(cables.ns.max()) / 1000.0, 4) if cables.count else None),
+        diagnostics=tuple(diagnostics), spec=spec, template=template, layout=layout,
+        cables=cables, row_kw=row_kw)
+
+
+def _checks(spec: SiteSpec, layout: Layout, t: Template, rack_kw: np.ndarray, row_kw: np.ndarray,
+            row_liquid_kw: np.ndarray, hall_kw: np.ndarray, cables: Cables, flat,
+            pa) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for i, kw in enumerate(hall_kw.tolist()):
+        hall = layout.halls[i]
+        if kw > hall.power_kw + 1e-6:
+            out.append(Diagnostic("HALL_POWER_EXCEEDED",
+                                  f"{hall.name} holds {kw:,.0f} kW of IT load; its power is "
+                                  f"{hall.power_kw:,.0f} kW"))
+        if kw > hall.cooling_kw + 1e-6:
+            out.append(Diagnostic("HALL_COOLING_EXCEEDED",
+                                  f"{hall.name} holds {kw:,.0f} kW of heat; its cooling removes "
+                                  f"{hall.cooling_kw:,.0f} kW"))
+    over_cdu = np.flatnonzero(row_liquid_kw > spec.row_cdu_kw + 1e-6)
+    if len(over_cdu):
+        worst = int(over_cdu[np.argmax(row_liquid_kw[over_cdu])])
+        out.append(Diagnostic("ROW_CDU_EXCEEDED",
+                              f"{len(over_cdu)} row(s) carry more liquid-cooled load than one "
+                              f"row's CDU removes ({spec.row_cdu_kw:,.0f} kW); row {worst + 1}: "
+                              f"{row_liquid_kw[worst]:,.0f} kW"))
+    limits = np.array([pa.rack_limit_kw(c) for c in COOLING_TYPES])[t.rack_cooling]
+    over = np.flatnonzero(rack_kw > limits + 1e-9)
+    if len(over):
+        worst = int(over[np.argmax(rack_kw[over] - limits[over])])
+        paths = flat.group_paths(np.unique(t.rack_group[over]))
+        out.append(Diagnostic("SITE_RACK_OVER_LIMIT",
+                              f"{len(over)} placed rack(s) draw more than their cooling removes; "
+                              f"rack {worst + 1}: {rack_kw[worst]:.1f} kW on "
+                              f"{COOLING_TYPES[t.rack_cooling[worst]]} (limit {limits[worst]:g} kW)",
+                              paths[:20]))
+    if cables.over_reach.any():
+        ks, n = np.unique(cables.bundle[cables.over_reach], return_counts=True)
+        longest = cables.length_m[cables.over_reach].max()
+        names = [f"{flat.paths[flat.bundle_a[k]]} - {flat.paths[flat.bundle_b[k]]}"
+                 for k in ks[:3].tolist()]
+        out.append(Diagnostic(
+            "CABLE_REACH_EXCEEDED",
+            f"{int(n.sum())} cable(s) are longer than their medium reaches once placed "
+            f"(longest {longest:.1f} m): " + "; ".join(names)
+            + (f" and {len(ks) - 3} more bundles" if len(ks) > 3 else ""),
+            tuple(dict.fromkeys(p for k in ks[:20].tolist()
+                                for p in (flat.paths[flat.bundle_a[k]], flat.paths[flat.bundle_b[k]])))))
+    for problem in layout.problems:
+        out.append(Diagnostic("SITE_PLACEMENT", problem))
+    return out
+
+
