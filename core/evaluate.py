@@ -335,7 +335,8 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         cannot_run = inference.cannot_run
         bottleneck = explain_inference_bottleneck(served)
     services = serve_services(design, parts, assumptions, topology) if parts is not None else ()
-    site = analyze_site(design, flat, topology.graph, design.site, assumptions.power)
+    site = analyze_site(design, flat, topology.graph, design.site, assumptions.power,
+                        _cables_by_family(inventory))
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
                                   *bandwidth.diagnostics, *cannot_run]
@@ -361,6 +362,15 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         planes=planes, inference=inference, inference_search=inference_search, partitions=parts,
         services=services, site=site,
     )
+
+
+def _cables_by_family(inventory: Inventory) -> dict[str, int]:
+    """Cables bought per drawn medium ("copper", "fiber"): what the site shares over its media."""
+    out: dict[str, int] = {}
+    for item in inventory.by_role("cable"):
+        medium = str(item.spec.get("medium", "fiber"))
+        out[medium] = out.get(medium, 0) + item.count
+    return out
 
 
 def _no_fabric(workload: Workload | InferenceWorkload, main: PartitionView | None) -> tuple[Diagnostic, ...]:

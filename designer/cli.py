@@ -19,6 +19,7 @@ from designer.cli_services import add_service_options, apply_service_options
 from designer.cli_stacks import (add_stack_option, add_stacks_command, apply_stack_option,
                                  stacks_text)
 from designer.cli_sweep import add_sweep_command, run_sweep_command
+from designer.site_export import SITE_EXPORTS, export_site, site_export_for
 
 SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare", "stacks", "sweep")
 HELP_WIDTH = 78
@@ -192,6 +193,11 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="diagram file; its extension picks the format: .svg, .png or .pdf")
     ex.add_argument("--width", type=_positive_int, default=1600, metavar="PIXELS",
                     help="PNG width in pixels (default: 1600)")
+    ex.add_argument("--site", choices=SITE_EXPORTS, default=None,
+                    help="export the floor plan instead of the diagram: 'cables' (cable schedule, "
+                         ".csv), 'racks' (rack elevations, .csv or .svg), 'floor' (.svg). Default: "
+                         "from the file name: *.csv is the cable schedule (racks*.csv the "
+                         "elevations), floor*.svg the floor plan, racks*.svg the elevations")
 
     cmp = _sub(sub, "compare", "compare designs side by side",
                "Evaluate two or more projects and compare every headline metric (counts, bandwidth, "
@@ -387,6 +393,11 @@ def _cmd_generate(args) -> int:
 
 
 def _cmd_export(args) -> int:
+    what = args.site or site_export_for(Path(args.output))
+    if what is not None:  # the floor plan's files need no Qt
+        from core.project import load_project  # noqa: PLC0415
+        export_site(load_project(args.project), Path(args.output), what)
+        return 0
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from designer.export import export_diagram  # noqa: PLC0415 - Qt only for this command
     from core.project import load_project  # noqa: PLC0415

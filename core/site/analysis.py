@@ -15,7 +15,7 @@ import numpy as np
 
 from core.cooling import COOLING_TYPES
 from core.diagnostics import Diagnostic
-from core.site.cables import Cables, by_medium, cable_lengths, length_summary
+from core.site.cables import Cables, bought_by_medium, by_medium, cable_lengths, length_summary
 from core.site.layout import LIQUID, Layout, lay_out
 from core.site_spec import SiteSpec
 from core.site.templates import RACK_CLASSES, Racker, Template
@@ -33,7 +33,8 @@ class SiteResult:
     row_kw_max: float
     hall_kw: tuple[float, ...]
     cable_length_m: dict[str, float | None]
-    cables_by_medium: dict[str, int]
+    cables_by_medium: dict[str, int]     # cables bought (a splitter once), adds up to counts.cables
+    links_by_medium: dict[str, int]      # links (a splitter's every leg), adds up to counts.links
     reach_violations: int
     propagation_max_us: float | None     # the longest cable's propagation delay
     diagnostics: tuple[Diagnostic, ...] = ()
@@ -53,14 +54,17 @@ class SiteResult:
             "hall_kw": [round(kw, 1) for kw in self.hall_kw],
             "cable_length_m": dict(self.cable_length_m),
             "cables_by_medium": dict(self.cables_by_medium),
+            "links_by_medium": dict(self.links_by_medium),
             "reach_violations": self.reach_violations,
             "propagation_max_us": self.propagation_max_us,
         }
 
 
-def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions) -> SiteResult:
+def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions,
+                 bought: dict[str, int] | None = None) -> SiteResult:
     """Place ``design`` (its flattened form ``flat`` and unit graph ``graph``) on ``spec``'s
-    site (None: automatic), check it and measure its cables."""
+    site (None: automatic), check it and measure its cables. ``bought``: the inventory's cables
+    per drawn medium ("copper", "fiber"; None: one per link)."""
     spec = spec or SiteSpec()
     pa = power_assumptions
     template = Racker(design, flat, pa.switches_per_rack, pa.storage_per_rack,
@@ -86,7 +90,9 @@ def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions) 
         floor_area_m2=float(sum(h.width_m * h.depth_m for h in halls)),
         rack_kw_max=float(rack_kw.max(initial=0.0)), row_kw_max=float(row_kw.max(initial=0.0)),
         hall_kw=tuple(hall_kw.tolist()), cable_length_m=length_summary(cables),
-        cables_by_medium=by_medium(cables), reach_violations=int(cables.over_reach.sum()),
+        cables_by_medium=(bought_by_medium(by_medium(cables), bought) if bought is not None
+                          else by_medium(cables)),
+        links_by_medium=by_medium(cables), reach_violations=int(cables.over_reach.sum()),
         propagation_max_us=(round(float(cables.ns.max()) / 1000.0, 4) if cables.count else None),
         diagnostics=tuple(diagnostics), spec=spec, template=template, layout=layout,
         cables=cables, row_kw=row_kw)

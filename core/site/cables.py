@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.site.media import MEDIA, choose_media, reach_of
+from core.site.media import COPPER_MEDIA, FIBRE_MEDIA, MEDIA, choose_media, reach_of
 from core.site_spec import SiteSpec
-from core.site.templates import U_M, Template
+from core.site.templates import U_M, Template, unit_height_u
 from core.site.layout import Layout
 from core.topology import NS_PER_M
 
@@ -50,7 +50,7 @@ def unit_racks(flat, graph, t: Template) -> tuple[np.ndarray, np.ndarray]:
         start, stop = int(offsets[g]), int(offsets[g + 1])
         rack[start:stop] = racks[:stop - start]
         # ports at mid-height of the device; a rack's first U sits ~0.1 m above the floor
-        height = float(flat.specs[flat.spec_row[g]].get("rack_units", 1) or 1)
+        height = unit_height_u(flat, g)
         z[start:stop] = 0.1 + (bottom_u[:stop - start] + height / 2.0) * U_M
     return rack, z
 
@@ -84,6 +84,25 @@ def length_summary(c: Cables) -> dict[str, float | None]:
 def by_medium(c: Cables) -> dict[str, int]:
     counts = np.bincount(c.medium, minlength=len(MEDIA))
     return {name: int(n) for name, n in zip(MEDIA, counts.tolist())}
+
+
+def bought_by_medium(links: dict[str, int], bought: dict[str, int]) -> dict[str, int]:
+    """The cables the inventory buys (``bought``: per drawn family "copper"/"fiber", a splitter
+    counting once for the links it serves) shared over the media in proportion to each
+    medium's links, by largest remainder, so the media add up to the design's cables."""
+    out = dict.fromkeys(links, 0)
+    for family, media in (("copper", COPPER_MEDIA), ("fiber", (*FIBRE_MEDIA, "aoc"))):
+        total = sum(links[m] for m in media)
+        target = int(bought.get(family, 0))
+        if not total or not target:
+            continue
+        shares = [(links[m] * target / total, m) for m in media]
+        for share, m in shares:
+            out[m] = int(share)
+        short = target - sum(out[m] for m in media)
+        for _, m in sorted(shares, key=lambda sm: sm[0] - int(sm[0]), reverse=True)[:short]:
+            out[m] += 1
+    return out
 
 
 def bundle_lengths(c: Cables, bundles: int) -> tuple[np.ndarray, np.ndarray]:

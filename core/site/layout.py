@@ -11,7 +11,7 @@ The loop is over pieces (an SU each), not racks: a 1,000,000-GPU site is some 15
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -125,7 +125,11 @@ def lay_out(t: Template, spec: SiteSpec) -> Layout:
         problems.append(f"the drawn halls hold too few racks: {len(floor.halls) - floor.drawn} "
                         "default hall(s) added")
     _apply_moves(spec, floor, rack_row, rack_slot, row_hall, problems)
-    halls = tuple(floor.halls)
+    # a hall added automatically is as deep as the rows it holds: its area is the area used
+    rows_in = np.bincount(row_hall, minlength=len(floor.halls))
+    halls = tuple(hall if i < floor.drawn else
+                  replace(hall, depth_m=max(1, int(rows_in[i])) * hall.row_pitch_m)
+                  for i, hall in enumerate(floor.halls))
     widths = np.array([h.width_m for h in halls])
     hall_x = np.concatenate([[0.0], np.cumsum(widths + spec.hall_gap_m)[:-1]])
     hall_of = row_hall[rack_row] if n else np.zeros(0, dtype=np.int64)

@@ -103,8 +103,34 @@ def _tile(t: Template, count: int, row_racks: int) -> Template:
                     units)
 
 
+def _middle(own: Template, net: Template, row_racks: int) -> Template:
+    """``net``'s racks inserted in the middle of ``own``'s: at the middle rack when the two fit
+    one row, else at the boundary between pieces nearest the middle."""
+    n = own.racks
+    if n + net.racks <= row_racks:
+        k = n // 2
+    else:
+        k = int(own.pieces[np.argmin(np.abs(own.pieces - n / 2.0))]) if len(own.pieces) else 0
+    units = {g: (np.where(rack >= k, rack + net.racks, rack), u) for g, (rack, u) in own.units.items()}
+    units.update({g: (rack + k, u) for g, (rack, u) in net.units.items()})
+    names = ("rack_class", "rack_w", "rack_u", "rack_fill", "rack_cooling", "rack_group")
+    arrays = [np.concatenate([getattr(own, a)[:k], getattr(net, a), getattr(own, a)[k:]])
+              for a in names]
+    pieces = np.unique(np.concatenate([np.where(own.pieces >= k, own.pieces + net.racks, own.pieces),
+                                       net.pieces + k, [k + net.racks] if k < n else []]))
+    return Template(*arrays, pieces.astype(np.int64), units)
+
+
 def _pieces_of(racks: int, row_racks: int) -> np.ndarray:
     return np.arange(0, racks, max(1, row_racks), dtype=np.int64)
+
+
+def unit_height_u(flat, g: int) -> float:
+    """Rack units one unit of group ``g`` takes: its catalog ``rack_units``; a switch chip
+    (``chassis`` false) is half of a 1U tray (an NVLink Switch tray holds 2 chips); else 1U."""
+    spec = flat.specs[flat.spec_row[g]]
+    value = flat.nodes[g].overrides.get("rack_units", spec.get("rack_units", 0))
+    return float(value or 0) or (0.5 if spec.get("chassis", True) is False else 1.0)
 
 
 class Racker:
@@ -145,15 +171,10 @@ class Racker:
             run_class = klass
         if run:
             (network if run_class == NETWORK else own).append(self._nodes(run, run_class))
-        # the block's network racks in the middle of its others, at a boundary between parts
-        if network and own:
-            sizes = np.cumsum([p.racks for p in own])
-            half = sizes[-1] / 2.0
-            at = int(np.argmin(np.abs(np.concatenate([[0], sizes]) - half)))
-            parts = own[:at] + network + own[at:]
-        else:
-            parts = own + network
-        t = _concat(parts)
+        # the block's network racks in the middle of its others (a piece boundary when the
+        # block spans several rows)
+        t = _middle(_concat(own), _concat(network), self.row_racks) if network and own else \
+            _concat(own + network)
         if t.racks and t.racks <= self.row_racks:
             t.pieces = np.zeros(1, dtype=np.int64)
         return t
@@ -166,9 +187,7 @@ class Racker:
         return STORAGE if spec.kind == "storage" else NETWORK
 
     def _height_u(self, g: int) -> float:
-        # a switch chip (``chassis`` false) is half of a 1U tray (NVLink Switch tray: 2 chips)
-        chip = self.flat.specs[self.flat.spec_row[g]].get("chassis", True) is False
-        return float(self._value(g, "rack_units", 0) or 0) or (0.5 if chip else 1.0)
+        return unit_height_u(self.flat, g)
 
     def _value(self, g: int, key: str, default=None):
         node = self.flat.nodes[g]
@@ -226,7 +245,8 @@ class Racker:
                             _pieces_of(racks, max(span, self.row_racks // span * span)),
                             {g: (rack, np.zeros(n))})
         per_rack = max(1, int(self._value(g, "per_rack", 1) or 1))
-        height = float(self._value(g, "rack_units", 0) or 0) or max(1.0, self.height_u // per_rack)
+        height = (float(self._value(g, "rack_units", 0) or 0)
+                  or max(1.0, float(self.height_u // per_rack)))
         per_rack = max(1, min(per_rack, int(self.height_u // height)))
         unit = np.arange(n, dtype=np.int64)
         rack = unit // per_rack
