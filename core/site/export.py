@@ -161,22 +161,24 @@ def floor_svg(site: SiteResult, colour_by: str = "kw") -> str:
     """Halls, rows and racks from above, racks coloured by kW (or cooling), and the cables
     between racks drawn per (row, row, medium) with a width that grows with their number."""
     lay, t, spec, c = site.layout, site.template, site.spec, site.cables
-    scale = 20.0  # px per metre
     halls_used = site.halls or 1
     widths = np.array([h.width_m for h in lay.halls[:halls_used]])
     depths = np.array([h.depth_m for h in lay.halls[:halls_used]])
-    total_w = max(900.0, (lay.hall_x_m[halls_used - 1] + widths[-1]) * scale + 40)
-    total_h = depths.max() * scale + 100
+    extent_m = max((lay.hall_x_m[:halls_used] + widths).max(), (lay.hall_y_m[:halls_used] + depths).max())
+    scale = min(20.0, 4000.0 / max(extent_m, 1.0))  # px per metre: a big campus still fits
+    total_w = max(900.0, (lay.hall_x_m[:halls_used] + widths).max() * scale + 40)
+    total_h = (lay.hall_y_m[:halls_used] + depths).max() * scale + 100
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w:.0f}" '
              f'height="{total_h:.0f}" font-family="sans-serif" font-size="11">',
              f'<rect width="{total_w:.0f}" height="{total_h:.0f}" fill="white"/>']
     ox, oy = 20, 40
     for i, hall in enumerate(lay.halls[:halls_used]):
         x = ox + lay.hall_x_m[i] * scale
-        parts.append(f'<rect x="{x:.1f}" y="{oy}" width="{hall.width_m * scale:.1f}" '
+        y = oy + lay.hall_y_m[i] * scale
+        parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{hall.width_m * scale:.1f}" '
                      f'height="{hall.depth_m * scale:.1f}" fill="#fafafa" stroke="#222"/>')
         kw = site.hall_kw[i] if i < len(site.hall_kw) else 0.0
-        parts.append(f'<text x="{x:.1f}" y="{oy - 8}">{escape(hall.name)}: {kw:,.0f} kW of '
+        parts.append(f'<text x="{x:.1f}" y="{y - 8:.1f}">{escape(hall.name)}: {kw:,.0f} kW of '
                      f'{hall.power_kw:,.0f}</text>')
     kw = t.rack_w / 1000.0
     top = max(float(kw.max(initial=0.0)), 1e-9)

@@ -26,6 +26,7 @@ LIQUID = np.array([c in ("cold-plate", "immersion") for c in COOLING_TYPES])
 class Layout:
     halls: tuple[Hall, ...]
     hall_x_m: np.ndarray         # west edge of every hall
+    hall_y_m: np.ndarray         # north edge of every hall
     drawn_halls: int             # how many of ``halls`` the user gave (the rest are added)
     row_hall: np.ndarray         # hall of every row
     row_in_hall: np.ndarray      # row number within its hall, from 0
@@ -130,14 +131,23 @@ def lay_out(t: Template, spec: SiteSpec) -> Layout:
     halls = tuple(hall if i < floor.drawn else
                   replace(hall, depth_m=max(1, int(rows_in[i])) * hall.row_pitch_m)
                   for i, hall in enumerate(floor.halls))
-    widths = np.array([h.width_m for h in halls])
-    hall_x = np.concatenate([[0.0], np.cumsum(widths + spec.hall_gap_m)[:-1]])
+    hall_x, hall_y = _campus(halls, spec.hall_gap_m)
     hall_of = row_hall[rack_row] if n else np.zeros(0, dtype=np.int64)
     x = hall_x[hall_of] + spec.end_aisle_m + (rack_slot + 0.5) * spec.rack_width_m
     pitch = np.array([h.row_pitch_m for h in halls])[hall_of]
-    y = (row_in_hall[rack_row] + 0.5) * pitch if n else np.zeros(0)
-    return Layout(halls, hall_x, floor.drawn, row_hall, row_in_hall, rack_row, rack_slot, x, y,
-                  tuple(problems))
+    y = hall_y[hall_of] + (row_in_hall[rack_row] + 0.5) * pitch if n else np.zeros(0)
+    return Layout(halls, hall_x, hall_y, floor.drawn, row_hall, row_in_hall, rack_row, rack_slot,
+                  x, y, tuple(problems))
+
+
+def _campus(halls: tuple[Hall, ...], gap_m: float) -> tuple[np.ndarray, np.ndarray]:
+    """(west, north) edge of every hall: halls side by side in rows of halls, as many to a row
+    as keeps the campus about square (the longest run between halls stays short)."""
+    width = max(h.width_m for h in halls) + gap_m
+    depth = max(h.depth_m for h in halls) + gap_m
+    across = max(1, min(len(halls), round(np.sqrt(len(halls) * depth / width))))
+    index = np.arange(len(halls))
+    return (index % across) * width, (index // across) * depth
 
 
 def _apply_moves(spec: SiteSpec, floor: _Floor, rack_row: np.ndarray, rack_slot: np.ndarray,
