@@ -75,6 +75,7 @@ from core.inventory import Inventory, build_inventory
 from core.jsonable import to_jsonable
 from core.preset_fit import fit_to_design
 from core.site.analysis import SiteResult, analyze_site
+from core.site.hook import latency_delta_us
 from core.model import Design
 from core.operations import SetOutOfService
 from core.partitions import Partitions, PartitionView, has_partitions, resolve_partitions, with_shares
@@ -364,6 +365,16 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     )
 
 
+def _placed_latency_us(ev: Evaluation) -> float | None:
+    """The longest GPU-to-GPU latency with the site's cable lengths instead of the drawn ones."""
+    l = ev.latency
+    if ev.site is None or l.gpu_to_gpu_max_us is None or not ev.topology.tier_order:
+        return l.gpu_to_gpu_max_us if ev.site is not None else None
+    delta = latency_delta_us(ev.site.cables, ev.topology.flat, ev.topology.tiers,
+                             ev.topology.tier_order)
+    return round(l.gpu_to_gpu_max_us + delta.get(ev.topology.tier_order[-1], 0.0), 4)
+
+
 def _cables_by_family(inventory: Inventory) -> dict[str, int]:
     """Cables bought per drawn medium ("copper", "fiber"): what the site shares over its media."""
     out: dict[str, int] = {}
@@ -435,6 +446,8 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "gpu_to_gpu_mean_us": l.gpu_to_gpu_mean_us,
             "allreduce_small_us": l.allreduce_small_us,
             "by_level_us": l.by_level_us,
+            # the same with the placed cable lengths (core/site/hook.py; null without a site)
+            "gpu_to_gpu_max_placed_us": _placed_latency_us(ev),
         },
         "power": {
             "it_kw": p.it_kw, "typical_kw": p.typical_kw, "facility_kw": p.facility_kw, "pue": p.pue,

@@ -233,3 +233,21 @@ def test_a_repeated_block_is_placed_from_one_template(catalog):
 def test_site_spec_rejects_wrong_types():
     with pytest.raises(DesignError):
         site_from_dict([], "$.site")
+
+
+def test_placed_lengths_change_the_latency_by_fibre_propagation(catalog):
+    """One tier: a path crosses the longest server-leaf cable twice. Drawn 10 m, placed 6.94 m
+    (test_one_row_by_hand): 2 x (6.94 - 10) m x 5 ns/m = -30.6 ns."""
+    latency = evaluation_to_json(evaluate(one_row_design(), catalog))["latency"]
+    assert latency["gpu_to_gpu_max_placed_us"] == pytest.approx(
+        latency["gpu_to_gpu_max_us"] - 0.0306, abs=0.0002)
+
+
+def test_media_totals_hook_adds_up(catalog):
+    from core.site.hook import media_totals
+
+    ev = evaluate(load_project(EXAMPLES / "dgx-h100-superpod-4su.json"), catalog)
+    totals = media_totals(ev.site)
+    assert sum(t.cables for t in totals.values()) == ev.counts.links
+    assert totals["mmf"].transceivers == 2 * totals["mmf"].cables
+    assert totals["mmf"].length_m == pytest.approx(float(ev.site.cables.length_m.sum()))
