@@ -251,3 +251,27 @@ def test_media_totals_hook_adds_up(catalog):
     assert sum(t.cables for t in totals.values()) == ev.counts.links
     assert totals["mmf"].transceivers == 2 * totals["mmf"].cables
     assert totals["mmf"].length_m == pytest.approx(float(ev.site.cables.length_m.sum()))
+
+
+def test_runs_that_outgrow_multimode_cost_single_mode_optics(catalog):
+    """Rows 40 m apart, one rack per row: the servers' runs to the leaf row are ~50 m; those
+    past multimode's 50 m (LinkX) take single-mode, priced from the catalog's DR4 module and SMF
+    cable: the placed cables and optics cost and draw more than the drawn 10 m ones."""
+    design = one_row_design()
+    design.site = SiteSpec(racks_per_row=1, row_pitch_m=40.0)
+    site = evaluate(design, catalog).site
+    assert site.links_by_medium["smf"] > 0
+    effect = site.cables_optics
+    assert effect.capex_usd_placed > effect.capex_usd_drawn
+    assert effect.power_kw_placed > effect.power_kw_drawn
+    assert effect.beyond_catalog_reach == 0
+
+
+def test_runs_no_catalog_item_reaches_are_not_priced(catalog):
+    """The 100,000-GPU example's cross-hall spine-core runs (up to ~240 m) exceed the catalog's
+    longest fibre module and cable (100 m): their placed price and power are null, not a number
+    for optics that could not serve them."""
+    effect = evaluate(load_project(EXAMPLES / "h100-100k.json"), catalog).site.cables_optics
+    assert effect.beyond_catalog_reach > 0
+    assert effect.capex_usd_placed is None and effect.power_kw_placed is None
+    assert effect.capex_usd_drawn is not None

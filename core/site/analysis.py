@@ -16,6 +16,7 @@ import numpy as np
 from core.cooling import COOLING_TYPES
 from core.diagnostics import Diagnostic
 from core.site.cables import Cables, bought_by_medium, by_medium, cable_lengths, length_summary
+from core.site.effect import LengthEffect, length_effect
 from core.site.layout import LIQUID, Layout, lay_out
 from core.site_spec import SiteSpec
 from core.site.templates import RACK_CLASSES, Racker, Template
@@ -37,6 +38,8 @@ class SiteResult:
     links_by_medium: dict[str, int]      # links (a splitter's every leg), adds up to counts.links
     reach_violations: int
     propagation_max_us: float | None     # the longest cable's propagation delay
+    # cables and optics priced and powered at drawn and at placed lengths (core/site/effect.py)
+    cables_optics: LengthEffect | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
     # what the exports and the floor view draw (not in the JSON)
     spec: SiteSpec = field(default_factory=SiteSpec, repr=False, compare=False)
@@ -57,6 +60,7 @@ class SiteResult:
             "links_by_medium": dict(self.links_by_medium),
             "reach_violations": self.reach_violations,
             "propagation_max_us": self.propagation_max_us,
+            "cables_optics": self.cables_optics.to_json() if self.cables_optics else None,
         }
 
 
@@ -94,6 +98,7 @@ def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions,
                           else by_medium(cables)),
         links_by_medium=by_medium(cables), reach_violations=int(cables.over_reach.sum()),
         propagation_max_us=(round(float(cables.ns.max()) / 1000.0, 4) if cables.count else None),
+        cables_optics=length_effect(cables, flat),
         diagnostics=tuple(diagnostics), spec=spec, template=template, layout=layout,
         cables=cables, row_kw=row_kw)
 

@@ -46,9 +46,9 @@ def cable_schedule_csv(site: SiteResult, flat, graph) -> str:
     # every device's ports numbered over its cables, A ends then B ends, in edge order
     ends = np.concatenate([src, dst])
     order = np.argsort(ends, kind="stable")
-    first = np.searchsorted(ends[order], ends[order])
+    device_start = np.searchsorted(ends[order], ends[order])
     port = np.empty(len(ends), dtype=np.int64)
-    port[order] = np.arange(len(ends)) - first + 1
+    port[order] = np.arange(len(ends)) - device_start + 1
     port_a, port_b = port[:len(src)], port[len(src):]
     unit_group = graph.unit_group
     local = np.arange(graph.units) - graph.offsets[unit_group]
@@ -57,26 +57,34 @@ def cable_schedule_csv(site: SiteResult, flat, graph) -> str:
     k = np.stack([c.bundle[keys], c.rack_a[keys], c.rack_b[keys], c.medium[keys],
                   decimetres[keys]])
     starts = np.flatnonzero(np.concatenate([[True], (k[:, 1:] != k[:, :-1]).any(axis=0)]))
-    stops = np.concatenate([starts[1:], [len(keys)]])
-    locations = _locations(site)
+    del k
+    counts = np.diff(np.concatenate([starts, [len(keys)]]))
+    first = keys[starts]
+
+    def spans(values: np.ndarray) -> list[str]:
+        """"first-last" (from 1) of ``values`` over every row's cables, all rows at once."""
+        ordered = values[keys]
+        lo = np.minimum.reduceat(ordered, starts) + 1
+        hi = np.maximum.reduceat(ordered, starts) + 1
+        return [str(a) if a == b else f"{a}-{b}" for a, b in zip(lo.tolist(), hi.tolist())]
+
+    # what a bundle's rows share, once per bundle
     bundles = flat.bundles
-
-    def span(values: np.ndarray) -> str:
-        lo, hi = int(values.min()), int(values.max())
-        return str(lo + 1) if lo == hi else f"{lo + 1}-{hi + 1}"
-
-    for a, b in zip(starts.tolist(), stops.tolist()):
-        rows = keys[a:b]
-        e = rows[0]
-        bundle = bundles[int(c.bundle[e])]
-        ua, ub = src[rows], dst[rows]
-        w.writerow([int(c.rack_a[e]) + 1, locations[c.rack_a[e]],
-                    f"{flat.paths[bundle.a]}[{span(local[ua])}]", span(port_a[rows] - 1),
-                    int(c.rack_b[e]) + 1, locations[c.rack_b[e]],
-                    f"{flat.paths[bundle.b]}[{span(local[ub])}]", span(port_b[rows] - 1),
-                    f"{bundle.owner_path + '/' if bundle.owner_path else ''}{bundle.link_id}",
-                    bundle.kind, f"{bundle.speed_gbit_s:g}", MEDIA[int(c.medium[e])],
-                    f"{decimetres[e] / 10:.1f}", b - a])
+    path_a = [flat.paths[b.a] for b in bundles]
+    path_b = [flat.paths[b.b] for b in bundles]
+    link = [f"{b.owner_path + '/' if b.owner_path else ''}{b.link_id}" for b in bundles]
+    kind = [b.kind for b in bundles]
+    speed = [f"{b.speed_gbit_s:g}" for b in bundles]
+    locations = _locations(site)
+    rack_a, rack_b = c.rack_a[first], c.rack_b[first]
+    rows = zip(
+        (rack_a + 1).tolist(), locations[rack_a].tolist(), c.bundle[first].tolist(),
+        spans(local[src]), spans(port_a - 1), (rack_b + 1).tolist(), locations[rack_b].tolist(),
+        spans(local[dst]), spans(port_b - 1), c.medium[first].tolist(),
+        (decimetres[first] / 10).tolist(), counts.tolist())
+    w.writerows((ra, la, f"{path_a[b]}[{da}]", pa, rb, lb, f"{path_b[b]}[{db}]", pb, link[b],
+                 kind[b], speed[b], MEDIA[m], f"{length:.1f}", n)
+                for ra, la, b, da, pa, rb, lb, db, pb, m, length, n in rows)
     return out.getvalue()
 
 
