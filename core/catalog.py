@@ -54,7 +54,6 @@ _COMMON: dict[str, tuple[tuple[type, ...], bool, Any]] = {
     "source": ((str,), True, None),
     "confidence": ((str,), True, None),
     "notes": ((str,), False, ""),
-    "price_usd": (_NUMBER, False, None),
     # {"usd", "year", "evidence", "source", "note"}: see core/catalog_prices.py
     "price": ((dict,), False, None),
     "failure_rate_per_1000_days": (_NUMBER, False, None),
@@ -373,6 +372,11 @@ def parse_entry(raw: Any, origin: str, index: int) -> ComponentSpec:
             f"{origin}: {label} field 'kind': {show(kind)} is not one of {', '.join(KINDS)}"
         )
     schema = {**_COMMON, **FIELDS[kind]}
+    if "price_usd" in raw:
+        # The field an early catalog format had: accepted and never read, so an entry that set
+        # it counted as unpriced without a word.
+        raise CatalogError(f"{origin}: {label} field 'price_usd' is retired: write the price as "
+                           '"price": {"usd": N, "year": YEAR, "source": "..."}')
     unknown = sorted(set(raw) - set(schema))
     if unknown:
         raise CatalogError(f"{origin}: {label} field {show(unknown[0])}: unknown field for a {kind}")

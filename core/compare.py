@@ -141,6 +141,14 @@ METRICS: tuple[Metric, ...] = (
     _m("cost", "tco_usd_per_year", "TCO per year", "USD/year", LOWER, "TCO", theme="tco"),
     _m("cost", "usd_per_gpu_hour", "Cost per GPU-hour", "USD/GPU-hour", LOWER,
        "cost per GPU-hour", "higher", "lower", "unit-cost"),
+    # the delivered GPU-hour: the owning one over utilisation x the job's ETTR
+    _m("cost", "usd_per_delivered_gpu_hour", "Cost per delivered GPU-hour", "USD/GPU-hour", LOWER,
+       "cost per delivered GPU-hour", "higher", "lower", "unit-cost"),
+    # the method's inputs, so a comparison shows when two designs were costed differently
+    _m("cost", "utilization", "Utilisation (allocated)", "fraction", NEITHER),
+    _m("cost", "hardware_depreciation_years", "Server life", "years", NEITHER),
+    _m("cost", "facility_depreciation_years", "Facility life (shell and plant)", "years", NEITHER),
+    _m("cost", "wacc", "Cost of capital (WACC)", "fraction", NEITHER),
     _m("cost", "training_run_usd", "Training run cost", "USD", LOWER, "run cost", theme="run-cost"),
     _m("cost", "usd_per_million_tokens_trained", "Cost per million tokens trained", "USD/Mtoken",
        LOWER, "cost per token", "higher", "lower", "run-cost"),

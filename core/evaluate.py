@@ -46,6 +46,7 @@ run).
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -56,7 +57,7 @@ from core.analysis.inference_bottleneck import InferenceBottleneck, explain_infe
 from core.analysis.inference_search import DeploymentSearch
 from core.analysis.failure import (FailureResult, OutOfServiceItem, analyze_failure,
                                    no_failure_json, run_figures)
-from core.analysis.cost import CostResult, analyze_cost
+from core.analysis.cost import CostResult, analyze_cost, per_million_tokens
 from core.analysis.dpu import DpuResult, analyze_dpus
 from core.analysis.network import BandwidthResult, LatencyResult, analyze_bandwidth, analyze_latency
 from core.analysis.performance import PerformanceResult, analyze_performance
@@ -232,7 +233,8 @@ def _with_failure(design: Design, catalog: Catalog, items: list, intact: Evaluat
     workload = degraded.workload
     cost = analyze_cost(intact.inventory, intact.power, relayout or degraded.performance, catalog,
                         degraded.assumptions.cost, degraded.assumptions.power.electricity_usd_per_kwh,
-                        workload.training_tokens if workload is not None else None)
+                        workload.training_tokens if workload is not None else None,
+                        degraded.reliability.ettr)
     cost = _run_on_partition(cost, main, relayout or degraded.performance, workload)
     # warnings name the design's own components (a run "pod.degraded" is pod's first instances)
     warnings = [replace(w, components=tuple(dict.fromkeys(map(original_path, w.components))))
@@ -315,7 +317,8 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
                           ran.job_gpus if ran is not None else None, assumptions.power)
     cost = analyze_cost(inventory, power, performance, catalog, assumptions.cost,
                         assumptions.power.electricity_usd_per_kwh,
-                        workload.training_tokens if workload is not None else None)
+                        workload.training_tokens if workload is not None else None,
+                        reliability.ettr)
     facility_kw, usd_per_gpu_hour = power.facility_kw, cost.usd_per_gpu_hour
     if parts is not None:
         parts = with_shares(parts, inventory.gpus, power, cost)
@@ -407,10 +410,17 @@ def _run_on_partition(cost: CostResult, main: PartitionView | None, performance:
     ran = performance if performance is not None and performance.runs else None
     if main is None or ran is None or ran.training_days is None or main.usd_per_gpu_hour is None:
         return cost
+    reasons = dict(cost.null_reasons)
+    reasons.pop("training_run_usd", None)
+    reasons.pop("usd_per_million_tokens_trained", None)
     run = main.usd_per_gpu_hour * ran.job_gpus * ran.training_days * 24.0
+    if not math.isfinite(run):
+        reasons["training_run_usd"] = "training_run_usd is not a finite number"
+        run = None
     tokens = workload.training_tokens if workload is not None else None
     return replace(cost, training_run_usd=run,
-                   usd_per_million_tokens_trained=run / (tokens / 1e6) if tokens else None)
+                   usd_per_million_tokens_trained=per_million_tokens(run, tokens, reasons),
+                   null_reasons=reasons)
 
 
 def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
@@ -526,8 +536,11 @@ def _performance_json(ev: Evaluation) -> dict[str, Any]:
 COST_KEYS = ("hardware_capex_usd", "facility_capex_usd", "capex_usd", "capex_by_kind_usd",
              "opex_usd_per_year", "tco_usd_per_year", "usd_per_gpu_hour", "training_run_usd",
              "usd_per_million_tokens_trained")
+COST_METHOD_KEYS = ("usd_per_delivered_gpu_hour", "utilization", "hardware_depreciation_years",
+                    "facility_depreciation_years", "wacc", "depreciation_usd_per_year_by_part")
 COST_EXTRA_KEYS = ("capex_usd_per_gpu", "energy_usd_per_year", "maintenance_usd_per_year",
-                   "colocation_usd_per_year", "depreciation_usd_per_year")
+                   "colocation_usd_per_year", "depreciation_usd_per_year", "facility",
+                   "network_depreciation_years", "ettr", "capex_by_part_usd")
 
 
 def _cost_json(ev: Evaluation) -> dict[str, Any]:
@@ -535,10 +548,14 @@ def _cost_json(ev: Evaluation) -> dict[str, Any]:
     unknown), the opex parts, the ids without a price and the assumptions the figures used
     (the power assumptions' electricity price among them)."""
     cost = ev.cost
+    keys = (*COST_KEYS, *COST_METHOD_KEYS, *COST_EXTRA_KEYS)
     if cost is None:
-        return {key: None for key in (*COST_KEYS, *COST_EXTRA_KEYS)}
-    out: dict[str, Any] = {key: getattr(cost, key) for key in (*COST_KEYS, *COST_EXTRA_KEYS)}
-    out["capex_by_kind_usd"] = dict(cost.capex_by_kind_usd)
+        return {key: None for key in keys}
+    out: dict[str, Any] = {key: getattr(cost, key) for key in keys}
+    for key in ("capex_by_kind_usd", "capex_by_part_usd", "depreciation_usd_per_year_by_part"):
+        out[key] = dict(getattr(cost, key))
+    # why each null figure is null (an unpriced part, no GPUs, no run, a vanishing token count)
+    out["null_reasons"] = dict(cost.null_reasons)
     out["unpriced_ids"] = list(cost.unpriced_ids)
     out["assumptions"] = {
         **assumptions_to_dict(ev.assumptions, only_changed=False)["cost"],

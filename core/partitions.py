@@ -36,6 +36,7 @@ from itertools import repeat
 from typing import Any
 
 from core.analysis.cost import HOURS_PER_YEAR, CostResult, price_lines
+from core.analysis.cost_capital import FACILITY_PARTS
 from core.analysis.power import PowerResult, analyze_power
 from core.catalog import COMPUTE_KINDS, Catalog
 from core.degrade import original_path
@@ -277,11 +278,26 @@ def _overlaps(partitions: list[tuple[str, tuple[str, ...]]]) -> list[Diagnostic]
     return out
 
 
+def _capital_share(cost: CostResult, own_compute_usd: float, compute_usd: float, gpu_share: float,
+                   power_share: float) -> float:
+    """A partition's share of the yearly capital charge, part by part (each part has its own
+    life): of the servers, its own compute nodes and a GPU share of the other server-part
+    hardware (storage, management); a GPU share of the network; of the facility, its share
+    of the IT power."""
+    parts, charge = cost.capex_by_part_usd, cost.depreciation_usd_per_year_by_part
+    servers = parts.get("servers") or 0.0
+    own_servers = own_compute_usd + (servers - compute_usd) * gpu_share
+    total = (charge.get("servers") or 0.0) * (own_servers / servers if servers else 0.0)
+    total += (charge.get("network") or 0.0) * gpu_share
+    total += sum((charge.get(p) or 0.0) for p in FACILITY_PARTS) * power_share
+    return total
+
+
 def with_shares(partitions: Partitions, design_gpus: int, power: PowerResult,
                 cost: CostResult | None) -> Partitions:
     """Every partition with its share of the design's power and cost: its own compute plus a
     GPU share of the rest (network, storage), the facility at the design's facility/IT ratio,
-    and its share of the TCO (depreciation by its capex, maintenance by its hardware, energy
+    and its share of the TCO (each part's capital charge by its share of that part, maintenance by its hardware, energy
     and colocation by its IT power) over its GPU-hours. With one partition holding the whole
     design these are the design's own figures."""
     compute_kw = power.by_kind_kw.get("compute", 0.0)
@@ -300,8 +316,7 @@ def with_shares(partitions: Partitions, design_gpus: int, power: PowerResult,
                 and view.compute_capex_usd is not None and cost.hardware_capex_usd):
             hardware = view.compute_capex_usd + (cost.hardware_capex_usd - compute_capex) * g
             power_share = it_kw / power.it_kw
-            capex = hardware + cost.facility_capex_usd * power_share
-            tco = (cost.depreciation_usd_per_year * capex / cost.capex_usd
+            tco = (_capital_share(cost, view.compute_capex_usd, compute_capex, g, power_share)
                    + cost.maintenance_usd_per_year * hardware / cost.hardware_capex_usd
                    + (cost.energy_usd_per_year + cost.colocation_usd_per_year) * power_share)
             per_hour = tco / (view.gpus * HOURS_PER_YEAR)

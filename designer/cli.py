@@ -15,13 +15,14 @@ import textwrap
 from pathlib import Path
 
 from core.errors import DesignError
+from designer.cli_interop import DATA_FORMATS, add_import_command, export_data, run_import_command
 from designer.cli_services import add_service_options, apply_service_options
 from designer.cli_stacks import (add_stack_option, add_stacks_command, apply_stack_option,
                                  stacks_text)
 from designer.cli_sweep import add_sweep_command, run_sweep_command
 from designer.site_export import SITE_EXPORTS, export_site, site_export_for
 
-SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare", "stacks", "sweep")
+SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare", "stacks", "sweep", "import")
 HELP_WIDTH = 78
 
 
@@ -185,12 +186,22 @@ def _build_parser() -> argparse.ArgumentParser:
     sn.add_argument("-o", "--output", required=True, metavar="PROJECT",
                     help="project file to write (.json, written atomically)")
 
-    ex = _sub(sub, "export", "export the diagram (svg, png, pdf)",
-              "Export the top level of a project's diagram as SVG, PNG or PDF (no display needed).",
-              "cluster-designer export cluster.json -o diagram.svg")
+    ex = _sub(sub, "export", "export the diagram or the design's data",
+              "Export the top level of a project's diagram as SVG, PNG or PDF (no display needed), or "
+              "the design as GraphML (devices and cable bundles, for graph tools), diagrams.net "
+              "(.drawio, every block a page) or an ibnetdiscover topology file (.topo: the planned "
+              "InfiniBand cabling, to diff against the built fabric), or the floor plan: the cable "
+              "schedule (.csv), rack elevations (racks.csv, racks.svg) and the floor (floor.svg).",
+              "cluster-designer export cluster.json -o diagram.svg\n"
+              "cluster-designer export cluster.json -o cluster.graphml --level block\n"
+              "cluster-designer export cluster.json -o cables.csv")
     ex.add_argument("project", metavar="PROJECT", help="project file (.json) to draw")
-    ex.add_argument("-o", "--output", required=True, metavar="DIAGRAM",
-                    help="diagram file; its extension picks the format: .svg, .png or .pdf")
+    ex.add_argument("-o", "--output", required=True, metavar="FILE",
+                    help="file to write; its extension picks the format: .svg, .png, .pdf, .graphml, "
+                         ".drawio, .topo, or .csv (cable schedule; see --site)")
+    ex.add_argument("--level", choices=("device", "block"), default="device",
+                    help="GraphML: one node per device (default) or per group of the design, as "
+                         "stored (for huge designs)")
     ex.add_argument("--width", type=_positive_int, default=1600, metavar="PIXELS",
                     help="PNG width in pixels (default: 1600)")
     ex.add_argument("--site", choices=SITE_EXPORTS, default=None,
@@ -235,6 +246,7 @@ def _build_parser() -> argparse.ArgumentParser:
                           "source (default: table)")
     add_stacks_command(sub, _sub)
     add_sweep_command(sub, _sub)
+    add_import_command(sub, _sub)
     return parser
 
 
@@ -393,10 +405,15 @@ def _cmd_generate(args) -> int:
 
 
 def _cmd_export(args) -> int:
-    what = args.site or site_export_for(Path(args.output))
+    output = Path(args.output)
+    if output.suffix.lower() in DATA_FORMATS:
+        from core.project import load_project  # noqa: PLC0415
+        export_data(load_project(args.project), output, args.level)
+        return 0
+    what = args.site or site_export_for(output)
     if what is not None:  # the floor plan's files need no Qt
         from core.project import load_project  # noqa: PLC0415
-        export_site(load_project(args.project), Path(args.output), what)
+        export_site(load_project(args.project), output, what)
         return 0
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from designer.export import export_diagram  # noqa: PLC0415 - Qt only for this command
@@ -477,7 +494,8 @@ def main(argv: list[str] | None = None) -> int:
         _warn_about_catalog()
         handler = {"evaluate": _cmd_evaluate, "generate": _cmd_generate,
                    "export": _cmd_export, "catalog": _cmd_catalog, "compare": _cmd_compare,
-                   "stacks": _cmd_stacks, "sweep": run_sweep_command}[args.command]
+                   "stacks": _cmd_stacks, "sweep": run_sweep_command,
+                   "import": run_import_command}[args.command]
         return handler(args)
     except DesignError as exc:
         sys.stderr.write(f"cluster-designer: {exc}\n")

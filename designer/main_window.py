@@ -35,6 +35,7 @@ from designer.qaction import make_action
 from designer.export import DIAGRAM_FORMATS, SUMMARY_EXTENSIONS, export_summary, render_scene, with_extension
 from designer.format import num, power
 from designer.inspector import InspectorWidget
+from designer.interop_actions import InteropController
 from designer.outline import OutlineWidget
 from designer.palette import PaletteWidget
 from designer.panels.bandwidth import BandwidthPanel
@@ -169,6 +170,7 @@ class MainWindow(QMainWindow):
         self.reliability_panel = ReliabilityPanel()
         self.storage_panel = StoragePanel()
         self.cost_panel = CostPanel()
+        self.cost_panel.method.edit = self.assumptions_panel.set_text  # one path, one undo step per edit
         self.performance_panel = PerformancePanel()
         self.warnings_panel = WarningsPanel()
         self.metric_panels = [self.overview_panel, self.bandwidth_panel, self.latency_panel, self.power_panel,
@@ -266,6 +268,7 @@ class MainWindow(QMainWindow):
         self.about_action = self._action("&About Cluster Designer", self.show_about)
         self.baseline = BaselineController(self, self.catalog)
         self.sweep_results = SweepResultsController(self)
+        self.interop = InteropController(self)
         self.export_actions = {}
         for ext in DIAGRAM_FORMATS:
             for selection in (False, True):
@@ -282,7 +285,7 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         for action in (self.new_action, self.template_action, self.open_action,
-                       self.sweep_results.open_action):
+                       self.sweep_results.open_action, self.interop.import_action):
             file_menu.addAction(action)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         file_menu.addSeparator()
@@ -297,6 +300,9 @@ class MainWindow(QMainWindow):
             export_menu.addAction(self.export_actions[(ext, True)])
         export_menu.addSeparator()
         for action in self.summary_actions.values():
+            export_menu.addAction(action)
+        export_menu.addSeparator()
+        for action in self.interop.export_actions:
             export_menu.addAction(action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)

@@ -319,6 +319,14 @@ def test_unknown_field(tmp_path):
     assert "unknown field" in message
 
 
+def test_the_retired_price_field_says_what_to_write_instead(tmp_path):
+    # price_usd was accepted and never read: an entry that set it was silently unpriced
+    path = _write(tmp_path, [_nic(price_usd=1500)])
+    message = _load_error(path)
+    _assert_names(message, path, "My-NIC", "price_usd")
+    assert 'is retired: write the price as "price": {"usd": N' in message
+
+
 def test_duplicate_of_builtin_id(tmp_path):
     # A user file may add ids but not silently redefine a cited built-in spec.
     path = _write(tmp_path, [_nic(id="ConnectX-7")])

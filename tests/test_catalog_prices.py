@@ -113,6 +113,25 @@ def test_a_super_node_costs_more_than_its_accelerators(catalog):
         assert usd(catalog, system) > spec["accelerators"] * usd(catalog, spec["accelerator"])
 
 
+def test_a_dgx_b300_costs_what_public_reporting_says_and_no_less_than_its_parts(catalog):
+    # issue 22: $555k against $300-410k in public reporting (prices-2025-26.md, changes)
+    spec = catalog.get("DGX-B300")
+    parts = (spec["accelerators"] * usd(catalog, "B300") + 50_000  # the $50,000 host platform
+             + spec["nics"] * usd(catalog, spec["nic"]) + 2 * usd(catalog, "BlueField-3"))
+    assert 300_000 <= usd(catalog, "DGX-B300") <= 410_000
+    assert usd(catalog, "DGX-B300") >= parts
+
+
+def test_cloudmatrix384_is_the_sum_of_its_parts(catalog):
+    # prices.md §2's table: the FT's $8.2M = 384 NPUs + UB switches + NICs + 6,912 800G LPO
+    # modules at $250 (SemiAnalysis' count) + hosts and racks; the remainder must be positive
+    spec = catalog.get("CloudMatrix384")
+    parts = spec["accelerators"] * usd(catalog, spec["accelerator"]) + spec["nics"] * usd(catalog, spec["nic"])
+    parts += sum(s["count"] * usd(catalog, s["id"]) for s in spec["scale_up_switches"])
+    hosts_and_racks = usd(catalog, "CloudMatrix384") - parts - 6_912 * 250
+    assert hosts_and_racks == pytest.approx(276_800)
+
+
 def test_a_hand_drawn_nvl72_costs_about_the_catalog_rack(catalog):
     # 18 compute trays + 18 NVLink5 chips drawn by hand must not price far from the rack they
     # evaluate like (the rack adds only its frame, power shelves and NVLink cartridges).

@@ -175,13 +175,48 @@ def test_gpu_hour_arithmetic_on_a_hand_checked_design(catalog, with_prices):
     assert cost.energy_usd_per_year == pytest.approx(70_080.0)     # 80 kW x 1.25 x 8760 h x 0.08
     assert cost.maintenance_usd_per_year == pytest.approx(31_000.0)  # 5 % of 620k
     assert cost.opex_usd_per_year == pytest.approx(101_080.0)
-    assert cost.tco_usd_per_year == pytest.approx(1_790_000.0 / 4 + 101_080.0)  # 548,580
-    assert cost.usd_per_gpu_hour == pytest.approx(548_580.0 / (16 * 8760))     # 3.914 USD
-    assert cost.training_run_usd == pytest.approx(548_580.0 / (16 * 8760) * 8 * 240)
+    # each part over its own life: servers 600k / 5 y, network (the switch) 20k / 6 y, the
+    # building shell (37 % of the facility) / 30 y, the power and cooling plant (63 %) / 15 y
+    parts = {"servers": 120_000.0, "network": 20_000.0 / 6, "building_shell": 432_900.0 / 30,
+             "power_cooling_plant": 737_100.0 / 15}
+    assert cost.depreciation_usd_per_year_by_part == pytest.approx(parts)
+    assert cost.depreciation_usd_per_year == pytest.approx(186_903.333, rel=1e-6)
+    assert cost.tco_usd_per_year == pytest.approx(186_903.333 + 101_080.0, rel=1e-6)  # 287,983
+    assert cost.usd_per_gpu_hour == pytest.approx(287_983.333 / (16 * 8760), rel=1e-6)  # 2.055 USD
+    # the facility's effective life: 1.17 M / (14,430 + 49,140) per year
+    assert cost.facility_depreciation_years == pytest.approx(1_170_000.0 / 63_570.0)
+    assert cost.hardware_depreciation_years == 5.0 and cost.wacc == 0.0
+    assert cost.training_run_usd == pytest.approx(cost.usd_per_gpu_hour * 8 * 240)
     assert cost.usd_per_million_tokens_trained == pytest.approx(cost.training_run_usd / 1000)
-    colo = analyze_cost(inventory, power, None, cat, CostAssumptions(colocation_usd_per_kw_month=150.0))
-    assert colo.opex_usd_per_year - cost.opex_usd_per_year == pytest.approx(100 * 150 * 12)
+    # no ETTR given: delivered = owning / utilisation (0.85 by default)
+    assert cost.usd_per_delivered_gpu_hour == pytest.approx(cost.usd_per_gpu_hour / 0.85)
+    failing = analyze_cost(inventory, power, run, cat, CostAssumptions(utilization=0.5), 0.08, 1e9, ettr=0.9)
+    assert failing.usd_per_delivered_gpu_hour == pytest.approx(cost.usd_per_gpu_hour / 0.45)
+    assert failing.usd_per_gpu_hour == cost.usd_per_gpu_hour  # owning is fully allocated
+
+    colo = analyze_cost(inventory, power, None, cat, CostAssumptions(facility="colocation"), 0.08)
+    assert colo.facility_capex_usd == 0.0 and colo.facility_depreciation_years is None
+    assert "colocation" in colo.null_reasons["facility_depreciation_years"]
+    assert colo.colocation_usd_per_year == pytest.approx(100 * 150 * 12)   # 100 kW x 150 $/kW-month
+    assert colo.tco_usd_per_year == pytest.approx(
+        cost.tco_usd_per_year - parts["building_shell"] - parts["power_cooling_plant"] + 180_000.0)
     assert colo.training_run_usd is None  # no run, no run cost
+    assert colo.null_reasons["training_run_usd"] == "no workload"
+
+
+def test_a_wacc_pays_every_part_as_an_annuity_over_its_life(catalog, with_prices):
+    cat = with_prices(catalog, {"DGX-H100": 300_000.0, "QM9700": 20_000.0})
+    inventory = _small_inventory(cat)
+    power = dataclasses.replace(analyze_power(inventory, None, None), it_kw=100.0, typical_kw=80.0, pue=1.25)
+    straight = analyze_cost(inventory, power, None, cat, CostAssumptions())
+    financed = analyze_cost(inventory, power, None, cat, CostAssumptions(wacc=0.08))
+    # 600k over 5 years at 8 %: 600k x 0.08 / (1 - 1.08^-5) = 150,274 a year (annuity tables)
+    assert financed.depreciation_usd_per_year_by_part["servers"] == pytest.approx(150_273.9, rel=1e-5)
+    # the building shell (432,900 over 30 years at 8 %): 38,453 a year against 14,430
+    assert financed.depreciation_usd_per_year_by_part["building_shell"] == pytest.approx(38_453.0, rel=1e-4)
+    assert financed.usd_per_gpu_hour > straight.usd_per_gpu_hour
+    tiny = analyze_cost(inventory, power, None, cat, CostAssumptions(wacc=1e-12))
+    assert tiny.depreciation_usd_per_year == pytest.approx(straight.depreciation_usd_per_year, rel=1e-9)
 
 
 @given(discounts=st.dictionaries(st.sampled_from(KINDS), st.floats(0.0, 0.95), max_size=4),
@@ -206,14 +241,19 @@ def priced_256(priced):
 
 def test_cost_assumptions_round_trip_and_are_checked():
     raw = {"cost": {"discount_by_kind": {"switch": 0.2}, "price_overrides_usd": {"QM9700": 9e3},
-                    "depreciation_years": 5}}
+                    "depreciation_years": 4, "wacc": 0.08, "facility": "colocation",
+                    "facility_plant_depreciation_years": 12, "utilization": 0.7}}
     a = assumptions_from_dict(raw)
-    assert a.cost.discount_by_kind == {"switch": 0.2} and a.cost.depreciation_years == 5
+    assert a.cost.discount_by_kind == {"switch": 0.2} and a.cost.depreciation_years == 4
     assert assumptions_to_dict(a)["cost"] == raw["cost"]
     with pytest.raises(ProjectFileError, match=r"assumptions\.cost\.discount_by_kind\.switch: 1\.5 is above"):
         assumptions_from_dict({"cost": {"discount_by_kind": {"switch": 1.5}}})
     with pytest.raises(ProjectFileError, match=r"price_overrides_usd\.QM9700: 0(\.0)? must be above"):
         assumptions_from_dict({"cost": {"price_overrides_usd": {"QM9700": 0}}})
+    with pytest.raises(ProjectFileError, match=r"assumptions\.cost\.facility: \"rent\" is not one of \"build\", \"colocation\""):
+        assumptions_from_dict({"cost": {"facility": "rent"}})
+    with pytest.raises(ProjectFileError, match=r"assumptions\.cost\.utilization: 0(\.0)? must be above"):
+        assumptions_from_dict({"cost": {"utilization": 0}})
 
 
 def test_an_unknown_kind_or_id_is_a_warning_not_a_silent_no_op(priced):
@@ -222,3 +262,44 @@ def test_an_unknown_kind_or_id_is_a_warning_not_a_silent_no_op(priced):
     [warning] = [w for w in ev.warnings if w.code == "BAD_ASSUMPTION"]
     assert "'switches'" in warning.message and "'QM9701'" in warning.message
     assert ev.cost.hardware_capex_usd == evaluate(design(priced, gpus=64), priced).cost.hardware_capex_usd
+
+
+def test_the_cost_section_carries_the_contract_keys_old_and_new(priced):
+    # DESIGN.md's cost contract (issue 22 added the method's keys; every older key is kept)
+    out = evaluation_to_json(evaluate(design(priced, gpus=64, workload=load_preset("llama3-70b")), priced))["cost"]
+    for key in ("hardware_capex_usd", "facility_capex_usd", "capex_usd", "capex_by_kind_usd",
+                "opex_usd_per_year", "tco_usd_per_year", "usd_per_gpu_hour", "training_run_usd",
+                "usd_per_million_tokens_trained", "usd_per_delivered_gpu_hour", "utilization",
+                "hardware_depreciation_years", "facility_depreciation_years", "wacc",
+                "depreciation_usd_per_year_by_part", "capex_usd_per_gpu", "energy_usd_per_year",
+                "maintenance_usd_per_year", "colocation_usd_per_year", "depreciation_usd_per_year"):
+        assert key in out, key
+    assert set(out["depreciation_usd_per_year_by_part"]) == {
+        "servers", "network", "building_shell", "power_cooling_plant"}
+    assert sum(out["depreciation_usd_per_year_by_part"].values()) == pytest.approx(out["depreciation_usd_per_year"])
+    assert out["utilization"] == 0.85 and out["wacc"] == 0.0 and out["hardware_depreciation_years"] == 5.0
+    # the job's ETTR (reliability's) and the default utilisation give the delivered GPU-hour
+    assert out["usd_per_delivered_gpu_hour"] == pytest.approx(out["usd_per_gpu_hour"] / (0.85 * out["ettr"]))
+
+
+def test_the_facility_is_no_longer_written_off_over_the_servers_life(priced):
+    # issue 22: a 1,024-GPU DGX H100 cluster cost 1.86 USD per GPU-hour with everything over
+    # 4 years; written off part by part the facility is a small share of the hour
+    cost = evaluate(design(priced, gpus=1024), priced).cost
+    by_part = cost.depreciation_usd_per_year_by_part
+    facility = by_part["building_shell"] + by_part["power_cooling_plant"]
+    assert facility == pytest.approx(cost.facility_capex_usd * (0.37 / 30 + 0.63 / 15))
+    assert facility < cost.facility_capex_usd / 4 / 3  # under a third of the old 4-year charge
+
+
+def test_an_old_project_that_set_a_colocation_rent_is_told_it_is_not_charged(priced):
+    # before issue 22 the rent was added on top of the building; now it replaces it, and only
+    # when the facility is "colocation"
+    ev = evaluate(design(priced, gpus=64, cost=CostAssumptions(colocation_usd_per_kw_month=200.0)), priced)
+    [warning] = [w for w in ev.warnings if w.code == "BAD_ASSUMPTION"]
+    assert 'cost.facility is "build": the rent is not charged' in warning.message
+    assert ev.cost.colocation_usd_per_year == 0.0
+    rented = evaluate(design(priced, gpus=64, cost=CostAssumptions(facility="colocation",
+                                                                  colocation_usd_per_kw_month=200.0)), priced)
+    assert not [w for w in rented.warnings if w.code == "BAD_ASSUMPTION"]
+    assert rented.cost.colocation_usd_per_year == pytest.approx(rented.power.it_kw * 200.0 * 12)

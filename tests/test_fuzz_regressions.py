@@ -1,6 +1,7 @@
 """Files bench/fuzz.py found crashing the engine, reduced to the one edit that did it."""
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,16 @@ def test_a_bad_checkpoint_tier_names_its_json_path(tmp_path, catalog):
         d["assumptions"] = {"storage": {"checkpoint_tiers": {"host-memory": [1.5, 2.0]}}}
     with pytest.raises(ProjectFileError, match=r"\$\.assumptions\.storage\.checkpoint_tiers\.host-memory"):
         load_project(_mutant(tmp_path, "gb200-nvl72-su.json", edit), catalog)
+
+
+@pytest.mark.parametrize("tokens", [5e-324, 1e-300, 1e-12])
+def test_a_vanishing_training_token_count_has_no_cost_per_token_not_a_crash(tmp_path, catalog, tokens):
+    # 5e-324 / 1e6 underflows to 0: the cost per million tokens divided by zero (issue 22)
+    def edit(d):
+        d["workload"]["training_tokens"] = tokens
+    design = load_project(_mutant(tmp_path, "dgx-h100-superpod-4su.json", edit), catalog)
+    cost = evaluate(design, catalog).cost
+    per_token = cost.usd_per_million_tokens_trained
+    assert per_token is None or math.isfinite(per_token)
+    if per_token is None:
+        assert "not a finite number" in cost.null_reasons["usd_per_million_tokens_trained"]

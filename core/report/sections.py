@@ -206,13 +206,48 @@ def _cost_rows(ev: Evaluation) -> list[Row]:
         Row("Capex per GPU", usd(c.capex_usd_per_gpu), "cost.capex_usd_per_gpu"),
         Row("Energy per year", usd(c.energy_usd_per_year), "cost.energy_usd_per_year"),
         Row("Maintenance per year", usd(c.maintenance_usd_per_year), "cost.maintenance_usd_per_year"),
-        Row("Colocation / staff per year", usd(c.colocation_usd_per_year), "cost.colocation_usd_per_year"),
+        Row("Colocation per year", usd(c.colocation_usd_per_year), "cost.colocation_usd_per_year"),
         Row("Opex per year", usd(c.opex_usd_per_year), "cost.opex_usd_per_year"),
         Row("TCO per year", usd(c.tco_usd_per_year), "cost.tco_usd_per_year"),
-        Row("Cost per GPU-hour", usd(c.usd_per_gpu_hour, 2), "cost.usd_per_gpu_hour"),
+        Row("Cost per GPU-hour (owning, fully allocated)", usd(c.usd_per_gpu_hour, 2), "cost.usd_per_gpu_hour"),
+        Row("Cost per delivered GPU-hour", _delivered_text(c, usd), "cost.usd_per_delivered_gpu_hour"),
+        *_method_rows(c),
         Row("Training run", run, "cost.training_run_usd"),
         Row("Cost per million tokens trained", per_token, "cost.usd_per_million_tokens_trained"),
     ]
+
+
+def _delivered_text(c, usd) -> str:
+    """The delivered GPU-hour with what it divides by, or why there is none."""
+    if c.usd_per_delivered_gpu_hour is None:
+        why = c.null_reasons.get("usd_per_delivered_gpu_hour", "")
+        return usd(None) if c.unpriced_ids else f"n/a ({why})" if why else "n/a"
+    ettr = f" x ETTR {_pct(c.ettr)}" if c.ettr is not None else ""
+    return f"{usd(c.usd_per_delivered_gpu_hour, 2)} (at {_pct(c.utilization)} utilisation{ettr})"
+
+
+_PART_LABELS = {"servers": "servers and GPUs", "network": "network",
+                "building_shell": "building shell", "power_cooling_plant": "power and cooling plant"}
+
+
+def _method_rows(c) -> list[Row]:
+    """How the owning cost was reached: the facility, the lives, the WACC, each part's yearly
+    capital charge."""
+    method = "annuity at WACC " + _pct(c.wacc) if c.wacc > 0 else "straight line (WACC 0)"
+    facility = (f"colocation ({_num(c.colocation_usd_per_year, 0, 'USD')} per year)"
+                if c.facility == "colocation" else
+                f"built, written off over {_num(c.facility_depreciation_years, 1, 'years')} (shell and plant)"
+                if c.facility_depreciation_years is not None else "built (no facility capex)")
+    rows = [Row("Facility", facility, "cost.facility"),
+            Row("Lives: servers / network", f"{_num(c.hardware_depreciation_years, 1)} / "
+                f"{_num(c.network_depreciation_years, 1)} years", "cost.hardware_depreciation_years"),
+            Row("Capital charge", method, "cost.wacc")]
+    for part, value in c.depreciation_usd_per_year_by_part.items():
+        if value or value is None:
+            rows.append(Row(f"  {_PART_LABELS.get(part, part)} per year",
+                            _num(value, 0, "USD") if value is not None else "not computable (no price)",
+                            f"cost.depreciation_usd_per_year_by_part.{part}"))
+    return rows
 
 
 def _failure_rows(ev: Evaluation) -> list[Row]:

@@ -1,4 +1,5 @@
-"""Cost: capex (hardware by kind and facility), yearly opex and TCO, $/GPU-hour and the
+"""Cost: capex (hardware by kind and facility), yearly opex and TCO, each part's yearly
+capital charge, $/GPU-hour owning and delivered, the cost method's assumptions to edit, and the
 training run's cost (a served workload's $ per million output tokens instead); "not
 computable" and the unpriced ids when a price is missing; with several workloads, each
 partition's $/GPU-hour and each service's $ per million output tokens."""
@@ -12,6 +13,7 @@ from designer.evaluator import Result
 from designer.format import money, money_unit
 from designer.panels.base import MetricsPanel
 from designer.panels.charts import BarChart
+from designer.panels.cost_method import CostMethodEditor
 from designer.panels.partition_rows import cost_rows
 from designer.panels.performance import DOES_NOT_FIT
 
@@ -20,6 +22,8 @@ NOT_COMPUTABLE = "not computable"
 BAR_LABELS = {"transceiver": "optics", "supernode": "super-node", "accelerator": "GPUs",
               "appliance": "mgmt"}
 FACILITY_COLOR = "#90a4ae"
+PART_LABELS = {"servers": "Servers and GPUs", "network": "Network", "building_shell": "Building shell",
+               "power_cooling_plant": "Power and cooling plant"}
 
 
 class CostPanel(MetricsPanel):
@@ -28,6 +32,7 @@ class CostPanel(MetricsPanel):
         "Hardware": "cost.hardware_capex_usd", "Facility": "cost.facility_capex_usd",
         "Total": "cost.capex_usd", "Opex": "cost.opex_usd_per_year",
         "TCO (depreciation + opex)": "cost.tco_usd_per_year", "Per GPU-hour": "cost.usd_per_gpu_hour",
+        "Per delivered GPU-hour": "cost.usd_per_delivered_gpu_hour",
         "Training run": "cost.training_run_usd",
         "Per million tokens trained": "cost.usd_per_million_tokens_trained",
         # an inference main workload's row
@@ -37,6 +42,8 @@ class CostPanel(MetricsPanel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.by_kind = BarChart("Capex by kind (hardware and facility)", "USD")
+        self.method = CostMethodEditor()
+        self.add_chart(self.method)
         self.add_chart(self.by_kind)
 
     def update_result(self, result: Result) -> None:
@@ -67,11 +74,15 @@ class CostPanel(MetricsPanel):
             ("Per year", None),
             ("Energy", *usd(c.energy_usd_per_year)),
             ("Maintenance", *usd(c.maintenance_usd_per_year)),
-            ("Colocation / staff", *usd(c.colocation_usd_per_year)),
+            ("Colocation", *usd(c.colocation_usd_per_year)),
             ("Opex", *usd(c.opex_usd_per_year)),
             ("TCO (depreciation + opex)", *usd(c.tco_usd_per_year)),
+            ("Written off per year", None),
+            *self._capital_rows(c, usd),
             ("Use", None),
-            ("Per GPU-hour", *usd(c.usd_per_gpu_hour)),
+            ("Per GPU-hour", *usd(c.usd_per_gpu_hour),
+             "Owning, fully allocated: TCO per year / (GPUs x 8,760 h)"),
+            ("Per delivered GPU-hour", *self._delivered(c, usd)),
         ]
         if ev.inference is not None:  # a served workload: no run to price, its tokens instead
             rows.append(("Per million output tokens", *self._per_output_tokens(ev.inference, usd)))
@@ -80,6 +91,7 @@ class CostPanel(MetricsPanel):
         rows += cost_rows(ev, {row[0] for row in rows})
         self.show_message(f"Cost {NOT_COMPUTABLE}: {why}" if why else "")
         self.set_rows(rows)
+        self.method.show_assumptions(ev.assumptions.cost)
         kinds = list(c.capex_by_kind_usd)
         values = [c.capex_by_kind_usd[k] for k in kinds] + [c.facility_capex_usd]
         finite = [v for v in values if v is not None]
@@ -90,6 +102,31 @@ class CostPanel(MetricsPanel):
             [v / scale if v is not None else math.nan for v in values], fmt="{:,.3g}",
             colors=[style.KIND_COLOR.get(k, style.SERIES[i % len(style.SERIES)])
                     for i, k in enumerate(kinds)] + [FACILITY_COLOR])
+
+    @staticmethod
+    def _capital_rows(c, usd) -> list[tuple]:
+        """Each part's yearly capital charge, with its life (and the WACC) in the tooltip."""
+        lives = {"servers": c.hardware_depreciation_years, "network": c.network_depreciation_years}
+        method = f"an annuity at a WACC of {c.wacc:.1%}" if c.wacc > 0 else "straight line"
+        rows = []
+        for part, value in c.depreciation_usd_per_year_by_part.items():
+            if value == 0.0:
+                continue  # colocation owns no building; a design may have no network
+            life = lives.get(part)
+            tip = (f"written off over {life:g} years, {method}" if life is not None
+                   else f"the facility over its own life ({method}); its parts' lives are in the method below")
+            shown = usd(value)
+            rows.append((PART_LABELS.get(part, part), shown[0], shown[1] if len(shown) > 1 else tip))
+        return rows
+
+    @staticmethod
+    def _delivered(c, usd) -> tuple:
+        if c.usd_per_delivered_gpu_hour is None:
+            return usd(None) if c.unpriced_ids else (
+                "n/a", c.null_reasons.get("usd_per_delivered_gpu_hour", ""))
+        ettr = f" x the job's ETTR {c.ettr:.1%}" if c.ettr is not None else ""
+        return (money(c.usd_per_delivered_gpu_hour),
+                f"Per GPU-hour / (utilisation {c.utilization:.0%}{ettr})")
 
     @staticmethod
     def _per_output_tokens(inference, usd) -> tuple:

@@ -58,9 +58,11 @@ def test_a_priced_design_shows_its_cost_and_capex_by_kind(make_window, qtbot, sm
     with qtbot.waitSignal(window.evaluator.finished, timeout=30_000) as blocker:
         assert window.assumptions_panel.set_text("cost.depreciation_years", "8")
     longer = blocker.args[0].evaluation.cost
-    assert longer.tco_usd_per_year == pytest.approx(
-        cost.tco_usd_per_year - cost.capex_usd / 4 + cost.capex_usd / 8)
+    servers = cost.capex_by_part_usd["servers"]  # only the servers' life changed: 5 -> 8 years
+    assert longer.tco_usd_per_year == pytest.approx(cost.tco_usd_per_year - servers / 5 + servers / 8)
     assert panel.value("TCO (depreciation + opex)") == money(longer.tco_usd_per_year)
+    assert panel.value("Servers and GPUs") == money(servers / 8)
+    assert panel.method.value("cost.depreciation_years") == "8"  # the method shows the edit
 
     with qtbot.waitSignal(window.evaluator.finished, timeout=30_000) as blocker:
         assert window.assumptions_panel.set_text("cost.discount_by_kind", "switch=0.1")
@@ -95,3 +97,38 @@ def test_a_screenshot_can_show_the_cost_panel(make_window):
     assert win.metric_docks[win.metric_panels.index(win.performance_panel)].visibleRegion().isEmpty()
     with pytest.raises(DesignError, match="no metric panel 'costs'; the panels are overview, .*cost"):
         win.raise_metric_panel("costs")
+
+
+def test_the_cost_method_is_edited_in_the_cost_panel_one_undo_step_per_edit(make_window, qtbot, small_design,
+                                                                             with_prices, every_price):
+    window = make_window(with_prices(default_catalog(), every_price(default_catalog())))
+    cost = _evaluated(window, qtbot, small_design).cost
+    panel, stack = window.cost_panel, window.document.undo_stack
+    assert panel.value("Per delivered GPU-hour") == money(cost.usd_per_delivered_gpu_hour)
+    assert cost.usd_per_delivered_gpu_hour > cost.usd_per_gpu_hour  # 85 % allocated by default
+    editor = panel.method.editors["cost.utilization"]
+    steps = stack.count()
+    with qtbot.waitSignal(window.evaluator.finished, timeout=30_000) as blocker:
+        editor.setText("0.5")
+        editor.editingFinished.emit()
+    half = blocker.args[0].evaluation.cost
+    assert stack.count() == steps + 1 and window.document.design.assumptions.cost.utilization == 0.5
+    assert half.usd_per_gpu_hour == pytest.approx(cost.usd_per_gpu_hour)  # owning is fully allocated
+    assert half.usd_per_delivered_gpu_hour == pytest.approx(cost.usd_per_delivered_gpu_hour * 0.85 / 0.5)
+    assert window.assumptions_panel.editors["cost.utilization"].text() == "0.5"  # one model, two views
+
+    facility = panel.method.editors["cost.facility"]
+    with qtbot.waitSignal(window.evaluator.finished, timeout=30_000) as blocker:
+        facility.setCurrentText("colocation")
+        facility.activated.emit(facility.currentIndex())
+    colo = blocker.args[0].evaluation.cost
+    assert stack.count() == steps + 2
+    assert colo.facility_capex_usd == 0 and colo.colocation_usd_per_year > 0
+    assert panel.value("Facility") == money(0.0)
+
+    editor.setText("1.5")  # above core's bound: refused, nothing pushed, the field snaps back
+    editor.editingFinished.emit()
+    assert stack.count() == steps + 2 and panel.method.value("cost.utilization") == "0.5"
+    with qtbot.waitSignal(window.evaluator.finished, timeout=30_000):
+        stack.undo()
+    assert panel.method.value("cost.facility") == "build"

@@ -185,8 +185,11 @@ ONE_WORKLOAD_ROWS = {
                  "Model", "MFU", "Training time"],
     "power": ["IT (nameplate)", "IT (typical in training)", "PUE", "Facility", "Max rack", "Network share of IT",
               "All-in per GPU", "Air", "Energy (facility)", "Electricity cost", "CO₂", "GPU-hours"],
-    "cost": ["Hardware", "Facility", "Total", "Per GPU", "Energy", "Maintenance", "Colocation / staff", "Opex",
-             "TCO (depreciation + opex)", "Per GPU-hour", "Training run", "Per million tokens trained"],
+    # issue 22 added each part's yearly capital charge and the delivered GPU-hour
+    "cost": ["Hardware", "Facility", "Total", "Per GPU", "Energy", "Maintenance", "Colocation", "Opex",
+             "TCO (depreciation + opex)", "Servers and GPUs", "Network", "Building shell",
+             "Power and cooling plant", "Per GPU-hour", "Per delivered GPU-hour", "Training run",
+             "Per million tokens trained"],
 }
 
 

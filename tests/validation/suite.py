@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @dataclass
 class RowResult:
-    section: str            # "performance", "topology", "power", "reliability", "not-modelled"
+    section: str            # "performance", "topology", "power", "cost", "reliability", "not-modelled"
     id: str
     group: str
     title: str
@@ -434,6 +434,8 @@ def run_all(only_perf: set[str] | None = None) -> list[RowResult]:
         if only_perf is None:
             rows += run_topology(folder)
             rows += run_power(folder)
+            from .cost_suite import run_cost  # it builds on this module's rows and CLI path
+            rows += run_cost(folder)
             rows += run_reliability()
             from .serving_suite import run_serving  # it builds on this module's rows and CLI path
             rows += run_serving(folder)

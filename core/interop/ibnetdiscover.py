@@ -1,0 +1,198 @@
+"""Read an InfiniBand fabric dump written by ``ibnetdiscover`` (infiniband-diags).
+
+The format (ibnetdiscover(8)): one record per node, opened by key=value lines (``vendid=``,
+``devid=``, ``sysimgguid=``, ``switchguid=``/``caguid=``/``rtguid=``) and a node line
+``Switch 36 "S-<guid>"  # "<description>" ...`` or ``Ca 1 "H-<guid>"  # "<description>"``,
+followed by one line per connected port:
+
+    [13]    "S-ec0d9a0300ec81e0"[19]      # "SwitchIB Mellanox Technologies" lid 21 4xEDR   (switch)
+    [1](506b4b030043f9e2)   "S-ec0d9a0300f548c0"[25]   # lid 34 lmc 0 "SwitchIB ..." lid 29 4xEDR (CA)
+
+Every cable is listed from both of its ends; it is kept once, keyed by its unordered pair of
+(node GUID, port). The link's speed is its width times its lane rate (``4xNDR`` = 400 Gb/s).
+Read line by line, so a dump of 10,000 servers (hundreds of thousands of lines) never sits in
+memory whole; every problem is reported as ``FILE:LINE: what``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from core.errors import DesignError
+
+# Gb/s per lane of each InfiniBand generation (IBTA: SDR 2.5, DDR 5, QDR 10, FDR10 10,
+# FDR 14.0625, EDR 25.78125 signalling; the nominal data rates are what a port is sold at).
+LANE_GBIT_S = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0,
+               "HDR": 50.0, "NDR": 100.0, "XDR": 200.0}
+# A dump larger than this many nodes is refused before it fills memory: ten times the largest
+# fabric the engine designs (core/limits.py sizes designs, this sizes the device list).
+MAX_NODES = 5_000_000
+
+_NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR])-([0-9a-fA-F]+)"\s*(?:#\s*(.*))?$')
+_PORT = re.compile(r'^\[(\d+)\](?:\(([0-9a-fA-F]+)\))?\s+"([SHR])-([0-9a-fA-F]+)"\[(\d+)\]'
+                   r'(?:\(([0-9a-fA-F]+)\))?\s*(?:#\s*(.*))?$')
+_SPEED = re.compile(r'\b(\d+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b')
+_QUOTED = re.compile(r'"([^"]*)"')
+_KEY_VALUE = re.compile(r'^[A-Za-z_]+=\S*$')
+_KIND = {"S": "switch", "H": "ca", "R": "router"}
+
+
+@dataclass
+class DumpNode:
+    guid: int
+    kind: str            # "switch", "ca" or "router"
+    description: str
+    ports: int           # port count from its node line (0 when only seen from the far end)
+    line: int            # where it is first seen
+
+
+@dataclass
+class FabricDump:
+    """Nodes by GUID and every cable once: (guid_a, port_a, guid_b, port_b, speed_gbit_s)."""
+
+    source: str
+    nodes: dict[int, DumpNode] = field(default_factory=dict)
+    cables: list[tuple[int, int, int, int, float]] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[DumpNode]:
+        return [n for n in self.nodes.values() if n.kind == kind]
+
+
+def read_ibnetdiscover(path: str | Path) -> FabricDump:
+    """The fabric in the dump at ``path``; a located ``DesignError`` when it is not one."""
+    path = Path(path)
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as handle:
+            return parse_ibnetdiscover(handle, path.name)
+    except OSError as exc:
+        raise DesignError(f"{path}: cannot read the dump ({exc.strerror or exc})") from None
+
+
+def parse_ibnetdiscover(lines: Iterable[str], source: str = "dump") -> FabricDump:
+    dump = FabricDump(source)
+    current: DumpNode | None = None
+    seen: dict[tuple[int, int], tuple[int, int, float]] = {}  # (guid, port) -> far end, speed
+    for number, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line:
+            current = None  # a blank line ends a node's record
+            continue
+        if line.startswith("#") or _KEY_VALUE.match(line) or _is_chassis(line):
+            continue
+        port = _PORT.match(line)
+        if port is not None and current is not None:
+            _port(dump, current, port, seen, source, number)
+            continue
+        where = f"{source}:{number}"
+        node = _NODE.match(line)
+        if node:
+            current = _node(dump, node, number, where)
+            continue
+        if port is None:
+            raise DesignError(f"{where}: not an ibnetdiscover line: {_clip(line)}")
+        raise DesignError(f"{where}: a port line before any Switch or Ca line")
+    if not dump.nodes:
+        raise DesignError(f"{source}: no Switch or Ca records: not an ibnetdiscover dump")
+    _pair_up(dump, seen)
+    return dump
+
+
+def _is_chassis(line: str) -> bool:
+    return line.startswith("Chassis") or line.startswith("Non-Chassis")
+
+
+def _node(dump: FabricDump, match: re.Match, number: int, where: str) -> DumpNode:
+    word, ports, letter, guid_hex, comment = match.groups()
+    kind = {"Switch": "switch", "Ca": "ca", "Rt": "router"}[word]
+    if _KIND[letter] != kind:
+        raise DesignError(f"{where}: a {word} line names a {_KIND[letter]} id {letter}-{guid_hex}")
+    guid = int(guid_hex, 16)
+    description = _first_quoted(comment)
+    known = dump.nodes.get(guid)
+    if known is not None and known.ports:
+        raise DesignError(f"{where}: {letter}-{guid_hex} is listed twice (first on line {known.line})")
+    if known is None:
+        if len(dump.nodes) >= MAX_NODES:
+            raise DesignError(f"{where}: more than {MAX_NODES:,} nodes: too large a dump to import")
+        known = dump.nodes[guid] = DumpNode(guid, kind, description, int(ports), number)
+    else:  # seen from a far end first: its own record has the last word
+        known.kind, known.ports, known.line = kind, int(ports), number
+        known.description = description or known.description
+    if known.ports < 1:
+        raise DesignError(f"{where}: {word} {letter}-{guid_hex} has {ports} ports")
+    return known
+
+
+def _port(dump: FabricDump, current: DumpNode, match: re.Match, seen: dict, source: str,
+          number: int) -> None:
+    local_port, _, letter, guid_hex, far_port, _, comment = match.groups()
+    local, far = int(local_port), int(far_port)
+    where = f"{source}:{number}"  # only formatted into errors
+    if not 1 <= local <= current.ports:
+        raise DesignError(f"{where}: port [{local}] of a {current.ports}-port {current.kind}")
+    speed = _speed(comment, where)
+    guid = int(guid_hex, 16)
+    if guid not in dump.nodes:
+        if len(dump.nodes) >= MAX_NODES:
+            raise DesignError(f"{where}: more than {MAX_NODES:,} nodes: too large a dump to import")
+        # The far end's description is the comment's quoted text (a switch port names the
+        # device it reaches; a CA port line names its own lid first, then the switch).
+        dump.nodes[guid] = DumpNode(guid, _KIND[letter], _first_quoted(comment), 0, number)
+    end = (current.guid, local)
+    far_end = (guid, far)
+    if end == far_end:
+        raise DesignError(f"{where}: port [{local}] is cabled to itself")
+    earlier = seen.get(end)
+    if earlier is not None and earlier[:2] != far_end:
+        raise DesignError(f"{where}: port [{local}] of {current.description or hex(current.guid)} "
+                          "is cabled twice")
+    seen[end] = (guid, far, speed)
+
+
+def _pair_up(dump: FabricDump, seen: dict) -> None:
+    """Every cable once: both ends list it; a cable seen from one end only still counts."""
+    for (guid, port), (far_guid, far_port, speed) in seen.items():
+        back = seen.get((far_guid, far_port))
+        if back is not None and (back[0], back[1]) != (guid, port):
+            node = dump.nodes[far_guid]
+            raise DesignError(f"{dump.source}: port [{far_port}] of "
+                              f"{node.description or hex(far_guid)} is cabled to two ports")
+        if back is not None:
+            if (far_guid, far_port) < (guid, port):
+                continue  # kept from the other end
+            # the two ends may print different widths (a link trained down on one side's
+            # report): the link runs at the lower
+            speed = min(speed, back[2])
+        dump.cables.append((guid, port, far_guid, far_port, speed))
+
+
+_SPEED_OF_TOKEN: dict[str, float] = {}
+
+
+def _speed(comment: str | None, where: str) -> float:
+    # The width and speed end the line ("... lid 29 4xEDR"): a dict look-up on the last word
+    # serves almost every line; the search covers lines with something after it.
+    last = comment.rsplit(None, 1)[-1] if comment else ""
+    known = _SPEED_OF_TOKEN.get(last)
+    if known is not None:
+        return known
+    found = _SPEED.findall(comment or "")
+    if not found:
+        raise DesignError(f"{where}: the link has no width and speed (such as 4xNDR) at the end")
+    width, generation = found[-1]
+    speed = int(width) * LANE_GBIT_S[generation]
+    if last == f"{width}x{generation}":
+        _SPEED_OF_TOKEN[last] = speed
+    return speed
+
+
+def _first_quoted(comment: str | None) -> str:
+    found = _QUOTED.search(comment or "")
+    return found.group(1).strip() if found else ""
+
+
+def _clip(line: str, limit: int = 60) -> str:
+    return repr(line if len(line) <= limit else line[:limit] + "...")
