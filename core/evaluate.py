@@ -75,7 +75,7 @@ from core.flatten import flatten
 from core.inventory import Inventory, build_inventory
 from core.jsonable import to_jsonable
 from core.preset_fit import fit_to_design
-from core.site.analysis import SiteResult, analyze_site
+from core.site.analysis import SITE_CODES, SiteResult, analyze_site
 from core.site.hook import latency_delta_us
 from core.model import Design
 from core.operations import SetOutOfService
@@ -238,10 +238,13 @@ def _with_failure(design: Design, catalog: Catalog, items: list, intact: Evaluat
     cost = _run_on_partition(cost, main, relayout or degraded.performance, workload)
     # warnings name the design's own components (a run "pod.degraded" is pod's first instances)
     warnings = [replace(w, components=tuple(dict.fromkeys(map(original_path, w.components))))
-                for w in degraded.warnings]
+                for w in degraded.warnings if w.code not in SITE_CODES]
+    site_warnings = intact.site.diagnostics if intact.site is not None else ()
     return replace(degraded, design_name=design.name, cost=cost,
-                   warnings=merge_diagnostics([*warnings, *failure.diagnostics]),
-                   elapsed_s=time.perf_counter() - start, failure=failure)
+                   warnings=merge_diagnostics([*warnings, *failure.diagnostics, *site_warnings]),
+                   elapsed_s=time.perf_counter() - start, failure=failure,
+                   # failed and drained units still sit in their racks: the intact design's site
+                   site=intact.site)
 
 
 def _relayout(workload: Workload, fabric: FabricView, usable_gpus: int, assumptions: Assumptions,

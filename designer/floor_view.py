@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QGraphicsItem,
 from core.cooling import COOLING_TYPES
 from core.site.export import MEDIUM_COLOURS
 from core.site.media import MEDIA
+from core.site.templates import RACK_CLASSES
 
 PX_PER_M = 20.0
 COOLING_COLOURS = {"air": "#9ecae1", "rear-door": "#6baed6", "cold-plate": "#3182bd",
@@ -163,6 +164,14 @@ class _FloorGraphicsView(QGraphicsView):
         self._pressed = -1
         self.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setMouseTracking(True)
+        self.describe = lambda rack: ""  # the tooltip of a rack (FloorView sets it)
+
+    def mouseMoveEvent(self, event) -> None:
+        super().mouseMoveEvent(event)
+        if self._pressed < 0:
+            rack = self.item.rack_at(self.mapToScene(event.position().toPoint()))
+            self.setToolTip(self.describe(rack) if rack >= 0 else "")
 
     def wheelEvent(self, event) -> None:
         factor = 1.2 if event.angleDelta().y() > 0 else 1 / 1.2
@@ -221,6 +230,22 @@ class FloorView(QWidget):
         self.view.rack_dropped.connect(lambda r, row, slot: self.rack_moved.emit(r + 1, row + 1, slot + 1))
         self._flat = None
         self._fitted = False
+        self.view.describe = self.describe_rack
+
+    def describe_rack(self, rack: int) -> str:
+        """Where rack ``rack`` (from 0) is, what it draws and what it holds."""
+        site, flat = self.item.site, self._flat
+        if site is None or flat is None:
+            return ""
+        t, lay = site.template, site.layout
+        hall = lay.halls[int(lay.rack_hall[rack])].name
+        held = [f"{flat.paths[g]} x{int((racks == rack).sum())}"
+                for g, (racks, _) in site.template.units.items() if (racks == rack).any()]
+        return (f"rack {rack + 1}: {RACK_CLASSES[t.rack_class[rack]]}, "
+                f"{t.rack_w[rack] / 1000:.1f} kW, {COOLING_TYPES[t.rack_cooling[rack]]}\n"
+                f"{hall}, row {lay.rack_row[rack] + 1}, slot {lay.rack_slot[rack] + 1}\n"
+                + "\n".join(held[:8]) + ("\n..." if len(held) > 8 else "")
+                + "\ndrag to another slot to move it")
 
     def _restyle(self) -> None:
         self.item.colour_by = "cooling" if self.colour.currentIndex() == 1 else "kw"

@@ -275,3 +275,17 @@ def test_runs_no_catalog_item_reaches_are_not_priced(catalog):
     assert effect.beyond_catalog_reach > 0
     assert effect.capex_usd_placed is None and effect.power_kw_placed is None
     assert effect.capex_usd_drawn is not None
+
+
+def test_a_failure_what_if_keeps_the_intact_site(catalog):
+    """Failed units still sit in their racks: the site (and its warnings) are the intact
+    design's, drawn halls included."""
+    design = load_project(EXAMPLES / "dgx-h100-superpod-4su.json")
+    design.site = SiteSpec(halls=(Hall("small", 500.0, 2000.0, 20.0, 10.0, 3.6),))
+    intact = evaluate(design, catalog)
+    su = design.root.children["su"]
+    su.failed = 1
+    failed = evaluate(design, catalog)
+    assert failed.failure is not None
+    assert failed.site.racks == intact.site.racks
+    assert "HALL_POWER_EXCEEDED" in {w.code for w in failed.warnings}

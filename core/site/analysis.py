@@ -22,6 +22,12 @@ from core.site_spec import SiteSpec
 from core.site.templates import RACK_CLASSES, Racker, Template
 
 
+# the warnings this analysis raises (a failure what-if shows the intact design's: failed units
+# still sit in their racks)
+SITE_CODES = frozenset({"HALL_POWER_EXCEEDED", "HALL_COOLING_EXCEEDED", "ROW_CDU_EXCEEDED",
+                        "SITE_RACK_OVER_LIMIT", "CABLE_REACH_EXCEEDED", "SITE_PLACEMENT"})
+
+
 @dataclass(frozen=True)
 class SiteResult:
     placement: str                       # "auto" | "drawn"
