@@ -289,3 +289,18 @@ def test_a_failure_what_if_keeps_the_intact_site(catalog):
     assert failed.failure is not None
     assert failed.site.racks == intact.site.racks
     assert "HALL_POWER_EXCEEDED" in {w.code for w in failed.warnings}
+
+
+def test_an_su_has_its_leaf_rack_between_two_groups_of_four_compute_racks(catalog):
+    """"Each SU contains 32 DGX H100 servers distributed across 8 racks ... The server racks are
+    organized in groups of four, positioned on the left and right sides of the Leaf switch
+    rack" (S: shke.com.cn/?p=7546, on the SuperPOD H100 SU layout). The RA's 4-SU, 127-node
+    SuperPOD lists 38 racks (RA-11333-001 Table 7, via a mirror: S); the example (128 nodes, no
+    management racks or UFM appliances) places 40: 32 compute, 7 network (4 leaf, 2 spine, 1 for
+    the storage fabric's switches) and 1 storage. A known difference, not fitted."""
+    site = evaluate(load_project(EXAMPLES / "dgx-h100-superpod-4su.json"), catalog).site
+    order = [int(k) for k in site.template.rack_class[:9]]
+    assert order == [0, 0, 0, 0, 1, 0, 0, 0, 0]
+    # the SU's nine racks sit side by side in one row
+    assert len(set(site.layout.rack_row[:9].tolist())) == 1
+    assert site.racks == 40

@@ -2,8 +2,8 @@
 
 Pieces (runs of racks that belong together, core/site/templates.py) fill rows in the design's
 order; a new row starts when the next piece does not fit the row's racks or its CDU's liquid
-capacity, a new hall when the hall's rows, power or cooling are used up. Storage racks get rows
-of their own after the others. Then the user's moves are applied: a moved rack takes the slot it
+capacity, a new hall when the hall's rows, power or cooling are used up. Storage racks (and
+the switches of a storage fabric) get rows of their own after the others. Then the user's moves are applied: a moved rack takes the slot it
 was given, swapping with the rack that was there.
 
 The loop is over pieces (an SU each), not racks: a 1,000,000-GPU site is some 15,000 pieces.
@@ -17,7 +17,7 @@ import numpy as np
 
 from core.cooling import COOLING_TYPES
 from core.site_spec import Hall, SiteSpec
-from core.site.templates import STORAGE, Template
+from core.site.templates import COMPUTE, STORAGE, Template
 
 LIQUID = np.array([c in ("cold-plate", "immersion") for c in COOLING_TYPES])
 
@@ -90,7 +90,9 @@ def lay_out(t: Template, spec: SiteSpec) -> Layout:
     bounds = np.concatenate([t.pieces, [n]]) if n else np.zeros(1, dtype=np.int64)
     piece_w = np.add.reduceat(t.rack_w, t.pieces) if n else np.zeros(0)
     piece_liquid = np.add.reduceat(liquid_w, t.pieces) if n else np.zeros(0)
-    storage_only = (np.add.reduceat((t.rack_class != STORAGE).astype(np.int64), t.pieces) == 0
+    # storage rows: pieces with storage racks and no compute (a storage fabric with its switches)
+    storage_only = ((np.add.reduceat((t.rack_class == COMPUTE).astype(np.int64), t.pieces) == 0)
+                    & (np.add.reduceat((t.rack_class == STORAGE).astype(np.int64), t.pieces) > 0)
                     if n else np.zeros(0, dtype=bool))
     order = np.concatenate([np.flatnonzero(~storage_only), np.flatnonzero(storage_only)])
     used = capacity = 0
