@@ -150,7 +150,7 @@ CODES: dict[str, CodeInfo] = {
     "CABLE_REACH_EXCEEDED": CodeInfo(
         "warning", "a placed cable is longer than any medium of its kind (copper or fibre) reaches"),
     "SITE_PLACEMENT": CodeInfo(
-        "warning", "a rack move could not be made, or the drawn halls hold too few racks"),
+        "warning", "a rack move could not be made, or the drawn halls cannot hold the design"),
     # --- facts -------------------------------------------------------------------------------
     "JOB_USES_PART_OF_CLUSTER": CodeInfo(
         "info", "the job uses fewer GPUs than the design has"),

@@ -304,3 +304,26 @@ def test_an_su_has_its_leaf_rack_between_two_groups_of_four_compute_racks(catalo
     # the SU's nine racks sit side by side in one row
     assert len(set(site.layout.rack_row[:9].tolist())) == 1
     assert site.racks == 40
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 50) | st.floats(allow_nan=True) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["halls", "racks", "racks_per_row", "row_pitch_m", "name", "power_kw",
+                         "row", "slot", "1", "x"]), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(site=json_values)
+def test_any_site_key_loads_or_fails_in_one_line(catalog, site):
+    raw = design_to_dict(one_row_design())
+    raw["site"] = site
+    try:
+        design = design_from_dict(raw, catalog)
+    except ProjectFileError as error:
+        assert str(error).startswith("$.site")
+        assert "\n" not in str(error)
+        return
+    assert design.site is None or isinstance(design.site, SiteSpec)
+    evaluate(design, catalog)  # whatever loads, evaluates

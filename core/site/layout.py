@@ -125,8 +125,8 @@ def lay_out(t: Template, spec: SiteSpec) -> Layout:
     row_in_hall = np.array(floor.row_in_hall, dtype=np.int64)
     problems: list[str] = []
     if len(floor.halls) > floor.drawn > 0:
-        problems.append(f"the drawn halls hold too few racks: {len(floor.halls) - floor.drawn} "
-                        "default hall(s) added")
+        problems.append(f"the drawn halls cannot hold the design (rows, power or cooling): "
+                        f"{len(floor.halls) - floor.drawn} default hall(s) added")
     _apply_moves(spec, floor, rack_row, rack_slot, row_hall, problems)
     # a hall added automatically is as deep as the rows it holds: its area is the area used
     rows_in = np.bincount(row_hall, minlength=len(floor.halls))
