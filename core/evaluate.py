@@ -71,11 +71,12 @@ from core.diagnostics import Diagnostic, merge_diagnostics
 from core.degrade import degraded_design, original_path, out_of_service
 from core.failure_paths import units_in_design
 from core.fabric import FabricView
-from core.flatten import flatten
+from core.flatten import FlatDesign, flatten
 from core.inventory import Inventory, build_inventory
 from core.jsonable import to_jsonable
 from core.preset_fit import fit_to_design
-from core.site.analysis import SITE_CODES, SiteResult, analyze_site
+from core.site.analysis import SITE_CODES, Placed, SiteResult, analyze_site, place_design
+from core.site.cables import bundle_lengths
 from core.site.hook import latency_delta_us
 from core.model import Design
 from core.operations import SetOutOfService
@@ -273,7 +274,11 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     # 1. what the design is, as the analyses see it
     flat = flatten(design, catalog)
     topology = analyze_topology(flat, assumptions.network)
-    inventory, inventory_warnings = build_inventory(flat, topology.tiers)
+    # the floor plan: racks, rows, halls, every cable's length (core/site); the inventory buys
+    # cables and optics for the placed lengths when the project's site asks for it
+    placed = place_design(design, flat, topology.graph, design.site, assumptions.power)
+    inventory, inventory_warnings = build_inventory(_bought_for(flat, design, placed),
+                                                    topology.tiers)
     spof_units, spof_paths = single_points_of_failure(flat, topology.tiers)
     fabric = topology.fabric
     structure = plane_structure(design, flat)
@@ -343,7 +348,7 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         bottleneck = explain_inference_bottleneck(served)
     services = serve_services(design, parts, assumptions, topology) if parts is not None else ()
     site = analyze_site(design, flat, topology.graph, design.site, assumptions.power,
-                        _cables_by_family(inventory))
+                        _cables_by_family(inventory), placed)
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
                                   *bandwidth.diagnostics, *cannot_run]
@@ -369,6 +374,14 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         planes=planes, inference=inference, inference_search=inference_search, partitions=parts,
         services=services, site=site,
     )
+
+
+def _bought_for(flat: FlatDesign, design: Design, placed: Placed) -> FlatDesign:
+    """The flattened design the inventory counts: as drawn, or with every bundle at its longest
+    placed cable when the project's site says ``"cable_lengths": "placed"``."""
+    if design.site is None or design.site.cable_lengths != "placed":
+        return flat
+    return replace(flat, length_m=bundle_lengths(placed.cables, len(flat.cables))[1])
 
 
 def _placed_latency_us(ev: Evaluation) -> float | None:

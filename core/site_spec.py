@@ -63,6 +63,10 @@ _FIGURES = {
     "service_loop_m": 1.0,   # fixed extra per cable: dressing and service loops at both ends (E)
     "in_rack_extra_m": 0.5,  # a cable inside one rack: its height difference plus this (E)
 }
+# Which length the inventory buys cables and optics for (and so cost and power price and power
+# them at): each link's drawn ``length_m`` (the default: projects evaluate as before the floor
+# plan), or the longest placed cable of its bundle.
+CABLE_LENGTHS = ("drawn", "placed")
 _INTEGERS = {"racks_per_row", "rows_per_hall", "rack_height_u"}
 
 
@@ -84,6 +88,7 @@ class SiteSpec:
     slack_fraction: float = _FIGURES["slack_fraction"]
     service_loop_m: float = _FIGURES["service_loop_m"]
     in_rack_extra_m: float = _FIGURES["in_rack_extra_m"]
+    cable_lengths: str = "drawn"
 
     @property
     def drawn(self) -> bool:
@@ -124,10 +129,13 @@ def site_from_dict(raw: Any, path: str = "$.site") -> SiteSpec:
     """The site of a project file; a one-line error naming the JSON path on bad input."""
     if not isinstance(raw, dict):
         _fail(path, f"expected an object, got {raw!r}")
-    unknown = sorted(set(raw) - {"halls", "racks", *_FIGURES})
+    unknown = sorted(set(raw) - {"halls", "racks", "cable_lengths", *_FIGURES})
     if unknown:
-        _fail(f"{path}.{unknown[0]}", "unknown key (expected halls, racks or one of "
+        _fail(f"{path}.{unknown[0]}", "unknown key (expected halls, racks, cable_lengths or one of "
               + ", ".join(_FIGURES) + ")")
+    lengths = raw.get("cable_lengths", "drawn")
+    if lengths not in CABLE_LENGTHS:
+        _fail(f"{path}.cable_lengths", f"expected one of {', '.join(CABLE_LENGTHS)}, got {lengths!r}")
     values: dict[str, Any] = {}
     for name in _FIGURES:
         if name in raw:
@@ -136,7 +144,7 @@ def site_from_dict(raw: Any, path: str = "$.site") -> SiteSpec:
                                      "end_aisle_m")
             values[name] = _number(raw[name], f"{path}.{name}", name in _INTEGERS, minimum,
                                    exclusive)
-    spec = SiteSpec(**values)
+    spec = SiteSpec(**values, cable_lengths=lengths)
     halls = raw.get("halls", [])
     if not isinstance(halls, list):
         _fail(f"{path}.halls", f"expected a list, got {halls!r}")
@@ -176,7 +184,7 @@ def site_to_dict(spec: SiteSpec) -> dict[str, Any]:
     default = SiteSpec()
     for f in fields(SiteSpec):
         if f.name in ("halls", "moves"):
-            continue
+            continue  # written below, in their file form
         value = getattr(spec, f.name)
         if value != getattr(default, f.name):
             out[f.name] = value

@@ -14,6 +14,7 @@ Reach: NVIDIA LinkX 100G-PAM4 product line overview (P), cited in core/site/medi
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -327,3 +328,22 @@ def test_any_site_key_loads_or_fails_in_one_line(catalog, site):
         return
     assert design.site is None or isinstance(design.site, SiteSpec)
     evaluate(design, catalog)  # whatever loads, evaluates
+
+
+def test_placed_cable_lengths_reach_the_inventory_cost_and_power(catalog):
+    """With "cable_lengths": "placed" the inventory buys cables and optics for each bundle's
+    longest placed cable: rows 40 m apart push the server-leaf runs past multimode's 50 m, so
+    the optics are single-mode and cost more; by default (drawn) the figures are as before."""
+    design = one_row_design()
+    design.site = SiteSpec(racks_per_row=1, row_pitch_m=40.0)
+    drawn = evaluate(design, catalog)
+    design.site = replace(design.site, cable_lengths="placed")
+    placed = evaluate(design, catalog)
+    by_kind = lambda ev: ev.cost.capex_by_kind_usd.get("transceiver", 0.0)  # noqa: E731
+    assert by_kind(placed) > by_kind(drawn)
+    assert placed.power.it_kw >= drawn.power.it_kw
+    assert evaluate(one_row_design(), catalog).cost.capex_usd == pytest.approx(
+        evaluate(Design("one row", one_row_design().root), catalog).cost.capex_usd)
+    saved = design_to_dict(design)["site"]
+    assert saved["cable_lengths"] == "placed"
+    assert design_from_dict(design_to_dict(design), catalog).site == design.site

@@ -70,17 +70,36 @@ class SiteResult:
         }
 
 
-def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions,
-                 bought: dict[str, int] | None = None) -> SiteResult:
-    """Place ``design`` (its flattened form ``flat`` and unit graph ``graph``) on ``spec``'s
-    site (None: automatic), check it and measure its cables. ``bought``: the inventory's cables
-    per drawn medium ("copper", "fiber"; None: one per link)."""
+@dataclass(frozen=True)
+class Placed:
+    """The design on the floor before it is checked: racks, their places, every cable."""
+
+    template: Template
+    layout: Layout
+    cables: Cables
+
+
+def place_design(design, flat, graph, spec: SiteSpec | None, power_assumptions) -> Placed:
+    """Racks from the design's block templates, laid out on ``spec``'s site (None: automatic),
+    and every cable of the unit graph ``graph`` measured."""
     spec = spec or SiteSpec()
     pa = power_assumptions
     template = Racker(design, flat, pa.switches_per_rack, pa.storage_per_rack,
                       spec.rack_height_u, spec.racks_per_row).build()
     layout = lay_out(template, spec)
-    cables = cable_lengths(flat, graph, template, layout, spec)
+    return Placed(template, layout, cable_lengths(flat, graph, template, layout, spec))
+
+
+def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions,
+                 bought: dict[str, int] | None = None, placed: Placed | None = None) -> SiteResult:
+    """Place ``design`` (its flattened form ``flat`` and unit graph ``graph``) on ``spec``'s
+    site (None: automatic), check it and measure its cables. ``bought``: the inventory's cables
+    per drawn medium ("copper", "fiber"; None: one per link); ``placed``: the placement, when
+    the caller made it already."""
+    spec = spec or SiteSpec()
+    pa = power_assumptions
+    placed = placed or place_design(design, flat, graph, spec, pa)
+    template, layout, cables = placed.template, placed.layout, placed.cables
     rows = len(layout.row_hall)
     rack_kw = template.rack_w / 1000.0
     row_kw = np.bincount(layout.rack_row, weights=rack_kw, minlength=rows)
