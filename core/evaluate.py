@@ -77,7 +77,6 @@ from core.jsonable import to_jsonable
 from core.preset_fit import fit_to_design
 from core.site.analysis import SITE_CODES, Placed, SiteResult, analyze_site, place_design
 from core.site.cables import bundle_lengths
-from core.site.hook import latency_delta_us
 from core.model import Design
 from core.operations import SetOutOfService
 from core.partitions import Partitions, PartitionView, has_partitions, resolve_partitions, with_shares
@@ -348,7 +347,7 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         bottleneck = explain_inference_bottleneck(served)
     services = serve_services(design, parts, assumptions, topology) if parts is not None else ()
     site = analyze_site(design, flat, topology.graph, design.site, assumptions.power,
-                        _cables_by_family(inventory), placed)
+                        _cables_by_family(inventory), placed, topology.tiers, topology.tier_order)
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
                                   *bandwidth.diagnostics, *cannot_run]
@@ -385,13 +384,14 @@ def _bought_for(flat: FlatDesign, design: Design, placed: Placed) -> FlatDesign:
 
 
 def _placed_latency_us(ev: Evaluation) -> float | None:
-    """The longest GPU-to-GPU latency with the site's cable lengths instead of the drawn ones."""
+    """The longest GPU-to-GPU latency with the site's cable lengths instead of the drawn ones
+    (under a failure what-if: the intact design's cables, which the failed units leave in place)."""
     l = ev.latency
-    if ev.site is None or l.gpu_to_gpu_max_us is None or not ev.topology.tier_order:
-        return l.gpu_to_gpu_max_us if ev.site is not None else None
-    delta = latency_delta_us(ev.site.cables, ev.topology.flat, ev.topology.tiers,
-                             ev.topology.tier_order)
-    return round(l.gpu_to_gpu_max_us + delta.get(ev.topology.tier_order[-1], 0.0), 4)
+    if ev.site is None or l.gpu_to_gpu_max_us is None:
+        return None if ev.site is None else l.gpu_to_gpu_max_us
+    delta = ev.site.latency_delta_us
+    outer = ev.topology.tier_order[-1] if ev.topology.tier_order else None
+    return round(l.gpu_to_gpu_max_us + delta.get(outer, 0.0), 4)
 
 
 def _cables_by_family(inventory: Inventory) -> dict[str, int]:

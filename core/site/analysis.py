@@ -17,6 +17,7 @@ from core.cooling import COOLING_TYPES
 from core.diagnostics import Diagnostic
 from core.site.cables import Cables, bought_by_medium, by_medium, cable_lengths, length_summary
 from core.site.effect import LengthEffect, length_effect
+from core.site.latency import latency_delta_us
 from core.site.layout import LIQUID, Layout, lay_out
 from core.site_spec import SiteSpec
 from core.site.templates import RACK_CLASSES, Racker, Template
@@ -46,6 +47,8 @@ class SiteResult:
     propagation_max_us: float | None     # the longest cable's propagation delay
     # cables and optics priced and powered at drawn and at placed lengths (core/site/effect.py)
     cables_optics: LengthEffect | None = None
+    # per scale-out tier: what placed lengths add to the latency of a path turning there (us)
+    latency_delta_us: dict[str, float] = field(default_factory=dict)
     diagnostics: tuple[Diagnostic, ...] = ()
     # what the exports and the floor view draw (not in the JSON)
     spec: SiteSpec = field(default_factory=SiteSpec, repr=False, compare=False)
@@ -67,6 +70,7 @@ class SiteResult:
             "reach_violations": self.reach_violations,
             "propagation_max_us": self.propagation_max_us,
             "cables_optics": self.cables_optics.to_json() if self.cables_optics else None,
+            "latency_delta_us": dict(self.latency_delta_us),
         }
 
 
@@ -91,11 +95,13 @@ def place_design(design, flat, graph, spec: SiteSpec | None, power_assumptions) 
 
 
 def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions,
-                 bought: dict[str, int] | None = None, placed: Placed | None = None) -> SiteResult:
+                 bought: dict[str, int] | None = None, placed: Placed | None = None,
+                 tiers: dict[int, str] | None = None, tier_order: tuple[str, ...] = ()) -> SiteResult:
     """Place ``design`` (its flattened form ``flat`` and unit graph ``graph``) on ``spec``'s
     site (None: automatic), check it and measure its cables. ``bought``: the inventory's cables
     per drawn medium ("copper", "fiber"; None: one per link); ``placed``: the placement, when
-    the caller made it already."""
+    the caller made it already; ``tiers``/``tier_order``: the topology's switch tiers, for what
+    placed lengths change in latency (core/site/hook.py)."""
     spec = spec or SiteSpec()
     pa = power_assumptions
     placed = placed or place_design(design, flat, graph, spec, pa)
@@ -124,6 +130,7 @@ def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions,
         links_by_medium=by_medium(cables), reach_violations=int(cables.over_reach.sum()),
         propagation_max_us=(round(float(cables.ns.max()) / 1000.0, 4) if cables.count else None),
         cables_optics=length_effect(cables, flat),
+        latency_delta_us=latency_delta_us(cables, flat, tiers or {}, tier_order),
         diagnostics=tuple(diagnostics), spec=spec, template=template, layout=layout,
         cables=cables, row_kw=row_kw)
 
