@@ -185,6 +185,36 @@ class KvCacheSpec:
 
 
 @dataclass(frozen=True)
+class SpeculativeSpec:
+    """Speculative decoding with the model's own multi-token-prediction (MTP) modules
+    (DeepSeek-V3 §2.2, §5.4.3): each decode step drafts ``draft_tokens`` further tokens with
+    one MTP module each (a transformer block sharing the embedding and output head), and the
+    main model verifies them in the same forward pass as the step's own token. A draft is kept
+    only if every draft before it was: ``acceptance`` is the chance that one is accepted given
+    the previous one was (DeepSeek-V3 reports 85-90% for the second token)."""
+
+    draft_tokens: int = 1
+    acceptance: float = 0.85
+
+    @property
+    def tokens_per_step(self) -> float:
+        """Expected tokens a sequence advances per step: 1 + a + a^2 + ... + a^n."""
+        return sum(self.acceptance ** i for i in range(self.draft_tokens + 1))
+
+
+@dataclass(frozen=True)
+class ExpertPlacement:
+    """How the routed experts sit on the EP ranks. ``redundant_experts``: extra copies of the
+    busiest experts (DeepSeek's EPLB; CloudMatrix-Infer's EP320 over 256 experts), so that EP
+    need only divide experts + redundant. ``load_imbalance``: tokens on the busiest EP rank over
+    the mean (1.0 perfectly balanced); ``None`` takes the imbalance uniform top-k routing gives
+    by chance (balls into bins), what a published EPLB figure would replace."""
+
+    redundant_experts: int = 0
+    load_imbalance: float | None = None
+
+
+@dataclass(frozen=True)
 class InferenceWorkload:
     name: str
     model: ModelSpec
@@ -195,10 +225,23 @@ class InferenceWorkload:
     slo: Slo
     deployment: Deployment | str  # a Deployment, or AUTO
     kv_cache: KvCacheSpec = KvCacheSpec()
+    # the precision attention's products run at; None: the KV cache's (serving_phase.py)
+    attention_precision: str | None = None
+    speculative: SpeculativeSpec | None = None
+    experts: ExpertPlacement = ExpertPlacement()
+    # attention-DP ranks' prefills aligned into the same steps by the engine (TensorRT-LLM's
+    # attention_dp_config.enable_balance); False: each rank prefills as its prompts come and
+    # the ranks sharing an EP group wait for the one prefilling most (serving_load.py)
+    attention_dp_balance: bool = False
 
     @property
     def auto(self) -> bool:
         return self.deployment == AUTO
+
+    @property
+    def expert_slots(self) -> int:
+        """Routed expert copies spread over the EP ranks (experts + redundant copies)."""
+        return self.model.moe.experts + self.experts.redundant_experts
 
 
 def _check_keys(raw: Any, path: str, known: tuple[str, ...], required: tuple[str, ...]) -> dict:
@@ -289,7 +332,8 @@ def _parse_requests(raw: Any, path: str, model: ModelSpec) -> RequestMix:
     return requests
 
 
-def _parse_phase(raw: Any, path: str, model: ModelSpec, extra: tuple[str, ...] = ()) -> PhaseLayout:
+def _parse_phase(raw: Any, path: str, model: ModelSpec, extra: tuple[str, ...] = (),
+                 redundant: int = 0) -> PhaseLayout:
     raw = _check_keys(raw, path, (*extra, "tp", "pp", "ep", "dp", "batch"), ())
     layout = PhaseLayout(*(_integer(raw, key, path, 1, MAX_ACCELERATORS, 1)
                            for key in ("tp", "pp", "ep", "dp")),
@@ -300,8 +344,10 @@ def _parse_phase(raw: Any, path: str, model: ModelSpec, extra: tuple[str, ...] =
         raise WorkloadError(f"{path}.pp: {layout.pp} stages exceed the {model.layers} layers")
     if layout.ep > 1 and not model.moe.enabled:
         raise WorkloadError(f"{path}.ep: {layout.ep} needs a mixture-of-experts model (model.moe.experts > 0)")
-    if model.moe.enabled and model.moe.experts % layout.ep:
-        raise WorkloadError(f"{path}.ep: {layout.ep} does not divide {model.moe.experts} experts")
+    slots = model.moe.experts + redundant
+    if model.moe.enabled and slots % layout.ep:
+        copies = f" + {redundant} redundant" if redundant else ""
+        raise WorkloadError(f"{path}.ep: {layout.ep} does not divide {model.moe.experts}{copies} experts")
     if (layout.tp * layout.dp) % layout.ep:
         raise WorkloadError(f"{path}.ep: {layout.ep} must divide tp x dp = {layout.tp * layout.dp}")
     if layout.gpus > MAX_ACCELERATORS:
@@ -309,7 +355,7 @@ def _parse_phase(raw: Any, path: str, model: ModelSpec, extra: tuple[str, ...] =
     return layout
 
 
-def _parse_deployment(raw: Any, path: str, model: ModelSpec) -> Deployment | str:
+def _parse_deployment(raw: Any, path: str, model: ModelSpec, redundant: int = 0) -> Deployment | str:
     if raw == AUTO:
         return AUTO
     if not isinstance(raw, dict):
@@ -318,11 +364,11 @@ def _parse_deployment(raw: Any, path: str, model: ModelSpec) -> Deployment | str
     if not isinstance(mode, str) or mode not in DEPLOYMENT_MODES:
         raise WorkloadError(f"{path}.mode: {show(mode)} is not one of {', '.join(DEPLOYMENT_MODES)}")
     if mode == "aggregated":
-        layout = _parse_phase(raw, path, model, ("mode",))
+        layout = _parse_phase(raw, path, model, ("mode",), redundant)
         return Deployment(mode, layout, layout)
     raw = _check_keys(raw, path, ("mode", "prefill", "decode"), ("prefill", "decode"))
-    deployment = Deployment(mode, _parse_phase(raw["prefill"], f"{path}.prefill", model),
-                            _parse_phase(raw["decode"], f"{path}.decode", model))
+    deployment = Deployment(mode, _parse_phase(raw["prefill"], f"{path}.prefill", model, (), redundant),
+                            _parse_phase(raw["decode"], f"{path}.decode", model, (), redundant))
     if deployment.gpus > MAX_ACCELERATORS:
         raise WorkloadError(f"{path}: prefill + decode = {deployment.gpus:,} GPUs exceed "
                             f"{MAX_ACCELERATORS:,}")
@@ -356,10 +402,32 @@ def _parse_kv_cache(raw: Any, path: str) -> KvCacheSpec:
                        if placement == "remote" else 0.0)
 
 
+MAX_DRAFT_TOKENS = 8
+MAX_LOAD_IMBALANCE = 64.0
+
+
+def _parse_speculative(raw: Any, path: str) -> SpeculativeSpec:
+    raw = _check_keys(raw, path, ("draft_tokens", "acceptance"), ("draft_tokens", "acceptance"))
+    return SpeculativeSpec(_integer(raw, "draft_tokens", path, 1, MAX_DRAFT_TOKENS),
+                           _number(raw, "acceptance", path, 0.0, 1.0, 0.0))
+
+
+def _parse_experts(raw: Any, path: str, model: ModelSpec) -> ExpertPlacement:
+    raw = _check_keys(raw, path, ("redundant_experts", "load_imbalance"), ())
+    if raw and not model.moe.enabled:
+        raise WorkloadError(f"{path}: needs a mixture-of-experts model (model.moe.experts > 0)")
+    redundant = _integer(raw, "redundant_experts", path, 0, max(0, model.moe.experts) * 4, 0)
+    imbalance = None
+    if raw.get("load_imbalance") is not None:
+        imbalance = _number(raw, "load_imbalance", path, 1.0, MAX_LOAD_IMBALANCE, 1.0)
+    return ExpertPlacement(redundant, imbalance)
+
+
 def inference_workload_from_dict(raw: Any, path: str = "workload") -> InferenceWorkload:
     """Validate an inference workload JSON object. Errors name the JSON path of the problem."""
     raw = _check_keys(raw, path, ("kind", "name", "model", "precision", "kv_cache_precision",
-                                  "requests", "slo", "deployment", "kv_cache"),
+                                  "requests", "slo", "deployment", "kv_cache", "attention_precision",
+                                  "speculative", "expert_placement", "attention_dp_balance"),
                       ("model", "requests", "slo", "deployment"))
     if raw.get("kind", "inference") != "inference":
         raise WorkloadError(f"{path}.kind: expected \"inference\", got {show(raw.get('kind'))}")
@@ -376,10 +444,19 @@ def inference_workload_from_dict(raw: Any, path: str = "workload") -> InferenceW
     slo_raw = _check_keys(raw["slo"], f"{path}.slo", ("ttft_ms", "tpot_ms"), ("ttft_ms", "tpot_ms"))
     slo = Slo(_milliseconds(slo_raw, "ttft_ms", f"{path}.slo"),
               _milliseconds(slo_raw, "tpot_ms", f"{path}.slo"))
-    deployment = _parse_deployment(raw["deployment"], f"{path}.deployment", model)
+    experts = _parse_experts(raw.get("expert_placement", {}), f"{path}.expert_placement", model)
+    deployment = _parse_deployment(raw["deployment"], f"{path}.deployment", model,
+                                   experts.redundant_experts)
     kv_cache = _parse_kv_cache(raw.get("kv_cache", {}), f"{path}.kv_cache")
+    attention = (_precision(raw, "attention_precision", path, "bf16")
+                 if raw.get("attention_precision") is not None else None)
+    speculative = (_parse_speculative(raw["speculative"], f"{path}.speculative")
+                   if raw.get("speculative") is not None else None)
+    balance = raw.get("attention_dp_balance", False)
+    if not isinstance(balance, bool):
+        raise WorkloadError(f"{path}.attention_dp_balance: expected true or false, got {show(balance)}")
     return InferenceWorkload(name, model, mla, precision, kv_precision, requests, slo, deployment,
-                             kv_cache)
+                             kv_cache, attention, speculative, experts, balance)
 
 
 def deployment_to_dict(deployment: Deployment | str) -> dict[str, Any] | str:
@@ -419,6 +496,16 @@ def inference_workload_to_dict(workload: InferenceWorkload) -> dict[str, Any]:
            "deployment": deployment_to_dict(workload.deployment)}
     if workload.kv_cache != KvCacheSpec():  # only then, so HBM-only workloads keep their JSON
         out["kv_cache"] = _kv_cache_to_dict(workload.kv_cache)
+    # the serving options below likewise only when set, so older files keep their JSON
+    if workload.attention_precision is not None:
+        out["attention_precision"] = workload.attention_precision
+    if workload.speculative is not None:
+        out["speculative"] = asdict(workload.speculative)
+    if workload.attention_dp_balance:
+        out["attention_dp_balance"] = True
+    if workload.experts != ExpertPlacement():
+        experts = asdict(workload.experts)
+        out["expert_placement"] = {k: v for k, v in experts.items() if v is not None}
     return out
 
 

@@ -177,10 +177,10 @@ def test_malformed_dumps_are_located(text, message):
 
 def test_unmapped_devices_name_the_option_to_use(catalog):
     dump = parse_ibnetdiscover(GOOD_SWITCH.splitlines(), "d.txt")
-    with pytest.raises(DesignError, match=r"1 hosts have no catalog server \(e.g. 'node1'\): pass --server"):
+    with pytest.raises(DesignError, match=r"1 hosts have no catalog server \(e.g. 'node1'\): choose their catalog server \(--server ID\)"):
         design_from_fabric(dump, catalog, fabric_map(None, catalog))
     unknown = parse_ibnetdiscover(GOOD_SWITCH.replace("MQM9700", "XYZ").splitlines(), "d.txt")
-    with pytest.raises(DesignError, match="switches have no catalog id .*pass --switch ID"):
+    with pytest.raises(DesignError, match=r"switches have no catalog id .*choose their catalog switch \(--switch ID\)"):
         design_from_fabric(unknown, catalog, fabric_map(None, catalog, server_id="DGX-H100"))
 
 

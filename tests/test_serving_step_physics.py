@@ -55,7 +55,8 @@ def test_mla_decode_attention_is_the_absorbed_form_and_prefill_the_expanded_one(
 def test_deepseek_fp4_decode_on_b200_counts_absorbed_mla_at_the_fp8_peak():
     workload = _workload(DEEPSEEK, precision="fp4", kv_cache_precision="fp8",
                          requests={"input_tokens": 1000, "output_tokens": 1000},
-                         deployment={"tp": 1, "dp": 8, "ep": 8, "batch": 64})
+                         deployment={"tp": 1, "dp": 8, "ep": 8, "batch": 64},
+                         expert_placement={"load_imbalance": 1.0})  # balanced: no busiest rank
     result = analyze_inference(B200, workload, 10.0)
     active = model_shape(workload).active_params
     context = 1000 + 1000 / 2

@@ -259,7 +259,7 @@ def _layout_variants(base: _Base) -> list[tuple[str, str, str, InferenceWorkload
     out = []
 
     def add(key: str, description: str, tp: int, ep: int) -> None:
-        if model.heads % tp or (model.moe.enabled and model.moe.experts % ep):
+        if model.heads % tp or (model.moe.enabled and w.expert_slots % ep):
             return
         if base.auto:  # the decode pool refills what the prefill pool leaves
             pool_gpus = base.gpus - (dep.prefill.gpus if dep.disaggregated else 0)

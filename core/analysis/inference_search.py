@@ -113,13 +113,15 @@ def fill_replicas(gpus: int, tp: int, pp: int, ep: int) -> int:
     return gpus // (tp * pp) // step * step
 
 
-def phase_shapes(model: ModelSpec, gpus: int) -> list[list[tuple[int, int, int, int]]]:
+def phase_shapes(model: ModelSpec, gpus: int,
+                 expert_slots: int | None = None) -> list[list[tuple[int, int, int, int]]]:
     """(tp, pp, ep, dp) of every replica shape that fits in ``gpus``, grouped by (tp, ep) with
     the pipeline depths ascending: tp divides the heads, pp is a power of two or a divisor of
-    the layers, ep (MoE) divides the experts and tp x dp, dp the most replicas that allows."""
+    the layers, ep (MoE) divides the experts (``expert_slots`` with redundant copies) and
+    tp x dp, dp the most replicas that allows."""
     tps = [t for t in range(1, min(model.heads, gpus) + 1) if model.heads % t == 0]
     pps = [p for p in range(1, min(model.layers, gpus) + 1) if model.layers % p == 0 or p & (p - 1) == 0]
-    experts = model.moe.experts if model.moe.enabled else 1
+    experts = (expert_slots or model.moe.experts) if model.moe.enabled else 1
     eps = [e for e in range(1, min(experts, gpus) + 1) if experts % e == 0]
     groups = []
     for tp in tps:
@@ -221,7 +223,7 @@ def _aggregated(search: _Search, gpus: int) -> tuple[list[_Choice], list[tuple[D
     cache: stages run one after another (serving.py), so depth buys memory, not speed."""
     running: list[_Choice] = []
     blocked: list[tuple[Deployment, InferenceResult]] = []
-    groups = phase_shapes(search.workload.model, gpus)
+    groups = phase_shapes(search.workload.model, gpus, search.workload.expert_slots)
     considered = sum(len(group) for group in groups)
     for group in groups:
         for tp, pp, ep, dp in group:

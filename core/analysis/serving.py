@@ -64,7 +64,7 @@ from core.analysis.serving_phase import (KvTiers, PhaseModel, PhaseTime, kv_byte
 from core.catalog import ComponentSpec
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
-from core.inference_workload import InferenceWorkload, KvCacheSpec
+from core.inference_workload import InferenceWorkload, KvCacheSpec, PhaseLayout
 
 # kept importable from here: the analysis and its callers take the model's shape from serving
 __all__ = ["InferenceResult", "CurvePoint", "ClassFigures", "PoolFigures", "Disaggregation",
@@ -314,10 +314,11 @@ def _aggregated_plan(workload: InferenceWorkload, mix: MixShape, replica: PhaseM
     alone = tuple(replica.step_s(replica.prefill_step(replica.prompt_flops_at_weight_peak(i), i))
                   for i in mix.input_tokens)
     stages = replica.layout.pp
+    coupled = coupled_ranks(workload, replica.layout)
 
     def load_at(batch: int) -> LoadPoint:
         return aggregated_load(mix, batch, _decode_s(replica, mix, batch), alone,
-                               workload.deployment.decode.dp, stages)
+                               workload.deployment.decode.dp, stages, coupled)
 
     # the prefill rate: a prompt occupies the replica for one stage step (pipelined)
     return _Plan(load_at, alone, _mean_prefill(replica, mix, 1),
@@ -350,6 +351,15 @@ def _disaggregated_plan(fabric: FabricView, workload: InferenceWorkload, mix: Mi
 
     level = fabric.levels[fabric.level_for_span(workload.deployment.gpus)].name
     return _Plan(load_at, alone, mean_step, prompts * mix.mean_input_tokens / pool.interval_s, pool, level)
+
+
+def coupled_ranks(workload: InferenceWorkload, layout: PhaseLayout) -> int:
+    """Replicas that step together because they share one EP group (attention data
+    parallelism: ep / tp of them) and whose prefills the engine does not align
+    (``attention_dp_balance``): 1 when each replica steps on its own."""
+    if workload.attention_dp_balance or not workload.model.moe.enabled or layout.ep <= layout.tp:
+        return 1
+    return max(1, layout.ep // layout.tp)
 
 
 def _decode_s(decode: PhaseModel, mix: MixShape, batch: int) -> float:

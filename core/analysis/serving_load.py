@@ -24,6 +24,17 @@ stage step, q_c = p_c / pp, as each stage works on other micro-batches meanwhile
 occupancy q replaces p in lambda, f, TPOT and the wait (whose vacation is one stage step,
 d / pp); TTFT_c = W + p_c.
 
+**Attention data parallelism** (g > 1 replicas share one EP group, e.g. TP 1 x DP 8 with EP 8):
+the g ranks run every MoE layer's dispatch and combine together, so their steps are one step,
+as long as its slowest rank's. A rank that prefills holds the others at the first MoE layer:
+each step every rank waits for the rank that prefills most. Per step (one TPOT) a rank takes in
+m = B / o new prompts on average (its sequences finishing), N_r ~ Poisson(m) of them, and the
+step's prefill stall is q x E[max of g such counts] = q M_g(m), not q m: TPOT = d + q M_g(m)
+(M_1(m) = m, the single replica above). An engine that aligns the ranks' prefills into the same
+steps with even counts (TensorRT-LLM's ``attention_dp_config.enable_balance``: ADP balancing,
+its tech blog 10) is back at q m (``attention_dp_balance``). A disaggregated decode pool has no
+prefills to wait for.
+
 **Disaggregated**: the prefill pool (dp_p replicas, P prompts a step of s seconds) serves
 R_p = dp_p P / s requests/s (s / pp with pp pipeline stages: a step enters each stage step),
 the decode pool R_d = dp_d B / (o d); the deployment serves
@@ -42,7 +53,13 @@ requests at the occupancy-weighted mean full context (input + output: room to fi
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+from scipy.special import gammaincc
 
 from core.inference_workload import RequestMix
 
@@ -102,16 +119,19 @@ class LoadPoint:
 
 def aggregated_load(mix: MixShape, batch: int, decode_step_s: float,
                     prefill_s_by_class: tuple[float, ...], replicas: int,
-                    stages: int = 1) -> LoadPoint:
+                    stages: int = 1, coupled_ranks: int = 1) -> LoadPoint:
     """``replicas`` aggregated replicas at decode batch ``batch`` (module docstring). A replica
     of ``stages`` pipeline stages with micro-batches in flight takes a prompt in at each stage
     step: a prefill of p_c seconds (its way through the stages) occupies the replica for
-    p_c / stages, which sets the throughput and the wait; TTFT still carries all of p_c."""
+    p_c / stages, which sets the throughput and the wait; TTFT still carries all of p_c.
+    ``coupled_ranks`` replicas step together (attention DP over one EP group, not aligned):
+    each step waits for the one that prefills most."""
     busy_s = tuple(p / stages for p in prefill_s_by_class)
     q_mean = mix.mean(busy_s)
-    tpot = decode_step_s + batch * q_mean / mix.mean_output_tokens
+    prompts = expected_max_poisson(coupled_ranks, batch / mix.mean_output_tokens)
+    tpot = decode_step_s + q_mean * prompts
     rate = batch / (mix.mean_output_tokens * tpot)  # per replica
-    busy = rate * q_mean  # f
+    busy = q_mean * prompts / tpot  # f: the step's share held by a prefill (its own or another's)
     # the next prompt waits for the prompts ahead and for the decode micro-batch the first
     # stage is working on (a vacation of one stage step, d / stages)
     wait = rate * mix.mean(tuple(q * q for q in busy_s)) / (2.0 * (1.0 - busy)) \
@@ -119,6 +139,33 @@ def aggregated_load(mix: MixShape, batch: int, decode_step_s: float,
     ttft = tuple(wait + p for p in prefill_s_by_class)
     return LoadPoint(batch, decode_step_s, tpot, ttft, mix.mean(ttft), rate * replicas,
                      rate * replicas * mix.mean_output_tokens, prefill_time_fraction=busy)
+
+
+def expected_max_poisson(count: int, mean: float) -> float:
+    """E[max of ``count`` independent Poisson(``mean``) counts]: sum over k of
+    P(max > k) = 1 - F(k)^count; ``mean`` itself for one."""
+    if count <= 1 or mean <= 0.0:
+        return mean
+    if mean > _NORMAL_FROM:
+        # Poisson(mean) is near normal here (within ~1% of the exact sum up to 10^5 ranks):
+        # mean + z_count sqrt(mean), z_count the
+        # expected maximum of count standard normals (Blom); the exact sum would take an array
+        # of ~mean terms (a batch of 10^6 one-token answers)
+        z = NormalDist().inv_cdf((count - 0.375) / (count + 0.25))
+        return min(count * mean, mean + z * math.sqrt(mean))
+    return _expected_max_poisson(count, round(mean, 9))
+
+
+_NORMAL_FROM = 200.0  # prompts per rank and step above which the normal form is used
+
+
+@functools.lru_cache(maxsize=4096)
+def _expected_max_poisson(count: int, mean: float) -> float:
+    # beyond mean + 12 sd + 30 every F(k)^count is 1 to double precision for any count a
+    # design holds (1 - F < 1e-30)
+    top = int(mean + 12.0 * math.sqrt(mean) + 30.0)
+    cdf = gammaincc(np.arange(1, top + 1, dtype=float), mean)  # P(N <= k) = Q(k + 1, mean)
+    return float(np.sum(-np.expm1(count * np.log(np.maximum(cdf, 1e-300)))))
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import math
+import statistics
 from dataclasses import dataclass
 
 from core.analysis.collectives import allreduce_time_s, alltoall_time_s
@@ -119,6 +120,9 @@ def attention_precision(workload: InferenceWorkload, accelerator) -> str:
     mla_decode_sm100_qkv_fp8.mojo) and AMD aiter's a8w8 MLA decode (fp8 Q and KV) on MI355X."""
     table = accelerator["tflops_dense"]
     kv = workload.kv_cache_precision
+    if workload.attention_precision is not None:
+        # the engine's kernels say (FlashMLA's SM90 decode computes in BF16 over an FP8 cache)
+        kv = workload.attention_precision
     for precision in ("fp8" if kv == "fp4" else kv, "bf16", workload.precision):
         if table.get(precision):
             return precision
@@ -230,6 +234,10 @@ class PhaseModel:
         once, the prefix cache's share of the prompts' KV read from storage."""
         hit = self.tiers.prefix_hit_rate
         fetched = hit * input_tokens * self.kv_bytes_per_token
+        tokens = (1.0 - hit) * input_tokens
+        # the busiest EP rank's extra share of the routed experts' FLOPs
+        flops_at_weight_peak += (2.0 * self.shape.routed_active_params * tokens
+                                 * (self._ep_imbalance(tokens) - 1.0))
         return PhaseTime(
             compute_s=self._compute_s(flops_at_weight_peak, self.assumptions.prefill_compute_efficiency),
             memory_s=self.weights_bytes / self._hbm_bytes_s,
@@ -244,18 +252,47 @@ class PhaseModel:
         ``context_tokens`` each): one micro-batch of batch / micro_batches(batch) sequences.
         The stage's weights (the routed experts in the fraction the micro-batch touches) and
         its sequences' KV cache are read from HBM, the share of the batch's KV cache beyond the
-        free HBM first brought from host memory."""
+        free HBM first brought from host memory.
+
+        With speculative decoding (``workload.speculative``, n drafts) the step verifies 1 + n
+        tokens per sequence in one forward pass (FLOPs, dispatches and experts touched for
+        (1 + n) x the tokens; the weights and the KV cache read once) after n draft passes of
+        one MTP module each (a layer's share of a one-token step), and a sequence advances by
+        ``tokens_per_step`` tokens: the parts returned are per token advanced (the step's
+        divided by it), so TPOT, throughput and the bottleneck read them as without drafts."""
+        spec = self.workload.speculative
+        if spec is None:
+            return self._decode_pass(batch, context_tokens, 1.0)
+        verify = self._decode_pass(batch, context_tokens, 1.0 + spec.draft_tokens)
+        draft = self._decode_pass(batch, context_tokens, 1.0)
+        # n MTP modules of one layer each: n / layers of the replica's step, which is pp stage
+        # steps, so n / layers of a stage step on each
+        share = spec.draft_tokens / self.workload.model.layers
+        per_token = 1.0 / spec.tokens_per_step
+        return PhaseTime(
+            compute_s=(verify.compute_s + share * draft.compute_s) * per_token,
+            memory_s=(verify.memory_s + share * draft.memory_s) * per_token,
+            communication_s=(verify.communication_s + share * draft.communication_s) * per_token,
+            kv_fetch_s=verify.kv_fetch_s * per_token, kv_fetch_over=verify.kv_fetch_over,
+            fixed_s=(verify.fixed_s + share * draft.fixed_s) * per_token)
+
+    def _decode_pass(self, batch: int, context_tokens: float, tokens_per_sequence: float) -> PhaseTime:
+        """One forward pass of a decode stage step with ``tokens_per_sequence`` query tokens per
+        sequence (1, or 1 + the drafts a speculative step verifies)."""
         model, micro = self.workload.model, batch / self.micro_batches(batch)
-        flops = micro * (2.0 * self.shape.active_params + context_tokens * model.layers
-                         * self.shape.decode_attention_flops_per_context_token * self._attention_slowdown)
-        weights = self.weights_bytes - self.routed_bytes * (1.0 - self._experts_touched(micro))
+        tokens = micro * tokens_per_sequence
+        flops = tokens * (2.0 * self.shape.active_params + context_tokens * model.layers
+                          * self.shape.decode_attention_flops_per_context_token * self._attention_slowdown)
+        # the busiest EP rank's extra share of the routed experts' FLOPs
+        flops += 2.0 * self.shape.routed_active_params * tokens * (self._ep_imbalance(tokens) - 1.0)
+        weights = self.weights_bytes - self.routed_bytes * (1.0 - self._experts_touched(tokens))
         kv = batch * context_tokens * self.kv_bytes_per_token
         from_host = max(0.0, kv - max(0.0, self.hbm_free_bytes)) if self.tiers.host_bytes else 0.0
         from_host *= micro / batch
         return PhaseTime(
             compute_s=self._compute_s(flops, self.assumptions.decode_compute_efficiency),
             memory_s=(weights + kv * micro / batch) / self._hbm_bytes_s,
-            communication_s=self.communication_s(micro),
+            communication_s=self.communication_s(tokens),
             kv_fetch_s=from_host / self.tiers.host_link_bytes_s if from_host else 0.0,
             kv_fetch_over=HOST_LINK if from_host else "",
             fixed_s=self._fixed_s,
@@ -263,29 +300,36 @@ class PhaseModel:
 
     def communication_s(self, tokens: float) -> float:
         """TP all-reduces (after attention and after the MLP) and EP dispatch + combine of one
-        stage, for ``tokens`` tokens in flight on the replica."""
+        stage, for ``tokens`` tokens in flight on the replica; the dispatch and combine wait
+        for the busiest EP rank (``_ep_imbalance``)."""
         if tokens <= 0:
             return 0.0
-        slope, intercept = self._communication_line
-        return slope * tokens + intercept
+        tp_slope, tp_intercept, ep_slope, ep_intercept = self._communication_line
+        seconds = tp_slope * tokens + tp_intercept
+        if ep_slope or ep_intercept:
+            seconds += (ep_slope * tokens * self._ep_imbalance(tokens) + ep_intercept)
+        return seconds
 
     @functools.cached_property
-    def _communication_line(self) -> tuple[float, float]:
-        """(seconds per token, seconds) of ``communication_s``. The collectives are affine in
-        their bytes (a bandwidth term over the busiest link class plus a latency term;
-        collectives.py without its size-aware efficiency, which serving does not use), so two
-        evaluations give every batch's: the search and the curve ask for thousands (a level
-        without bandwidth gives infinity at every batch)."""
+    def _communication_line(self) -> tuple[float, float, float, float]:
+        """(seconds per token, seconds) of the TP all-reduces, then of the EP dispatch +
+        combine, at balanced routing. The collectives are affine in their bytes (a bandwidth
+        term over the busiest link class plus a latency term; collectives.py without its
+        size-aware efficiency, which serving does not use), so two evaluations give every
+        batch's: the search and the curve ask for thousands (a level without bandwidth gives
+        infinity at every batch)."""
         one, two = self._communication_exact(1.0), self._communication_exact(2.0)
-        if not math.isfinite(two):
-            return math.inf, math.inf
-        return two - one, 2.0 * one - two
+        if not all(math.isfinite(x) for x in (*one, *two)):
+            return math.inf, math.inf, math.inf, math.inf
+        return (two[0] - one[0], 2.0 * one[0] - two[0], two[1] - one[1], 2.0 * one[1] - two[1])
 
-    def _communication_exact(self, tokens: float) -> float:
+    def _communication_exact(self, tokens: float) -> tuple[float, float]:
+        """(TP all-reduces, EP dispatch + combine) seconds of one stage for ``tokens``."""
         model, layout, a = self.workload.model, self.layout, self.assumptions
         stage_layers = model.layers / layout.pp
         tp_bytes = tokens * model.hidden * a.activation_bytes
-        seconds = 2 * stage_layers * allreduce_time_s(self.fabric, tp_bytes, layout.tp)
+        tp_seconds = 2 * stage_layers * allreduce_time_s(self.fabric, tp_bytes, layout.tp)
+        ep_seconds = 0.0
         if model.moe.enabled and layout.ep > 1:
             moe_layers = (model.layers - model.moe.dense_layers) / layout.pp
             # the EP group's tokens (its ep/tp replicas' worth, at least one replica's) spread
@@ -295,8 +339,40 @@ class PhaseModel:
             weight_bytes = PRECISION_BYTES[self.workload.precision]
             dispatch = alltoall_time_s(self.fabric, routed * min(weight_bytes, a.activation_bytes), layout.ep)
             combine = alltoall_time_s(self.fabric, routed * a.activation_bytes, layout.ep)
-            seconds += moe_layers * (dispatch + combine)
-        return seconds
+            ep_seconds = moe_layers * (dispatch + combine)
+        return tp_seconds, ep_seconds
+
+    def _ep_imbalance(self, tokens_per_replica: float) -> float:
+        """Routed tokens on the busiest of the ep ranks over the mean, when each replica (micro-
+        batch) brings ``tokens_per_replica`` tokens: the workload's ``load_imbalance`` if set
+        (a measured or EPLB figure), else what uniform top-k routing gives by chance. The EP
+        group's n = tokens x top_k routed copies fall on the ep ranks as balls into bins: each
+        rank's count is binomial (mean n / ep, variance n (1 - 1/ep) / ep), and the busiest
+        of ep is about z_ep standard deviations above the mean, z_ep the expected maximum of
+        ep standard normals (Blom's approximation, Phi^-1((ep - 0.375) / (ep + 0.25)));
+        Raab & Steger, "Balls into bins: a simple and tight analysis", RANDOM 1998 (R): for
+        n >> ep log ep the maximum is n / ep + sqrt(2 (n / ep) log ep) to first order. At most
+        ep (every copy on one rank)."""
+        fixed, spread = self._imbalance_terms
+        if fixed is not None:
+            return fixed
+        if tokens_per_replica <= 0:
+            return 1.0
+        return min(float(self.layout.ep), 1.0 + spread / math.sqrt(tokens_per_replica))
+
+    @functools.cached_property
+    def _imbalance_terms(self) -> tuple[float | None, float]:
+        """(the fixed imbalance, or None; s such that the chance imbalance is 1 + s /
+        sqrt(tokens per replica)): z_ep x sqrt((1 - 1/ep) ep / (top_k x replicas per EP
+        group)), built once (the search and the curve ask for thousands of batches)."""
+        moe, layout = self.workload.model.moe, self.layout
+        if not moe.enabled or layout.ep <= 1:
+            return 1.0, 0.0
+        if self.workload.experts.load_imbalance is not None:
+            return self.workload.experts.load_imbalance, 0.0
+        ep = layout.ep
+        copies_per_token = max(1.0, ep / layout.tp) * moe.top_k
+        return None, _expected_max_normal(ep) * math.sqrt((1.0 - 1.0 / ep) * ep / copies_per_token)
 
     @property
     def _hbm_bytes_s(self) -> float:
@@ -327,7 +403,9 @@ class PhaseModel:
         if not moe.enabled:
             return 1.0
         tokens = tokens_per_replica * max(1.0, self.layout.ep / self.layout.tp)
-        return 1.0 - (1.0 - moe.top_k / moe.experts) ** tokens
+        # with redundant copies a token visits one copy of each of its experts: a copy is hit
+        # with chance top_k / (experts + redundant) per token (EPLB spreads the load)
+        return 1.0 - (1.0 - moe.top_k / self.workload.expert_slots) ** tokens
 
 
 def phase_model(fabric: FabricView, workload: InferenceWorkload, layout: PhaseLayout,
@@ -339,13 +417,24 @@ def phase_model(fabric: FabricView, workload: InferenceWorkload, layout: PhaseLa
     replicated when tp exceeds the KV heads; an MLA latent is replicated on every GPU)."""
     shape = model_shape(workload)
     weight_bytes = weight_bytes_per_param(workload.precision)
-    routed = shape.routed_params / (max(layout.ep, layout.tp) * layout.pp) * weight_bytes
+    # redundant expert copies (EPLB) add their weights to the EP ranks that hold them
+    copies = workload.expert_slots / workload.model.moe.experts if workload.model.moe.enabled else 1.0
+    routed = shape.routed_params * copies / (max(layout.ep, layout.tp) * layout.pp) * weight_bytes
     weights = (shape.total_params - shape.routed_params) / layout.replica_gpus * weight_bytes + routed
     kv_split = 1 if workload.mla is not None else min(layout.tp, workload.model.kv_heads_effective)
     usable = float(fabric.accelerator["hbm_gb"]) * 1e9 * (1.0 - assumptions.activation_reserve_fraction)
     return PhaseModel(fabric, workload, layout, assumptions, shape, tiers, weights, routed,
                       shape.kv_bytes_per_token / layout.pp / kv_split, usable - weights,
                       attention_precision(workload, fabric.accelerator))
+
+
+@functools.lru_cache(maxsize=256)
+def _expected_max_normal(count: int) -> float:
+    """Expected maximum of ``count`` independent standard normals (Blom's approximation,
+    within ~1% from 2 on; 0 for one)."""
+    if count <= 1:
+        return 0.0
+    return statistics.NormalDist().inv_cdf((count - 0.375) / (count + 0.25))
 
 
 def unit_gpus(layout: PhaseLayout) -> int:

@@ -131,10 +131,12 @@ def _units(dump: FabricDump, catalog: Catalog, mapping: FabricMap):
     if unmapped_switches:
         what, n = unmapped_switches.most_common(1)[0]
         raise DesignError(f"{dump.source}: {sum(unmapped_switches.values()):,} switches have no catalog id "
-                          f"({n:,} described {what!r}): pass --switch ID or map them in --map FILE")
+                          f"({n:,} described {what!r}): choose their catalog switch (--switch ID) or map them "
+                          "in a mapping file (--map FILE)")
     if unmapped_hosts:
         raise DesignError(f"{dump.source}: {len(set(unmapped_hosts)):,} hosts have no catalog server "
-                          f"(e.g. {unmapped_hosts[0]!r}): pass --server ID or map them in --map FILE")
+                          f"(e.g. {unmapped_hosts[0]!r}): choose their catalog server (--server ID) or map "
+                          "them in a mapping file (--map FILE)")
     _check_kinds(units, catalog, dump.source)
     return units, unit_of_node, left_out
 

@@ -2,12 +2,31 @@
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
+from pathlib import Path
+
 from core.analysis.inference_assumptions import InferenceAssumptions
 
 from . import inference_cases as IC
 from .markdown import hardware_cell, markdown_table
-from .serving_suite import WHAT, serving_summary
+from .serving_suite import WHAT, predict_serving, serving_summary
 from .suite import RowResult
+
+# The MoE serving terms of issue 21 (serving-model.md §1b, §3), each with what turns it off on
+# a row: the table below evaluates every mixture-of-experts row without each term in turn, so
+# that what each term moved is shown, not asserted.
+_TERMS = (
+    ("the busiest EP rank (chance)",
+     lambda c: _is_ep(c) and c.options.get("expert_placement", {}).get("load_imbalance") is None,
+     lambda o: {**o, "expert_placement": {**o.get("expert_placement", {}), "load_imbalance": 1.0}}),
+    ("unaligned attention-DP prefills", lambda c: _is_adp(c) and not c.options.get("attention_dp_balance"),
+     lambda o: {**o, "attention_dp_balance": True}),
+    ("MLA at BF16 on Hopper", lambda c: "attention_precision" in c.options,
+     lambda o: {k: v for k, v in o.items() if k != "attention_precision"}),
+    ("MTP drafts", lambda c: "speculative" in c.options,
+     lambda o: {k: v for k, v in o.items() if k != "speculative"}),
+)
 
 def summary_line(rows: list[RowResult]) -> str:
     s = serving_summary(rows)
@@ -42,6 +61,35 @@ def _model(case: IC.ServingCase) -> str:
 def _requests(case: IC.ServingCase) -> str:
     text = f"{case.input_tokens:,} / {case.output_tokens:,}"
     return text + (f" ({len(case.request_mix)} classes: the dataset's spread)" if case.request_mix else "")
+
+
+def _is_ep(case: IC.ServingCase) -> bool:
+    d = case.deployment
+    phases = (d["prefill"], d["decode"]) if d["mode"] == "disaggregated" else (d,)
+    return case.model["moe"]["experts"] > 0 and any(p["ep"] > 1 for p in phases)
+
+
+def _is_adp(case: IC.ServingCase) -> bool:
+    d = case.deployment
+    return d["mode"] == "aggregated" and _is_ep(case) and d["ep"] > d["tp"]
+
+
+def _terms_table(computed: list[RowResult]) -> list[list[str]]:
+    """Each MoE row's error with every term, then without each term that applies to it."""
+    table = []
+    with tempfile.TemporaryDirectory() as folder:
+        for r in computed:
+            case = r.extra["case"]
+            cells = []
+            for _, applies, off in _TERMS:
+                if not applies(case):
+                    cells.append("—")
+                    continue
+                value = predict_serving(dataclasses.replace(case, options=off(case.options)), Path(folder)).value
+                cells.append(f"{100 * (value / case.published - 1.0):+.1f}%")
+            if any(cell != "—" for cell in cells):
+                table.append([r.id, r.error, *cells, r.status])
+    return table
 
 
 def _steps(r: RowResult) -> list[str]:
@@ -145,6 +193,16 @@ def render(rows: list[RowResult]) -> list[str]:
                    "Prefill compute / HBM / comm / fixed", "Prefill bound", "Prefill share of time",
                    "TTFT ms", "TPOT ms"],
                   [_steps(r) for r in computed])
+    out += ["", "### What the mixture-of-experts terms move (issue 21; serving-model.md §1b, §3)", "",
+            "Every mixture-of-experts row evaluated again without each term that applies to it "
+            "(— where it does not): the busiest EP rank's share by chance (off: "
+            "`load_imbalance` 1.0), the wait of attention-DP ranks for the one prefilling most "
+            "when the engine does not align their prefills (off: `attention_dp_balance`), "
+            "attention at the engine's precision (MLA decode in BF16 on Hopper; off: at the KV "
+            "cache's), MTP drafts (off: no speculative decoding). A status that changed with "
+            "them shows in the last column against the error without the term.", ""]
+    out += markdown_table(["#", "Error (all terms)", *(f"without {name}" for name, _, _ in _TERMS),
+                           "Status"], _terms_table(computed))
     notes: dict[tuple[str, str], list[str]] = {}
     for r in serving:
         if r.note and r.status != "pass":

@@ -42,7 +42,7 @@ def _workload(case: IC.ServingCase, batch: int | None) -> dict:
             "kv_cache_precision": case.kv_precision,
             "requests": _requests(case),
             "slo": {"ttft_ms": case.limits_ms[0], "tpot_ms": case.limits_ms[1]},
-            "deployment": deployment}
+            "deployment": deployment, **case.options}
 
 
 def _requests(case: IC.ServingCase) -> dict:
