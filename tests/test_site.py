@@ -347,3 +347,18 @@ def test_placed_cable_lengths_reach_the_inventory_cost_and_power(catalog):
     saved = design_to_dict(design)["site"]
     assert saved["cable_lengths"] == "placed"
     assert design_from_dict(design_to_dict(design), catalog).site == design.site
+
+
+@pytest.mark.parametrize("example", ["dgx-h100-superpod-4su.json", "hand-drawn-nvl72-x4.json"])
+def test_a_design_drawn_device_by_device_fills_the_same_racks(catalog, example):
+    """An import lists every server and switch on its own: servers still fill racks of their
+    per_rack, NVLink switch chips still join their trays' racks (tests/separate_design.py
+    draws the same cluster device by device)."""
+    from separate_design import draw_separately
+
+    design = load_project(EXAMPLES / example)
+    blocks = evaluate(design, catalog).site
+    devices = evaluate(draw_separately(design, catalog), catalog).site
+    assert devices.racks_by_kind == blocks.racks_by_kind
+    assert devices.rack_kw_max == pytest.approx(blocks.rack_kw_max)
+    assert devices.links_by_medium == blocks.links_by_medium or example.startswith("dgx")

@@ -202,7 +202,8 @@ class Racker:
             trays = [g for g in groups if not self.flat.is_compute[g]]
             if not servers:
                 return self._nodes(trays, NETWORK)
-            return self._with_trays(_concat([self._compute(g) for g in servers]), trays)
+            return self._with_trays(_concat([self._compute(run) for run in self._alike(servers)]),
+                                    trays)
         per_rack = self.switches_per_rack if klass == NETWORK else self.storage_per_rack
         # the groups' units one after another, ``per_rack`` to a rack (and by U)
         counts = np.array([self.flat.nodes[g].count for g in groups], dtype=np.int64)
@@ -221,29 +222,52 @@ class Racker:
         rack_u = np.bincount(rack, weights=heights[owner], minlength=racks)
         fill = np.maximum(np.bincount(rack, minlength=racks) / per_rack, rack_u / self.height_u)
         first = np.searchsorted(rack, np.arange(racks))
-        units = {g: (rack[owner == i], u[owner == i]) for i, g in enumerate(groups)}
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).tolist()
+        units = {g: (rack[a:a + c], u[a:a + c]) for g, a, c in zip(groups, starts, counts.tolist())}
         return Template(np.full(racks, klass, dtype=np.int8), rack_w, rack_u, fill,
                         np.zeros(racks, dtype=np.int8),
                         np.array(groups, dtype=np.int64)[owner[first]],
                         _pieces_of(racks, self.row_racks), units)
 
-    def _compute(self, g: int) -> Template:
+    def _alike(self, groups: list[int]) -> list[list[int]]:
+        """``groups`` cut into runs of consecutive groups racked alike (same catalog entry,
+        overrides and cooling): a design drawn server by server fills its racks as the same
+        servers drawn as one component would."""
+        runs: list[list[int]] = []
+        last = None
+        for g in groups:
+            node = self.flat.nodes[g]
+            key = (self.flat.spec_row[g], tuple(sorted(node.overrides.items())),
+                   node.cooling or self.flat.block_cooling[g])
+            if key != last:
+                runs.append([])
+                last = key
+            runs[-1].append(g)
+        return runs
+
+    def _compute(self, run: list[int]) -> Template:
+        """Racks for one instance of the alike compute groups ``run``."""
+        g = run[0]
         spec = self.flat.specs[self.flat.spec_row[g]]
+        counts = np.array([self.flat.nodes[i].count for i in run], dtype=np.int64)
+        n = int(counts.sum())
         node = self.flat.nodes[g]
-        n = node.count
         w = float(self._value(g, "max_power_kw", 0.0) or 0.0) * 1000.0
         cooling = node.cooling or self.flat.block_cooling[g] or cooling_type(
             str(self._value(g, "cooling", "air")))
         code = COOLING_TYPES.index(cooling) if cooling in COOLING_TYPES else 0
+        first_unit = np.concatenate([[0], np.cumsum(counts)[:-1]])
         if spec.kind == "supernode":
             span = max(1, int(self._value(g, "racks", 1) or 1))
             racks = n * span
             rack = np.arange(n, dtype=np.int64) * span
             return Template(np.zeros(racks, dtype=np.int8), np.full(racks, w / span),
                             np.full(racks, float(self.height_u)), np.ones(racks),
-                            np.full(racks, code, dtype=np.int8), np.full(racks, g, dtype=np.int64),
+                            np.full(racks, code, dtype=np.int8),
+                            np.repeat(np.array(run, dtype=np.int64), counts * span),
                             _pieces_of(racks, max(span, self.row_racks // span * span)),
-                            {g: (rack, np.zeros(n))})
+                            {i: (rack[a:a + c], np.zeros(c))
+                             for i, a, c in zip(run, first_unit.tolist(), counts.tolist())})
         per_rack = max(1, int(self._value(g, "per_rack", 1) or 1))
         height = (float(self._value(g, "rack_units", 0) or 0)
                   or max(1.0, float(self.height_u // per_rack)))
@@ -252,26 +276,30 @@ class Racker:
         rack = unit // per_rack
         racks = int(rack[-1]) + 1
         in_rack = np.bincount(rack, minlength=racks)
+        owner = np.repeat(np.array(run, dtype=np.int64), counts)
         return Template(np.zeros(racks, dtype=np.int8), in_rack * w, in_rack * height,
                         in_rack / per_rack, np.full(racks, code, dtype=np.int8),
-                        np.full(racks, g, dtype=np.int64), _pieces_of(racks, self.row_racks),
-                        {g: (rack, (unit % per_rack) * height)})
+                        owner[np.arange(racks) * per_rack], _pieces_of(racks, self.row_racks),
+                        {i: (rack[a:a + c], (unit[a:a + c] % per_rack) * height)
+                         for i, a, c in zip(run, first_unit.tolist(), counts.tolist())})
 
     def _with_trays(self, t: Template, trays: list[int]) -> Template:
-        """``t``'s compute racks with the scale-up switch units ``trays`` spread evenly over
-        them, stacked above the servers."""
+        """``t``'s compute racks with the scale-up switch units of ``trays`` spread evenly over
+        them (all groups' units together: chips drawn one by one spread as one group of them
+        would), stacked above the servers."""
         if not trays or not t.racks:
             return t
-        top = t.rack_u.copy()
-        for g in trays:
-            n = self.flat.nodes[g].count
-            rack = np.arange(n, dtype=np.int64) * t.racks // n
-            height = self._height_u(g)
-            before = np.arange(n) - np.searchsorted(rack, rack)  # units below it in its rack
-            u = top[rack] + before * height
-            added = np.bincount(rack, minlength=t.racks)
-            t.rack_u = t.rack_u + added * height
-            t.rack_w = t.rack_w + added * float(self._value(g, "max_power_w", 0.0) or 0.0)
-            top = t.rack_u.copy()
-            t.units[g] = (rack, u)
+        counts = np.array([self.flat.nodes[g].count for g in trays], dtype=np.int64)
+        owner = np.repeat(np.arange(len(trays)), counts)
+        rack = np.arange(len(owner), dtype=np.int64) * t.racks // len(owner)
+        height = np.array([self._height_u(g) for g in trays])[owner]
+        watts = np.array([float(self._value(g, "max_power_w", 0.0) or 0.0) for g in trays])[owner]
+        # bottom U: above the servers, then the trays below it in its rack
+        stacked = np.cumsum(height) - height
+        u = t.rack_u[rack] + stacked - stacked[np.searchsorted(rack, rack)]
+        t.rack_u = t.rack_u + np.bincount(rack, weights=height, minlength=t.racks)
+        t.rack_w = t.rack_w + np.bincount(rack, weights=watts, minlength=t.racks)
+        first_unit = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        for g, a, c in zip(trays, first_unit.tolist(), counts.tolist()):
+            t.units[g] = (rack[a:a + c], u[a:a + c])
         return t
