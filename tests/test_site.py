@@ -361,4 +361,4 @@ def test_a_design_drawn_device_by_device_fills_the_same_racks(catalog, example):
     devices = evaluate(draw_separately(design, catalog), catalog).site
     assert devices.racks_by_kind == blocks.racks_by_kind
     assert devices.rack_kw_max == pytest.approx(blocks.rack_kw_max)
-    assert devices.links_by_medium == blocks.links_by_medium or example.startswith("dgx")
+    assert devices.links_by_medium == blocks.links_by_medium
