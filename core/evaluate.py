@@ -472,8 +472,6 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "gpu_to_gpu_mean_us": l.gpu_to_gpu_mean_us,
             "allreduce_small_us": l.allreduce_small_us,
             "by_level_us": l.by_level_us,
-            # the same with the placed cable lengths (core/site/hook.py; null without a site)
-            "gpu_to_gpu_max_placed_us": _placed_latency_us(ev),
         },
         "power": {
             "it_kw": p.it_kw, "typical_kw": p.typical_kw, "facility_kw": p.facility_kw, "pue": p.pue,
@@ -518,7 +516,9 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
         # (its "inference" has the keys of the evaluation's own); empty for one workload
         "partitions": [view.to_json() for view in ev.partitions.all] if ev.partitions is not None else [],
         "services": [service.to_json() for service in ev.services],
-        "site": ev.site.to_json() if ev.site is not None else None,
+        # the floor plan; its gpu_to_gpu_max_us is the latency section's with placed lengths
+        "site": ({**ev.site.to_json(), "gpu_to_gpu_max_us": _placed_latency_us(ev)}
+                 if ev.site is not None else None),
         "evaluation_ms": ev.elapsed_s * 1000.0,
     }
     return to_jsonable(out)

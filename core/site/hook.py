@@ -8,8 +8,10 @@ and ``bundle_propagation_ns`` gives the latency model each bundle's placed propa
 ``latency_delta_us`` is what placed lengths change in the latency of a path that turns at
 each scale-out tier, by the rule core/topology.py's FabricView levels use for drawn lengths (the
 longest cable into each tier, crossed twice); the evaluation adds it to the drawn latency as
-``latency.gpu_to_gpu_max_placed_us``. Cost and power are not wired to ``media_totals`` yet:
-they keep the drawn lengths (docs/guide/floor-plan.md, "What the site does not change yet").
+``site.gpu_to_gpu_max_us``. Cost and power read placed lengths only when the project's site
+says ``"cable_lengths": "placed"`` (the inventory then buys for them, core/evaluate.py); else
+``media_totals`` and core/site/effect.py show what they would change
+(docs/guide/floor-plan.md, "What the site does not change yet").
 """
 
 from __future__ import annotations
