@@ -216,6 +216,7 @@ class FloorView(QWidget):
         self.cables.setChecked(True)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
+        self.legend = QLabel("")
         bar = QHBoxLayout()
         bar.addWidget(self.colour)
         bar.addWidget(self.cables)
@@ -223,6 +224,7 @@ class FloorView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
+        layout.addWidget(self.legend)
         layout.addWidget(self.view, 1)
         self.colour.currentIndexChanged.connect(self._restyle)
         self.cables.toggled.connect(self._restyle)
@@ -231,6 +233,7 @@ class FloorView(QWidget):
         self._flat = None
         self._fitted = False
         self.view.describe = self.describe_rack
+        self.legend.setText(self.legend_html())
 
     def describe_rack(self, rack: int) -> str:
         """Where rack ``rack`` (from 0) is, what it draws and what it holds."""
@@ -250,7 +253,21 @@ class FloorView(QWidget):
     def _restyle(self) -> None:
         self.item.colour_by = "cooling" if self.colour.currentIndex() == 1 else "kw"
         self.item.show_cables = self.cables.isChecked()
+        self.legend.setText(self.legend_html())
         self.item.update()
+
+    def legend_html(self) -> str:
+        """What the colours mean: the racks' (kW or cooling), then the cables' media."""
+        def swatch(colour: str, text: str) -> str:
+            return f'<span style="color:{colour}">&#9632;</span>&nbsp;{text}&nbsp;&nbsp;'
+        if self.item.colour_by == "cooling":
+            racks = "".join(swatch(COOLING_COLOURS[c], c) for c in COOLING_TYPES)
+        else:
+            racks = (swatch(kw_colour(0.05).name(), "light") + swatch(kw_colour(0.5).name(), "")
+                     + swatch(kw_colour(0.95).name(), "densest rack"))
+        cables = ("&nbsp;&nbsp;cables: " + "".join(swatch(MEDIUM_COLOURS[m], m) for m in MEDIA)
+                  if self.item.show_cables else "")
+        return f"<small>racks: {racks}{cables}</small>"
 
     def update_result(self, result) -> None:
         ev = result.evaluation
