@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from core.catalog_fabric import fabric_problem
 from core.catalog_prices import price_problem
 from core.cooling import CATALOG_COOLING
 from core.design_fields import EVIDENCE_TAGS_RE, MAX_ID_CHARS, check_text, show
@@ -89,6 +90,10 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         "scale_up_port_gbit_s": (_NUMBER, False, None),
         "nic": ((str,), False, None),
         "nics": ((int,), False, 0),
+        # NIC ports one module cage of the node holds (core/optics.py): 2 where two
+        # single-port NICs share a twin-port OSFP cage (DGX H100: 4 cages for 8 ConnectX-7),
+        # 1 where each NIC port has its own cage (a ConnectX-8 in a DGX B300 or GB300 tray)
+        "nic_ports_per_cage": ((int,), False, 1),
         "dpu": ((str,), False, None),
         "dpus": ((int,), False, 0),
         "max_power_kw": (_NUMBER, True, None),
@@ -117,6 +122,12 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         # plug straight into the switch, so its link ends take no pluggable module; the
         # optics' power and price are in the switch's own figures.
         "co_packaged_optics": ((bool,), False, False),
+        # How it spreads and holds traffic (core/catalog_fabric.py): modes it can run,
+        # flow control, packet buffer, and the evidence for them
+        "load_balancing": ((list,), False, None),
+        "flow_control": ((str,), False, None),
+        "buffer_mb": (_NUMBER, False, None),
+        "fabric_source": ((str,), False, ""),
     },
     "nic": {
         "ports": ((int,), True, None),
@@ -127,6 +138,11 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         # Port modes like a switch's (ConnectX-8: {"800": 1, "400": 2, "200": 4}); absent means
         # the one mode {port_gbit_s: ports}.
         "ports_by_gbit_s": ((dict,), False, None),
+        # {protocol: [load-balancing modes it takes part in]} and lossy-fabric recovery
+        # (core/catalog_fabric.py)
+        "load_balancing_by_protocol": ((dict,), False, None),
+        "selective_retransmit": ((bool,), False, False),
+        "fabric_source": ((str,), False, ""),
     },
     "transceiver": {
         "gbit_s": (_NUMBER, True, None),
@@ -134,9 +150,12 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         "reach_m": (_NUMBER, True, None),
         "power_w": (_NUMBER, True, None),
         "medium": ((str,), True, None),
+        # multimode (SR optics) or single-mode (DR/FR/LR); absent: matches either (optics.py)
+        "fiber": ((str,), False, None),
     },
     "cable": {
         "medium": ((str,), True, None),
+        "fiber": ((str,), False, None),  # a fibre cable's type, as a transceiver's
         "reach_m": (_NUMBER, True, None),
         "ns_per_m": (_NUMBER, True, None),
         "power_w": (_NUMBER, False, 0.0),
@@ -189,6 +208,7 @@ STATUSES = ("shipping", "announced")
 YEARS = (2000, 2035)
 COOLING = CATALOG_COOLING  # "liquid" (older files) is cold-plate
 MEDIA = ("fiber", "copper")
+FIBER_KINDS = ("multimode", "single-mode")  # core/optics.py's FIBER_TYPES
 
 
 @dataclass(frozen=True)
@@ -497,8 +517,15 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
         fail("fanout", "must be at least 1 (1 is a straight cable)")
     if kind in ("transceiver", "cable") and values["medium"] not in MEDIA:
         fail("medium", f"must be one of {', '.join(MEDIA)}")
+    if kind in ("transceiver", "cable") and values.get("fiber") not in (None, *FIBER_KINDS):
+        fail("fiber", f"must be one of {', '.join(FIBER_KINDS)}")
+    if kind in COMPUTE_KINDS and values.get("nic_ports_per_cage", 1) < 1:
+        fail("nic_ports_per_cage", "must be at least 1")
     if kind == "storage" and values["read_gbyte_s"] <= 0:
         fail("read_gbyte_s", "must be positive")
+    problem = fabric_problem(kind, values, MAX_CATALOG_NUMBER)
+    if problem:
+        fail(*problem)
     if kind == "dpu" and values["engines"] is not None:
         problem = engines_problem(values["engines"], values["offload_cores_freed"],
                                   MAX_CATALOG_NUMBER, MAX_CATALOG_TEXT)

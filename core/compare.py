@@ -204,6 +204,20 @@ class Comparison:
     values: tuple[tuple[float | None, ...], ...]  # values[metric index][design index]
     deltas: tuple[tuple[Delta, ...], ...]  # deltas[design index - 1][metric index]
     summary: tuple[str, ...]  # one sentence per design, the first describing the baseline
+    # per design: buildable as drawn (no error-severity warning), None where not known
+    valid: tuple[bool | None, ...] = ()
+
+
+def design_validity(evaluation: dict) -> bool | None:
+    """Whether a design evaluated valid: its ``valid`` key, else (an evaluation saved before
+    the key existed) whether any warning is an error; None when neither is there to read."""
+    valid = evaluation.get("valid")
+    if isinstance(valid, bool):
+        return valid
+    warnings = evaluation.get("warnings")
+    if not isinstance(warnings, list):
+        return None
+    return not any(isinstance(w, dict) and w.get("severity") == "error" for w in warnings)
 
 
 def _section(evaluation: dict, metric: Metric) -> Any:
@@ -280,10 +294,15 @@ def compare_evaluations(evaluations: list[dict], names: list[str]) -> Comparison
     summary = (_baseline_sentence(names[0], metrics, [row[0] for row in values]),) + tuple(
         _design_sentence(names[j], names[0], metrics, deltas[j - 1],
                          [row[0] is not None or row[j] is not None for row in values],
-                         _workload_name(evaluations[j]), _workload_name(evaluations[0]))
+                         _workload_name(evaluations[j]), _workload_name(evaluations[0]),
+                         fabric_clause(evaluations[j], evaluations[0], names[0]))
         for j in range(1, len(evaluations))
     )
-    return Comparison(tuple(names), tuple(evaluations), metrics, values, deltas, summary)
+    valid = tuple(design_validity(ev) for ev in evaluations)
+    # an invalid design's sentence says so first: its figures are not a buildable design's
+    summary = tuple(f"{name} is NOT VALID (cannot be built or run as drawn): {sentence}"
+                    if ok is False else sentence for name, ok, sentence in zip(names, valid, summary))
+    return Comparison(tuple(names), tuple(evaluations), metrics, values, deltas, summary, valid)
 
 
 def format_value(value: float | None, unit: str) -> str:
@@ -333,9 +352,34 @@ def _join(phrases: list[str]) -> str:
     return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
 
 
+def _fabric(evaluation: dict) -> tuple[str | None, str, tuple[str, float] | None]:
+    """(load balancing, in-network reduction, (tier, all-to-all fraction) of its worst tier)."""
+    b = evaluation.get("bandwidth") or {}
+    fractions = b.get("effective_fraction_by_tier") or {}
+    worst = min(((tier, f.get("alltoall", 1.0)) for tier, f in fractions.items()),
+                key=lambda p: p[1], default=None)
+    return b.get("load_balancing"), b.get("in_network_reduction") or "none", worst
+
+
+def fabric_clause(evaluation: dict, base: dict, base_name: str) -> str:
+    """"flowlet load balancing instead of adaptive (all-to-all at 70% of line rate on the spine
+    tier)": how the fabric's behaviour differs from the baseline's, or "" when it does not."""
+    mode, reduction, worst = _fabric(evaluation)
+    base_mode, base_reduction, _ = _fabric(base)
+    parts = []
+    if mode and base_mode and mode != base_mode:
+        text = f"{mode} load balancing instead of {base_name}'s {base_mode}"
+        if worst is not None and worst[1] < 0.995:
+            text += f" (all-to-all at {worst[1]:.0%} of line rate on the {worst[0]} tier)"
+        parts.append(text)
+    if reduction != base_reduction:
+        parts.append(f"in-network reduction {reduction} instead of {base_reduction}")
+    return "; ".join(parts)
+
+
 def _design_sentence(name: str, base_name: str, metrics: tuple[Metric, ...],
                      deltas: tuple[Delta, ...], either_has_value: list[bool],
-                     workload: str, base_workload: str) -> str:
+                     workload: str, base_workload: str, fabric: str = "") -> str:
     """"B: 23% more bisection bandwidth and 9% faster training, at 14% more power" - the largest
     relative wins and losses against the first design, one per theme; then what changed from
     zero, and what has a value in only one of the two (a job that cannot run on one)."""
@@ -370,6 +414,8 @@ def _design_sentence(name: str, base_name: str, metrics: tuple[Metric, ...],
     # that reason alone: the sentence must not let it pass as a property of the fabric.
     if workload != base_workload:
         text += f"; it runs {workload}, {base_name} runs {base_workload}"
+    if fabric:
+        text += f"; {fabric}"
     return text + "."
 
 
@@ -394,6 +440,7 @@ def comparison_to_json(comparison: Comparison, paths: list[str] | None = None) -
     if paths is not None:
         out["paths"] = list(paths)
     out["baseline"] = comparison.names[0]
+    out["valid"] = list(comparison.valid)
     out["metrics"] = [
         {"path": m.path, "section": m.section, "key": m.key, "label": m.label, "unit": m.unit,
          "direction": m.direction, "values": list(row)}

@@ -37,6 +37,9 @@ CODES: dict[str, CodeInfo] = {
         "error", "the parallelism search found no layout that fits in memory: the job cannot run"),
     "NO_NETWORK_BANDWIDTH": CodeInfo(
         "error", "a network level the job's collectives cross has no bandwidth: the job cannot run"),
+    "NO_HOST_LINK": CodeInfo(
+        "error", "activation offload needs the accelerator's host link, which the catalog does "
+                 "not give: the job cannot run as laid out"),
     "JOB_NOT_CONNECTED": CodeInfo(
         "error", "the job needs more GPUs than the largest connected part of the fabric: it cannot run"),
     "NO_GPUS": CodeInfo(
@@ -63,6 +66,9 @@ CODES: dict[str, CodeInfo] = {
     # --- the design cannot be built as drawn --------------------------------------------------
     "SWITCH_PORTS_EXCEEDED": CodeInfo(
         "error", "a switch has more links drawn than it has ports"),
+    "OPTICS_MEDIUM_MISMATCH": CodeInfo(
+        "error", "the optics at the two ends of a link (or the link and a co-packaged-optics "
+        "switch) take different media: multimode SR against single-mode DR/FR/LR, or copper"),
     "NODE_PORTS_EXCEEDED": CodeInfo(
         "error", "a server or device has more links drawn than it has ports"),
     "PORT_SPEED_UNSUPPORTED": CodeInfo(
@@ -89,6 +95,13 @@ CODES: dict[str, CodeInfo] = {
         "warning", "some GPUs have no scale-out link: jobs cannot use them with the others"),
     "NO_SCALE_OUT": CodeInfo(
         "warning", "compute nodes are not joined by a scale-out fabric: a job stays in one scale-up domain"),
+    "ECMP_COLLISIONS": CodeInfo(
+        "warning", "a hashed (ECMP / flowlet) tier puts several flows on one uplink: collectives "
+                   "crossing it run below line rate"),
+    "INCAST_RISK": CodeInfo(
+        "warning", "all-to-all incast overflows the leaf's buffer per port: pauses or drops cut its rate"),
+    "LOAD_BALANCING_UNSUPPORTED": CodeInfo(
+        "warning", "network.load_balancing forces a mode the switches and NICs do not support: a what-if"),
     "NON_LAYERED_FABRIC": CodeInfo(
         "warning", "links skip a tier or join switches of one tier: bisection is a spectral estimate"),
     "NO_SCALE_UP_PORTS": CodeInfo(

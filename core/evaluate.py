@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.analysis.bottleneck import BottleneckResult, explain_bottleneck
@@ -84,7 +84,7 @@ from core.service_results import ServiceResult, named, on_what, serve_services, 
 from core.stacks import stack_status
 from core.topology import Topology, analyze_topology, single_points_of_failure
 from core.inference_workload import InferenceWorkload, inference_workload_to_dict
-from core.workload import Workload, workload_to_dict
+from core.workload import Workload, parallelism_to_dict, workload_to_dict
 
 EVALUATION_FORMAT = "cluster-designer.evaluation/1"
 
@@ -141,6 +141,18 @@ class Evaluation:
     services: tuple[ServiceResult, ...] = ()
     # the design placed on the floor: racks, rows, halls, real cable lengths (core/site)
     site: SiteResult | None = None
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        """The error-severity warnings: what makes the design invalid as drawn (or its job
+        unable to run); every output says so at the top."""
+        return tuple(w for w in self.warnings if w.severity == "error")
+
+    @property
+    def valid(self) -> bool:
+        """No error-severity warning: the design can be built as drawn and its figures read
+        as those of a buildable design."""
+        return not self.errors
 
     @property
     def job_fabric(self) -> FabricView | None:
@@ -444,6 +456,9 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
     out = {
         "format": EVALUATION_FORMAT,
         "design": ev.design_name,
+        # false when any warning is an error: no figure below is that of a buildable design
+        "valid": ev.valid,
+        "invalid_reasons": [{"code": w.code, "message": w.message} for w in ev.errors],
         "counts": {
             "gpus": c.gpus, "servers": c.servers, "switches": c.switches,
             "switches_by_tier": c.switches_by_tier, "scale_up_switches": c.scale_up_switches,
@@ -462,6 +477,11 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
             "storage_read_gbyte_s": b.storage_read_gbyte_s,
             "storage_write_gbyte_s": b.storage_write_gbyte_s,
             "per_gpu_by_level_gbit_s": b.per_gpu_by_level_gbit_s,
+            # how the scale-out tiers spread traffic (core/analysis/load_balance.py)
+            "load_balancing": b.load_balancing,
+            "effective_fraction_by_tier": b.effective_fraction_by_tier,
+            "effective_by_tier_gbit_s": b.effective_by_tier_gbit_s,
+            "in_network_reduction": b.in_network_reduction,
             # independent planes the GPUs' scale-out bandwidth is summed over (1: one fabric)
             "planes": ev.planes.planes if ev.planes is not None else 1,
             "per_plane": ev.planes.bandwidth_json() if ev.planes is not None else None,
@@ -526,7 +546,8 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
 
 PERFORMANCE_KEYS = ("mfu", "tflops_per_gpu", "step_time_s", "tokens_per_s", "training_days",
                     "memory_per_gpu_gb", "fits_memory", "breakdown_s")
-PERFORMANCE_EXTRA_KEYS = ("hfu", "job_gpus", "microbatches", "memory_gb", "parallelism")
+PERFORMANCE_EXTRA_KEYS = ("hfu", "job_gpus", "microbatches", "memory_gb", "parallelism",
+                          "mfu_range", "training_days_range")
 
 
 def _performance_json(ev: Evaluation) -> dict[str, Any]:
@@ -545,7 +566,12 @@ def _performance_json(ev: Evaluation) -> dict[str, Any]:
     out["breakdown_s"] = dict(perf.breakdown_s) if perf.breakdown_s is not None else None
     out.update(hfu=perf.hfu, job_gpus=perf.job_gpus, microbatches=perf.microbatches, runs=runs,
                cannot_run=reasons, memory_gb=perf.memory.to_json(),
-               parallelism=asdict(perf.parallelism), stack=stack)
+               parallelism=parallelism_to_dict(perf.parallelism), stack=stack)
+    # an uncalibrated accelerator's bracket, conservative and optimistic (null when calibrated)
+    bracket = perf.to_json()
+    out.update(mfu_range=bracket["mfu_range"], training_days_range=bracket["training_days_range"])
+    if perf.moe:  # the expert all-to-all per step, hidden or not (exposed: breakdown ep_comm)
+        out["alltoall_s"] = perf.alltoall_s
     return out
 
 

@@ -14,13 +14,55 @@ already divided out). ``effective_gbyte_s`` is what collectives achieve on it (N
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 
 from core.catalog import ComponentSpec
 
 
 # Name of the outer level the topology adds over GPUs the fabric cannot reach (no bandwidth).
 UNCONNECTED = "unconnected"
+
+
+@dataclass(frozen=True)
+class TierBehaviour:
+    """How one scale-out level spreads and holds traffic: the facts the load-balancing model
+    (core/analysis/load_balance.py) turns into a fraction of line rate per collective pattern.
+
+    ``paths`` is the number of equal-cost links up from one switch of the tier below (the bins
+    flows are hashed onto; 1 at the first scale-out level, where a NIC has one way to its leaf),
+    ``sources`` the links into that switch from below (each carries one NIC's worth of flows
+    times ``flows_per_source``, the oversubscription of the tiers below it), and
+    ``path_speed_ratio`` how many NICs' rate one uplink carries."""
+
+    mode: str                       # load balancing in use (core/catalog_fabric.py)
+    paths: int
+    sources: int
+    flows_per_source: float
+    path_speed_ratio: float         # one uplink's speed / one NIC's (2 for 800G over 400G NICs)
+    lower_domain_gpus: int          # GPUs under one switch of the tier below (ring members)
+    domain_gpus: int                # GPUs this level joins
+    gpus_per_server: int
+    flow_control: str               # credit | pfc | lossy
+    selective_retransmit: bool
+    buffer_mb_per_port: float       # the last-hop switch's buffer share of one port
+    nic_gbyte_s: float              # one NIC's line rate (the bandwidth-delay product)
+    rtt_us: float                   # round trip across this level
+    # assumptions (NetworkAssumptions, core/topology.py)
+    qps_per_connection: int = 1
+    channels_per_nic: int = 2
+    alltoall_peers_in_flight: int = 8
+    flowlet_splits: int = 4
+    pfc_hol_efficiency: float = 0.8
+    retransmit_efficiency: float = 0.9
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # hashed once: the collectives look fractions up by it thousands of times per search
+        object.__setattr__(self, "_hash", hash(tuple(
+            getattr(self, f.name) for f in fields(self) if f.compare)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 @dataclass(frozen=True)
@@ -32,6 +74,12 @@ class NetworkLevel:
     latency_us: float
     switch_hops: int
     in_network_reduction: bool = False
+    # None for scale-up levels and hand-made views: line-rate behaviour (fraction 1)
+    behaviour: TierBehaviour | None = None
+    # All-reduce rate per GPU when the job reduces in the network here (the switches have it
+    # and network.in_network_reduction turns it on): each rank moves S once, not 2S(n-1)/n.
+    # 0: not used.
+    in_network_gbyte_s: float = 0.0
 
     @property
     def per_gpu_gbit_s(self) -> float:

@@ -20,8 +20,10 @@ from core.design_fields import check_text, show, show_key
 from core.errors import WorkloadError
 from core.jsonfile import read_json
 from core.limits import MAX_ACCELERATORS
-from core.workload import (ModelSpec, Workload, check_workload, parse_model, presets_of_kind,
-                           workload_from_dict, workload_to_dict)
+# MlaSpec lives with the model (training models carry it too); imported here by its users.
+from core.workload import (MlaSpec, ModelSpec, Workload, check_workload,  # noqa: F401
+                           model_to_dict, parse_model, presets_of_kind, workload_from_dict,
+                           workload_to_dict)
 
 # Bytes per value. int8 is accepted here; whether the accelerator has dense TFLOPs for the
 # serving precision is the catalog's to say, and the analysis names the accelerator if not.
@@ -36,32 +38,6 @@ MAX_REQUEST_CLASSES = 16  # a small distribution, not a trace
 MAX_HOST_GB_PER_GPU = 100_000.0
 MAX_HOST_LINK_GBYTE_S = 100_000.0
 SHARE_TOLERANCE = 1e-3  # request shares must sum to 1 within this
-
-
-@dataclass(frozen=True)
-class MlaSpec:
-    """Multi-head latent attention (DeepSeek-V2 §2.1): the KV cache holds one compressed latent
-    of ``kv_lora_rank`` plus one decoupled RoPE key of ``qk_rope_head_dim`` per token and layer,
-    shared by all heads. ``q_lora_rank`` 0 means queries are not compressed."""
-
-    kv_lora_rank: int
-    qk_rope_head_dim: int
-    q_lora_rank: int = 0
-    qk_nope_head_dim: int = 128
-    v_head_dim: int = 128
-
-    def attention_params(self, hidden: int, heads: int) -> float:
-        """Weights of one MLA layer: query (down-)projection(s), the KV down-projection with
-        the RoPE key, the K/V up-projections and the output projection."""
-        qk_head = self.qk_nope_head_dim + self.qk_rope_head_dim
-        if self.q_lora_rank:
-            query = hidden * self.q_lora_rank + self.q_lora_rank * heads * qk_head
-        else:
-            query = hidden * heads * qk_head
-        kv_down = hidden * (self.kv_lora_rank + self.qk_rope_head_dim)
-        kv_up = self.kv_lora_rank * heads * (self.qk_nope_head_dim + self.v_head_dim)
-        output = heads * self.v_head_dim * hidden
-        return float(query + kv_down + kv_up + output)
 
 
 @dataclass(frozen=True)
@@ -487,7 +463,7 @@ def _kv_cache_to_dict(kv: KvCacheSpec) -> dict[str, Any]:
 
 
 def inference_workload_to_dict(workload: InferenceWorkload) -> dict[str, Any]:
-    model = asdict(workload.model)
+    model = model_to_dict(workload.model)
     if workload.mla is not None:
         model["mla"] = asdict(workload.mla)
     out = {"kind": "inference", "name": workload.name, "model": model,

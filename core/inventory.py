@@ -15,7 +15,11 @@ import numpy as np
 
 from core.catalog import ComponentSpec
 from core.flatten import Codes, runs
+from core.optics import FIBER_TYPES, EndOption, choose_cable, end_options, pick_fiber
 from core.port_modes import breakout_words, links_per_port
+
+# An end whose cage the catalog does not describe: modules by link speed alone.
+_NO_CAGE = ComponentSpec("", "storage", "", "", "", "", {})
 
 # Roles an item can play. Switch roles follow the scale-out tier names of the evaluation JSON.
 ROLES = (
@@ -79,59 +83,13 @@ class Inventory:
         return self.count("compute")
 
 
-def _pick(candidates: list[ComponentSpec], length_m: float) -> ComponentSpec | None:
-    """The shortest-reach entry that still covers ``length_m`` (else the longest reach)."""
-    if not candidates:
-        return None
-    fitting = [c for c in candidates if float(c["reach_m"]) >= length_m]
-    if fitting:
-        return min(fitting, key=lambda c: float(c["reach_m"]))
-    return max(candidates, key=lambda c: float(c["reach_m"]))
-
-
 def choose_transceiver(catalog, speed_gbit_s: float, length_m: float) -> ComponentSpec | None:
-    """A twin-port module (2 x speed, as in OSFP cages of QM9700 and DGX H100) if one reaches,
-    else a single-port module; None if the catalog has neither at this speed."""
-    twins = [t for t in catalog.by_kind("transceiver")
-             if int(t["lanes"]) == 2 and abs(float(t["gbit_s"]) - 2 * speed_gbit_s) < 1e-6]
-    singles = [t for t in catalog.by_kind("transceiver")
-               if int(t["lanes"]) == 1 and abs(float(t["gbit_s"]) - speed_gbit_s) < 1e-6]
-    twin = _pick(twins, length_m)
-    if twin is not None and float(twin["reach_m"]) >= length_m:
-        return twin
-    single = _pick(singles, length_m)
-    if single is not None and float(single["reach_m"]) >= length_m:
-        return single
-    return twin or single
-
-
-def cage_module(catalog, switch: ComponentSpec, speed_gbit_s: float,
-                length_m: float) -> tuple[ComponentSpec, int] | None:
-    """The module a switch's cage takes for breakout links of ``speed_gbit_s``, and the links
-    each of its ports fans out to (1: straight cables into the module's ports).
-
-    The cage holds ``ports_per_cage`` native ports: a Q3400 cage (2 x 800G) takes a 1.6T
-    twin-port module whose 800G ports each split to 2 x 400G; an SN5600 cage (one 800G port)
-    takes a 2 x 400G twin-port module, 400G links straight and 200G links split in two. The
-    fewest splits win, then the shortest reach that covers the run. None: the catalog has no
-    module for the cage at this speed that reaches (the link's own module is used instead, as
-    a 100 m run takes a 400G DR4 where the 2 x 400G SR4 module reaches 50 m)."""
-    cage_gbit_s = switch.native_port_gbit_s * int(switch.get("ports_per_cage", 2))
-    by_fanout: dict[int, list[ComponentSpec]] = {}
-    for module in catalog.by_kind("transceiver"):
-        port_gbit_s = float(module["gbit_s"]) / int(module["lanes"])
-        fanout = round(port_gbit_s / speed_gbit_s)
-        if (abs(float(module["gbit_s"]) - cage_gbit_s) < 1e-6 and fanout >= 1
-                and abs(fanout * speed_gbit_s - port_gbit_s) < 1e-6):
-            by_fanout.setdefault(fanout, []).append(module)
-    picks = [(_pick(modules, length_m), fanout) for fanout, modules in sorted(by_fanout.items())]
-    return next(((m, f) for m, f in picks if float(m["reach_m"]) >= length_m), None)
-
-
-def choose_cable(catalog, medium: str, length_m: float, fanout: int = 1) -> ComponentSpec | None:
-    """The cable for a run: straight (``fanout`` 1) or a splitter fanning out to ``fanout``."""
-    return _pick([c for c in catalog.by_kind("cable")
-                  if c["medium"] == medium and int(c.get("fanout", 1)) == fanout], length_m)
+    """A module for a link of ``speed_gbit_s`` by speed alone, of either fibre type (what an
+    end without a described cage takes, core/optics.py): a twin-port module (2 x speed) if one
+    reaches, else a single-port one; None if the catalog has neither at this speed."""
+    options = end_options(catalog, _NO_CAGE, False, speed_gbit_s, length_m)
+    reaching = [o for o in options.values() if o.reaches]
+    return (reaching or list(options.values()) or [EndOption(None)])[0].module
 
 
 def build_inventory(flat, tiers: Mapping[int, str]) -> tuple[Inventory, list]:
@@ -266,7 +224,7 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
                      dtype=np.int64).reshape(len(flat.specs), len(flat.speed_values))
     phrases, phrase_of = _breakout_phrases(flat, split)
     modules: list[ComponentSpec] = []
-    sides = [_link_end(flat, ends, split, modules) for ends in (flat.bundle_a, flat.bundle_b)]
+    sides, fiber_code = _link_ends(flat, split, modules, problems, where)
     (_, fanout_a), (_, fanout_b) = sides
     words = [phrase_of[flat.spec_row[ends], flat.speed_code] for ends in
              (flat.bundle_a, flat.bundle_b)]
@@ -276,16 +234,23 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
     cables = flat.cables
     chosen: list[ComponentSpec] = []
 
+    types = len(FIBER_TYPES) + 1  # fibre code 0: copper or no fibre type chosen
+
     def pick_cables(on: np.ndarray, fanout: np.ndarray) -> np.ndarray:
-        """The index in ``chosen`` of every bundle's cable (-1: none, or not ``on``)."""
-        run = (fanout * len(media) + flat.medium_code) * len(lengths) + flat.length_code
-        distinct, inverse = _distinct(run[on], (int(fanout.max(initial=1)) + 1) * len(media)
-                                      * len(lengths))
+        """The index in ``chosen`` of every bundle's cable (-1: none, or not ``on``), of the
+        fibre type its optics run on."""
+        run = (((fanout * types + fiber_code) * len(media) + flat.medium_code) * len(lengths)
+               + flat.length_code)
+        distinct, inverse = _distinct(run[on], (int(fanout.max(initial=1)) + 1) * types
+                                      * len(media) * len(lengths))
         item = np.full(len(distinct), -1, dtype=np.int64)
         for r, code in enumerate(distinct.tolist()):
-            f, rest = divmod(code, len(media) * len(lengths))
-            medium, length = media[rest // len(lengths)], float(lengths[rest % len(lengths)])
-            cable = choose_cable(catalog, medium, length, f)
+            rest, length_code = divmod(code, len(lengths))
+            rest, medium_code = divmod(rest, len(media))
+            f, kind = divmod(rest, types)
+            medium, length = media[medium_code], float(lengths[length_code])
+            cable = choose_cable(catalog, medium, length, f,
+                                 FIBER_TYPES[kind - 1] if kind else None)
             if cable is not None:
                 if cable not in chosen:
                     chosen.append(cable)
@@ -341,58 +306,116 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
 NO_MODULE, CO_PACKAGED = -1, -2
 
 
-def _link_end(flat, ends: np.ndarray, split: np.ndarray,
-              modules: list[ComponentSpec]) -> tuple[np.ndarray, np.ndarray]:
-    """(module, fan-out) of every bundle at ``ends``: the index in ``modules`` (appended to) of
-    the transceiver its fiber links take there (or NO_MODULE, CO_PACKAGED), and the links one
-    module port or cable end fans out to there (1 but on a switch's breakout ports: ``split``,
-    the links one native port carries by (spec, speed), is 2 or more; core/port_modes.py)."""
+def _link_ends(flat, split: np.ndarray, modules: list[ComponentSpec], problems: list,
+               where) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
+    """Both ends of every bundle: per end (A, B) the index in ``modules`` (appended to) of the
+    module its fiber links take there (or NO_MODULE, CO_PACKAGED) and the links one module
+    port or cable end fans out to there; and every bundle's fibre code (0: copper or none, else
+    1 + its index in FIBER_TYPES). Both ends take modules of one fibre type (core/optics.py);
+    ends that share none are an OPTICS_MEDIUM_MISMATCH, copper on co-packaged optics too.
+
+    Options are found once per distinct (spec, link class, speed, length) end and the choice
+    once per distinct pair of ends, then mapped back to the bundles."""
+    from core.diagnostics import Diagnostic  # noqa: PLC0415 - avoid a cycle at import time
+
     catalog = flat.catalog
     speeds, lengths = flat.speed_values, flat.length_values
+    n = len(flat.cables)
     fiber = flat.bundles_of_medium("fiber")
-    row = flat.spec_row[ends]
-    breakout = (split[row, flat.speed_code] >= 2) if len(ends) else np.zeros(0, dtype=bool)
-    fanout = np.ones(len(ends), dtype=np.int64)
-    module = np.full(len(ends), NO_MODULE, dtype=np.int64)
-    copper = breakout & ~fiber  # a splitter DAC: one leg per link of the port
-    fanout[copper] = split[row[copper], flat.speed_code[copper]]
+    scale_out = flat.bundles_of_kind("scale-out").astype(np.int64)
+    sides = []
+    keys = []
+    for ends in (flat.bundle_a, flat.bundle_b):
+        row = flat.spec_row[ends]
+        fanout = np.ones(n, dtype=np.int64)
+        # copper on a switch's breakout port: a splitter DAC, one leg per link of the port
+        copper = ~fiber & ((split[row, flat.speed_code] >= 2) if n else np.zeros(0, dtype=bool))
+        fanout[copper] = split[row[copper], flat.speed_code[copper]]
+        sides.append((np.full(n, NO_MODULE, dtype=np.int64), fanout))
+        keys.append(((row * len(speeds) + flat.speed_code) * len(lengths) + flat.length_code) * 2
+                    + scale_out)
+    fiber_code = np.zeros(n, dtype=np.int64)
+    co_packaged = np.array([bool(spec.get("co_packaged_optics")) for spec in flat.specs],
+                           dtype=bool)
+    for k in np.flatnonzero(~fiber & (co_packaged[flat.spec_row[flat.bundle_a]]
+                                      | co_packaged[flat.spec_row[flat.bundle_b]])).tolist():
+        paths, ends = where(k)
+        problems.append((k, 1, Diagnostic(
+            "OPTICS_MEDIUM_MISMATCH",
+            f"{paths}: a copper link cannot reach a co-packaged-optics switch, whose ports "
+            f"take single-mode fibre", ends)))
+    if not fiber.any():
+        return sides, fiber_code
+    space = len(flat.specs) * len(speeds) * len(lengths) * 2
+    both = np.concatenate([keys[0][fiber], keys[1][fiber]])
+    distinct, inverse = _distinct(both, space)
+    options = []
+    for code in distinct.tolist():
+        rest, out = divmod(code, 2)
+        rest, length_code = divmod(rest, len(lengths))
+        spec_row, speed_code = divmod(rest, len(speeds))
+        options.append(end_options(catalog, flat.specs[spec_row], bool(out),
+                                   float(speeds[speed_code]), float(lengths[length_code])))
+    m = int(fiber.sum())
+    pair = inverse[:m] * len(distinct) + inverse[m:]
+    pairs, pair_of = _distinct(pair, len(distinct) ** 2)
+    index = {}
 
-    def index(spec: ComponentSpec) -> int:
-        if spec not in modules:
-            modules.append(spec)
-        return modules.index(spec)
+    def module_index(option: EndOption) -> int:
+        if option.module is None:
+            return CO_PACKAGED
+        key = option.module.id
+        if key not in index:
+            if option.module not in modules:
+                modules.append(option.module)
+            index[key] = modules.index(option.module)
+        return index[key]
 
-    # a co-packaged-optics switch takes the fibers itself: no module at its end, and a
-    # breakout port fans out through a splitter cable as a pluggable cage's would
-    co_packaged = fiber & np.array([bool(spec.get("co_packaged_optics")) for spec in flat.specs],
-                                   dtype=bool)[row]
-    module[co_packaged] = CO_PACKAGED
-    fanout[co_packaged & breakout] = split[row[co_packaged & breakout],
-                                           flat.speed_code[co_packaged & breakout]]
-    at_cage = breakout & fiber & ~co_packaged
-    key = (row * len(speeds) + flat.speed_code) * len(lengths) + flat.length_code
-    distinct, inverse = _distinct(key[at_cage], len(flat.specs) * len(speeds) * len(lengths))
-    picked = np.full((len(distinct), 2), -1, dtype=np.int64)
-    for r, code in enumerate(distinct.tolist()):
-        spec_row, rest = divmod(code, len(speeds) * len(lengths))
-        choice = cage_module(catalog, flat.specs[spec_row], float(speeds[rest // len(lengths)]),
-                             float(lengths[rest % len(lengths)]))
-        if choice is not None:
-            picked[r] = (index(choice[0]), choice[1])
-    module[at_cage] = picked[inverse, 0]
-    fanout[at_cage] = np.maximum(1, picked[inverse, 1])
-    # every other fiber end (and a breakout port no cage module fits): the link speed's module
-    plain = fiber & (module == NO_MODULE)
-    optic = flat.speed_code * len(lengths) + flat.length_code
-    distinct, inverse = _distinct(optic[plain], len(speeds) * len(lengths))
-    picked = np.full(len(distinct), -1, dtype=np.int64)
-    for r, code in enumerate(distinct.tolist()):
-        chosen = choose_transceiver(catalog, float(speeds[code // len(lengths)]),
-                                    float(lengths[code % len(lengths)]))
-        if chosen is not None:
-            picked[r] = index(chosen)
-    module[plain] = picked[inverse]
-    return module, fanout
+    chosen = np.full((len(pairs), 5), -1, dtype=np.int64)  # kind, module a, fan a, module b, fan b
+    mismatch = np.zeros(len(pairs), dtype=bool)
+    for r, code in enumerate(pairs.tolist()):
+        a, b = options[code // len(distinct)], options[code % len(distinct)]
+        kind = pick_fiber(a, b)
+        if kind is None:  # no common type: each end's own best, and the error
+            mismatch[r] = bool(a) and bool(b)
+            first_a, first_b = _first(a), _first(b)
+            chosen[r] = (0, *(_as_row(first_a, module_index)), *(_as_row(first_b, module_index)))
+            continue
+        chosen[r] = (1 + FIBER_TYPES.index(kind), *_as_row(a[kind], module_index),
+                     *_as_row(b[kind], module_index))
+    picked = chosen[pair_of]
+    fiber_code[fiber] = picked[:, 0]
+    for side, (col_module, col_fanout) in enumerate(((1, 2), (3, 4))):
+        module, fanout = sides[side]
+        module[fiber] = picked[:, col_module]
+        fanout[fiber] = np.maximum(1, picked[:, col_fanout])
+    on_fiber = np.flatnonzero(fiber)
+    for j in np.flatnonzero(mismatch[pair_of]).tolist():
+        k = int(on_fiber[j])
+        paths, ends = where(k)
+        a, b = options[inverse[j]], options[inverse[m + j]]
+        problems.append((k, 1, Diagnostic(
+            "OPTICS_MEDIUM_MISMATCH",
+            f"{paths}: no optics of one fibre type fit both ends at "
+            f"{float(flat.speed_gbit_s[k]):g} Gb/s over {float(flat.length_m[k]):g} m: "
+            f"{ends[0]} takes only {_offer(a)}, {ends[1]} only {_offer(b)}", ends)))
+    return sides, fiber_code
+
+
+def _first(options: dict[str, EndOption]) -> EndOption | None:
+    return next(iter(options.values()), None)
+
+
+def _as_row(option: EndOption | None, module_index) -> tuple[int, int]:
+    """(module index, fan-out) of an end's option; (NO_MODULE, 1) when it has none."""
+    if option is None:
+        return NO_MODULE, 1
+    return module_index(option), option.fanout
+
+
+def _offer(options: dict[str, EndOption]) -> str:
+    return ", ".join(f"{kind} ({o.module.id if o.module else 'co-packaged'})"
+                     for kind, o in options.items()) or "nothing"
 
 
 def _breakout_phrases(flat, split: np.ndarray) -> tuple[list[str], np.ndarray]:

@@ -13,6 +13,29 @@ import numpy as np
 from core.catalog import COMPUTE_KINDS, ComponentSpec
 from core.diagnostics import Diagnostic
 from core.flatten import FlatDesign
+from core.port_modes import links_per_port
+
+
+def _port_device(spec: ComponentSpec, catalog, link_class: str) -> ComponentSpec | None:
+    """The device whose ports a node's links of ``link_class`` take (its NIC, its DPU, or the
+    node itself), None where the catalog lists none (scale-up ports have no modes)."""
+    if spec.kind in COMPUTE_KINDS:
+        if link_class == "scale-up":
+            return None
+        device_id = spec.get("nic" if link_class == "scale-out" else "dpu")
+        return catalog.get(device_id) if device_id in catalog else None
+    return spec
+
+
+def _links_per_node_port(spec: ComponentSpec, catalog, link_class: str, gbit_s: float) -> int:
+    """Links of ``gbit_s`` one of the node's native ports carries: a ConnectX-8 800G port split
+    into 4 x 200G (4 planes) carries 4 links, so 32 links of 200G take a DGX B300's 8 ports,
+    not 32 of them. 1 at the native speed, a downshift or a speed the device lists no mode for
+    (that is LINK_FASTER_THAN_PORT's or nobody's business, not a port count's)."""
+    device = _port_device(spec, catalog, link_class)
+    if device is None or not device.port_modes():
+        return 1
+    return max(1, links_per_port(device, gbit_s))
 
 
 def _node_ports(spec: ComponentSpec, catalog, link_class: str) -> tuple[int, float]:
@@ -55,6 +78,11 @@ def port_diagnostics(flat: FlatDesign) -> list[Diagnostic]:
     node_ports = np.array([[_node_ports(spec, flat.catalog, c) if spec.kind in _CHECKED_NODE_KINDS
                             else (0, 0.0) for c in _LINK_CLASSES] for spec in flat.specs],
                           dtype=float).reshape(-1, 3, 2)
+    # links per native node port by (spec, link class, speed): a split port is one port
+    node_split = np.array([[[_links_per_node_port(spec, flat.catalog, c, float(v))
+                             if spec.kind in _CHECKED_NODE_KINDS else 1 for v in speeds]
+                            for c in _LINK_CLASSES] for spec in flat.specs],
+                          dtype=float).reshape(len(flat.specs), 3, len(speeds))
     switch = flat.kind == "switch"
     fraction = np.zeros(n)        # share of its ports every switch uses (supported speeds)
     cables = np.zeros(n * 3)      # cables per unit of every (group, link class)
@@ -68,7 +96,8 @@ def port_diagnostics(flat: FlatDesign) -> list[Diagnostic]:
         usable = on_switch & (at_speed > 0)
         fraction += np.bincount(group[usable], weights=per_unit[usable] / at_speed[usable],
                                 minlength=n)
-        cables += np.bincount(group * 3 + link_class, weights=per_unit, minlength=n * 3)
+        split = node_split[row, link_class, speed_code] if len(group) else np.ones(0)
+        cables += np.bincount(group * 3 + link_class, weights=per_unit / split, minlength=n * 3)
         port_total, port_speed = node_ports[row, link_class, 0], node_ports[row, link_class, 1]
         on_node = checked[group]
         candidate[group[on_node & (port_total == 0) & (link_class == 1)
@@ -145,11 +174,14 @@ def _port_warnings(flat: FlatDesign, candidate: np.ndarray) -> list[Diagnostic]:
             if not ports:
                 continue
             cables = sum(by_speed.values())
-            if cables > ports + 1e-9:
+            taken = sum(c / _links_per_node_port(spec, catalog, link_class, s)
+                        for s, c in by_speed.items())
+            if taken > ports + 1e-9:
+                split = " (split ports counted once)" if taken < cables - 1e-9 else ""
                 out.append(Diagnostic(
                     "NODE_PORTS_EXCEEDED",
-                    f"{path} ({spec.id}): {cables:g} {link_class} links per unit but only "
-                    f"{ports} ports", (path,)))
+                    f"{path} ({spec.id}): {cables:g} {link_class} links per unit take "
+                    f"{taken:g} ports{split} but it has only {ports}", (path,)))
             fast = [s for s in by_speed if s > port_speed + 1e-9]
             if fast:
                 out.append(Diagnostic(

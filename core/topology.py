@@ -12,18 +12,20 @@ oversubscription r_i (topologies.md §1.2, §5).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from core.catalog import COMPUTE_KINDS, ComponentSpec
+from core.catalog_fabric import FLOW_CONTROLS, LOAD_BALANCING_MODES
 from core.diagnostics import Diagnostic
-from core.fabric import FabricView, NetworkLevel
+from core.fabric import FabricView, NetworkLevel, TierBehaviour
 from core.fabric_parts import partition_diagnostic
 from core.flatten import FlatDesign, UnitGraph, unit_graph
 from core.port_checks import port_diagnostics
+from core.tier_behaviour import FabricFacts, fabric_facts
 
 TIER_NAMES = ("leaf", "spine", "core")
 # Propagation (topologies.md §6; hardware.md §6): fiber ~5.0 ns/m, copper ~4.5 ns/m (P).
@@ -56,6 +58,42 @@ class NetworkAssumptions:
     busbw_message_bytes: float = field(default=8e9, metadata={"min": 0.0, "min_exclusive": True, "unit": "bytes"})
     # Hand-drawn, non-layered graphs up to this many devices get a spectral min-bisection.
     spectral_bisection_max_units: int = field(default=50_000, metadata={"min": 0, "unit": "devices"})
+    # --- fabric behaviour (core/analysis/load_balance.py, docs/guide/fabrics.md) ---
+    # How scale-out tiers spread flows: "auto" = the strongest mode both the switches and the
+    # NICs support (catalog load_balancing), or one mode forced (a what-if).
+    load_balancing: str = field(default="auto", metadata={"choices": ("auto",) + LOAD_BALANCING_MODES})
+    # Queue pairs NCCL opens per connection (NCCL_IB_QPS_PER_CONNECTION, default 1, P: NCCL
+    # environment docs); they add hash entropy under ecmp-qp (Meta, SIGCOMM 2024).
+    qps_per_connection: int = field(default=1, metadata={"min": 1, "max": 128, "unit": "queue pairs"})
+    # NCCL channels (rings / trees) per NIC on multi-node runs (E: NCCL builds 2 per NIC on
+    # DGX H100, e.g. 16 channels over 8 NICs in nccl-tests logs).
+    channels_per_nic: int = field(default=2, metadata={"min": 1, "max": 64, "unit": "channels"})
+    # Peers one rank sends to at once in an all-to-all (E: NCCL's p2p runs a few peers per
+    # round on each channel; also the incast degree at a receiver).
+    alltoall_peers_in_flight: int = field(default=8, metadata={"min": 1, "max": 4096, "unit": "peers"})
+    # Pieces a flowlet switch cuts a flow into at its gaps (E: RDMA elephant flows have few gaps).
+    flowlet_splits: int = field(default=4, metadata={"min": 1, "max": 1024, "unit": "flowlets"})
+    # "auto" = the switches' (catalog flow_control), or credit / pfc (lossless) / lossy.
+    flow_control: str = field(default="auto", metadata={"choices": ("auto",) + FLOW_CONTROLS})
+    # Rate of the paused part of an incast burst on a lossless hashed fabric (E: head-of-line
+    # blocking behind PFC pauses / exhausted credits).
+    pfc_hol_efficiency: float = field(default=0.8, metadata=_EFFICIENCY)
+    # Rate of the dropped part of an incast burst with selective retransmit (E; half of it
+    # with go-back-N).
+    retransmit_efficiency: float = field(default=0.9, metadata=_EFFICIENCY)
+    # Packet buffer of a switch whose catalog entry does not publish one (E: a shallow-buffer
+    # 51.2T chip; SN5600 has 128 MB).
+    unknown_buffer_mb: float = field(default=64.0, metadata={"min": 0.0, "max": 1e6, "unit": "MB"})
+    # In-network reduction NCCL uses: none, sharp (InfiniBand switches), nvls (NVLink SHARP in
+    # NVSwitch), both, or auto (whatever the hardware has). Off by default: the calibrated
+    # validation rows ran ring all-reduce (NCCL_ALGO=Ring measurements, topologies.md §7).
+    in_network_reduction: str = field(default="none", metadata={"choices": ("none", "sharp", "nvls", "both", "auto")})
+    # All-reduce algorithm bandwidth with NVLS / line rate: 275 of 450 GB/s on 8 x H100
+    # (busbw ~480, nccl-tests #212, S. Jeaugey, P).
+    nvls_efficiency: float = field(default=0.61, metadata=_EFFICIENCY)
+    # Per-NIC all-reduce rate with SHARP / the NIC's NCCL-effective rate (E: the switch
+    # reduces at line rate, SHARPv3; no public nccl-tests figure found).
+    sharp_efficiency: float = field(default=1.0, metadata=_EFFICIENCY)
 
 
 @dataclass(frozen=True)
@@ -248,7 +286,12 @@ def analyze_topology(flat: FlatDesign, assumptions: NetworkAssumptions = Network
         connected = largest
 
     drawn = _drawn_scale_up(flat, graph, gpu_weight, tier_names) if gpus else ()
-    fabric = (_fabric_view(flat, tier_names, ranks, tier_order, up, domains, drawn, assumptions)
+    facts = (fabric_facts(flat, ranks, step, lo, hi, max_rank, _main_server(flat), assumptions)
+             if gpus else None)
+    if facts is not None:
+        diagnostics.extend(facts.diagnostics)
+    fabric = (_fabric_view(flat, tier_names, ranks, tier_order, up, domains, drawn, assumptions,
+                           facts)
               if gpus else None)
 
     compute = flat.compute_groups
@@ -365,13 +408,19 @@ def _drawn_scale_up(flat: FlatDesign, graph: UnitGraph, gpu_weight: np.ndarray,
     return tuple(out)
 
 
-def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
-                 tier_order: tuple[str, ...], up: list[float], domains: list[int],
-                 drawn: tuple[DrawnScaleUp, ...], a: NetworkAssumptions) -> FabricView:
+def _main_server(flat: FlatDesign) -> ComponentSpec:
+    """The compute node model holding the most GPUs: the one the fabric view describes."""
     compute = np.flatnonzero(flat.is_compute)
     gpus_of_group = flat.multiplicity * flat.gpus_per_group_unit
-    main = int(compute[np.argmax(gpus_of_group[compute])])
-    server = flat.specs[flat.spec_row[main]]
+    return flat.specs[flat.spec_row[int(compute[np.argmax(gpus_of_group[compute])])]]
+
+
+def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
+                 tier_order: tuple[str, ...], up: list[float], domains: list[int],
+                 drawn: tuple[DrawnScaleUp, ...], a: NetworkAssumptions,
+                 facts: FabricFacts | None = None) -> FabricView:
+    compute = np.flatnonzero(flat.is_compute)
+    server = _main_server(flat)
     catalog = flat.catalog
     accelerator = catalog.get(server["accelerator"])
     gpus = flat.gpus
@@ -387,8 +436,10 @@ def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
         bool(catalog.get(item["id"]).get("in_network_reduction"))
         for item in server.get("scale_up_switches") or []
     )
+    nvls = a.in_network_reduction in ("nvls", "both", "auto")
+    sharp = a.in_network_reduction in ("sharp", "both", "auto")
     levels = [NetworkLevel("scale-up", scale_up_domain, line, effective, a.scale_up_latency_us, 0,
-                           reduction)]
+                           reduction, in_network_gbyte_s=line * a.nvls_efficiency if reduction and nvls else 0.0)]
     # Drawn tiers: the GPU's own scale-up rate, or less when the drawing gives each GPU fewer
     # scale-up cables than it has links; a tier that joins no more GPUs adds no level.
     accel_line = float(accelerator["scale_up_gbyte_s_per_dir"])
@@ -401,7 +452,9 @@ def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
         name = "scale-up (drawn)" if len(drawn) == 1 else f"scale-up (drawn, tier {n})"
         level = NetworkLevel(name, tier.domain_gpus, drawn_line, drawn_line * ratio,
                              a.scale_up_latency_us + tier.latency_ns / 1000.0, 2 * n - 1,
-                             tier.in_network_reduction)
+                             tier.in_network_reduction,
+                             in_network_gbyte_s=(drawn_line * a.nvls_efficiency
+                                                 if tier.in_network_reduction and nvls else 0.0))
         levels = [level] if levels[-1].domain_gpus <= 1 else levels + [level]
     scale_up_levels = len(levels)
     nic_ratio = a.nic_efficiency
@@ -430,17 +483,31 @@ def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
         below_ns += switch_ns_tier
         per_gpu_gbit = min(up[:r]) / gpus if gpus else 0.0
         domain = max(domains[r - 1], levels[-1].domain_gpus)
+        reduces = bool(reduction_of[in_tier].any())
+        behaviour = None
+        if facts is not None:
+            below = r - 2  # the tier whose uplinks this level's traffic is spread over
+            behaviour = TierBehaviour(
+                facts.mode, facts.paths[below] if below >= 0 else 1,
+                facts.sources[below] if below >= 0 else 1,
+                facts.flows_per_source[below] if below >= 0 else 1.0,
+                (facts.uplink_gbit_s[below] / 8.0 / facts.nic_gbyte_s
+                 if below >= 0 and facts.nic_gbyte_s > 0 else 1.0),
+                levels[-1].domain_gpus, domain, int(server["accelerators"]),
+                facts.flow_control, facts.selective_retransmit, facts.leaf_buffer_mb_per_port,
+                facts.nic_gbyte_s, 2.0 * latency_us, a.qps_per_connection, a.channels_per_nic,
+                a.alltoall_peers_in_flight, a.flowlet_splits, a.pfc_hol_efficiency,
+                a.retransmit_efficiency)
         levels.append(NetworkLevel(name, domain, per_gpu_gbit / 8.0, per_gpu_gbit / 8.0 * nic_ratio,
-                                   latency_us, hops, bool(reduction_of[in_tier].any())))
+                                   latency_us, hops, reduces, behaviour,
+                                   per_gpu_gbit / 8.0 * nic_ratio * a.sharp_efficiency
+                                   if reduces and sharp else 0.0))
     rails = _rails_without_spine(flat, tier_names) if tier_order == ("leaf",) else 0
     if rails > 1:
         # Rail-only (Wang et al. 2024): no switch joins the rails, so a pair on different rails
         # first crosses the scale-up domain to the GPU on the destination's rail.
         leaf = levels[-1]
-        levels[-1] = NetworkLevel(leaf.name, leaf.domain_gpus, leaf.per_gpu_gbyte_s,
-                                  leaf.effective_gbyte_s,
-                                  leaf.latency_us + levels[scale_up_levels - 1].latency_us,
-                                  leaf.switch_hops, leaf.in_network_reduction)
+        levels[-1] = replace(leaf, latency_us=leaf.latency_us + levels[scale_up_levels - 1].latency_us)
     if levels[-1].domain_gpus < gpus:
         # GPUs the fabric cannot reach: an outer level with no bandwidth, so jobs that need them
         # show as impossible instead of silently using a faster level.

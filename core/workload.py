@@ -19,8 +19,15 @@ from core.limits import MAX_ACCELERATORS
 
 ACTIVATIONS = ("gelu", "swiglu", "relu", "geglu")
 GATED_ACTIVATIONS = ("swiglu", "geglu")
-RECOMPUTE = ("none", "selective", "full")
-PRECISIONS = ("bf16", "fp16", "fp8")
+# Activation recompute, coarsest last: "selective" re-runs the attention core (Korthikanti et
+# al. 2023); "norms-up-proj" also the LayerNorms, MLA's K/V up-projections and the MLP
+# activation functions; "moe-experts" also the routed experts' MLPs (Megatron-Core
+# ``--recompute-modules`` core_attn / layernorm / mla_up_proj / moe_act / moe, P: Megatron-Core
+# transformer_config.py); "full" re-runs every layer from its input.
+RECOMPUTE = ("none", "selective", "norms-up-proj", "moe-experts", "full")
+# Precision recipes (which GEMMs, communication and optimizer state run at which precision:
+# core/precision_recipes.py).
+PRECISIONS = ("bf16", "fp16", "fp8", "fp8-block", "mxfp8", "nvfp4")
 PRESETS_DIR = Path(__file__).resolve().parent.parent / "resources" / "workloads"
 
 # Allowed range of every integer field: far above any model or job run so far, low enough that
@@ -33,14 +40,54 @@ INTEGER_BOUNDS: dict[str, tuple[int, int]] = {
     # mixture of experts (0 experts: a dense model)
     "experts": (0, 1_000_000), "top_k": (0, 1_000_000), "shared_experts": (0, 100_000),
     "expert_ffn_hidden": (0, 10_000_000), "dense_layers": (0, 10_000),
+    "route_nodes": (0, 1_000_000), "mtp_depth": (0, 64), "head_size": (0, 100_000),
+    # multi-head latent attention (the inference schema's bounds)
+    "kv_lora_rank": (1, 1_000_000), "qk_rope_head_dim": (0, 1_000_000),
+    "q_lora_rank": (0, 1_000_000), "qk_nope_head_dim": (1, 1_000_000),
+    "v_head_dim": (1, 1_000_000),
     # parallelism: each degree at most the accelerators the engine holds
     "tp": (1, MAX_ACCELERATORS), "pp": (1, MAX_ACCELERATORS), "dp": (1, MAX_ACCELERATORS),
     "cp": (1, MAX_ACCELERATORS), "ep": (1, MAX_ACCELERATORS), "micro_batch": (1, 1_000_000),
     "global_batch": (1, 1_000_000_000), "virtual_stages": (1, 10_000), "zero_stage": (0, 3),
+    "expert_tp": (0, MAX_ACCELERATORS),
     # a preset fitted to a design: the design's GPUs
     "design_gpus": (1, MAX_ACCELERATORS),
 }
 MAX_TRAINING_TOKENS = 1e18
+# Allowed range of every number field; 0 means "not set" where the field's comment says so.
+FLOAT_BOUNDS: dict[str, tuple[float, float]] = {
+    "capacity_factor": (0.0, 1_000.0), "imbalance": (0.0, 1_000.0),
+}
+
+
+@dataclass(frozen=True)
+class MlaSpec:
+    """Multi-head latent attention (DeepSeek-V2 §2.1): the KV cache holds one compressed latent
+    of ``kv_lora_rank`` plus one decoupled RoPE key of ``qk_rope_head_dim`` per token and layer,
+    shared by all heads. ``q_lora_rank`` 0 means queries are not compressed."""
+
+    kv_lora_rank: int
+    qk_rope_head_dim: int
+    q_lora_rank: int = 0
+    qk_nope_head_dim: int = 128
+    v_head_dim: int = 128
+
+    @property
+    def qk_head_dim(self) -> int:
+        return self.qk_nope_head_dim + self.qk_rope_head_dim
+
+    def attention_params(self, hidden: int, heads: int) -> float:
+        """Weights of one MLA layer: query (down-)projection(s), the KV down-projection with
+        the RoPE key, the K/V up-projections and the output projection."""
+        qk_head = self.qk_head_dim
+        if self.q_lora_rank:
+            query = hidden * self.q_lora_rank + self.q_lora_rank * heads * qk_head
+        else:
+            query = hidden * heads * qk_head
+        kv_down = hidden * (self.kv_lora_rank + self.qk_rope_head_dim)
+        kv_up = self.kv_lora_rank * heads * (self.qk_nope_head_dim + self.v_head_dim)
+        output = heads * self.v_head_dim * hidden
+        return float(query + kv_down + kv_up + output)
 
 
 @dataclass(frozen=True)
@@ -52,6 +99,15 @@ class MoeSpec:
     shared_experts: int = 0
     expert_ffn_hidden: int = 0
     dense_layers: int = 0  # leading layers that stay dense (as in DeepSeek-style models)
+    # Node-limited routing: a token's experts span at most this many nodes of the EP group
+    # (DeepSeek-V3 §2.1.2: M = 4 of its 8-GPU nodes); 0: no limit.
+    route_nodes: int = 0
+    # Tokens one expert takes per step at most, as a multiple of the balanced share (GShard,
+    # Switch Transformer); 0: dropless (every routed token computed, Megatron-Core's default).
+    capacity_factor: float = 0.0
+    # Tokens of the busiest expert-parallel rank over the mean (routing skew after the
+    # load-balancing loss or bias); 0: the software stack's ``ep_imbalance``.
+    imbalance: float = 0.0
 
     @property
     def enabled(self) -> bool:
@@ -70,6 +126,13 @@ class ModelSpec:
     activation: str = "gelu"
     causal: bool = True
     moe: MoeSpec = field(default_factory=MoeSpec)
+    mla: MlaSpec | None = None  # multi-head latent attention instead of MHA/GQA projections
+    # Attention head size when it is not hidden / heads (Qwen3-235B-A22B: 64 heads of 128 on
+    # a hidden size of 4096); 0: hidden / heads.
+    head_size: int = 0
+    # Multi-token prediction modules (DeepSeek-V3 §2.2): each one more transformer layer (of
+    # the last layer's kind) plus a 2h x h projection, sharing the embedding and output head.
+    mtp_depth: int = 0
 
     @property
     def kv_heads_effective(self) -> int:
@@ -77,7 +140,7 @@ class ModelSpec:
 
     @property
     def head_dim(self) -> int:
-        return self.hidden // self.heads
+        return self.head_size or self.hidden // self.heads
 
     @property
     def gated(self) -> bool:
@@ -96,6 +159,14 @@ class Parallelism:
     virtual_stages: int = 1
     zero_stage: int = 1
     recompute: str = "none"
+    # Stored activations go to host memory between their forward and backward (Megatron-Core
+    # fine-grained activation offloading, TE cpu_offload), over the accelerator's host link.
+    activation_offload: bool = False
+    # Tensor parallelism of the expert layers (Megatron-Core expert_tensor_parallel_size); 0:
+    # the same as tp, EP carved out of dp x cp. Set, the expert layers fold their own
+    # expert_tp x ep grid over the tp x dp x cp GPUs of a stage (MoE parallel folding, Liu et al.
+    # 2025, arXiv 2504.14960), so EP may also take GPUs from TP.
+    expert_tp: int = 0
 
     @property
     def model_parallel(self) -> int:
@@ -109,6 +180,21 @@ class Parallelism:
     @property
     def microbatches(self) -> int:
         return max(1, self.global_batch // (self.dp * self.micro_batch))
+
+    @property
+    def expert_tp_effective(self) -> int:
+        return self.expert_tp or self.tp
+
+    @property
+    def expert_replicas(self) -> int:
+        """GPUs of a stage holding the same expert shard: they reduce its gradients."""
+        return max(1, self.tp * self.dp * self.cp // (self.expert_tp_effective * max(1, self.ep)))
+
+    @property
+    def ep_stride(self) -> int:
+        """Distance on the GPU numbering between the ranks of one EP group: after TP and CP
+        (EP carved out of dp x cp), or after the expert-TP ranks when the layers fold."""
+        return self.expert_tp if self.expert_tp else self.tp * self.cp
 
 
 @dataclass(frozen=True)
@@ -149,8 +235,15 @@ def _build(cls, raw: Any, path: str, nested: Mapping[str, Any] | None = None):
         if key in nested:
             kwargs[key] = nested[key](value, f"{path}.{key}")
             continue
-        expected = known[key].type  # annotation string: "int", "str" or "bool"
-        if expected == "bool":
+        expected = known[key].type  # annotation string: "int", "float", "str" or "bool"
+        if expected == "float":
+            low, high = FLOAT_BOUNDS[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not low <= value <= high:
+                raise WorkloadError(f"{path}.{key}: expected a number from {low:g} to {high:g}, "
+                                    f"got {show(value)}")
+            value = float(value)
+        elif expected == "bool":
             if not isinstance(value, bool):
                 raise WorkloadError(f"{path}.{key}: expected true or false, got {show(value)}")
         elif expected == "int":
@@ -180,16 +273,23 @@ def _parse_moe(raw: Any, path: str) -> MoeSpec:
         raise WorkloadError(f"{path}.top_k: must be at least 1 when experts > 0")
     if moe.top_k > moe.experts:
         raise WorkloadError(f"{path}.top_k: {moe.top_k} exceeds experts ({moe.experts})")
+    if 0 < moe.imbalance < 1:
+        raise WorkloadError(f"{path}.imbalance: {show(moe.imbalance)} is below 1 (the busiest "
+                            f"rank takes at least the mean; 0 takes the stack's)")
     return moe
 
 
+def parse_mla(raw: Any, path: str) -> MlaSpec | None:
+    return None if raw is None else _build(MlaSpec, raw, path)  # ranges: INTEGER_BOUNDS
+
+
 def parse_model(raw: Any, path: str) -> ModelSpec:
-    model = _build(ModelSpec, raw, path, {"moe": _parse_moe})  # ranges: INTEGER_BOUNDS
+    model = _build(ModelSpec, raw, path, {"moe": _parse_moe, "mla": parse_mla})
     if model.activation not in ACTIVATIONS:
         raise WorkloadError(
             f"{path}.activation: {show(model.activation)} is not one of {', '.join(ACTIVATIONS)}"
         )
-    if model.hidden % model.heads:
+    if not model.head_size and model.hidden % model.heads:
         raise WorkloadError(f"{path}.heads: hidden {model.hidden} is not divisible by {model.heads}")
     if model.kv_heads and model.heads % model.kv_heads:
         raise WorkloadError(
@@ -197,6 +297,10 @@ def parse_model(raw: Any, path: str) -> ModelSpec:
         )
     if model.moe.enabled and model.moe.dense_layers > model.layers:
         raise WorkloadError(f"{path}.moe.dense_layers: exceeds layers ({model.layers})")
+    if not model.moe.enabled:
+        for key in ("route_nodes", "capacity_factor", "imbalance"):
+            if getattr(model.moe, key):
+                raise WorkloadError(f"{path}.moe.{key}: needs experts (model.moe.experts > 0)")
     return model
 
 
@@ -213,7 +317,12 @@ def _parse_parallelism(raw: Any, path: str) -> Parallelism | str:
             f"{path}.global_batch: {par.global_batch} is not a multiple of "
             f"dp x micro_batch = {par.dp * par.micro_batch}"
         )
-    if (par.dp * par.cp) % par.ep:
+    if par.expert_tp:
+        stage = par.tp * par.dp * par.cp
+        if stage % (par.expert_tp * par.ep):
+            raise WorkloadError(f"{path}.expert_tp: expert_tp x ep = {par.expert_tp * par.ep} must "
+                                f"divide tp x dp x cp = {stage}")
+    elif (par.dp * par.cp) % par.ep:
         raise WorkloadError(f"{path}.ep: {par.ep} must divide dp x cp = {par.dp * par.cp}")
     return par
 
@@ -276,6 +385,7 @@ def check_workload(workload: Any) -> Workload | None:
         return None
     if not isinstance(workload, Workload) or not isinstance(workload.model, ModelSpec) \
             or not isinstance(workload.model.moe, MoeSpec) \
+            or not isinstance(workload.model.mla, (MlaSpec, type(None))) \
             or not isinstance(workload.parallelism, (Parallelism, str)):
         raise WorkloadError(f"workload: expected a Workload of ModelSpec, MoeSpec and Parallelism, "
                             f"got {show(workload)}")
@@ -283,9 +393,33 @@ def check_workload(workload: Any) -> Workload | None:
     return workload
 
 
+# Model keys added after files were first written: left out of a model's JSON at their
+# defaults, so the JSON (and evaluation JSON) of an older workload stays as it was.
+_MODEL_KEYS_SINCE = {"mla": None, "mtp_depth": 0, "head_size": 0}
+_MOE_KEYS_SINCE = {"route_nodes": 0, "capacity_factor": 0.0, "imbalance": 0.0}
+_PARALLELISM_KEYS_SINCE = {"activation_offload": False, "expert_tp": 0}
+
+
+def _without_defaults(raw: dict[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in raw.items() if not (k in later and v == later[k])}
+
+
+def model_to_dict(model: ModelSpec) -> dict[str, Any]:
+    """The JSON form of a model (the training and the inference schema share it)."""
+    out = _without_defaults(asdict(model), _MODEL_KEYS_SINCE)
+    out["moe"] = _without_defaults(out["moe"], _MOE_KEYS_SINCE)
+    return out
+
+
+def parallelism_to_dict(par: Parallelism) -> dict[str, Any]:
+    """The JSON form of a layout (keys added later left out at their defaults)."""
+    return _without_defaults(asdict(par), _PARALLELISM_KEYS_SINCE)
+
+
 def workload_to_dict(workload: Workload) -> dict[str, Any]:
-    model = asdict(workload.model)
-    par = workload.parallelism if isinstance(workload.parallelism, str) else asdict(workload.parallelism)
+    model = model_to_dict(workload.model)
+    par = workload.parallelism if isinstance(workload.parallelism, str) else \
+        parallelism_to_dict(workload.parallelism)
     out = {
         "name": workload.name,
         "model": model,
@@ -294,7 +428,10 @@ def workload_to_dict(workload: Workload) -> dict[str, Any]:
         "training_tokens": workload.training_tokens,
     }
     if workload.preset_fit is not None:  # only then, so unfitted workloads keep their JSON
-        out["preset_fit"] = asdict(workload.preset_fit)
+        fit = asdict(workload.preset_fit)
+        fit["preset_parallelism"] = _without_defaults(fit["preset_parallelism"],
+                                                      _PARALLELISM_KEYS_SINCE)
+        out["preset_fit"] = fit
     return out
 
 

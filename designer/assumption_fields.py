@@ -71,6 +71,7 @@ WORDS = {
     "fsdp": "FSDP", "tp": "TP", "pp": "PP", "dp": "DP", "cp": "CP", "ep": "EP", "fp8": "FP8",
     "usd": "USD", "co2": "CO₂", "busbw": "bus-bandwidth", "p2p": "p2p", "kv": "KV", "moe": "MoE",
     "mfu": "MFU", "it": "IT", "gflop": "GFLOP", "comm": "comm.", "async": "async", "nvlink": "NVLink",
+    "qps": "QPs", "nvls": "NVLS", "pfc": "PFC", "hol": "HoL", "sharp": "SHARP", "alltoall": "all-to-all",
 }
 KEEP_IN_LABEL = ("_multiplier",)
 # Where the name alone reads badly (two fields would share a label, or a bare stem).
@@ -105,6 +106,11 @@ LABELS = {
     "colocation_usd_per_kw_month": "Colocation rent",
     "discount_by_kind": "Discount by kind",
     "price_overrides_usd": "Price overrides",
+    # fabric behaviour (docs/guide/fabrics.md)
+    "unknown_buffer_mb": "Switch buffer when unpublished",
+    "in_network_reduction": "In-network reduction (SHARP / NVLS)",
+    "pfc_hol_efficiency": "Paused incast rate (lossless)",
+    "retransmit_efficiency": "Dropped incast rate (selective retransmit)",
 }
 PHRASES = (("scale_up", "scale-up"), ("scale_out", "scale-out"))
 

@@ -172,7 +172,8 @@ def _build_parser() -> argparse.ArgumentParser:
     sn.add_argument("--count", type=_positive_int, required=True, metavar="N",
                     help="number of super-nodes (systems), e.g. 8")
     sn.add_argument("--switch", metavar="SWITCH_ID",
-                    help="catalog id of the scale-out switch (default: QM9700; one system alone gets none)")
+                    help="catalog id of the scale-out switch (default: one at its NICs' speed, "
+                    "QM9700 for 400G, Q3400 for 800G, TH6 for 1.6T; one system alone gets none)")
     sn.add_argument("--planes", type=_positive_int, default=1, metavar="P",
                     help="independent scale-out planes between the systems, each system's NIC "
                          "ports divided among them (default: 1)")

@@ -48,6 +48,7 @@ from designer.panels.power import PowerPanel
 from designer.panels.reliability import ReliabilityPanel
 from designer.panels.storage import StoragePanel
 from designer.panels.warnings import WarningsPanel
+from designer.validity_banner import ValidityBanner
 from designer.recovery import RecoveryManager
 from designer.sweep_view import SweepResultsController
 from designer.services_panel import ServicesPanel
@@ -121,6 +122,8 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.breadcrumb)
+        self.validity_banner = ValidityBanner()  # above the canvas: seen whichever panel is up
+        layout.addWidget(self.validity_banner)
         layout.addWidget(self.view)
         # Docks never squeeze the canvas below a usable width (dragging a dock edge, or a
         # layout saved on a wider screen).
@@ -447,6 +450,7 @@ class MainWindow(QMainWindow):
         for panel in self.metric_panels:
             panel.update_result(result)
         self.warnings_panel.update_result(result)
+        self.validity_banner.update_result(result)
         ev = result.evaluation
         n = len(ev.warnings)
         self.warnings_dock.setWindowTitle(f"Warnings ({n})" if n else "Warnings")

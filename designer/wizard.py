@@ -175,7 +175,7 @@ class TemplateWizard(QDialog):
         form = QFormLayout(page)
         system = self._combo(("supernode",), "GB200-NVL72")
         switch = QComboBox()
-        switch.addItem("(default)", "")
+        switch.addItem("(default: one at its NICs' speed)", "")
         for spec in sorted((s for s in self.catalog.by_kind("switch") if s.get("role") == "scale-out"),
                            key=lambda s: s.name):
             switch.addItem(f"{spec.name} ({spec.id})", spec.id)

@@ -46,6 +46,7 @@ from designer.format import num, pct, seconds
 from designer.inference_form import InferenceForm
 from designer.inference_search_view import InferenceSearchOutcome, deployment_name, run_inference_search
 from designer.model_fields import MODEL_INTS, MOE_INTS
+from designer.moe_fields import MoeFields
 from designer.search import Candidate, SearchOutcome, SearchRunner
 from designer.search_table import SearchTable
 from designer.stack_selector import StackSelector
@@ -167,6 +168,9 @@ class WorkloadPanel(QScrollArea):
         self.activation.addItems(list(ACTIVATIONS))
         model_form.addRow("Activation", self.activation)
         training.addWidget(model_box)
+        self.moe_fields = MoeFields()
+        self.moe_fields.changed.connect(self._update_check)
+        training.addWidget(self.moe_fields)
 
         par_box = QGroupBox("Parallelism")
         par_form = QFormLayout(par_box)
@@ -485,7 +489,7 @@ class WorkloadPanel(QScrollArea):
         self._show_fit_note(workload)
         enabled = workload is not None
         for widget in [*self.spins.values(), self.activation, self.zero, self.recompute, self.precision,
-                       self.tokens, self.name, self.auto, self.fill]:
+                       self.tokens, self.name, self.auto, self.fill, *self.moe_fields.widgets()]:
             widget.setEnabled(enabled)
         self.search_button.setEnabled(enabled and not self.search_runner.running)
         if workload is None:
@@ -503,6 +507,7 @@ class WorkloadPanel(QScrollArea):
         for key, _ in MOE_INTS:
             self.spins[key].setValue(int(model["moe"][key]))
         self.activation.setCurrentText(model["activation"])
+        self.moe_fields.load(model, raw["parallelism"])
         par = raw["parallelism"]
         self.auto.setChecked(par == "auto")
         if par != "auto":
@@ -536,6 +541,7 @@ class WorkloadPanel(QScrollArea):
                 par[key] = self.spins[key].value()
             par["zero_stage"] = int(self.zero.currentText())
             par["recompute"] = self.recompute.currentText()
+        self.moe_fields.write(model, par)
         return {**raw, "name": self.name.text().strip() or "workload", "model": model, "parallelism": par,
                 "precision": self.precision.currentText(), "training_tokens": self.tokens.value() * 1e9}
 

@@ -40,6 +40,9 @@ def lab(catalog):
                         ports_per_cage=1))
     specs.append(_entry(catalog.get("OSFP-400G-DR4"), "Lab-OSFP-1.6T-DR8", gbit_s=1600,
                         lanes=1, power_w=25))
+    # a single-mode 200G module, so a 200G server can face the lab switch's single-mode ports
+    specs.append(_entry(catalog.get("QSFP-200G"), "Lab-QSFP-200G-DR4", fiber="single-mode",
+                        reach_m=500))
     return Catalog(specs)
 
 
@@ -89,14 +92,15 @@ def test_256_dgx_h100_on_q3400_with_400g_breakout(lab):
     from core.evaluate import evaluation_to_json
     assert evaluation_to_json(ev)["counts"]["cables"] == ev.counts.cables
     assert _bom(ev) == {
-        # one 1:2 splitter per leaf port: 72 x 8 + 56 x 8 leaves
-        ("cable", "Fiber-MMF-Splitter-1x2"): 1024,
-        ("cable", "Fiber-MMF"): 1152,
+        # one 1:2 splitter per leaf port: 72 x 8 + 56 x 8 leaves; single-mode end to end, as
+        # the switch's DR4 optics are (issue 22: no multimode fibre on DR4 optics)
+        ("cable", "Fiber-SMF-Splitter-1x2"): 1024,
+        ("cable", "Fiber-SMF"): 1152,
         # leaves: 36 (SU 1) or 28 (SU 2) twin 1.6T modules down (4 x 400G each), 36 up;
         # spines: 144 uplinks / 2 = 72 each
         ("transceiver", "OSFP-1.6T-2xDR4"): 8 * (36 + 36) + 8 * (28 + 36) + 8 * 72,
-        # the DGX's own 4 twin-port 800G cages (2 x 400G)
-        ("transceiver", "OSFP-800G-2xSR4"): 256 * 4,
+        # the DGX's own 4 twin-port 800G cages (2 x 400G), single-mode to face DR4
+        ("transceiver", "OSFP-800G-2xDR4"): 256 * 4,
     }
     assert ev.bandwidth.per_gpu_scale_out_gbit_s == pytest.approx(400)
     assert ev.bandwidth.oversubscription_by_tier["leaf"] <= 1.0
@@ -113,11 +117,11 @@ def test_102t_switch_at_400g_splits_each_800g_module_port(lab):
     ev = evaluate(design, lab)
     assert _bom(ev) == {
         # a 1.6T cage holds a 2 x 800G module; each 800G port splits 1:2 to 400G
-        ("cable", "Fiber-MMF-Splitter-1x2"): 16 * 64,
-        ("cable", "Fiber-MMF"): 16 * 32,
+        ("cable", "Fiber-SMF-Splitter-1x2"): 16 * 64,
+        ("cable", "Fiber-SMF"): 16 * 32,
         ("transceiver", "OSFP-1.6T-2xDR4"): 16 * 32,          # 128 links / 4 per module
         ("transceiver", "Lab-OSFP-1.6T-DR8"): 16 * 32 + 8 * 64,  # leaf and spine 1.6T ports
-        ("transceiver", "OSFP-800G-2xSR4"): 256 * 4,
+        ("transceiver", "OSFP-800G-2xDR4"): 256 * 4,
     }
 
 
@@ -129,20 +133,20 @@ def test_102t_switch_at_200g_splits_each_800g_module_port_four_ways(lab):
     ev = evaluate(design, lab)
     assert _bom(ev) == {
         ("cable", "Fiber-SMF-Splitter-1x4"): 8 * 64,           # 256 links / 4 legs
-        ("cable", "Fiber-MMF"): 8 * 32,
+        ("cable", "Fiber-SMF"): 8 * 32,
         ("transceiver", "OSFP-1.6T-2xDR4"): 8 * 32,            # 256 links / 8 per module
         ("transceiver", "Lab-OSFP-1.6T-DR8"): 8 * 32 + 4 * 64,
-        ("transceiver", "QSFP-200G"): 256 * 8,
+        ("transceiver", "Lab-QSFP-200G-DR4"): 256 * 8,
     }
 
 
 def test_splitters_follow_into_power_and_cost(lab):
     ev = evaluate(generate_fat_tree(FatTreeOptions(2048, "DGX-H100", "Q3400"), lab), lab)
     lines = {item.catalog_id: item for item in ev.inventory.by_role("cable")}
-    splitter = lines["Fiber-MMF-Splitter-1x2"]
+    splitter = lines["Fiber-SMF-Splitter-1x2"]
     assert splitter.links == 2 * splitter.count == 2048
     price = {item.catalog_id: line for item, line in zip(ev.inventory.items, ev.cost.lines)}
-    assert price["Fiber-MMF-Splitter-1x2"].extended_price_usd == pytest.approx(
+    assert price["Fiber-SMF-Splitter-1x2"].extended_price_usd == pytest.approx(
         1024 * float(splitter.spec["price"]["usd"]))
     assert ev.cost.hardware_capex_usd == pytest.approx(
         sum(line.extended_price_usd or 0 for line in ev.cost.lines))
@@ -181,7 +185,7 @@ def test_a_million_dgx_h100_on_q3400_in_three_tiers(lab):
     ev = evaluate(design, lab)
     assert ev.counts.gpus == 1_000_000
     assert ev.counts.switches_by_tier == tiers
-    splitters = {i.catalog_id: i for i in ev.inventory.by_role("cable")}["Fiber-MMF-Splitter-1x2"]
+    splitters = {i.catalog_id: i for i in ev.inventory.by_role("cable")}["Fiber-SMF-Splitter-1x2"]
     assert splitters.links == node_links and splitters.count >= node_links // 2
     codes = {w.code for w in ev.warnings}
     assert not codes & {"SWITCH_PORTS_EXCEEDED", "PORT_SPEED_UNSUPPORTED", "NODE_PORTS_EXCEEDED",
@@ -193,9 +197,9 @@ def test_bom_lines_say_what_serves_a_breakout(lab):
 
     ev = evaluate(generate_fat_tree(FatTreeOptions(2048, "DGX-H100", "Q3400"), lab), lab)
     notes = {(row[1], row[5]) for row in bom_rows(ev)}
-    assert ("Fiber-MMF-Splitter-1x2", "2-way splitter: 400G via 2x breakout of 800G ports") in notes
+    assert ("Fiber-SMF-Splitter-1x2", "2-way splitter: 400G via 2x breakout of 800G ports") in notes
     assert ("OSFP-1.6T-2xDR4", "serves 400G via 2x breakout of 800G ports") in notes
-    assert ("Fiber-MMF", "") in notes  # the 800G uplinks are straight links
+    assert ("Fiber-SMF", "") in notes  # the 800G uplinks are straight links
 
 
 def test_a_link_at_a_speed_the_switch_cannot_run_is_named(catalog):
@@ -247,7 +251,8 @@ def test_sn5600_400g_is_a_twin_port_half_not_a_splitter(catalog):
     from core.model import Block, Design, Link, Node
 
     # SN5600 counts 800G cages: its 400G links go straight into a 2 x 400G module's ports at
-    # 10 m, and into a 400G DR4 of their own where the 50 m SR4 module cannot reach 100 m.
+    # 10 m (multimode SR4, as the DGX's), and into the single-mode 2 x 400G DR4 module where
+    # the 50 m SR4 module cannot reach 100 m (one module per 800G cage, never a 400G one).
     root = Block("root", children={"dgx": Node("dgx", "DGX-H100", 4),
                                    "leaf": Node("leaf", "SN5600", 1),
                                    "spine": Node("spine", "SN5600", 1)})
@@ -256,13 +261,14 @@ def test_sn5600_400g_is_a_twin_port_half_not_a_splitter(catalog):
     ev = evaluate(Design("d", root), catalog)
     assert _bom(ev) == {("cable", "Fiber-MMF"): 32, ("cable", "Fiber-SMF"): 32,
                         ("transceiver", "OSFP-800G-2xSR4"): 16 + 16,  # DGX side + leaf side
-                        ("transceiver", "OSFP-400G-DR4"): 32 + 32}
+                        ("transceiver", "OSFP-800G-2xDR4"): 16 + 16}
 
 
 def test_a_co_packaged_optics_switch_takes_no_module_at_its_own_ports():
     # 256 DGX B300 (2,048 ConnectX-8 at 800G) on 144 x 800G Quantum-X800: Q3400 takes a 1.6T
     # twin-port module per two switch ports, the photonics Q3450 none (its optics are inside,
-    # in its price and power); the servers' own 1,024 twin-port modules are the same.
+    # in its price and power); the servers' own 2,048 single-port 800G DR4 modules (one per
+    # ConnectX-8 cage) are the same.
     catalog = load_catalog()
     counts = {}
     for switch in ("Q3400", "Q3450-CPO"):
@@ -274,7 +280,7 @@ def test_a_co_packaged_optics_switch_takes_no_module_at_its_own_ports():
     (q3400_switches, q3400_links, q3400), (cpo_switches, cpo_links, cpo) = counts.values()
     assert (cpo_switches, cpo_links) == (q3400_switches, q3400_links) == (50, 4352)
     # server side: 2,048 links / 2 per twin-port module, drawn from the server's power
-    assert cpo == {("OSFP-1.6T-2xDR4", False): 1024}
+    assert cpo == {("OSFP-800G-DR4", False): 2048}
     # switch side on Q3400: 2,048 leaf ports down and 2,304 leaf-spine links with a switch at
     # both ends, each port half a 1.6T module
     assert q3400[("OSFP-1.6T-2xDR4", True)] == (2048 + 2 * (4352 - 2048)) // 2

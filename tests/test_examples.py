@@ -29,6 +29,7 @@ def test_example_evaluates(catalog, name, gpus):
     blocking = {"PARALLELISM_EXCEEDS_GPUS", "SWITCH_PORTS_EXCEEDED", "NODE_PORTS_EXCEEDED",
                 "GPU_WITHOUT_SCALE_OUT", "DOES_NOT_FIT_MEMORY", "FABRIC_PARTITIONED"}
     assert not blocking & {w.code for w in ev.warnings}
+    assert ev.valid, [f"{w.code}: {w.message}" for w in ev.errors]  # buildable as drawn
 
 
 def test_default_example_is_the_4su_superpod_with_storage(catalog):

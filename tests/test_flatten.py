@@ -11,7 +11,8 @@ import pytest
 from core.errors import DesignError
 from core.flatten import flatten, unit_graph
 from core.generators import FatTreeOptions, generate_fat_tree
-from core.inventory import build_inventory, cage_module, choose_cable, choose_transceiver
+from core.inventory import build_inventory
+from core.optics import choose_cable, end_options, pick_fiber
 from core.model import Block, Design, Link, Node
 from core.port_modes import links_per_port
 from core.topology import analyze_topology
@@ -82,20 +83,27 @@ def test_device_graph_follows_the_wiring_rule(catalog, servers, leaves, blocks, 
     assert (graph.src.tolist(), graph.dst.tolist()) == wiring_by_the_rule(flat)
 
 
+def bundle_optics(flat, k: int):
+    """One bundle's (fibre type, option at A, option at B), chosen bundle by bundle: each end's
+    module of every fibre type (core/optics.py), the type both ends share."""
+    scale_out = flat.kind_names[flat.kind_code[k]] == "scale-out"
+    speed, length = float(flat.speed_gbit_s[k]), float(flat.length_m[k])
+    a, b = (end_options(flat.catalog, flat.specs[flat.spec_row[end]], scale_out, speed, length)
+            for end in (flat.bundle_a[k], flat.bundle_b[k]))
+    kind = pick_fiber(a, b)
+    return kind, a[kind], b[kind]
+
+
 def modules_counted_device_by_device(flat) -> int:
     """Optics the slow way: walk every cable of the device graph, ceil per device and module.
-    A link on a switch's breakout port takes 1/fanout of a port of the cage's module."""
+    A link on a breakout port takes 1/fanout of a port of the cage's module."""
     graph = unit_graph(flat)
     fiber = set(np.flatnonzero(flat.bundles_of_medium("fiber")).tolist())
+    choice = {k: bundle_optics(flat, k) for k in fiber}
 
     def module_at(unit: int, k: int):
-        spec = flat.specs[flat.spec_row[graph.unit_group[unit]]]
-        speed, length = float(flat.speed_gbit_s[k]), float(flat.length_m[k])
-        if spec.kind == "switch" and links_per_port(spec, speed) >= 2:
-            choice = cage_module(flat.catalog, spec, speed, length)
-            if choice is not None:
-                return choice
-        return choose_transceiver(flat.catalog, speed, length), 1
+        option = choice[k][1] if graph.unit_group[unit] == flat.bundle_a[k] else choice[k][2]
+        return option.module, option.fanout
 
     ports: dict[tuple[int, str], Fraction] = {}
     lanes: dict[str, int] = {}
@@ -118,16 +126,14 @@ def cables_counted_device_by_device(flat) -> int:
     graph = unit_graph(flat)
     fiber = set(np.flatnonzero(flat.bundles_of_medium("fiber")).tolist())
 
+    choice = {k: bundle_optics(flat, k) for k in fiber}
+
     def fanout_at(unit: int, k: int) -> int:
         spec = flat.specs[flat.spec_row[graph.unit_group[unit]]]
-        speed = float(flat.speed_gbit_s[k])
-        split = links_per_port(spec, speed) if spec.kind == "switch" else 1
-        if split < 2:
-            return 1
-        if k not in fiber:
-            return split
-        choice = cage_module(flat.catalog, spec, speed, float(flat.length_m[k]))
-        return choice[1] if choice is not None else 1
+        if k not in fiber:  # copper: a splitter DAC on a switch's breakout port
+            split = links_per_port(spec, float(flat.speed_gbit_s[k])) if spec.kind == "switch" else 1
+            return max(1, split)
+        return (choice[k][1] if graph.unit_group[unit] == flat.bundle_a[k] else choice[k][2]).fanout
 
     straight = 0
     legs: dict[tuple[int, str], list[int]] = {}  # (unit, splitter id) -> [links, fanout]
@@ -138,7 +144,8 @@ def cables_counted_device_by_device(flat) -> int:
         for unit, f in fans:
             if f > 1:
                 cable = choose_cable(flat.catalog, flat.medium_names[flat.medium_code[k]],
-                                     float(flat.length_m[k]), f)
+                                     float(flat.length_m[k]), f,
+                                     choice[k][0] if k in choice else None)
                 legs.setdefault((unit, cable.id), [0, f])[0] += 1
     return straight + sum(-(-links // f) for links, f in legs.values())
 

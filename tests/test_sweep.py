@@ -111,7 +111,7 @@ def test_example_specs_load(path):
 def test_ib_vs_roce_example_covers_both_switches_and_islands():
     spec = load_sweep_spec(SWEEPS / "ib-vs-roce-16k.json")
     options = dict(spec.options)
-    assert set(options["switch"]) == {"QM9700", "SN5600"}
+    assert set(options["switch"]) == {"QM9700", "SN5600", "TH5"}
     assert None in options["island_gpus"] and {2048, 4096} <= set(options["island_gpus"])
     assert options["gpus"] == (16384,)
 

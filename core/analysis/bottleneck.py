@@ -7,13 +7,19 @@ PP / DP traffic, pipeline bubble, stragglers, optimizer) with the MFU each one c
 extrapolated):
 
 * fabric: every scale-out tier 1:1 (the FabricView rebuilt without oversubscription), twice
-  the per-GPU scale-out bandwidth;
+  the per-GPU scale-out bandwidth; where hashing (ECMP, flowlets) slows a collective, adaptive
+  routing and more queue pairs per connection (the limiter is then named "... (ECMP
+  collisions on the spine tier)"); in-network reduction (SHARP, NVLS) the switches have;
 * layout (same GPUs, same global batch): interleaved stages, lighter recompute, the other ZeRO
   stage, TP halved or doubled (pipeline or data parallelism absorbing the difference), PP
   halved or doubled, micro-batch halved or doubled, context parallelism for long sequences;
 * software: TP communication overlapped with GEMMs, DP reduction overlapped, pipeline p2p
   overlapped (where the project's assumptions say they are not);
-* batch: twice the global batch (flagged: it changes the optimisation, not just the speed).
+* batch: twice the global batch (flagged: it changes the optimisation, not just the speed);
+* mixture of experts (when the expert all-to-all costs time): EP halved or doubled, node-limited
+  routing (or a tighter limit), per-node deduplicating dispatch kernels (DeepEP), the
+  all-to-all overlapped with compute, and a 72-GPU scale-up domain (an NVL72-class rack)
+  instead of the design's smaller one, so the EP group stays on NVLink.
 
 Variants that cannot run (memory, a level without bandwidth: ``cannot_run_reasons``, the same
 judgement as the analysis) are reported as such, with no MFU, and never chosen as the best; a
@@ -30,15 +36,18 @@ from dataclasses import dataclass, replace
 
 from core.analysis.collectives import group_span
 from core.analysis.compute import dense_peak
+from core.analysis.fabric_what_ifs import (MORE_QPS, collision_tiers, with_in_network_reduction,
+                                           with_load_balancing)
 from core.analysis.model_stats import model_flops_per_token
 from core.analysis.parallelism_search import search_parallelism
 from core.analysis.performance import PerformanceResult, cannot_run_reasons
 from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.analysis.pipeline import ends_balanced
 from core.analysis.step_time import job_fabric, layout_step_time
+from core.analysis.uncalibrated import bracket_step
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
-from core.workload import ModelSpec, Parallelism, Workload
+from core.workload import RECOMPUTE, ModelSpec, Parallelism, Workload
 
 # What-ifs below this MFU gain (fraction) are "no material change".
 MATERIAL_GAIN = 0.005
@@ -141,6 +150,7 @@ class _Eval:
     breakdown: dict
     bubble_fraction: float
     microbatches: int
+    alltoall_s: float = 0.0
 
 
 def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
@@ -148,6 +158,9 @@ def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
     """``par`` on ``fabric``, which connects its GPUs (the variants keep the base's GPUs)."""
     view = job_fabric(fabric, par.gpus, None)
     core = layout_step_time(view, model, par, precision, a, peak_tflops, par.gpus)
+    bracket = bracket_step(view, model, par, precision, a, peak_tflops, par.gpus, core)
+    if bracket is not None:  # an uncalibrated accelerator: the step performance reports
+        core = bracket.step
     reasons = cannot_run_reasons(fabric, par, core.memory, core.step_time_s)
     tokens = core.global_batch * model.seq_len
     step = core.step_time_s if not reasons else None
@@ -155,7 +168,7 @@ def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
            if step is not None else None)
     return _Eval(reasons, mfu, step, tokens / step if step is not None else None,
                  core.memory.fits, core.memory.total_gb, dict(core.breakdown_s),
-                 core.bubble_fraction, core.microbatches)
+                 core.bubble_fraction, core.microbatches, core.alltoall_s)
 
 
 def _valid(model: ModelSpec, par: Parallelism, scale_up: int,
@@ -166,7 +179,10 @@ def _valid(model: ModelSpec, par: Parallelism, scale_up: int,
         return False
     if par.global_batch % (par.dp * par.micro_batch):
         return False
-    if (par.dp * par.cp) % par.ep:
+    if par.expert_tp:
+        if (par.tp * par.dp * par.cp) % (par.expert_tp * par.ep):
+            return False
+    elif (par.dp * par.cp) % par.ep:
         return False
     if model.moe.enabled and model.moe.experts % par.ep:
         return False
@@ -196,7 +212,12 @@ def _layout_variants(model: ModelSpec, par: Parallelism, a: PerformanceAssumptio
             if v != par.virtual_stages:
                 add(f"interleave_v{v}", f"interleaving with {v} virtual stages per GPU",
                     virtual_stages=v)
-    order = ["none"] + (["selective"] if not a.flash_attention else []) + ["full"]
+    # lighter recompute modes, coarsest last: selective saves nothing with FlashAttention (the
+    # score matrix is never stored); the module modes are tried for MoE and MLA models
+    modules = model.moe.enabled or model.mla is not None
+    order = [mode for mode in RECOMPUTE
+             if (mode != "selective" or not a.flash_attention or par.recompute == "selective")
+             and (modes_of_modules(mode) <= modules or par.recompute == mode)]
     if par.recompute in order:
         for lighter in order[: order.index(par.recompute)]:
             add(f"recompute_{lighter}", f"{'no' if lighter == 'none' else lighter} recompute "
@@ -242,6 +263,11 @@ def _layout_variants(model: ModelSpec, par: Parallelism, a: PerformanceAssumptio
     return out
 
 
+def modes_of_modules(mode: str) -> bool:
+    """True for the recompute modes that pick modules (norms, up-projections, experts)."""
+    return mode in ("norms-up-proj", "moe-experts")
+
+
 def _nonblocking(fabric: FabricView) -> tuple[FabricView, list[str]]:
     """The fabric with every network tier 1:1 (per-GPU bandwidth of the first tier)."""
     k = fabric.first_scale_out
@@ -257,8 +283,15 @@ def _nonblocking(fabric: FabricView) -> tuple[FabricView, list[str]]:
         lv = levels[i]
         if lv.per_gpu_gbyte_s < 0.99 * first.per_gpu_gbyte_s and lv.name != "unconnected":
             names.append(lv.name)
+            # as many more equal-cost uplinks as the oversubscription removed: its flows
+            # spread over more paths too
+            behaviour = lv.behaviour
+            if behaviour is not None and lv.per_gpu_gbyte_s > 0:
+                behaviour = replace(behaviour, paths=max(1, round(
+                    behaviour.paths * first.per_gpu_gbyte_s / lv.per_gpu_gbyte_s)))
             levels[i] = replace(lv, per_gpu_gbyte_s=first.per_gpu_gbyte_s,
-                                effective_gbyte_s=first.per_gpu_gbyte_s * ratio)
+                                effective_gbyte_s=first.per_gpu_gbyte_s * ratio,
+                                behaviour=behaviour)
     return replace(fabric, levels=tuple(levels)), names
 
 
@@ -320,7 +353,14 @@ def _limiter_text(key: str, seconds: float, base: _Eval, par: Parallelism, fabri
     if key == "pp_comm":
         return f"pipeline sends between stages on the critical path: {seconds:.2f} s"
     if key == "ep_comm":
-        return f"EP {par.ep} all-to-all (dispatch + combine), exposed: {seconds:.2f} s"
+        span = group_span(fabric, par.ep, par.ep_stride)
+        nodes = max(1, par.ep * par.ep_stride // max(1, fabric.scale_up_domain_gpus))
+        where = ("inside one scale-up domain" if max(span.levels) < fabric.first_scale_out
+                 else f"across {nodes} scale-up domains over the NIC")
+        share = (f"; {base.alltoall_s:.2f} s in all, {_pct(base.alltoall_s / base.step)} of "
+                 f"the step before overlap" if base.alltoall_s and base.step else "")
+        return (f"EP {par.ep} all-to-all (dispatch + combine) {where}, exposed or stealing "
+                f"compute while hidden: {seconds:.2f} s{share}")
     if key == "cp_comm":
         return f"CP {par.cp} K/V ring exchange not hidden behind attention: {seconds:.2f} s"
     if key == "straggler":
@@ -371,9 +411,15 @@ def explain_bottleneck(
             continue
         remaining = base_step - seconds
         mfu_removed = base_mfu * base_step / remaining if remaining > 0 else base_mfu
-        limiters.append(Limiter(key, _LIMITER_NAMES.get(key, key), seconds, seconds / base_step,
-                                mfu_removed, _limiter_text(key, seconds, base, par, fabric,
-                                                           ideal, model)))
+        name = _LIMITER_NAMES.get(key, key)
+        text = _limiter_text(key, seconds, base, par, fabric, ideal, model)
+        collisions = collision_tiers(fabric, par, key)
+        if collisions:
+            tiers = " and ".join(t for t, _ in collisions)
+            name += f" (ECMP collisions on the {tiers} tier{'s' if len(collisions) > 1 else ''})"
+            text += "; hashing leaves it " + ", ".join(
+                f"{f:.0%} of line rate on the {t} tier" for t, f in collisions)
+        limiters.append(Limiter(key, name, seconds, seconds / base_step, mfu_removed, text))
     limiters.sort(key=lambda x: -x.seconds)
 
     # --- what-ifs ---------------------------------------------------------------------------
@@ -413,6 +459,27 @@ def explain_bottleneck(
                "fabric", ev,
                {"fabric": "scale-out bandwidth x2"})
 
+    slowed = [k for k in ("ep_comm", "dp_comm", "pp_comm", "tp_comm", "cp_comm")
+              if base.breakdown.get(k, 0.0) > 0.01 * base_step and collision_tiers(fabric, par, k)]
+    if slowed:
+        ev = _run(with_load_balancing(fabric, "adaptive"), model, par, precision, a, peak_tflops)
+        record("adaptive_routing", "adaptive routing / packet spraying on the scale-out tiers "
+               "(InfiniBand AR, Spectrum-X with SuperNICs, Ultra Ethernet NICs)", "fabric", ev,
+               {"network.load_balancing": "adaptive"})
+        mode = next(lv.behaviour.mode for lv in fabric.levels if lv.behaviour is not None)
+        if mode in ("ecmp", "ecmp-qp"):
+            ev = _run(with_load_balancing(fabric, "ecmp-qp", MORE_QPS), model, par, precision, a,
+                      peak_tflops)
+            record("more_qps", f"{MORE_QPS} queue pairs per connection with queue-pair-aware "
+                   "hashing (Meta's enhanced ECMP)", "fabric", ev,
+                   {"network.load_balancing": "ecmp-qp",
+                    "network.qps_per_connection": MORE_QPS})
+    reduced = with_in_network_reduction(fabric)
+    if reduced is not None and base.breakdown.get("dp_comm", 0.0) > 0.01 * base_step:
+        ev = _run(reduced[0], model, par, precision, a, peak_tflops)
+        record("in_network_reduction", f"{reduced[1]} for the all-reduce (NCCL with in-network "
+               "reduction)", "fabric", ev, {"network.in_network_reduction": "auto"})
+
     for key, description, cand in _layout_variants(model, par, a, fabric.scale_up_domain_gpus):
         ev = _run(fabric, model, cand, precision, a, peak_tflops)
         note = ""
@@ -444,6 +511,11 @@ def explain_bottleneck(
                    f"{par.global_batch}", "batch", ev, {"global_batch": cand.global_batch},
                    "changes the optimisation, not only the speed")
 
+    if model.moe.enabled and base.alltoall_s > 0.01 * base_step:
+        for key, description, kind, ev, changes, note in _moe_what_ifs(
+                fabric, model, par, precision, a, peak_tflops):
+            record(key, description, kind, ev, changes, note)
+
     # the ones that run, most help first; then the ones that cannot, in the order tried
     running = sorted((w for w in what_ifs if w.mfu_gain is not None),
                      key=lambda w: -(w.mfu_gain or 0.0))
@@ -467,10 +539,64 @@ def explain_bottleneck(
                             ordered, best, tuple(search.candidates) if search is not None else ())
 
 
+def _moe_what_ifs(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
+                  a: PerformanceAssumptions, peak_tflops: float) -> list[tuple]:
+    """(key, description, kind, evaluation, changes, note) of the MoE what-ifs: EP size, the
+    routing limit, the dispatch kernels, overlap, and a 72-GPU scale-up domain."""
+    out: list[tuple] = []
+    scale_up = fabric.scale_up_domain_gpus
+    for ep in (par.ep // 2, par.ep * 2):
+        cand = replace(par, ep=ep)
+        if ep >= 1 and ep != par.ep and _valid(model, cand, scale_up, a.balance_pipeline_ends):
+            out.append((f"ep{ep}", f"EP {ep} instead of {par.ep}", "layout",
+                        _run(fabric, model, cand, precision, a, peak_tflops), {"ep": ep},
+                        "experts per GPU and the all-to-all's span change"))
+    crosses = par.ep * par.ep_stride > scale_up
+    if crosses:
+        nodes = model.moe.route_nodes
+        limit = 4 if not nodes else max(1, nodes // 2)
+        if limit < par.ep * par.ep_stride // max(1, scale_up):
+            routed = replace(model, moe=replace(model.moe, route_nodes=limit))
+            kernels = replace(a, ep_dispatch="deepep")
+            out.append((f"route_nodes{limit}", f"routing limited to {limit} nodes per token"
+                        + (" with per-node dispatch kernels (DeepEP)" if a.ep_dispatch != "deepep"
+                           else ""), "software",
+                        _run(fabric, routed, par, precision, kernels, peak_tflops),
+                        {"route_nodes": limit, "ep_dispatch": "deepep"},
+                        "changes the model's routing, as DeepSeek-V3 trains it"))
+        if a.ep_dispatch != "deepep":
+            out.append(("deepep", "per-node deduplicating dispatch kernels (DeepEP)", "software",
+                        _run(fabric, model, par, precision, replace(a, ep_dispatch="deepep"),
+                             peak_tflops), {"ep_dispatch": "deepep"}, ""))
+    if a.ep_overlap < 0.8:
+        out.append(("ep_overlap", "the all-to-all overlapped with expert compute "
+                    "(Megatron-Core EP overlap, 0.8 hidden)", "software",
+                    _run(fabric, model, par, precision, replace(a, ep_overlap=0.8), peak_tflops),
+                    {"ep_overlap": 0.8}, ""))
+    if crosses and scale_up < 72 and len(fabric.levels) > fabric.first_scale_out:
+        out.append(("nvl72", f"a 72-GPU scale-up domain (NVL72-class rack) instead of "
+                    f"{scale_up}-GPU nodes, at this GPU's NVLink bandwidth", "fabric",
+                    _run(_wider_scale_up(fabric, 72), model, par, precision, a, peak_tflops),
+                    {"fabric": "scale-up domain 72 GPUs"},
+                    "the EP group's traffic stays on NVLink"))
+    return out
+
+
+def _wider_scale_up(fabric: FabricView, gpus: int) -> FabricView:
+    """``fabric`` with its scale-up domain grown to ``gpus`` (same per-GPU scale-up bandwidth;
+    the outer levels keep theirs, and at least that domain)."""
+    up = fabric.first_scale_out - 1
+    levels = list(fabric.levels)
+    levels[up] = replace(levels[up], domain_gpus=min(gpus, fabric.gpus))
+    for i in range(up + 1, len(levels)):
+        levels[i] = replace(levels[i], domain_gpus=max(levels[i].domain_gpus, levels[up].domain_gpus))
+    return replace(fabric, levels=tuple(levels))
+
+
 def _changes(before: Parallelism, after: Parallelism) -> dict:
     out = {}
-    for name in ("tp", "pp", "dp", "cp", "ep", "micro_batch", "global_batch", "virtual_stages",
-                 "zero_stage", "recompute"):
+    for name in ("tp", "pp", "dp", "cp", "ep", "expert_tp", "micro_batch", "global_batch",
+                 "virtual_stages", "zero_stage", "recompute"):
         if getattr(before, name) != getattr(after, name):
             out[name] = getattr(after, name)
     return out

@@ -36,6 +36,7 @@ import functools
 import math
 from typing import NamedTuple
 
+from core.analysis.load_balance import pattern_fraction
 from core.fabric import FabricView
 
 # NCCL per-step protocol latency, LL protocol (topologies.md §6, citing "Demystifying NCCL").
@@ -187,18 +188,26 @@ def _span_of(domains: tuple[int, ...], n: int, stride: int) -> GroupSpan:
     return GroupSpan(tuple(members), tuple(levels))
 
 
-def _pipelined_time_s(fabric: FabricView, traffic: list[tuple[int, float]], efficiency: float) -> float:
+def _pipelined_time_s(fabric: FabricView, traffic: list[tuple[int, float]], efficiency: float,
+                      pattern: str, reduced: frozenset[int] = frozenset()) -> float:
     """Time to move ``traffic`` [(level, bytes per GPU whose farthest level is that one)].
 
     Scale-up traffic runs on its own links, concurrently with the network. Network traffic of
     every level crosses the GPU's NIC, and traffic of level l and above also crosses the links
-    of level l; the busiest link class sets the pace: max_l (sum_{j >= l} bytes_j) / B_l.
+    of level l; the busiest link class sets the pace: max_l (sum_{j >= l} bytes_j) / B_l, with
+    B_l the level's effective rate times the fraction its load balancing and congestion leave
+    the collective's ``pattern`` (core/analysis/load_balance.py). Levels in ``reduced`` reduce
+    in the network, at their in-network rate.
     """
     scale_up = 0.0
     network = 0.0
     for level_index, _ in traffic:
         level = fabric.levels[level_index]
-        bandwidth = level.effective_gbyte_s * 1e9 * efficiency
+        if level_index in reduced:
+            bandwidth = level.in_network_gbyte_s * 1e9 * efficiency
+        else:
+            bandwidth = (level.effective_gbyte_s * 1e9 * efficiency
+                         * pattern_fraction(level.behaviour, pattern))
         if level_index == 0:
             load = sum(b for i, b in traffic if i == 0)
         else:
@@ -215,14 +224,22 @@ def _pipelined_time_s(fabric: FabricView, traffic: list[tuple[int, float]], effi
 
 
 def _bandwidth_time_s(
-    fabric: FabricView, span: GroupSpan, nbytes: float, factor_fn, efficiency: float
+    fabric: FabricView, span: GroupSpan, nbytes: float, factor_fn, efficiency: float,
+    pattern: str, in_network: bool = False
 ) -> float:
+    """Bandwidth time of a ring-like collective; ``in_network`` (all-reduce): a level whose
+    switches reduce moves S / inside once instead of factor(n_l) times."""
     traffic = []
+    reduced = set()
     inside = 1
     for n_l, level_index in zip(span.members_per_level, span.levels):
-        traffic.append((level_index, factor_fn(n_l) * nbytes / inside))
+        if in_network and fabric.levels[level_index].in_network_gbyte_s > 0:
+            reduced.add(level_index)
+            traffic.append((level_index, nbytes / inside))
+        else:
+            traffic.append((level_index, factor_fn(n_l) * nbytes / inside))
         inside *= n_l
-    return _pipelined_time_s(fabric, traffic, efficiency)
+    return _pipelined_time_s(fabric, traffic, efficiency, pattern, frozenset(reduced))
 
 
 def _latency_s(fabric: FabricView, span: GroupSpan, steps_fn, protocol_us: float) -> float:
@@ -259,7 +276,8 @@ def allreduce_time_s(
         return 0.0
     span = group_span(fabric, n, stride)
     efficiency *= _size_factor("allreduce", span, nbytes, size_aware)
-    bw = _bandwidth_time_s(fabric, span, nbytes, lambda k: 2 * (k - 1) / k, efficiency)
+    bw = _bandwidth_time_s(fabric, span, nbytes, lambda k: 2 * (k - 1) / k, efficiency,
+                           "hierarchical", in_network=True)
     return bw + _latency_s(fabric, span, lambda k: 2 * (k - 1), protocol_us)
 
 
@@ -277,7 +295,8 @@ def reduce_scatter_time_s(
         return 0.0
     span = group_span(fabric, n, stride)
     efficiency *= _size_factor("reduce_scatter", span, nbytes, size_aware)
-    bw = _bandwidth_time_s(fabric, span, nbytes, lambda k: (k - 1) / k, efficiency)
+    bw = _bandwidth_time_s(fabric, span, nbytes, lambda k: (k - 1) / k, efficiency,
+                           "hierarchical")
     return bw + _latency_s(fabric, span, lambda k: k - 1, protocol_us)
 
 
@@ -314,7 +333,75 @@ def alltoall_time_s(
         # rail and is forwarded over the scale-up links to the GPU on that rail first.
         network = sum(b for i, b in traffic if i >= fabric.first_scale_out)
         traffic.append((0, network * (rails - 1) / rails))
-    worst = _pipelined_time_s(fabric, traffic, efficiency)
+    worst = _pipelined_time_s(fabric, traffic, efficiency, "alltoall")
+    latency_us = sum(fabric.levels[i].latency_us + protocol_us for i in span.levels)
+    return worst + latency_us * 1e-6
+
+
+def expert_alltoall_time_s(
+    fabric: FabricView,
+    tokens: float,
+    bytes_per_token: float,
+    top_k: int,
+    n: int,
+    stride: int = 1,
+    route_nodes: int = 0,
+    dedup_per_node: bool = False,
+    efficiency: float = 1.0,
+    protocol_us: float = DEFAULT_PROTOCOL_STEP_US,
+    size_aware: bool = False,
+) -> float:
+    """One MoE dispatch (or combine) over an expert-parallel group of ``n`` ranks at ``stride``:
+    each rank sends ``tokens`` tokens of ``bytes_per_token`` to the ranks of their ``top_k``
+    experts (spread evenly over the group).
+
+    The copies bound for GPUs of the rank's own scale-up domain (an 8-GPU node, an NVL72 rack)
+    go over the scale-up links; the rest cross the NIC, over the levels their destinations lie
+    at. A plain all-to-all (NCCL, Megatron's alltoall dispatcher) sends every copy on its own:
+    top_k (n - m)/n copies per token leave the domain of m members. Kernels that send a token
+    once per destination node and forward it there over NVLink (``dedup_per_node``: DeepEP,
+    DeepSeek-V3 §3.2.2, P) send one copy per distinct remote node: (N - 1)(1 - (1 - 1/N)^k) of
+    N nodes for uniform routing, or M (N - 1)/N when routing is limited to M nodes
+    (``route_nodes``, DeepSeek-V3 §2.1.2: M = 4); the forwarded copies then load the scale-up
+    links. Without deduplication the routing limit saves no network bytes.
+    """
+    if n <= 1 or tokens <= 0 or bytes_per_token <= 0 or top_k <= 0:
+        return 0.0
+    span = group_span(fabric, n, stride)
+    up = fabric.first_scale_out  # levels below it are the scale-up domain ("a node" here)
+    per_node = math.prod(n_l for n_l, i in zip(span.members_per_level, span.levels) if i < up)
+    nodes = max(1, n // per_node)
+    copies = tokens * top_k
+    # destinations first reached at each level of the span, as a share of the group
+    shares: list[tuple[int, float]] = []
+    inside = 1
+    for n_l, level_index in zip(span.members_per_level, span.levels):
+        shares.append((level_index, (inside * n_l - inside) / n))
+        inside *= n_l
+    local = [(i, share) for i, share in shares if i < up]
+    local_share = sum(share for _, share in local)
+    remote_share = (nodes - 1) / nodes
+    if dedup_per_node and nodes > 1:
+        if route_nodes and route_nodes < nodes:
+            distinct_remote = min(route_nodes, top_k) * remote_share
+        else:
+            distinct_remote = (nodes - 1) * (1.0 - (1.0 - 1.0 / nodes) ** top_k)
+        network_copies = tokens * distinct_remote
+        # arrived once per node, then forwarded to the node's other GPUs over the scale-up links
+        forwarded = copies * remote_share * (per_node - 1) / per_node
+    else:
+        network_copies = copies * remote_share
+        forwarded = 0.0
+    traffic: list[tuple[int, float]] = []
+    for level_index, share in local:
+        inner = share / local_share if local_share > 0 else 0.0
+        traffic.append((level_index, (copies * share + forwarded * inner) * bytes_per_token))
+    remote = [(i, share) for i, share in shares if i >= up]
+    remote_total = sum(share for _, share in remote)
+    for level_index, share in remote:
+        traffic.append((level_index, network_copies * bytes_per_token * share / remote_total))
+    efficiency *= _size_factor("alltoall", span, copies * bytes_per_token, size_aware)
+    worst = _pipelined_time_s(fabric, traffic, efficiency, "alltoall")
     latency_us = sum(fabric.levels[i].latency_us + protocol_us for i in span.levels)
     return worst + latency_us * 1e-6
 
@@ -330,7 +417,7 @@ def p2p_time_s(
     if nbytes <= 0:
         return 0.0
     level = fabric.levels[fabric.level_for_span(distance_gpus + 1)]
-    bandwidth = level.effective_gbyte_s * 1e9 * efficiency
+    bandwidth = level.effective_gbyte_s * 1e9 * efficiency * pattern_fraction(level.behaviour, "p2p")
     if bandwidth <= 0:
         return math.inf
     return nbytes / bandwidth + (level.latency_us + protocol_us) * 1e-6

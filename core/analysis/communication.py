@@ -9,7 +9,11 @@ tp x cp x dp apart.
 
 * **TP** (sequence parallel): all-gather + reduce-scatter, two of each per layer per pass;
 * **CP**: ring exchange of K/V, hidden behind the attention core;
-* **EP**: dispatch + combine all-to-all, forward and backward (4 per MoE layer);
+* **EP**: dispatch + combine all-to-all, forward and backward (4 per MoE layer), over the
+  levels the EP group spans (``collectives.expert_alltoall_time_s``: NVLink inside a node or
+  rack, the NIC beyond; per-node deduplication and node-limited routing with DeepEP-style
+  kernels); the forward dispatch at the precision recipe's dispatch precision (FP8 in
+  DeepSeek-V3's), the combine and both backward transfers in BF16 (§3.3.4 of its report);
 * **PP**: point-to-point of the boundary activation (fill and drain exposed);
 * **DP**: gradients reduced over the data-parallel group *with* CP (dp x cp ranks at stride
   tp), as Megatron does; expert gradients over the dp x cp / ep expert replicas; all-reduce,
@@ -26,8 +30,10 @@ import math
 from dataclasses import dataclass
 
 from core.analysis import collectives as coll
+from core.analysis.moe_layer import expert_skew
 from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.fabric import FabricView
+from core.precision_recipes import RECIPES
 from core.workload import ModelSpec, Parallelism
 
 
@@ -60,11 +66,12 @@ class LayerCommunication:
     hidden_penalty_tp_s: float = 0.0
     hidden_penalty_cp_s: float = 0.0
     hidden_penalty_ep_s: float = 0.0
+    ep_total_s: float = 0.0  # the dispatch and combine all-to-all, exposed and hidden
 
 
 def layer_communication(model: ModelSpec, par: Parallelism, fabric: FabricView,
                         a: PerformanceAssumptions, moe_layer: bool, core_fwd_s: float,
-                        core_bwd_s: float) -> LayerCommunication:
+                        core_bwd_s: float, precision: str = "bf16") -> LayerCommunication:
     """TP, CP and EP traffic of one layer; ``core_fwd_s`` / ``core_bwd_s`` are the attention
     core's compute times, the window the CP exchange hides behind."""
     tp, cp, ep = par.tp, par.cp, par.ep
@@ -74,7 +81,7 @@ def layer_communication(model: ModelSpec, par: Parallelism, fabric: FabricView,
     passes = 3.0 if par.recompute == "full" else 2.0  # fwd, bwd (+ fwd again)
     eff = a.collective_efficiency
     sized = a.collective_size_efficiency
-    tp_s = cp_s = ep_s = penalty_tp = penalty_cp = penalty_ep = 0.0
+    tp_s = cp_s = ep_s = penalty_tp = penalty_cp = penalty_ep = ep_total = 0.0
 
     # TP: per pass two (all-gather + reduce-scatter) pairs with SP, or two all-reduces.
     if tp > 1:
@@ -104,13 +111,25 @@ def layer_communication(model: ModelSpec, par: Parallelism, fabric: FabricView,
             hidden += t_c - e if math.isfinite(t_c) else 0.0
         penalty_cp = hidden * hidden_comm_cost(fabric, cp, tp, a)
 
-    # EP: dispatch + combine all-to-all, forward and backward (4 per MoE layer).
+    # EP: dispatch + combine all-to-all, forward and backward (4 per MoE layer); the busiest
+    # rank receives its skew times the mean.
     if moe_layer and model.moe.enabled and ep > 1:
-        nbytes = T / tp * model.moe.top_k * h * 2.0 * a.ep_imbalance
-        one = coll.alltoall_time_s(fabric, nbytes, ep, tp * cp, eff, size_aware=sized)
-        ep_s, hidden = split_exposed(passes * 2.0 * one, a.ep_overlap)
-        penalty_ep = hidden * hidden_comm_cost(fabric, ep, tp * cp, a)
-    return LayerCommunication(tp_s, cp_s, ep_s, penalty_tp, penalty_cp, penalty_ep)
+        moe = model.moe
+        rec = RECIPES.get(precision, RECIPES["bf16"])
+        skew = expert_skew(model, par, a)
+        dedup = a.ep_dispatch == "deepep"
+
+        def one(bytes_per_value: float) -> float:
+            return skew * coll.expert_alltoall_time_s(
+                fabric, T / tp, h * bytes_per_value, moe.top_k, ep, par.ep_stride,
+                moe.route_nodes, dedup, eff, size_aware=sized and not dedup)
+
+        forward = one(rec.dispatch_bytes) + one(rec.combine_bytes)
+        backward = 2.0 * one(2.0)
+        ep_total = forward + backward + (forward if par.recompute == "full" else 0.0)
+        ep_s, hidden = split_exposed(ep_total, a.ep_overlap)
+        penalty_ep = hidden * hidden_comm_cost(fabric, ep, par.ep_stride, a)
+    return LayerCommunication(tp_s, cp_s, ep_s, penalty_tp, penalty_cp, penalty_ep, ep_total)
 
 
 def pipeline_p2p(model: ModelSpec, par: Parallelism, fabric: FabricView,
@@ -142,8 +161,7 @@ def pipeline_p2p(model: ModelSpec, par: Parallelism, fabric: FabricView,
 def gradient_replicas(par: Parallelism) -> tuple[int, int]:
     """(ranks that reduce a dense gradient, ranks that reduce an expert gradient): the
     data-parallel group with CP (dp x cp, Megatron), and its dp x cp / ep expert replicas."""
-    n_d = par.dp * par.cp
-    return n_d, max(1, n_d // max(1, par.ep))
+    return par.dp * par.cp, par.expert_replicas
 
 
 @dataclass(slots=True)  # not frozen, for speed (as LayerCommunication)
@@ -172,7 +190,7 @@ def data_parallel_reduction(fabric: FabricView, par: Parallelism, a: Performance
         (dense_params, n_d, tp),
         # expert replicas: every ep-th rank of the dp-cp block (approximated at stride tp
         # when CP is also used)
-        (expert_params, n_e, tp * par.ep if cp == 1 else tp),
+        (expert_params, n_e, par.expert_tp_effective * par.ep if cp == 1 or par.expert_tp else tp),
     ):
         if n <= 1 or params <= 0:
             continue

@@ -12,34 +12,45 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.analysis.calibration import (
-    efficiency_scale,
+    efficiency_basis,
     flash_attention_efficiency,
     gemm_efficiency_prior,
 )
+from core.analysis.moe_layer import expert_ffn, expert_skew
 from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.catalog import ComponentSpec
 from core.diagnostics import Diagnostic
 from core.errors import CatalogError
+from core.precision_recipes import RECIPES, recipe
 from core.workload import ModelSpec, Parallelism
 
 
 def dense_peak(accelerator: ComponentSpec, precision: str,
                diags: list[Diagnostic] | None) -> tuple[float, str]:
-    """(dense peak TFLOP/s, precision it refers to) of ``accelerator`` for ``precision``.
+    """(dense peak TFLOP/s, precision it refers to) of ``accelerator`` for ``precision`` (a
+    training precision recipe: its linear GEMMs' peak, core/precision_recipes.py).
 
     An accelerator without that precision in the catalog falls back to its bf16 peak, with a
-    ``PRECISION_NOT_SUPPORTED`` warning appended to ``diags`` (when given).
+    ``PRECISION_NOT_SUPPORTED`` warning appended to ``diags`` (when given); so does a block-
+    scaled recipe (MXFP8, NVFP4) on an accelerator without FP4 tensor cores, the generation
+    that brought hardware block scaling (Blackwell, CDNA4).
     """
-    try:
-        return accelerator.peak_tflops(precision), precision
-    except (CatalogError, KeyError):
-        pass
+    rec = RECIPES.get(precision)
+    gemm = rec.gemm_precision if rec is not None else precision
+    reason = f"has no dense {gemm} peak in the catalog"
+    if rec is not None and rec.needs_block_scaling and "fp4" not in accelerator["tflops_dense"]:
+        reason = f"has no block-scaled ({precision}) tensor cores"
+    else:
+        try:
+            return accelerator.peak_tflops(gemm), precision
+        except (CatalogError, KeyError):
+            pass
     fallback = accelerator.peak_tflops("bf16")
     if diags is not None:
         diags.append(
             Diagnostic(
                 "PRECISION_NOT_SUPPORTED",
-                f"{accelerator.id} has no dense {precision} peak in the catalog; "
+                f"{accelerator.id} {reason}; "
                 f"using its bf16 peak ({fallback:g} TFLOP/s) for compute and MFU",
                 (accelerator.id,),
             )
@@ -56,16 +67,23 @@ class Hardware:
     def __init__(self, accelerator: ComponentSpec, precision: str, peak_tflops: float,
                  a: PerformanceAssumptions):
         peak = peak_tflops * 1e12
-        scale = efficiency_scale(a, accelerator.id)
-        self.acc = accelerator.id  # its measured GEMM curve, if any
-        self.peak = peak           # FLOP/s for the linear layers (fp8 peak under fp8)
-        # FLOP/s for the attention core: it stays bf16 under fp8
-        self.peak_attn = (min(peak, accelerator.peak_tflops("bf16") * 1e12) if precision == "fp8"
-                          else peak)
+        basis = efficiency_basis(a, accelerator.id, accelerator.get("year"))
+        scale = basis.scale
+        rec = recipe(precision)
+        bf16 = min(peak, accelerator.peak_tflops("bf16") * 1e12)
+        # the GEMM curve it runs on: its measured one, or (uncalibrated, conservative) the
+        # calibrated family's that caps it, or "" (none: Calculon's table)
+        self.acc = basis.curve_id
+        # FLOP/s for the linear layers (the recipe's peak); a share kept in BF16 (NVFP4's last
+        # layers) runs at the BF16 peak
+        share = rec.high_precision_share
+        self.peak = peak if share <= 0 else 1.0 / ((1.0 - share) / peak + share / bf16)
+        # FLOP/s for the attention core: it stays bf16 under the low-precision recipes
+        self.peak_attn = bf16 if rec.low_precision_gemm else peak
         self.hbm = accelerator["hbm_tbyte_s"] * 1e12 * a.hbm_efficiency  # achieved B/s
         self.a = a
         # calibration (x the fp8 factor) for linear layers; the attention core takes it plain
-        self.gemm_scale = scale * (a.fp8_gemm_efficiency_scale if precision == "fp8" else 1.0)
+        self.gemm_scale = scale * (a.fp8_gemm_efficiency_scale if rec.low_precision_gemm else 1.0)
         self.attn_scale = scale
 
     def gemm(self, m: float, k: float, n: float) -> float:
@@ -107,7 +125,23 @@ def layer_compute(model: ModelSpec, par: Parallelism, hw: Hardware, a: Performan
     T = par.micro_batch * s / cp  # tokens this TP group processes
 
     # GEMMs (forward); backward is dgrad + wgrad = 2x forward FLOPs.
-    gemm_fwd = hw.gemm(T, h, (h_q + 2 * h_kv) / tp) + hw.gemm(T, h_q / tp, h)
+    routed_fwd = 0.0
+    mla = model.mla
+    if mla is not None:
+        # MLA (DeepSeek-V2 §2.1): the down-projections are replicated over TP (Megatron-Core
+        # MLA, "duplicated" linear layers), the up-projections and the output split over it
+        heads = model.heads / tp
+        q_in = h
+        gemm_fwd = 0.0
+        if mla.q_lora_rank:
+            gemm_fwd += hw.gemm(T, h, mla.q_lora_rank)
+            q_in = mla.q_lora_rank
+        gemm_fwd += (hw.gemm(T, q_in, heads * mla.qk_head_dim)
+                     + hw.gemm(T, h, mla.kv_lora_rank + mla.qk_rope_head_dim)
+                     + hw.gemm(T, mla.kv_lora_rank, heads * (mla.qk_nope_head_dim + mla.v_head_dim))
+                     + hw.gemm(T, heads * mla.v_head_dim, h))
+    else:
+        gemm_fwd = hw.gemm(T, h, (h_q + 2 * h_kv) / tp) + hw.gemm(T, h_q / tp, h)
     # 2 LayerNorms (4h each), 2 bias-dropout-add (7h each). Sequence parallelism splits them
     # over the TP group; without it every TP rank repeats them on the whole sequence
     # (Korthikanti et al. §4.2.2: the reason SP also saves time).
@@ -115,14 +149,20 @@ def layer_compute(model: ModelSpec, par: Parallelism, hw: Hardware, a: Performan
     elem_fwd = 22.0 * h * T / (tp if sp else 1)
     if moe_layer and model.moe.enabled:
         moe = model.moe
-        f_e = moe.expert_ffn_hidden or model.ffn_hidden
+        f_e = expert_ffn(model)
         local_experts = max(1, moe.experts // ep)
-        # routing skew only matters across expert-parallel ranks: the busiest one sets the pace
-        skew = a.ep_imbalance if ep > 1 else 1.0
-        # tokens routed to one local expert (balanced), then the busiest rank x imbalance
-        tok_e = T * moe.top_k * ep / moe.experts
-        per_expert = hw.gemm(tok_e, h, (g - 1) * f_e / tp) + hw.gemm(tok_e, f_e / tp, h)
-        gemm_fwd += local_experts * per_expert * skew
+        # the busiest expert-parallel rank sets the pace (its skew, capped by a capacity factor)
+        skew = expert_skew(model, par, a)
+        # tokens routed to one local expert (balanced), then the busiest rank x imbalance: the
+        # grouped GEMM runs one expert's tokens at a time, so a small per-expert batch runs at
+        # the small-GEMM efficiency of the size curve
+        # (the expert group's expert_tp x ep GPUs take the T/tp tokens of each; an expert's
+        # tokens are split over its expert-TP ranks by FFN columns)
+        etp = par.expert_tp_effective
+        tok_e = T / tp * moe.top_k * ep * etp / moe.experts * skew  # the busiest rank's experts
+        per_expert = hw.gemm(tok_e, h, (g - 1) * f_e / etp) + hw.gemm(tok_e, f_e / etp, h)
+        routed_fwd = local_experts * per_expert
+        gemm_fwd += routed_fwd
         if moe.shared_experts:
             f_sh = moe.shared_experts * f_e
             gemm_fwd += hw.gemm(T, h, (g - 1) * f_sh / tp) + hw.gemm(T, f_sh / tp, h)
@@ -139,7 +179,10 @@ def layer_compute(model: ModelSpec, par: Parallelism, hw: Hardware, a: Performan
     # Attention core: QK^T and AV. FlashAttention skips the masked half of a causal matrix;
     # the unfused path computes the whole square and streams the scores through HBM.
     causal_work = 0.5 if (a.flash_attention and model.causal) else 1.0
-    core_flops = 4.0 * T * s * h_q / tp * causal_work
+    if mla is not None:  # QK^T over the nope + RoPE head, AV over the value head
+        core_flops = 2.0 * T * s * model.heads * (mla.qk_head_dim + mla.v_head_dim) / tp * causal_work
+    else:
+        core_flops = 4.0 * T * s * h_q / tp * causal_work
     core_eff = gemm_efficiency_prior(core_flops / 1e9, a, hw.acc) * hw.attn_scale
     if a.flash_attention:
         core_eff *= flash_attention_efficiency(a, hw.acc)
@@ -154,8 +197,17 @@ def layer_compute(model: ModelSpec, par: Parallelism, hw: Hardware, a: Performan
     recompute = 0.0
     if par.recompute == "full":
         recompute = fwd
-    elif par.recompute == "selective":
+    elif par.recompute != "none":
+        # the attention core; then the norms and activations (element-wise) and MLA's K/V
+        # up-projection; then the routed experts' MLPs
         recompute = core_fwd
+        if par.recompute in ("norms-up-proj", "moe-experts"):
+            recompute += hw.stream(elem_fwd)
+            if mla is not None:
+                recompute += hw.gemm(T, mla.kv_lora_rank, model.heads / tp * (
+                    mla.qk_nope_head_dim + mla.v_head_dim))
+        if par.recompute == "moe-experts" and moe_layer and model.moe.enabled:
+            recompute += routed_fwd
     return LayerCompute(fwd, 2.0 * gemm_fwd + hw.stream(2.0 * elem_fwd) + core_bwd, recompute,
                         core_fwd, core_bwd)
 

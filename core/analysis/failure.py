@@ -30,6 +30,7 @@ from core.analysis.performance import PerformanceResult
 from core.diagnostics import Diagnostic
 from core.failure_paths import describe_target
 from core.flatten import FlatDesign
+from core.workload import parallelism_to_dict
 
 HOURS_PER_DAY = 24.0
 
@@ -158,7 +159,7 @@ def analyze_failure(
     if relayout is not None:
         degraded = run_figures(relayout, relayout_ettr)
         relayout_json = {"method": "search" if relayout.search is not None else "fewer data-parallel replicas",
-                         "parallelism": asdict(relayout.parallelism), "runs": relayout.runs,
+                         "parallelism": parallelism_to_dict(relayout.parallelism), "runs": relayout.runs,
                          "cannot_run": [d.to_json() for d in relayout.cannot_run]}
     if intact.effective_tokens_per_s:
         kept = (degraded.effective_tokens_per_s or 0.0) / intact.effective_tokens_per_s

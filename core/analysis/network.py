@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.sparse import coo_matrix, identity
@@ -24,6 +24,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh, splu
 
 from core.analysis.collectives import allreduce_busbw_gbyte_s, allreduce_time_s, alltoall_time_s
 from core.analysis.dpu import storage_path_stages
+from core.analysis.load_balance import HASHED, incast_buffer_need_mb, tier_fractions
 from core.diagnostics import Diagnostic
 from core.fabric import UNCONNECTED
 from core.topology import NetworkAssumptions, Topology
@@ -43,6 +44,13 @@ class BandwidthResult:
     storage_write_gbyte_s: float
     per_gpu_by_level_gbit_s: dict[str, float]
     diagnostics: tuple[Diagnostic, ...] = ()
+    # fabric behaviour (core/analysis/load_balance.py): the mode the scale-out tiers run,
+    # the fraction of line rate per tier and collective pattern, the reduction in the network
+    load_balancing: str | None = None
+    effective_fraction_by_tier: dict[str, dict[str, float]] = field(default_factory=dict)
+    in_network_reduction: str = "none"
+    # effective (NCCL rate x the pattern's fraction) and line rate per GPU per tier, Gb/s
+    effective_by_tier_gbit_s: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -137,6 +145,57 @@ def _storage_gbyte_s(topology: Topology) -> tuple[float, float]:
     return min(devices["read_gbyte_s"], compute_side), min(devices["write_gbyte_s"], compute_side)
 
 
+# A hashed tier below this fraction for a pattern gets a warning naming the collisions.
+COLLISION_WARNING_FRACTION = 0.8
+# All-to-all incast that keeps less than this at the last hop gets a warning.
+INCAST_WARNING_FRACTION = 0.9
+
+
+def in_network_reduction_used(fabric) -> str:
+    """none | sharp | nvls | both: where the job's all-reduce reduces in the network."""
+    nvls = any(lv.in_network_gbyte_s > 0 for lv in fabric.levels[:fabric.first_scale_out])
+    sharp = any(lv.in_network_gbyte_s > 0 for lv in fabric.levels[fabric.first_scale_out:])
+    return {(False, False): "none", (True, False): "nvls", (False, True): "sharp",
+            (True, True): "both"}[(nvls, sharp)]
+
+
+def _fabric_behaviour(fabric) -> tuple[str | None, dict, dict, list[Diagnostic]]:
+    """(mode, fraction per tier and pattern, effective vs line rate per tier, diagnostics)."""
+    fractions: dict[str, dict[str, float]] = {}
+    rates: dict[str, dict[str, float]] = {}
+    diagnostics: list[Diagnostic] = []
+    mode = None
+    for level in fabric.levels[fabric.first_scale_out:]:
+        b = level.behaviour
+        if b is None:
+            continue
+        mode = b.mode
+        f = tier_fractions(b)
+        fractions[level.name] = {p: round(v, 4) for p, v in f.by_pattern.items()}
+        rates[level.name] = {
+            "line": round(level.per_gpu_gbit_s, 3),
+            **{p: round(level.effective_gbyte_s * 8.0 * v, 3) for p, v in f.by_pattern.items()}}
+        worst = min(("hierarchical", "alltoall", "p2p"), key=lambda p: f.load_balance[p])
+        if b.mode in HASHED and b.paths > 1 and f.load_balance[worst] < COLLISION_WARNING_FRACTION:
+            diagnostics.append(Diagnostic(
+                "ECMP_COLLISIONS",
+                f"{level.name} tier: {b.mode} hashes {f.flows[worst]:.0f} flows of a {worst} "
+                f"collective over {b.paths} uplinks per switch; the most loaded link leaves it "
+                f"{f.load_balance[worst]:.0%} of line rate (all-to-all "
+                f"{f.load_balance['alltoall']:.0%}): adaptive routing, more queue pairs "
+                f"(network.qps_per_connection with ecmp-qp) or less oversubscription help", ()))
+        if f.incast < INCAST_WARNING_FRACTION and level is fabric.levels[fabric.first_scale_out]:
+            diagnostics.append(Diagnostic(
+                "INCAST_RISK",
+                f"all-to-all incast at the last hop: {b.alltoall_peers_in_flight} senders per "
+                f"receiver need {incast_buffer_need_mb(b):.1f} MB per leaf port, the leaf has "
+                f"{b.buffer_mb_per_port:.2f} MB; with {b.flow_control} flow control and "
+                f"{b.mode} all-to-all keeps {f.incast:.0%} of line rate there (deep buffers, "
+                f"a scheduled fabric or adaptive routing with its congestion control avoid it)",
+                ()))
+    return mode, fractions, rates, diagnostics
+
+
 def analyze_bandwidth(topology: Topology, assumptions: NetworkAssumptions = NetworkAssumptions()) -> BandwidthResult:
     fabric = topology.fabric
     diagnostics: list[Diagnostic] = []
@@ -164,6 +223,8 @@ def analyze_bandwidth(topology: Topology, assumptions: NetworkAssumptions = Netw
     alltoall = size * (n - 1) / n / a2a_time / 1e9 if n > 1 and 0 < a2a_time < float("inf") else 0.0
     by_level = {level.name: round(level.per_gpu_gbit_s, 3) for level in fabric.levels}
     storage_read_gbyte_s, storage_write_gbyte_s = _storage_gbyte_s(topology)
+    mode, fractions, rates, behaviour_diagnostics = _fabric_behaviour(fabric)
+    diagnostics.extend(behaviour_diagnostics)
     return BandwidthResult(
         scale_up_domain_gpus=fabric.scale_up_domain_gpus,
         per_gpu_scale_up_gbyte_s=fabric.scale_up.per_gpu_gbyte_s,
@@ -177,6 +238,10 @@ def analyze_bandwidth(topology: Topology, assumptions: NetworkAssumptions = Netw
         storage_write_gbyte_s=storage_write_gbyte_s,
         per_gpu_by_level_gbit_s=by_level,
         diagnostics=tuple(diagnostics),
+        load_balancing=mode,
+        effective_fraction_by_tier=fractions,
+        in_network_reduction=in_network_reduction_used(fabric),
+        effective_by_tier_gbit_s=rates,
     )
 
 

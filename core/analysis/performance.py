@@ -58,6 +58,7 @@ from core.analysis.parallelism_search import SearchResult, search_parallelism
 from core.analysis.performance_assumptions import PerformanceAssumptions
 from core.analysis.pipeline import ends_balanced, pipeline_bubble, stage_layer_counts
 from core.analysis.step_time import BREAKDOWN_PARTS, job_fabric, layout_step_time
+from core.analysis.uncalibrated import bracket_step
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
 from core.workload import ModelSpec, Parallelism, Workload
@@ -113,6 +114,14 @@ class PerformanceResult:
     diagnostics: tuple[Diagnostic, ...] = ()  # everything to know, cannot_run included
     # auto: the whole search (winner, runners-up with why each loses, memory rejections)
     search: SearchResult | None = None
+    # An accelerator without a fitted run: the MFU (and training days) of the same layout at
+    # both ends of its efficiency bracket, conservative first (calibration.py); None otherwise.
+    mfu_range: tuple[float, float] | None = None
+    training_days_range: tuple[float, float] | None = None
+    # MoE: dispatch + combine all-to-all seconds per step on the pacing stage, hidden or not
+    # (its exposed part is breakdown "ep_comm"); None for a dense model or a job that cannot run
+    alltoall_s: float | None = None
+    moe: bool = False
 
     @property
     def runs(self) -> bool:
@@ -139,6 +148,12 @@ class PerformanceResult:
             "bubble_fraction": self.bubble_fraction,
             "peak_tflops": self.peak_tflops,
             "precision": self.precision,
+            # uncalibrated accelerators: the bracket of the estimate (null when calibrated)
+            "mfu_range": (None if self.mfu_range is None else
+                          {"conservative": self.mfu_range[0], "optimistic": self.mfu_range[1]}),
+            "training_days_range": (None if self.training_days_range is None else
+                                    {"conservative": self.training_days_range[0],
+                                     "optimistic": self.training_days_range[1]}),
             "parallelism": {
                 "tp": par.tp, "pp": par.pp, "dp": par.dp, "cp": par.cp, "ep": par.ep,
                 "micro_batch": par.micro_batch, "global_batch": par.global_batch,
@@ -146,6 +161,7 @@ class PerformanceResult:
                 "recompute": par.recompute,
             },
             **({"search": self.search.to_json()} if self.search is not None else {}),
+            **({"alltoall_s": self.alltoall_s} if self.moe else {}),
         }
 
 
@@ -176,7 +192,14 @@ def cannot_run_reasons(fabric: FabricView, par: Parallelism, memory: MemoryBreak
             f"needs {memory.total_gb:.1f} GB per GPU ({memory.stage} pipeline stage) but "
             f"{fabric.accelerator.id} has {memory.hbm_gb:g} GB",
             (fabric.accelerator.id,)))
-    if step_time_s is not None and not (0 < step_time_s < math.inf):
+    no_host_link = par.activation_offload and not fabric.accelerator.get("host_link_gbyte_s")
+    if no_host_link:
+        reasons.append(Diagnostic(
+            "NO_HOST_LINK",
+            f"activation offload moves every micro-batch's activations over the host link, "
+            f"which the catalog does not give for {fabric.accelerator.id} (host_link_gbyte_s)",
+            (fabric.accelerator.id,)))
+    elif step_time_s is not None and not (0 < step_time_s < math.inf):
         reasons.append(Diagnostic(
             "NO_NETWORK_BANDWIDTH",
             "a network level the job's collectives cross has no bandwidth: the step cannot "
@@ -220,13 +243,18 @@ def layout_performance(
     diags: list[Diagnostic] = list(search.diagnostics) if search is not None else []
     peak_tflops, precision = dense_peak(fabric.accelerator, workload.precision, diags)
     job_gpus = par.gpus
-    core = None
+    core = bracket = None
     if job_gpus <= fabric.connected_gpus:
         view = job_fabric(fabric, job_gpus, diags)
         core = layout_step_time(view, model, par, precision, a, peak_tflops, job_gpus)
+        # an uncalibrated accelerator: the end of its bracket the assumptions name, both ends
+        bracket = bracket_step(view, model, par, precision, a, peak_tflops, job_gpus, core)
+        if bracket is not None:
+            core = bracket.step
         memory = core.memory
     else:  # no fabric to run on: only what does not depend on one
-        memory = memory_for(model, par, float(fabric.accelerator["hbm_gb"]), a, par.microbatches)
+        memory = memory_for(model, par, float(fabric.accelerator["hbm_gb"]), a, par.microbatches,
+                            precision)
     diags.extend(_layout_diagnostics(fabric, model, par, a))
     reasons = cannot_run_reasons(fabric, par, memory, core.step_time_s if core else None)
     failure = search.failure if search is not None else None
@@ -245,6 +273,11 @@ def layout_performance(
         days = (workload.training_tokens / tokens_per_s / 86400.0 / min(1.0, ettr)
                 if ettr > 0 else math.inf)
     peak_flops = job_gpus * peak_tflops * 1e12
+    mfu_range = days_range = None
+    if bracket is not None and step is not None:
+        steps = (bracket.conservative_s, bracket.optimistic_s)
+        mfu_range = tuple(model_flops / (peak_flops * s) for s in steps)
+        days_range = tuple(days * s / step for s in steps) if days is not None else None
     return PerformanceResult(
         job_gpus=job_gpus,
         parallelism=par,
@@ -268,6 +301,10 @@ def layout_performance(
         alternatives=search.runners_up if search is not None else (),
         diagnostics=tuple(diags),
         search=search,
+        mfu_range=mfu_range,
+        training_days_range=days_range,
+        alltoall_s=run.alltoall_s if run is not None and model.moe.enabled else None,
+        moe=model.moe.enabled,
     )
 
 
@@ -275,7 +312,7 @@ def _layout_diagnostics(fabric: FabricView, model: ModelSpec, par: Parallelism,
                         a: PerformanceAssumptions) -> list[Diagnostic]:
     """What the user should know about this layout on this fabric, besides its numbers."""
     diags: list[Diagnostic] = []
-    uncalibrated = uncalibrated_diagnostic(a, fabric.accelerator.id)
+    uncalibrated = uncalibrated_diagnostic(a, fabric.accelerator.id, fabric.accelerator.get("year"))
     if uncalibrated is not None:
         diags.append(uncalibrated)
     if par.tp * par.cp > fabric.scale_up_domain_gpus:
@@ -290,12 +327,16 @@ def _layout_diagnostics(fabric: FabricView, model: ModelSpec, par: Parallelism,
     chunks = par.pp * (max(1, par.virtual_stages) if par.pp > 1 else 1)
     if par.pp > 1 and model.layers % chunks:
         first, middle, last = stage_layer_counts(model.layers, par.pp, par.virtual_stages,
-                                                 a.balance_pipeline_ends)
-        if a.balance_pipeline_ends and ends_balanced(model.layers, par.pp, par.virtual_stages):
+                                                 a.balance_pipeline_ends, model.mtp_depth)
+        if a.balance_pipeline_ends and ends_balanced(model.layers, par.pp, par.virtual_stages,
+                                                     model.mtp_depth):
+            mtp = (f" and each of the {model.mtp_depth} multi-token-prediction modules as one "
+                   f"more on the last stage" if model.mtp_depth else "")
+            ends = (f"the first and last stages get {first} layers" if first == last else
+                    f"the first stage gets {first} layers, the last {last}")
             text = (f"{model.layers} layers do not divide into pp x virtual_stages = {chunks} "
                     f"chunks; counting the embedding and the loss as one layer each (as "
-                    f"Llama 3 does), the first and last stages get {first} layers and the "
-                    f"others {middle}")
+                    f"Llama 3 does){mtp}, {ends} and the others {middle}")
         else:
             text = (f"{model.layers} layers do not divide into pp x virtual_stages = {chunks} "
                     f"chunks; the fullest stage has {max(first, middle)} layers and sets "

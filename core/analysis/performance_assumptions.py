@@ -26,7 +26,10 @@ _ELEMENT_BYTES = {"min": 1.0, "max": 4.0, "unit": "bytes"}
 # Ids of the software-stack presets (core/stacks.py holds them; it builds on this class, so
 # the ids live here for the ``stack`` field's check and tests/test_stacks.py keeps both equal).
 STACK_IDS = ("megatron-lm-2021", "megatron-lm-2022", "megatron-deepspeed-2021",
-             "composer-fsdp-2023", "nemo-2024", "nemo-2025", "conservative")
+             "composer-fsdp-2023", "nemo-2024", "nemo-2025", "megatron-core-moe-2025",
+             "deepseek-dualpipe-2024", "conservative")
+PIPELINE_SCHEDULES = ("1f1b", "dualpipe")
+EP_DISPATCHERS = ("alltoall", "deepep")
 DEFAULT_STACK = "nemo-2024"
 
 
@@ -79,6 +82,7 @@ class PerformanceAssumptions:
             "A100-SXM4-80GB": [2.147, 17.18, 137.4, 1099.5, 8796.1],
             "H100-SXM5-80GB": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
             "H200-SXM": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
+            "H800-SXM": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
             "GB200": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
             "B200": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
             "GB300": [2.147, 17.18, 137.4, 1099.5, 8796.1, 70368.7],
@@ -92,6 +96,9 @@ class PerformanceAssumptions:
             "A100-SXM4-80GB": [0.4655, 0.8647, 0.8889, 0.9891, 1.0],
             "H100-SXM5-80GB": [0.1983, 0.7317, 0.8804, 0.9334, 0.9965, 1.0],
             "H200-SXM": [0.2128, 0.7417, 0.9142, 0.9519, 1.0, 0.9877],
+            # H800: the H100 SXM5 die with its NVLink cut to 400 GB/s (catalog H800-SXM, S):
+            # the H100's sweep, its factor and attention efficiency below (E)
+            "H800-SXM": [0.1983, 0.7317, 0.8804, 0.9334, 0.9965, 1.0],
             "GB200": [0.1683, 0.7718, 0.9751, 0.9896, 1.0, 0.9720],
             "B200": [0.1683, 0.7718, 0.9751, 0.9896, 1.0, 0.9720],
             "GB300": [0.1683, 0.7718, 0.9751, 0.9896, 1.0, 0.9720],
@@ -157,7 +164,7 @@ class PerformanceAssumptions:
     # could fit: they carry UNCALIBRATED_ACCELERATOR and take the factor below.
     gemm_efficiency_scale_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY,
         default_factory=lambda: {"A100-SXM4-80GB": 0.759, "H100-SXM5-80GB": 0.644,
-                                 "H200-SXM": 0.644, "GB200": 0.466, "B200": 0.570,
+                                 "H200-SXM": 0.644, "H800-SXM": 0.644, "GB200": 0.466, "B200": 0.570,
                                  "GB300": 0.466, "B300": 0.570}
     )
     # Accelerators with a measured GEMM sweep but no training run to fit: the sweep's best as a
@@ -174,6 +181,14 @@ class PerformanceAssumptions:
     # An accelerator with a measured ceiling but no fitted run gets ceiling x this (E: "runs its
     # own kernels as well as an H100 runs its"); one with neither gets the default below.
     step_realisation: float = field(default=0.92, metadata=_EFFICIENCY)
+    # Which end of the bracket an accelerator without a fitted run is evaluated at (issue 22:
+    # "uncalibrated is never flattering"). "conservative" (default): no better than the least
+    # efficient calibrated family of its generation, that family's GEMM curve and factor
+    # (core/analysis/calibration.py); "optimistic": its own estimate above (measured ceiling x
+    # step realisation, else the A100-derived default). The other end is reported beside it
+    # (performance.mfu_range).
+    uncalibrated_efficiency: str = field(default="conservative",
+                                         metadata={"choices": ("conservative", "optimistic")})
     # FlashAttention-style fused attention (no s^2 memory traffic or storage). True for current
     # stacks (Megatron-Core, TorchTitan); Megatron 2021/22 (SC'21, MLSys'23) used the fused
     # softmax kernel instead, set False to reproduce those runs.
@@ -199,7 +214,7 @@ class PerformanceAssumptions:
     # MI325X the same die (E).
     flash_attention_efficiency_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY,
         default_factory=lambda: {"A100-SXM4-80GB": 0.70, "H100-SXM5-80GB": 0.705,
-                                 "H200-SXM": 0.72, "MI300X": 0.57, "MI325X": 0.57}
+                                 "H200-SXM": 0.72, "H800-SXM": 0.705, "MI300X": 0.57, "MI325X": 0.57}
     )
     # Achieved fraction of HBM bandwidth for streaming kernels: Calculon mem1 efficiency for
     # >=100 MB transfers (P).
@@ -280,8 +295,21 @@ class PerformanceAssumptions:
     scale_out_comm_compute_cost: float = field(default=0.02, metadata=_COST)
 
     # --- MoE ---------------------------------------------------------------------------
-    # Routing skew: the busiest expert rank sets the pace (E; 1.0-1.3, performance.md §7).
+    # Routing skew: the busiest expert rank sets the pace (E; 1.0-1.3, performance.md §7). A
+    # workload's ``model.moe.imbalance`` replaces it.
     ep_imbalance: float = field(default=1.1, metadata={"min": 1.0})
+    # How the dispatch and combine move tokens. "alltoall": every routed copy is its own
+    # message (NCCL all-to-all, Megatron-Core's alltoall token dispatcher). "deepep": a token is
+    # sent once per destination node and forwarded inside it over NVLink, so node-limited
+    # routing caps its network copies (DeepEP; DeepSeek-V3 §3.2.2, P; Megatron-Core's "flex"
+    # dispatcher runs it).
+    ep_dispatch: str = field(default="alltoall", metadata={"choices": EP_DISPATCHERS})
+    # Pipeline schedule. "1f1b": one-forward-one-backward, interleaved with virtual stages
+    # (Megatron). "dualpipe": DeepSeek's bidirectional schedule (DeepSeek-V3 §3.2.1, Table 2, P):
+    # bubble (p/2 - 1)(F&B + B - 3W) instead of (p - 1)(F + B), two copies of the parameters,
+    # p + 1 micro-batches of activations in flight; each forward chunk runs beside a backward
+    # one, so the all-to-all and pipeline traffic hide behind compute (``ep_overlap``).
+    pipeline_schedule: str = field(default="1f1b", metadata={"choices": PIPELINE_SCHEDULES})
 
     # --- memory ------------------------------------------------------------------------
     # Logits kept in fp32 for the loss (performance.md §6).

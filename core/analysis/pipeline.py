@@ -27,32 +27,36 @@ def stage_layers(layers: int, pp: int, virtual_stages: int = 1) -> tuple[int, in
     return first, last
 
 
-def ends_balanced(layers: int, pp: int, virtual_stages: int = 1) -> bool:
-    """True when the split counts the embedding and the loss as one layer each (Llama 3).
+def ends_balanced(layers: int, pp: int, virtual_stages: int = 1, mtp_depth: int = 0) -> bool:
+    """True when the split counts the embedding and the loss as one layer each (Llama 3), and
+    each multi-token-prediction module as one more on the last stage.
 
-    That is when the layers do not divide into pp x v chunks but layers + 2 do.
+    That is when the layers do not divide into pp x v chunks but layers + 2 (+ MTP) do.
     """
     chunks = pp * max(1, virtual_stages)
-    return pp > 1 and layers % chunks != 0 and (layers + 2) % chunks == 0
+    return pp > 1 and layers % chunks != 0 and (layers + 2 + mtp_depth) % chunks == 0
 
 
 def stage_layer_counts(layers: int, pp: int, virtual_stages: int = 1,
-                       balance_ends: bool = False) -> tuple[int, int, int]:
+                       balance_ends: bool = False, mtp_depth: int = 0) -> tuple[int, int, int]:
     """Transformer layers on the first, the second (the fullest middle) and the last stage.
 
     Even splits give every stage L/p. Uneven: with ``balance_ends`` and ``ends_balanced`` the
     embedding and the output layer count as one layer each, so the first and last stages get
     one transformer layer fewer than the middle ones (Llama 3 §3.3.2); otherwise the first
     ``layers mod (pp v)`` model chunks get one layer more (stage i holds chunks i, i + p, ...).
-    With pp = 2 the "second" stage is the last one.
+    With pp = 2 the "second" stage is the last one. Multi-token-prediction modules sit on the
+    last stage (Megatron-Core places them there; DeepSeek-V3 §2.2 keeps them with the output
+    head) and count as layers of it when the ends are balanced.
     """
     if pp <= 1:
         return layers, layers, layers
     v = max(1, virtual_stages)
     chunks = pp * v
-    if balance_ends and ends_balanced(layers, pp, v):
-        per_stage = (layers + 2) // pp
-        return per_stage - 1, per_stage if pp > 2 else per_stage - 1, per_stage - 1
+    if balance_ends and ends_balanced(layers, pp, v, mtp_depth):
+        per_stage = (layers + 2 + mtp_depth) // pp
+        last = max(1, per_stage - 1 - mtp_depth)
+        return per_stage - 1, per_stage if pp > 2 else last, last
     lo, extra = divmod(layers, chunks)
 
     def stage(i: int) -> int:
@@ -61,20 +65,26 @@ def stage_layer_counts(layers: int, pp: int, virtual_stages: int = 1,
     return max(1, stage(0)), max(1, stage(1)), max(1, stage(pp - 1))
 
 
-def inflight_microbatches(pp: int, virtual_stages: int, microbatches: int, stage: int) -> float:
+def inflight_microbatches(pp: int, virtual_stages: int, microbatches: int, stage: int,
+                          schedule: str = "1f1b", extra_warmup: int = 0) -> float:
     """Micro-batches of its layers whose activations pipeline stage ``stage`` holds at peak.
 
     1F1B: min(m, p - i). Interleaved (Megatron): (2(p - i - 1) + (v - 1) p + 1) chunk forwards
-    of 1/v of the stage each, at most m per chunk.
+    of 1/v of the stage each, at most m per chunk. ``extra_warmup`` chunk forwards more: one
+    when Megatron-Core overlaps the MoE all-to-all of one micro-batch with another's compute
+    (``overlap_moe_expert_parallel_comm`` schedules one more warm-up forward; schedules.py,
+    code read). DualPipe: p + 1 micro-batches (DeepSeek-V3 Table 2, P).
     """
     if pp <= 1:
-        return 1.0
+        return 1.0 + extra_warmup if microbatches > 1 else 1.0
     i = min(max(0, stage), pp - 1)
     m = max(1, microbatches)
     v = max(1, virtual_stages)
+    if schedule == "dualpipe":
+        return float(min(m, pp + 1))
     if v == 1:
-        return float(min(m, pp - i))
-    chunk_forwards = 2 * (pp - i - 1) + (v - 1) * pp + 1
+        return float(min(m, pp - i + extra_warmup))
+    chunk_forwards = 2 * (pp - i - 1) + (v - 1) * pp + 1 + extra_warmup
     return min(float(m), chunk_forwards / v)
 
 
@@ -102,9 +112,20 @@ def pipeline_bubble(pp: int, microbatches: int, virtual_stages: int = 1) -> tupl
     return bubble / m, bubble / (m + bubble)
 
 
-def bubble_time_s(pp: int, virtual_stages: int, microbatch_s: float) -> float:
-    """Idle seconds per step: (p - 1)/v micro-batch times of the pacing stage."""
-    return (pp - 1) / virtual_stages * microbatch_s if pp > 1 else 0.0
+def bubble_time_s(pp: int, virtual_stages: int, microbatch_s: float,
+                  schedule: str = "1f1b") -> float:
+    """Idle seconds per step: (p - 1)/v micro-batch times of the pacing stage.
+
+    DualPipe (DeepSeek-V3 Table 2, P): (p/2 - 1)(F&B + B - 3W) against 1F1B's (p - 1)(F + B),
+    with F&B a forward and a backward chunk run together and W the weight-gradient half of B
+    (B = 2F, W = F): (p/2 - 1)(3F + 2F - 3F) = (p/2 - 1) x 2F, i.e. 2/3 of (p/2 - 1)
+    micro-batch times (F + B = 3F).
+    """
+    if pp <= 1:
+        return 0.0
+    if schedule == "dualpipe":
+        return max(0.0, pp / 2.0 - 1.0) * (2.0 / 3.0) * microbatch_s
+    return (pp - 1) / virtual_stages * microbatch_s
 
 
 @dataclass(slots=True)  # not frozen: one per evaluated layout (a frozen init costs 3x)
@@ -125,7 +146,8 @@ def pacing_stage(model: ModelSpec, par: Parallelism, balance_ends: bool,
     only one)."""
     pp = par.pp
     v = max(1, par.virtual_stages) if pp > 1 else 1
-    first_layers, middle_layers, last_layers = stage_layer_counts(model.layers, pp, v, balance_ends)
+    first_layers, middle_layers, last_layers = stage_layer_counts(model.layers, pp, v, balance_ends,
+                                                                  model.mtp_depth)
 
     def stage(first: bool, layers: int, has_logits: bool) -> dict[str, float]:
         n_moe = moe_layers_in(model, first, layers)

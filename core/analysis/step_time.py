@@ -69,6 +69,8 @@ class StepTime:
     microbatches: int              # per pipeline per step
     global_batch: int              # sequences per step (a multiple of dp x micro-batch)
     bubble_fraction: float         # share of the step spent in the pipeline bubble
+    alltoall_s: float = 0.0        # MoE dispatch + combine per step on the pacing stage, hidden
+                                   # or not (its exposed part is breakdown "ep_comm")
 
 
 def job_fabric(fabric: FabricView, job_gpus: int, diags: list[Diagnostic] | None) -> FabricView:
@@ -111,14 +113,24 @@ def layout_step_time(
     gbs = m * dp * par.micro_batch
 
     hw = Hardware(fabric.accelerator, precision, peak_tflops, a)
-    dense_layer = _layer_times_s(model, par, fabric, hw, a, False)
-    moe_layer = _layer_times_s(model, par, fabric, hw, a, True) if model.moe.enabled else dense_layer
+    dense_layer, _ = _layer_times_s(model, par, fabric, hw, a, False, precision)
+    moe_layer, alltoall_layer = (_layer_times_s(model, par, fabric, hw, a, True, precision)
+                                 if model.moe.enabled else (dense_layer, 0.0))
     logits_fwd, logits_loss = logits_compute(model, par, hw)
+    if model.mtp_depth:
+        # multi-token prediction on the last stage: per module a layer of the last kind, its
+        # 2h x h projection and the shared output head again (its backward, 2x, by the stage)
+        last = moe_layer if model.moe.enabled and model.moe.dense_layers < model.layers \
+            else dense_layer
+        T = par.micro_batch * model.seq_len / par.cp
+        logits_fwd += model.mtp_depth * (last["fwd"] + hw.gemm(T, 2 * model.hidden / par.tp,
+                                                               model.hidden) + logits_fwd)
+        logits_loss *= 1 + model.mtp_depth
     pace = pacing_stage(model, par, a.balance_pipeline_ends, dense_layer, moe_layer,
                         logits_fwd, logits_loss)
     times = pace.times_s
 
-    bubble = bubble_time_s(pp, v, times["total"])
+    bubble = bubble_time_s(pp, v, times["total"], a.pipeline_schedule)
     pp_comm, pp_penalty = pipeline_p2p(model, par, fabric, a, m, v)
     dense_params, expert_params = _stage_parameters(model, par, pace)
     windows = ReductionWindows(times["fwd"], times["bwd"] + times["recompute"],
@@ -149,31 +161,49 @@ def layout_step_time(
     straggler = _straggler_fraction(job_gpus, fabric, a)
     parts["straggler"] = subtotal * straggler if straggler > 0 else 0.0
     parts["other"] = a.step_overhead_s
-    step = sum(parts.values())
 
-    memory = memory_for(model, par, float(fabric.accelerator["hbm_gb"]), a, m)
+    memory = memory_for(model, par, float(fabric.accelerator["hbm_gb"]), a, m, precision)
+    if par.activation_offload:
+        parts["offload"] = _offload_exposed_s(fabric, memory, m, parts["compute"])
+    step = sum(parts.values())
     bubble_fraction = bubble / step if 0 < step < math.inf else 0.0
-    return StepTime(step, parts, memory, m, gbs, bubble_fraction)
+    n_moe = moe_layers_in(model, pace.first, pace.layers)
+    return StepTime(step, parts, memory, m, gbs, bubble_fraction, m * n_moe * alltoall_layer)
+
+
+def _offload_exposed_s(fabric: FabricView, memory: MemoryBreakdown, microbatches: int,
+                       compute_s: float) -> float:
+    """Exposed seconds of activation offloading per step: every micro-batch's stored
+    activations go to host memory after their forward and come back before their backward,
+    over the accelerator's host link (PCIe, NVLink-C2C), hidden behind the compute but for
+    what exceeds it."""
+    link = fabric.accelerator.get("host_link_gbyte_s")
+    if not link:  # no host link in the catalog: nothing to offload over
+        return math.inf
+    moved = 2.0 * microbatches * memory.offloaded_gb_per_microbatch * 1e9
+    return max(0.0, moved / (float(link) * 1e9) - compute_s)
 
 
 def _layer_times_s(model: ModelSpec, par: Parallelism, fabric: FabricView, hw: Hardware,
-                   a: PerformanceAssumptions, moe_layer: bool) -> dict[str, float]:
+                   a: PerformanceAssumptions, moe_layer: bool, precision: str
+                   ) -> tuple[dict[str, float], float]:
     """Seconds of one transformer layer for one micro-batch on one GPU, by part (the order in
-    which a stage adds them up)."""
+    which a stage adds them up), and its all-to-all seconds, hidden or not."""
     c = layer_compute(model, par, hw, a, moe_layer)
-    comm = layer_communication(model, par, fabric, a, moe_layer, c.core_fwd_s, c.core_bwd_s)
+    comm = layer_communication(model, par, fabric, a, moe_layer, c.core_fwd_s, c.core_bwd_s,
+                               precision)
     return {
         "fwd": c.fwd_s, "bwd": c.bwd_s, "recompute": c.recompute_s,
         "tp": comm.tp_s, "cp": comm.cp_s, "ep": comm.ep_s,
         "hidden_penalty_tp": comm.hidden_penalty_tp_s,
         "hidden_penalty_cp": comm.hidden_penalty_cp_s,
         "hidden_penalty_ep": comm.hidden_penalty_ep_s,
-    }
+    }, comm.ep_total_s
 
 
 def _stage_parameters(model: ModelSpec, par: Parallelism, pace: PacingStage) -> tuple[float, float]:
-    """(dense, expert) parameters one GPU of the pacing stage holds (sharded over TP, and EP
-    for experts); the stage's embedding matrices count with the dense ones."""
+    """(dense, expert) parameters one GPU of the pacing stage holds (sharded over TP, experts
+    over expert-TP and EP); the stage's embedding matrices count with the dense ones."""
     counts = parameter_count(model)
     g = 3 if model.gated else 2
     expert_layer = 0.0
@@ -188,7 +218,7 @@ def _stage_parameters(model: ModelSpec, par: Parallelism, pace: PacingStage) -> 
         + n_moe * (counts.moe_mlp_total - expert_layer)
         + counts.embedding * (2 if par.pp == 1 else (1 if pace.embedding else 0))
     ) / par.tp
-    expert_params = n_moe * expert_layer / (par.tp * max(1, par.ep))
+    expert_params = n_moe * expert_layer / (par.expert_tp_effective * max(1, par.ep))
     return dense_params, expert_params
 
 

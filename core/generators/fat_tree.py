@@ -8,6 +8,7 @@ from core.catalog import COMPUTE_KINDS, Catalog, ComponentSpec
 from core.errors import GeneratorError
 from core.generators.clos import ClosPlan, build_clos_blocks, plan_clos
 from core.generators.management import add_fabric_managers
+from core.generators.media import require_matching_optics
 from core.generators.planes import (
     build_plane_blocks, build_rail_blocks, choose_plane_mode, choose_rail_mode)
 from core.generators.storage import add_converged_storage, add_storage
@@ -131,6 +132,7 @@ def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
     if options.rail_only or options.planes != 1:
         return _generate_planes(options, catalog, server, switch, nodes)
     endpoints, speed = scale_out_endpoints(server, catalog)
+    require_matching_optics(server, switch, speed, catalog)
     plan, ports = plan_fabric(nodes, endpoints, switch, speed, _tiers(options),
                               options.oversubscription, _island_nodes(options, gpus_per_node),
                               options.island_oversubscription)
@@ -199,6 +201,7 @@ def _generate_planes(options: FatTreeOptions, catalog: Catalog, server: Componen
                          _island_nodes(options, int(server["accelerators"])),
                          options.island_oversubscription)
         by_tier = {tier: n * choice.planes for tier, n in plan.switches_by_tier.items()}
+    require_matching_optics(server, switch, choice.gbit_s, catalog)
     shape = ("rail-only" if options.rail_only
              else f"{choice.planes} planes x {plan.tiers}-tier at {choice.gbit_s:g}G")
     name = options.name or f"{options.gpus:,} x {server.id} on {switch.id} ({shape})"

@@ -30,6 +30,7 @@ import math
 from core.catalog import Catalog, ComponentSpec
 from core.errors import GeneratorError
 from core.generators.clos import LEAF_SPINE_M, NODE_LEAF_M, SPINE_CORE_M, ClosPlan, plan_clos
+from core.generators.media import require_matching_optics
 from core.model import Block, Link, Node
 
 DEFAULT_STORAGE_LINKS_PER_NODE = 2
@@ -64,13 +65,21 @@ def _storage_links(storage: ComponentSpec, switch: ComponentSpec,
                    fabric_gbit_s: float) -> tuple[int, float, float]:
     """(links per storage node, Gb/s per link, the share of a ``fabric_gbit_s`` port each
     link takes on ``switch``): the node's own ports at their own speed where the switch runs
-    it, else split into links of the fabric's speed."""
+    it, else split into links of the fabric's speed where the storage lists that mode. Any
+    other pairing would be built invalid (links faster than the storage's ports, or more
+    links than it has ports: issue 22), so it is refused."""
     ports = int(storage["ports"])
     port_gbit_s = float(storage.get("port_gbit_s") or fabric_gbit_s)
     at_own_speed = switch.port_count_at(port_gbit_s)
     if at_own_speed:
         return ports, port_gbit_s, switch.port_count_at(fabric_gbit_s) / at_own_speed
-    return ports * max(1, math.ceil(port_gbit_s / fabric_gbit_s)), fabric_gbit_s, 1.0
+    split = math.ceil(port_gbit_s / fabric_gbit_s)
+    if fabric_gbit_s < port_gbit_s and storage.port_count_at(fabric_gbit_s) >= ports * split:
+        return ports * split, fabric_gbit_s, 1.0
+    raise GeneratorError(
+        f"{switch.id} has no {port_gbit_s:g} Gb/s ports for {storage.id}'s {ports} x "
+        f"{port_gbit_s:g}G ports, and {storage.id} lists no {fabric_gbit_s:g}G mode to run "
+        f"them at; pick a --storage-switch with {port_gbit_s:g}G ports")
 
 
 def _storage_entry(catalog: Catalog, storage_id: str | None, storage_nodes: int,
@@ -95,10 +104,18 @@ def add_storage(root: Block, catalog: Catalog, storage_id: str | None, storage_n
     per_node, speed = compute_storage_ports(server, catalog)
     radix = switch.port_count_at(speed)
     if radix == 0:
-        # the switch cannot run the compute side's speed: its native ports, one per node port
+        # the switch cannot run the compute side's speed: its native ports, one per node port,
+        # where they are slower (a downshift of the node's port); faster links than the DPU's
+        # ports would be built invalid (LINK_FASTER_THAN_PORT), so that is refused
+        if switch.native_port_gbit_s > speed and server.get("dpu") and server.get("dpus"):
+            raise GeneratorError(
+                f"{switch.id} has no {speed:g} Gb/s ports for {server.id}'s {speed:g}G "
+                f"storage ports ({server['dpu']}); pick a --storage-switch with {speed:g}G ports")
         speed = switch.native_port_gbit_s
         radix = switch.port_count_at(speed)
     storage_links, storage_gbit_s, port_share = _storage_links(storage, switch, speed)
+    require_matching_optics(storage, switch, storage_gbit_s, catalog, scale_out=False)
+    require_matching_optics(server, switch, speed, catalog, scale_out=False, length_m=LEAF_SPINE_M)
     endpoints = compute_nodes * per_node + math.ceil(storage_nodes * storage_links * port_share)
     try:
         plan = plan_clos(endpoints, 1, radix, tiers)
@@ -137,6 +154,7 @@ def add_converged_storage(root: Block, catalog: Catalog, storage_id: str | None,
         raise GeneratorError(
             f"--storage-switch {switch.id} has no {speed_gbit_s:g} Gb/s ports for the compute fabric")
     links, link_gbit_s, port_share = _storage_links(storage, switch, speed_gbit_s)
+    require_matching_optics(storage, switch, link_gbit_s, catalog, scale_out=False)
     down = radix // 2                      # non-blocking storage leaves: half down, half up
     up = radix - down
     leaves = math.ceil(storage_nodes * links * port_share / down)

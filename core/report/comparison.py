@@ -14,6 +14,7 @@ import io
 from core.compare import (BETTER, DIFFERENT, EQUAL, NOT_AVAILABLE, WORSE, Comparison, Delta,
                           Metric, format_percent, format_value)
 from core.errors import DesignError
+from core.report.validity import validity_word
 
 COMPARISON_FORMATS = ("md", "html", "csv")
 _MARKS = {BETTER: "better", WORSE: "worse", EQUAL: "equal", DIFFERENT: "different",
@@ -60,6 +61,9 @@ def comparison_markdown(comparison: Comparison) -> str:
     out = [f"# Comparison: {' vs '.join(names)}", "",
            f"Deltas in brackets are against {names[0]}; \"equal\" rows show the value only.", ""]
     out += [f"- {sentence}" for sentence in comparison.summary]
+    out += ["", "| Valid (buildable as drawn) | " + " | ".join(_md(n) for n in names) + " |",
+            "|---|" + "---:|" * len(names),
+            "| | " + " | ".join(validity_word(v) for v in _validity(comparison)) + " |"]
     for title, indices in _sections(comparison):
         out += ["", f"## {title}", "", "| Metric | Better | " + " | ".join(_md(n) for n in names) + " |",
                 "|---|---|" + "---:|" * len(names)]
@@ -89,6 +93,10 @@ def comparison_html(comparison: Comparison) -> str:
     ]
     parts += [f"<li>{e(sentence)}</li>" for sentence in comparison.summary]
     parts.append("</ul>")
+    parts.append("<table><tr><th>Valid (buildable as drawn)</th>"
+                 + "".join(f"<th>{e(n)}</th>" for n in names) + "</tr><tr><td></td>"
+                 + "".join(f"<td class='{'worse' if v is False else ''}'>{e(validity_word(v))}</td>"
+                           for v in _validity(comparison)) + "</tr></table>")
     for title, indices in _sections(comparison):
         parts.append(f"<h2>{e(title)}</h2><table><tr><th>Metric</th><th>Better</th>"
                      + "".join(f"<th>{e(n)}</th>" for n in names) + "</tr>")
@@ -113,6 +121,8 @@ def comparison_csv(comparison: Comparison) -> str:
     for name in names[1:]:
         header += [f"{name} delta", f"{name} relative", f"{name} better"]
     writer.writerow(header)
+    writer.writerow(["validity", "valid", "Valid (buildable as drawn)", "", "neither",
+                     *("" if v is None else str(v).lower() for v in _validity(comparison))])
     for i, m in enumerate(comparison.metrics):
         row = [m.section, m.key, m.label, m.unit, m.direction]
         row += ["" if v is None else v for v in comparison.values[i]]
@@ -122,6 +132,10 @@ def comparison_csv(comparison: Comparison) -> str:
                     "" if d.relative is None else d.relative, d.better]
         writer.writerow(row)
     return buffer.getvalue()
+
+
+def _validity(comparison: Comparison) -> tuple[bool | None, ...]:
+    return comparison.valid or (None,) * len(comparison.names)
 
 
 def render_comparison(comparison: Comparison, fmt: str) -> str:

@@ -12,12 +12,18 @@ import io
 from core.errors import DesignError
 from core.evaluate import Evaluation
 from core.report.sections import assumption_lines, bom_rows, report_sections
+from core.report.validity import validity_headline, validity_reasons
 
 FORMATS = ("md", "html", "csv", "bom")
 
 
 def to_markdown(ev: Evaluation) -> str:
     out = [f"# {ev.design_name}", ""]
+    headline = validity_headline(ev)
+    if headline:  # first, before any figure
+        out += [f"> **{headline}**", ">"]
+        out += [f"> - {reason}" for reason in validity_reasons(ev)]
+        out.append("")
     for title, rows in report_sections(ev):
         out += [f"## {title}", "", "| Metric | Value |", "|---|---|"]
         out += [f"| {row.label.strip()} | {row.value} |" for row in rows]
@@ -44,9 +50,14 @@ def to_html(ev: Evaluation) -> str:
         "table{border-collapse:collapse;margin-bottom:1.5em}"
         "td,th{border:1px solid #ccc;padding:4px 10px;text-align:left}"
         "th{background:#f0f3f7}.error{color:#b71c1c}.warning{color:#9a5b00}"
-        ".info{color:#37474f}</style></head><body>",
+        ".info{color:#37474f}.invalid{border:2px solid #b71c1c;background:#fdecea;"
+        "color:#b71c1c;padding:0.6em 1em;margin-bottom:1.5em}</style></head><body>",
         f"<h1>{e(ev.design_name)}</h1>",
     ]
+    headline = validity_headline(ev)
+    if headline:  # first, before any figure
+        parts.append(f"<div class='invalid' role='alert'><b>{e(headline)}</b><ul>"
+                     + "".join(f"<li>{e(r)}</li>" for r in validity_reasons(ev)) + "</ul></div>")
     for title, rows in report_sections(ev):
         parts.append(f"<h2>{e(title)}</h2><table><tr><th>Metric</th><th>Value</th></tr>")
         parts += [f"<tr><td>{e(r.label.strip())}</td><td>{e(r.value)}</td></tr>" for r in rows]
@@ -72,6 +83,7 @@ def to_csv(ev: Evaluation) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["section", "key", "metric", "value"])
+    writer.writerow(["Validity", "valid", "Valid (buildable as drawn)", str(ev.valid).lower()])
     for title, rows in report_sections(ev):
         for row in rows:
             writer.writerow([title, row.key, row.label.strip(), row.value])

@@ -118,9 +118,24 @@ def _bandwidth_rows(ev: Evaluation) -> list[Row]:
             "bandwidth.alltoall_per_gpu_gbyte_s"),
         Row("Storage read reachable", _num(b.storage_read_gbyte_s, 0, "GB/s"),
             "bandwidth.storage_read_gbyte_s"),
+        *_fabric_behaviour_rows(b),
         *([Row("Rails" if ev.planes.rails else "Planes", ev.planes.bandwidth_summary(),
                "bandwidth.per_plane")] if ev.planes is not None else []),
     ]
+
+
+def _fabric_behaviour_rows(b) -> list[Row]:
+    """Load balancing, in-network reduction and each scale-out tier's fraction of line rate
+    per collective pattern (docs/guide/fabrics.md)."""
+    if not b.effective_fraction_by_tier:
+        return []
+    rows = [Row("Load balancing", b.load_balancing or "n/a", "bandwidth.load_balancing"),
+            Row("In-network reduction", b.in_network_reduction, "bandwidth.in_network_reduction")]
+    for tier, fractions in b.effective_fraction_by_tier.items():
+        rows.append(Row(f"{tier.capitalize()}: fraction of line rate",
+                        ", ".join(f"{p} {v:.0%}" for p, v in fractions.items()),
+                        f"bandwidth.effective_fraction_by_tier.{tier}"))
+    return rows
 
 
 def _latency_rows(ev: Evaluation) -> list[Row]:
@@ -366,6 +381,17 @@ def dpu_rows(ev: Evaluation) -> list[Row]:
     return rows
 
 
+def mfu_range_text(perf) -> str:
+    """An uncalibrated accelerator's bracket: "32.5% conservative - 60.1% optimistic (training
+    49.7 - 26.8 days)"."""
+    low, high = perf.mfu_range
+    text = f"{_pct(low)} conservative – {_pct(high)} optimistic"
+    if perf.training_days_range is not None:
+        slow, fast = perf.training_days_range
+        text += f" (training {_num(slow, 1)} – {_num(fast, 1)} days)"
+    return text
+
+
 def _performance_rows(ev: Evaluation) -> list[Row]:
     """The run's numbers; for a job that cannot run, "does not fit" and why, then what is still
     real (its layout, GPUs and memory per GPU with the breakdown that shows why)."""
@@ -390,6 +416,8 @@ def _performance_rows(ev: Evaluation) -> list[Row]:
     if perf.runs:
         rows += [
             Row("MFU", _pct(perf.mfu), "performance.mfu"),
+            *([Row("MFU range (uncalibrated accelerator)", mfu_range_text(perf),
+                   "performance.mfu_range")] if perf.mfu_range is not None else []),
             Row("Achieved TFLOP/s per GPU", _num(perf.tflops_per_gpu, 0), "performance.tflops_per_gpu"),
             Row("Step time", _num(perf.step_time_s, 2, "s"), "performance.step_time_s"),
             Row("Tokens per second", _num(perf.tokens_per_s, 0), "performance.tokens_per_s"),
@@ -401,6 +429,12 @@ def _performance_rows(ev: Evaluation) -> list[Row]:
     if perf.breakdown_s is not None:
         breakdown = ", ".join(f"{k} {v:.3g} s" for k, v in perf.breakdown_s.items() if v)
         rows.append(Row("Step breakdown", breakdown, "performance.breakdown_s"))
+    if perf.moe and perf.alltoall_s is not None:
+        rows.append(Row("All-to-all per step", f"{perf.alltoall_s:.3g} s (dispatch + combine, hidden "
+                        f"or not; {perf.breakdown_s.get('ep_comm', 0.0):.3g} s exposed); experts "
+                        f"hold {perf.memory.expert_states_gb:.1f} GB of model states and "
+                        f"{perf.memory.expert_activations_gb:.1f} GB of activations",
+                        "performance.alltoall_s"))
     else:
         rows.append(Row("Memory breakdown", memory_breakdown_text(perf.memory), "performance.memory_gb"))
     return rows

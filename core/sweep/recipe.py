@@ -126,6 +126,16 @@ def _cannot_run_reason(evaluation: dict[str, Any]) -> str | None:
     return None
 
 
+def _error(evaluation: dict[str, Any]) -> str | None:
+    """Why the row is not a buildable, running design: its workload cannot run, or (issue 22)
+    an error-severity warning makes the design invalid; the row then stays off the front."""
+    reason = _cannot_run_reason(evaluation)
+    if reason is not None or evaluation.get("valid", True):
+        return reason
+    return "design not valid: " + "; ".join(
+        f"{r['code']}: {r['message']}" for r in evaluation.get("invalid_reasons") or [])
+
+
 def _meets_slo(evaluation: dict[str, Any]) -> bool | None:
     """Whether the main serving workload meets its TTFT and TPOT targets; None without one (or
     when it cannot run)."""
@@ -150,7 +160,7 @@ def evaluate_recipe(recipe: dict[str, Any]) -> dict[str, Any]:
         return {"metrics": {}, "error": f"internal error ({type(exc).__name__}: {exc})",
                 "meets_slo": None}
     return {"metrics": {m.path: metric_value(evaluation, m) for m in METRICS},
-            "error": _cannot_run_reason(evaluation), "meets_slo": _meets_slo(evaluation)}
+            "error": _error(evaluation), "meets_slo": _meets_slo(evaluation)}
 
 
 def evaluate_recipes(recipes: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -5,8 +5,8 @@ one column per option the spec lists (``gpus``, ``switch``...), ``workload``, ``
 ``assumptions.<section.field>`` per swept assumption, every headline metric of
 core.compare.METRICS under its flat name (``bandwidth.bisection_tbit_s``, ``cost.capex_usd``,
 ``inference.usd_per_million_output_tokens``), ``inference.meets_slo`` (true/false for a serving
-workload, empty otherwise), then ``error`` (why the combination was skipped or its job cannot
-run; empty when it ran), ``pareto`` (true/false on the spec's objectives) and ``recipe`` (JSON
+workload, empty otherwise), then ``error`` (why the combination was skipped, its job cannot
+run or the design is not valid as drawn; empty when it ran), ``pareto`` (true/false on the spec's objectives) and ``recipe`` (JSON
 that core.sweep.recipe.design_from_recipe rebuilds the design from).
 
 A serving design that misses its SLOs keeps its row and figures but is never on the Pareto

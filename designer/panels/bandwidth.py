@@ -25,6 +25,33 @@ class BandwidthPanel(MetricsPanel):
         super().__init__(parent)
         self.levels = BarChart("Per-GPU bandwidth by network level", "Gb/s per GPU")
         self.add_chart(self.levels)
+        self.effective = BarChart("Scale-out tiers: line rate vs what all-to-all gets",
+                                  "Gb/s per GPU")
+        self.add_chart(self.effective)
+
+    @staticmethod
+    def _fabric_rows(b) -> list[tuple[str, str, str]]:
+        """How the scale-out tiers spread traffic: the mode, and per tier the fraction of line
+        rate each collective pattern gets (core/analysis/load_balance.py)."""
+        if not b.effective_fraction_by_tier:
+            return []
+        rows = [("Load balancing", b.load_balancing or "—", "scale-out tiers (docs/guide/fabrics.md)"),
+                ("In-network reduction", b.in_network_reduction,
+                 "network.in_network_reduction: SHARP / NVLink SHARP")]
+        for tier, fractions in b.effective_fraction_by_tier.items():
+            worst = min(fractions.values())
+            detail = ", ".join(f"{p} {pct(v, 0)}" for p, v in fractions.items())
+            rows.append((f"{tier.capitalize()} effective", pct(worst, 0) + " of line rate (worst)",
+                         detail))
+        return rows
+
+    def _show_effective(self, b) -> None:
+        names, values, colors = [], [], []
+        for tier, rates in b.effective_by_tier_gbit_s.items():
+            names += [f"{tier} line", f"{tier} a2a"]
+            values += [rates["line"], rates["alltoall"]]
+            colors += ["#b0bec5", "#1e88e5" if rates["alltoall"] >= 0.8 * rates["line"] else "#e53935"]
+        self.effective.set_data(names, values, colors)
 
     @staticmethod
     def _plane_rows(planes) -> list[tuple[str, str]]:
@@ -54,7 +81,9 @@ class BandwidthPanel(MetricsPanel):
             ("All-to-all per GPU", num(b.alltoall_per_gpu_gbyte_s, 1, "GB/s")),
             ("Storage read", num(b.storage_read_gbyte_s, 0, "GB/s")),
             ("Storage write", num(b.storage_write_gbyte_s, 0, "GB/s")),
+            *self._fabric_rows(b),
             *self._plane_rows(result.evaluation.planes),
         ])
+        self._show_effective(b)
         levels = b.per_gpu_by_level_gbit_s
         self.levels.set_data(list(levels), list(levels.values()))

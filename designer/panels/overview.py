@@ -46,6 +46,9 @@ class OverviewPanel(MetricsPanel):
         ]
         if ev.failure is not None:
             rows = failure_rows(ev.failure) + [("Degraded design", None)] + rows
+        if not ev.valid:  # first: no figure below is that of a buildable design
+            rows = [("Design", f"NOT VALID: cannot be built or run as drawn ({ev.errors[0].code})",
+                     "\n".join(f"{w.code}: {w.message}" for w in ev.errors))] + rows
         if ev.workload is not None:
             rows += [("Workload", None), ("Model", ev.workload.name)]
             reasons = ev.cannot_run

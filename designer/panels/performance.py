@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
 from core.analysis.inference_bottleneck import InferenceBottleneck
 from core.compare import Comparison
+from core.report.sections import mfu_range_text
 from designer.evaluator import Result
 from designer.format import num, pct, seconds
 from designer.panels.base import MetricsPanel
@@ -36,7 +37,7 @@ from designer.panels.serving_text import (DOES_NOT_FIT, cannot_serve_html, servi
 PART_NAMES = {
     "compute": "compute", "recompute": "recompute", "tp_comm": "TP comm", "cp_comm": "CP comm",
     "ep_comm": "EP comm", "pp_comm": "PP comm", "dp_comm": "DP comm", "bubble": "bubble",
-    "optimizer": "optimizer", "straggler": "straggler", "other": "other",
+    "optimizer": "optimizer", "straggler": "straggler", "other": "other", "offload": "offload",
 }
 
 
@@ -195,6 +196,25 @@ SLO_MET_STYLE = ("background: #e8f5e9; color: #1b5e20; border-left: 4px solid #2
                  "padding: 4px 8px;")
 AMBER_NOTE_STYLE = ("background: #fff8e1; color: #3e2723; border-left: 4px solid #ff8f00; "
                     "border-radius: 3px; padding: 4px 8px;")  # the bottleneck's, and a missed SLO's
+
+
+def moe_rows(perf) -> list[tuple[str, str]]:
+    """An MoE run's all-to-all per step (its share, what is left exposed) and its memory by
+    part: the routed experts' states and activations against the rest."""
+    if not getattr(perf, "moe", False) or perf.alltoall_s is None:
+        return []
+    step = perf.step_time_s or 0.0
+    exposed = (perf.breakdown_s or {}).get("ep_comm", 0.0)
+    share = f", {pct(perf.alltoall_s / step)} of the step" if step else ""
+    mem = perf.memory
+    return [
+        ("All-to-all per step", f"{seconds(perf.alltoall_s)}{share}; {seconds(exposed)} exposed"),
+        ("   experts' weights, gradients, optimizer", num(mem.expert_states_gb, 1, "GB")),
+        ("   experts' activations", num(mem.expert_activations_gb, 1, "GB")),
+        ("   attention, dense and shared layers",
+         num(mem.model_states_gb - mem.expert_states_gb
+             + mem.activations_gb - mem.expert_activations_gb, 1, "GB")),
+    ]
 
 
 class PerformancePanel(MetricsPanel):
@@ -369,12 +389,18 @@ class PerformancePanel(MetricsPanel):
         if runs:
             rows += [
                 ("MFU", pct(perf.mfu)),
+                *([("   range (uncalibrated)", mfu_range_text(perf),
+                    "no fitted run of this accelerator: conservative (no better than its "
+                    "generation's least efficient calibrated part, the figure above) to "
+                    "optimistic (its own estimate); see the UNCALIBRATED_ACCELERATOR warning")]
+                  if perf.mfu_range is not None else []),
                 ("Achieved per GPU", num(perf.tflops_per_gpu, 0, "TFLOP/s")),
                 ("Step time", seconds(perf.step_time_s)),
                 ("Tokens per second", num(perf.tokens_per_s, 0)),
                 ("Training time (with ETTR)", num(perf.training_days, 1, "days")),
                 ("Memory per GPU", memory),
             ]
+            rows += moe_rows(perf)
         else:
             why = "\n".join(d.message for d in ev.cannot_run)
             mem = perf.memory

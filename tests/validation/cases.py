@@ -580,7 +580,7 @@ _BRIDGE_GB200_REASON = (
     "Megatron-Bridge 25.11 (FP8 current scaling), a later release than the NeMo 25.04 rows "
     "that calibrate GB200, published as tokens/s/GPU (step D): NVIDIA's GB200 software got "
     "faster between them (the 25.04 calibration predicts 13% longer steps for the 8B and 30% "
-    "for the 405B on 256, a layout our memory model puts at 212 GB per GPU, over the 186 "
+    "for the 405B on 256, a layout our memory model puts at 190 GB per GPU, over the 186 "
     "GB, so the recipe uses memory savings or recompute the table does not list). Not fitted: the GB200 factor "
     "stays on the BF16 runs with a complete configuration")
 

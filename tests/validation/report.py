@@ -211,6 +211,9 @@ def render(rows: list[suite.RowResult]) -> str:
          ["#", "Table", "Design", "Published", "Predicted", "Error", "Status"]),
         ("reliability", "## Reliability (reliability-power.md §3, §4)",
          ["#", "Table", "Case", "Published", "Computed", "Error", "Status"]),
+        ("fabric", "## Fabric behaviour (load balancing, in-network reduction, incast; "
+         "docs/guide/fabrics.md)",
+         ["#", "Measurement", "Setting", "Published", "Predicted", "Error", "Status"]),
     ):
         items = by_section.get(section, [])
         out += ["", title, ""]
@@ -260,13 +263,19 @@ def render(rows: list[suite.RowResult]) -> str:
         "fits at 16k (78.5 GB), but ZeRO-2 then reduce-scatters every micro-batch's fp32 "
         "gradients, which predicts 35-37% MFU, below Meta's figure: Meta's unpublished "
         "accumulation and flexible-N schedule sit between the two, so the rows keep one "
-        "reduction per step (ZeRO-1). Shown, not fitted.",
+        "reduction per step (ZeRO-1). The count was re-derived part by part (docs/guide/"
+        "moe-training.md): 533 MB per one-layer chunk and micro-batch (31.75 h bytes per token "
+        "with sequence parallelism, no dropout), 141 chunk forwards in flight on the second "
+        "stage at 8k GPUs and 128 at 16k (Megatron-Core's warm-up, schedules.py), bf16 "
+        "weights 6.4 GB, FP32 gradients 12.8 GB, optimizer sharded over DP; nothing is counted "
+        "twice, so the gap is Meta's unpublished memory handling. Shown, not fitted.",
         "* **NeMo FP8 rows**: one FP8 factor for all GEMM sizes leaves ±7% step residuals "
         "(70B faster and 405B slower than predicted); within the ±3-point MFU tolerance.",
         "* **Megatron-Bridge 25.11 rows (B-*, report-only)**: a later release with FP8 current "
-        "scaling predicts within -4..+5% with the 24.09 calibration; our memory model puts "
-        "NVIDIA's 70B layout (TP 4, PP 8, VP 5, no recompute) at 80.3 GB, just over the 80 GB "
-        "NVIDIA ran it in (FP8 parameter storage, if the recipe uses it, is not modelled).",
+        "scaling predicts within -4..+5% with the 24.09 calibration; NVIDIA's 70B layout (TP 4, "
+        "PP 8, VP 5, no recompute) fits in 80 GB at 73.3 GB because FP8 recipes keep the FP8 "
+        "copy of each linear layer's input for its weight gradient (TransformerEngine); before "
+        "that was modelled it counted 80.3 GB.",
         "* **GB200 (G-*)**: one factor leaves the two recipes ±4% apart in step time (Llama 3.1 "
         "405B runs faster and Nemotron-4 340B slower than predicted, in BF16 and more so in "
         "FP8: 405B FP8 predicted +8..+9% step, -2.5..-2.9 points, at the edge of the "

@@ -437,6 +437,8 @@ def run_all(only_perf: set[str] | None = None) -> list[RowResult]:
             from .cost_suite import run_cost  # it builds on this module's rows and CLI path
             rows += run_cost(folder)
             rows += run_reliability()
+            from .fabric_suite import run_fabric  # it builds on this module's RowResult
+            rows += run_fabric()
             from .serving_suite import run_serving  # it builds on this module's rows and CLI path
             rows += run_serving(folder)
     return rows

@@ -1,0 +1,47 @@
+"""Workload tab and Performance panel for MoE training: the MoE, MTP and MLA fields edit the
+workload in one undo step, and the panel shows the all-to-all and the experts' memory."""
+
+import pytest
+
+from core.catalog import default_catalog
+from core.generators import FatTreeOptions, generate_fat_tree
+from core.workload import load_preset
+
+
+@pytest.fixture
+def h800_2048():
+    return generate_fat_tree(FatTreeOptions(2048, "HGX-H800", "QM9700"), default_catalog())
+
+
+def test_moe_fields_edit_the_workload_and_the_panel_shows_the_alltoall(window, h800_2048):
+    window.load_design(h800_2048, None)
+    panel, stack = window.workload_panel, window.document.undo_stack
+    panel.keep_layout.setChecked(True)
+    panel.choose_preset("deepseek-v3")
+    fields = panel.moe_fields
+    assert fields.mla.isChecked() and fields.mla_spins["kv_lora_rank"].value() == 512
+    assert fields.ints["route_nodes"].value() == 4 and fields.ints["mtp_depth"].value() == 1
+    fields.ints["route_nodes"].setValue(2)
+    fields.floats["imbalance"].setValue(1.3)
+    before = stack.count()
+    panel.apply_edits()
+    workload = window.document.design.workload
+    assert stack.count() == before + 1
+    assert workload.model.moe.route_nodes == 2 and workload.model.moe.imbalance == 1.3
+    assert workload.model.mla == load_preset("deepseek-v3").model.mla
+    perf = window.evaluate_now().evaluation.performance
+    assert perf.moe and perf.alltoall_s > 0
+    rows = window.performance_panel._rows_of  # label -> grid row of the panel
+    assert "All-to-all per step" in rows and "   experts' activations" in rows
+    stack.undo()
+    assert window.document.design.workload.model.moe.route_nodes == 4
+
+
+def test_unticking_mla_drops_it_from_the_workload(window, h800_2048):
+    window.load_design(h800_2048, None)
+    panel = window.workload_panel
+    panel.keep_layout.setChecked(True)
+    panel.choose_preset("deepseek-v3")
+    panel.moe_fields.mla.setChecked(False)
+    panel.apply_edits()
+    assert window.document.design.workload.model.mla is None
