@@ -15,7 +15,8 @@ import textwrap
 from pathlib import Path
 
 from core.errors import DesignError
-from designer.cli_interop import DATA_FORMATS, add_import_command, export_data, run_import_command
+from designer.cli_interop import (DATA_FORMATS, add_import_command, add_nautobot_export_options,
+                                  export_data, run_import_command, run_nautobot_export)
 from designer.cli_services import add_service_options, apply_service_options
 from designer.cli_stacks import (add_stack_option, add_stacks_command, apply_stack_option,
                                  stacks_text)
@@ -197,7 +198,8 @@ def _build_parser() -> argparse.ArgumentParser:
               "cluster-designer export cluster.json -o cluster.graphml --level block\n"
               "cluster-designer export cluster.json -o cables.csv")
     ex.add_argument("project", metavar="PROJECT", help="project file (.json) to draw")
-    ex.add_argument("-o", "--output", required=True, metavar="FILE",
+    add_nautobot_export_options(ex)
+    ex.add_argument("-o", "--output", metavar="FILE",
                     help="file to write; its extension picks the format: .svg, .png, .pdf, .graphml, "
                          ".drawio, .topo, or .csv (cable schedule; see --site)")
     ex.add_argument("--level", choices=("device", "block"), default="device",
@@ -406,6 +408,12 @@ def _cmd_generate(args) -> int:
 
 
 def _cmd_export(args) -> int:
+    if args.nautobot:
+        if args.output:
+            raise DesignError("export: give -o FILE or --nautobot URL, not both")
+        return run_nautobot_export(args)
+    if not args.output:
+        raise DesignError("export: -o FILE (or --nautobot URL) is required")
     output = Path(args.output)
     if output.suffix.lower() in DATA_FORMATS:
         from core.project import load_project  # noqa: PLC0415

@@ -72,23 +72,30 @@ def host_name(description: str, guid: int, shared: bool = False) -> str:
 def design_from_fabric(dump: FabricDump, catalog: Catalog, mapping: FabricMap,
                        name: str = "") -> tuple[Design, ImportSummary]:
     units, unit_of_node, left_out = _units(dump, catalog, mapping)
-    edges = _unit_edges(dump, unit_of_node)
-    tiers = _tiers(units, edges, dump.source)
-    for unit, tier in tiers.items():
-        units[unit] = (units[unit][0], tier)
-    groups = {u: (role, catalog_id, tier) for u, ((role, catalog_id), tier) in units.items()}
-    root = Folder(groups, edges).fold(list(units))
-    name = name or f"Imported from {dump.source}"
+    edges = [(a, b, speed, "scale-out", None, None) for a, b, speed in _unit_edges(dump, unit_of_node)]
+    return design_from_devices({u: key for u, (key, _) in units.items()}, edges, catalog, dump.source,
+                               name, left_out)
+
+
+def design_from_devices(devices: dict[str, tuple[str, str]], cables: list[tuple], catalog: Catalog,
+                        source: str, name: str = "", left_out=()) -> tuple[Design, ImportSummary]:
+    """A folded design from devices (name -> (role "host"/"switch", catalog id)) and cables
+    (a, b, speed Gb/s, link kind, length m or None, medium or None): what every import shares."""
+    _check_kinds(devices, catalog, source)
+    tiers = _tiers(devices, cables, source)
+    groups = {u: (role, catalog_id, tiers[u]) for u, (role, catalog_id) in devices.items()}
+    root = Folder(groups, cables).fold(list(devices))
+    name = name or f"Imported from {source}"
     raw = {"format": FORMAT_ID, "version": FORMAT_VERSION, "name": name,
            "design": {"type": "block", "id": "root", "name": name, "x": 0.0, "y": 0.0,
                       "children": root.children, "links": root.links},
-           "metadata": {"imported_from": dump.source}}
-    design = design_from_dict(raw, catalog, source=dump.source)
+           "metadata": {"imported_from": source}}
+    design = design_from_dict(raw, catalog, source=source)
     summary = ImportSummary(
         hosts=sum(1 for role, _, _ in groups.values() if role == "host"),
         hosts_left_out=tuple(sorted(left_out)[:5]), hosts_left_out_count=len(left_out),
         switches=sum(1 for role, _, _ in groups.values() if role == "switch"),
-        cables=len(edges), pods=max(root.pods, 1), pod_kinds=max(root.pod_kinds, 1))
+        cables=len(cables), pods=max(root.pods, 1), pod_kinds=max(root.pod_kinds, 1))
     return design, summary
 
 
@@ -137,12 +144,11 @@ def _units(dump: FabricDump, catalog: Catalog, mapping: FabricMap):
         raise DesignError(f"{dump.source}: {len(set(unmapped_hosts)):,} hosts have no catalog server "
                           f"(e.g. {unmapped_hosts[0]!r}): choose their catalog server (--server ID) or map "
                           "them in a mapping file (--map FILE)")
-    _check_kinds(units, catalog, dump.source)
     return units, unit_of_node, left_out
 
 
-def _check_kinds(units: dict, catalog: Catalog, source: str) -> None:
-    for (role, catalog_id) in {key for key, _ in units.values()}:
+def _check_kinds(devices: dict, catalog: Catalog, source: str) -> None:
+    for (role, catalog_id) in set(devices.values()):
         spec = catalog.get(catalog_id)
         if role == "switch" and spec.kind != "switch":
             raise DesignError(f"{source}: switches are mapped to {catalog_id!r}, a {spec.kind}")
@@ -168,11 +174,11 @@ def _unit_edges(dump: FabricDump, unit_of_node: dict) -> list[tuple[str, str, fl
 def _tiers(units: dict, edges: list, source: str) -> dict[str, int]:
     """0 for hosts; a switch's tier is 1 + its distance from the nearest leaf."""
     neighbours: dict[str, set[str]] = defaultdict(set)
-    for a, b, _ in edges:
+    for a, b, *_ in edges:
         neighbours[a].add(b)
         neighbours[b].add(a)
-    tiers = {u: 0 for u, (key, _) in units.items() if key[0] == "host"}
-    frontier = {n for h in tiers for n in neighbours[h] if units[n][0][0] == "switch"}
+    tiers = {u: 0 for u, (role, _) in units.items() if role == "host"}
+    frontier = {n for h in tiers for n in neighbours[h] if units[n][0] == "switch"}
     tier = 1
     while frontier:
         for unit in frontier:

@@ -39,12 +39,15 @@ class Level:
 
 
 class Folder:
-    def __init__(self, groups: dict[str, Group], edges: list[tuple[str, str, float]]):
+    def __init__(self, groups: dict[str, Group], cables: list[tuple]):
+        """``cables``: (a, b, speed Gb/s, link kind, length m or None, medium or None); a
+        length or medium the source does not hold is the generators' for the tier."""
         self.groups = groups
-        self.adjacency: dict[str, list[tuple[str, float]]] = defaultdict(list)
-        for a, b, speed in edges:
-            self.adjacency[a].append((b, speed))
-            self.adjacency[b].append((a, speed))
+        self.adjacency: dict[str, list[tuple[str, tuple]]] = defaultdict(list)
+        for a, b, speed, kind, length_m, medium in cables:
+            cable = (speed, kind, length_m, medium)
+            self.adjacency[a].append((b, cable))
+            self.adjacency[b].append((a, cable))
 
     def fold(self, members: list[str]) -> Level:
         top = max(self.groups[u][2] for u in members)
@@ -93,9 +96,9 @@ class Folder:
         make-up whose uplinks differ (one trained down to a lower speed) are not one block."""
         out: Counter = Counter()
         for unit, inner in pod.path.items():
-            for other, speed in self.adjacency[unit]:
+            for other, cable in self.adjacency[unit]:
                 if other not in pod.path:
-                    out[(inner, self.groups[other], speed)] += 1
+                    out[(inner, self.groups[other], cable)] += 1
         return frozenset(out.items())
 
     def _pods(self, members: set[str]) -> list[list[str]]:
@@ -110,7 +113,7 @@ class Folder:
             while stack:
                 unit = stack.pop()
                 part.append(unit)
-                for other, _ in self.adjacency[unit]:
+                for other, _cable in self.adjacency[unit]:
                     if other in members and other not in seen:
                         seen.add(other)
                         stack.append(other)
@@ -123,7 +126,7 @@ class Folder:
         inside = set(members)
         bundles: Counter = Counter()
         for a in members:
-            for b, speed in self.adjacency[a]:
+            for b, cable in self.adjacency[a]:
                 if b not in inside or b < a:
                     continue  # each cable once, from its smaller end
                 pa, pb = path[a], path[b]
@@ -134,10 +137,12 @@ class Folder:
                 # each A unit an equal run of the cables spread over the B units, so a spine
                 # group as end A reaches every core, a core group as end A only a few spines.
                 ends = tuple(p for _, p in sorted(((self.groups[a][2], pa), (self.groups[b][2], pb))))
-                bundles[(ends, speed, tier)] += 1
-        return [{"id": f"l{n}", "a": a, "b": b, "kind": "scale-out", "speed_gbit_s": speed,
-                 "count": count, "length_m": _LENGTH_M.get(tier, SPINE_CORE_M), "medium": "fiber"}
-                for n, (((a, b), speed, tier), count) in enumerate(sorted(bundles.items()), 1)]
+                speed, kind, length_m, medium = cable
+                length_m = _LENGTH_M.get(tier, SPINE_CORE_M) if length_m is None else length_m
+                bundles[(ends, speed, kind, length_m, medium or "fiber")] += 1
+        return [{"id": f"l{n}", "a": a, "b": b, "kind": kind, "speed_gbit_s": speed, "count": count,
+                 "length_m": length_m, "medium": medium}
+                for n, (((a, b), speed, kind, length_m, medium), count) in enumerate(sorted(bundles.items()), 1)]
 
 
 def _link_counts(links: list[dict]) -> list[tuple]:

@@ -1,0 +1,159 @@
+"""Nautobot both ways, against a real Nautobot server (tests/nautobot/serve.sh starts one).
+
+The server is Nautobot 3.2 on PostgreSQL 15 and Redis 7, started by the test command before
+pytest; these tests read its address and a throw-away token from NAUTOBOT_TEST_URL and
+NAUTOBOT_TEST_TOKEN. Without them the tests are skipped on a developer's machine and fail under
+CI, so a broken server start is never a silent pass.
+"""
+
+import json
+import logging
+import os
+import uuid
+
+import pytest
+
+from core.errors import DesignError
+from core.evaluate import evaluate, evaluation_to_json
+from core.interop.fabric_map import fabric_map
+from core.interop.nautobot import connect, design_from_nautobot, export_to_nautobot
+from core.model import Block, Design, Link, Node
+from core.project import load_project, save_project
+from designer.cli import main
+
+SECTIONS = ("counts", "bandwidth", "latency", "power", "reliability", "cost")
+
+
+@pytest.fixture(scope="module")
+def server():
+    url, token = os.environ.get("NAUTOBOT_TEST_URL"), os.environ.get("NAUTOBOT_TEST_TOKEN")
+    if not url or not token:
+        message = "no Nautobot test server: source tests/nautobot/serve.sh before pytest"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return url, token
+
+
+@pytest.fixture(scope="module")
+def tiny() -> Design:
+    """Two scalable units of two DGX H100 and two leaves (copper, 3 m) under two spines (fiber,
+    30 m): 10 devices and 48 cables, small enough for a test server to take in seconds."""
+    su = Block(id="su", name="Scalable unit", count=2, role="su",
+               children={"nodes": Node("nodes", "DGX-H100", count=2),
+                         "leaf": Node("leaf", "QM9700", count=2, tier="leaf")},
+               links=[Link("l1", "nodes", "leaf", speed_gbit_s=400.0, count=16, length_m=3.0, medium="copper")])
+    root = Block(id="root", name="Tiny two-tier",
+                 children={"su": su, "spine": Node("spine", "QM9700", count=2, tier="spine")},
+                 links=[Link("l1", "su/leaf", "spine", speed_gbit_s=400.0, count=16, length_m=30.0)])
+    return Design("Tiny two-tier", root)
+
+
+@pytest.fixture(scope="module")
+def exported(server, tiny, catalog):
+    """The tiny design written once to a location of its own."""
+    url, token = server
+    location = f"cd-test-{uuid.uuid4().hex[:8]}"
+    summary = export_to_nautobot(tiny, catalog, connect(url, token), url, location)
+    return location, summary
+
+
+def _sections(design, catalog) -> dict:
+    data = evaluation_to_json(evaluate(design, catalog))
+    out = {section: data[section] for section in SECTIONS}
+    out["warnings"] = sorted(w["code"] for w in data["warnings"])
+    return out
+
+
+def test_export_writes_every_device_interface_and_cable(exported, server):
+    location, summary = exported
+    assert (summary.devices, summary.interfaces, summary.cables) == (10, 96, 48)
+    api = connect(*server)
+    site = api.dcim.locations.get(name=location)
+    devices = list(api.dcim.devices.filter(location=site.id, depth=1))
+    assert sorted(d.device_type.model for d in devices).count("DGX-H100") == 4
+    assert {d.status.name for d in devices} == {"Planned"}
+    assert {d.role.name for d in devices} == {"Cluster Designer: compute", "Cluster Designer: leaf",
+                                              "Cluster Designer: spine"}
+
+
+def test_the_round_trip_is_exact_on_what_both_hold(exported, server, tiny, catalog):
+    location, _ = exported
+    url, token = server
+    back, summary = design_from_nautobot(connect(url, token), url, catalog, location, fabric_map(None, catalog))
+    assert (summary.hosts, summary.switches, summary.cables) == (4, 6, 48)
+    assert _sections(back, catalog) == _sections(tiny, catalog)
+    links = {(link.medium, link.length_m, link.speed_gbit_s, link.count)
+             for _, block in back.root.iter_blocks() for link in block.links}
+    assert links == {("copper", 3.0, 400.0, 16)}
+
+
+def test_a_location_that_holds_devices_is_never_written_into(exported, server, tiny, tmp_path, capsys):
+    location, _ = exported
+    url, token = server
+    project = tmp_path / "tiny.json"
+    save_project(tiny, project)
+    assert main(["export", str(project), "--nautobot", url, "--token", token, "--location", location]) == 2
+    err = capsys.readouterr().err
+    assert f"location {location!r} already holds 10 devices" in err and err.count("\n") == 1
+
+
+def test_cli_import_writes_the_project_and_never_the_token(exported, server, tmp_path, capsys, caplog):
+    location, _ = exported
+    url, token = server
+    out = tmp_path / "back.json"
+    with caplog.at_level(logging.DEBUG):
+        assert main(["import", "nautobot", "--url", url, "--token", token, "--location", location,
+                     "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "4 hosts, 6 switches and 48 cables" in err
+    for text in (out.read_text(), err, caplog.text, json.dumps(load_project(out).metadata)):
+        assert token not in text
+
+
+@pytest.mark.parametrize("where, token, message", [
+    ("live", "0" * 40, "cannot reach the server (HTTP 403"),
+    ("closed", None, "cannot reach the server (ConnectionError)"),
+    ("live", "", "no Nautobot token"),
+])
+def test_server_problems_are_one_line_without_the_token(server, tmp_path, capsys, monkeypatch,
+                                                         where, token, message):
+    url, good = server
+    monkeypatch.delenv("NAUTOBOT_TOKEN", raising=False)
+    if where == "closed":
+        url = "http://127.0.0.1:9"  # the discard port: nothing listens there
+    token = good if token is None else token
+    out = tmp_path / "x.json"
+    args = ["import", "nautobot", "--url", url, "--location", "anywhere", "-o", str(out)]
+    assert main(args + (["--token", token] if token else [])) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert (not token) or token not in err
+    assert not out.exists()
+
+
+def test_a_device_type_the_catalog_lacks_needs_a_mapping(server, catalog, tmp_path):
+    url, token = server
+    api = connect(url, token)
+    location = f"cd-test-{uuid.uuid4().hex[:8]}"
+    site_type = api.dcim.location_types.get(name="Site")
+    active = api.extras.statuses.get(name="Active")
+    site = api.dcim.locations.create(name=location, location_type=site_type.id, status=active.id)
+    maker = api.dcim.manufacturers.get(name="Acme") or api.dcim.manufacturers.create(name="Acme")
+    model = f"Mystery-{uuid.uuid4().hex[:6]}"
+    kind = api.dcim.device_types.create(model=model, manufacturer=maker.id)
+    role = api.extras.roles.get(name="gpu-node") or api.extras.roles.create(name="gpu-node",
+                                                                          content_types=["dcim.device"])
+    api.dcim.devices.create(name="gpu001", device_type=kind.id, role=role.id, location=site.id, status=active.id)
+    with pytest.raises(DesignError, match=rf"device type '{model}' \(device 'gpu001'\) is not in the catalog"):
+        design_from_nautobot(api, url, catalog, location, fabric_map(None, catalog))
+    mapping = tmp_path / "map.json"
+    mapping.write_text(json.dumps({"hosts": [{"match": "^gpu", "catalog_id": "DGX-H100"}]}))
+    design, summary = design_from_nautobot(api, url, catalog, location, fabric_map(mapping, catalog))
+    assert summary.hosts == 1 and [n.catalog_id for _, n in design.root.iter_nodes()] == ["DGX-H100"]
+
+
+def test_an_unknown_location_is_named(server, catalog):
+    url, token = server
+    with pytest.raises(DesignError, match="no location named 'nowhere-at-all'"):
+        design_from_nautobot(connect(url, token), url, catalog, "nowhere-at-all", fabric_map(None, catalog))
