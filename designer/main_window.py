@@ -30,6 +30,7 @@ from designer.default_layout import (
 )
 from designer.document import UNTITLED, DesignDocument, empty_design
 from designer.evaluator import Evaluator, Result
+from designer.floor_view import attach_floor_view
 from designer.qaction import make_action
 from designer.export import DIAGRAM_FORMATS, SUMMARY_EXTENSIONS, export_summary, render_scene, with_extension
 from designer.format import num, power
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_status()
         self._wire()
+        self.floor_view = attach_floor_view(self)  # the floor plan (designer/floor_view.py)
         self.setAcceptDrops(True)
         self._shown_once = False
         self._form_height_px: int | None = None  # the Inspector's longest form (measured once)
