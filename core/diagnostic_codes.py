@@ -150,6 +150,20 @@ CODES: dict[str, CodeInfo] = {
     "RACK_OVER_COOLING_LIMIT": CodeInfo(
         "warning", "compute racks draw more than their cooling type (air, rear-door, cold-plate, "
                    "immersion) removes"),
+    # the floor plan (core/site): what the placed design asks of its halls, rows and cables
+    "HALL_POWER_EXCEEDED": CodeInfo(
+        "warning", "the racks placed in a hall draw more IT power than the hall delivers"),
+    "HALL_COOLING_EXCEEDED": CodeInfo(
+        "warning", "the racks placed in a hall give off more heat than its cooling removes"),
+    "ROW_CDU_EXCEEDED": CodeInfo(
+        "warning", "a row's liquid-cooled racks need more than its coolant distribution unit removes"),
+    "SITE_RACK_OVER_LIMIT": CodeInfo(
+        "warning", "a placed rack (network and storage racks included) draws more than its "
+                   "cooling type removes"),
+    "CABLE_REACH_EXCEEDED": CodeInfo(
+        "warning", "a placed cable is longer than any medium of its kind (copper or fibre) reaches"),
+    "SITE_PLACEMENT": CodeInfo(
+        "warning", "a rack move could not be made, or the drawn halls cannot hold the design"),
     # --- facts -------------------------------------------------------------------------------
     "JOB_USES_PART_OF_CLUSTER": CodeInfo(
         "info", "the job uses fewer GPUs than the design has"),

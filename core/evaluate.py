@@ -71,10 +71,12 @@ from core.diagnostics import Diagnostic, merge_diagnostics
 from core.degrade import degraded_design, original_path, out_of_service
 from core.failure_paths import units_in_design
 from core.fabric import FabricView
-from core.flatten import flatten
+from core.flatten import FlatDesign, flatten
 from core.inventory import Inventory, build_inventory
 from core.jsonable import to_jsonable
 from core.preset_fit import fit_to_design
+from core.site.analysis import SITE_CODES, Placed, SiteResult, analyze_site, place_design
+from core.site.cables import bundle_lengths
 from core.model import Design
 from core.operations import SetOutOfService
 from core.partitions import Partitions, PartitionView, has_partitions, resolve_partitions, with_shares
@@ -137,6 +139,8 @@ class Evaluation:
     # The main workload's figures above are then those on its partition (partitions.main).
     partitions: Partitions | None = None
     services: tuple[ServiceResult, ...] = ()
+    # the design placed on the floor: racks, rows, halls, real cable lengths (core/site)
+    site: SiteResult | None = None
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -246,10 +250,13 @@ def _with_failure(design: Design, catalog: Catalog, items: list, intact: Evaluat
     cost = _run_on_partition(cost, main, relayout or degraded.performance, workload)
     # warnings name the design's own components (a run "pod.degraded" is pod's first instances)
     warnings = [replace(w, components=tuple(dict.fromkeys(map(original_path, w.components))))
-                for w in degraded.warnings]
+                for w in degraded.warnings if w.code not in SITE_CODES]
+    site_warnings = intact.site.diagnostics if intact.site is not None else ()
     return replace(degraded, design_name=design.name, cost=cost,
-                   warnings=merge_diagnostics([*warnings, *failure.diagnostics]),
-                   elapsed_s=time.perf_counter() - start, failure=failure)
+                   warnings=merge_diagnostics([*warnings, *failure.diagnostics, *site_warnings]),
+                   elapsed_s=time.perf_counter() - start, failure=failure,
+                   # failed and drained units still sit in their racks: the intact design's site
+                   site=intact.site)
 
 
 def _relayout(workload: Workload, fabric: FabricView, usable_gpus: int, assumptions: Assumptions,
@@ -278,7 +285,11 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     # 1. what the design is, as the analyses see it
     flat = flatten(design, catalog)
     topology = analyze_topology(flat, assumptions.network)
-    inventory, inventory_warnings = build_inventory(flat, topology.tiers)
+    # the floor plan: racks, rows, halls, every cable's length (core/site); the inventory buys
+    # cables and optics for the placed lengths when the project's site asks for it
+    placed = place_design(design, flat, topology.graph, design.site, assumptions.power)
+    inventory, inventory_warnings = build_inventory(_bought_for(flat, design, placed),
+                                                    topology.tiers)
     spof_units, spof_paths = single_points_of_failure(flat, topology.tiers)
     fabric = topology.fabric
     structure = plane_structure(design, flat)
@@ -347,6 +358,8 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         cannot_run = inference.cannot_run
         bottleneck = explain_inference_bottleneck(served)
     services = serve_services(design, parts, assumptions, topology) if parts is not None else ()
+    site = analyze_site(design, flat, topology.graph, design.site, assumptions.power,
+                        _cables_by_family(inventory), placed, topology.tiers, topology.tier_order)
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
                                   *bandwidth.diagnostics, *cannot_run]
@@ -363,14 +376,43 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     warnings.extend(reliability.diagnostics)
     warnings.extend(power.diagnostics)
     warnings.extend(cost.diagnostics)
+    warnings.extend(site.diagnostics)
     counts = _counts(inventory, topology)
     return Evaluation(
         design.name, counts, bandwidth, latency, power, reliability, performance, workload,
         assumptions, inventory, topology, merge_diagnostics(warnings),
         time.perf_counter() - start, spof_units, bottleneck, cannot_run, cost, storage, dpus,
         planes=planes, inference=inference, inference_search=inference_search, partitions=parts,
-        services=services,
+        services=services, site=site,
     )
+
+
+def _bought_for(flat: FlatDesign, design: Design, placed: Placed) -> FlatDesign:
+    """The flattened design the inventory counts: as drawn, or with every bundle at its longest
+    placed cable when the project's site says ``"cable_lengths": "placed"``."""
+    if design.site is None or design.site.cable_lengths != "placed":
+        return flat
+    return replace(flat, length_m=bundle_lengths(placed.cables, len(flat.cables))[1])
+
+
+def _placed_latency_us(ev: Evaluation) -> float | None:
+    """The longest GPU-to-GPU latency with the site's cable lengths instead of the drawn ones
+    (under a failure what-if: the intact design's cables, which the failed units leave in place)."""
+    l = ev.latency
+    if ev.site is None or l.gpu_to_gpu_max_us is None:
+        return None if ev.site is None else l.gpu_to_gpu_max_us
+    delta = ev.site.latency_delta_us
+    outer = ev.topology.tier_order[-1] if ev.topology.tier_order else None
+    return round(l.gpu_to_gpu_max_us + delta.get(outer, 0.0), 4)
+
+
+def _cables_by_family(inventory: Inventory) -> dict[str, int]:
+    """Cables bought per drawn medium ("copper", "fiber"): what the site shares over its media."""
+    out: dict[str, int] = {}
+    for item in inventory.by_role("cable"):
+        medium = str(item.spec.get("medium", "fiber"))
+        out[medium] = out.get(medium, 0) + item.count
+    return out
 
 
 def _no_fabric(workload: Workload | InferenceWorkload, main: PartitionView | None) -> tuple[Diagnostic, ...]:
@@ -494,6 +536,9 @@ def evaluation_to_json(ev: Evaluation) -> dict[str, Any]:
         # (its "inference" has the keys of the evaluation's own); empty for one workload
         "partitions": [view.to_json() for view in ev.partitions.all] if ev.partitions is not None else [],
         "services": [service.to_json() for service in ev.services],
+        # the floor plan; its gpu_to_gpu_max_us is the latency section's with placed lengths
+        "site": ({**ev.site.to_json(), "gpu_to_gpu_max_us": _placed_latency_us(ev)}
+                 if ev.site is not None else None),
         "evaluation_ms": ev.elapsed_s * 1000.0,
     }
     return to_jsonable(out)

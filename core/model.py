@@ -35,6 +35,7 @@ from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, check,
                                 node_fields_ok, show)
 from core.errors import DesignError
 from core.settings import settings_from_dict, settings_to_dict
+from core.site_spec import SiteSpec
 from core.inference_workload import check_any_workload
 from core.services import Partition, Service, check_names, services_rule, workload_partition_rule
 
@@ -172,7 +173,15 @@ _DESIGN_RULES: dict[str, Callable[[Any], Any]] = {
     "metadata": lambda value: check_metadata(value, "metadata"),
     "workload_partition": lambda value: check(workload_partition_rule, value, "workload_partition"),
     "services": lambda value: check(services_rule, value, "services"),
+    "site": lambda value: _check_site(value),
 }
+
+
+def _check_site(value: Any) -> Any:
+    """None (placed automatically) or a core.site_spec.SiteSpec (the floor plan's edits)."""
+    if value is not None and not isinstance(value, SiteSpec):
+        raise DesignError(f"site: expected a SiteSpec, got {show(value)}")
+    return value
 
 
 @dataclass
@@ -185,6 +194,8 @@ class Design:
     # where the main workload runs (None: every GPU the services leave; core/services.py)
     workload_partition: Partition | None = None
     services: tuple[Service, ...] = ()  # inference services, each on a partition of its own
+    # where the racks go (core/site_spec.py: SiteSpec; None: placed automatically)
+    site: SiteSpec | None = None
     _observers: list[Callable[["Change"], None]] = field(default_factory=list, repr=False, compare=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -245,7 +256,8 @@ class Design:
         which operations replace rather than change (see the module docstring). The workload
         and assumptions, partitions and services are frozen dataclasses, shared too."""
         return Design(self.name, _copy_blocks(self.root), self.workload, self.assumptions,
-                      copy.deepcopy(self.metadata), self.workload_partition, self.services)
+                      copy.deepcopy(self.metadata), self.workload_partition, self.services,
+                      self.site)
 
     def content_equal(self, other: "Design") -> bool:
         return (
@@ -256,6 +268,7 @@ class Design:
             and self.metadata == other.metadata
             and self.workload_partition == other.workload_partition
             and self.services == other.services
+            and self.site == other.site
         )
 
 

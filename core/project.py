@@ -40,6 +40,7 @@ from core.gc_pause import gc_paused
 from core.jsonfile import read_json
 from core.limits import check_design_size, check_nesting
 from core.model import Block, Design, Link, Node
+from core.site_spec import site_from_dict, site_to_dict
 from core.inference_workload import any_workload_from_dict, any_workload_to_dict, inference_workload_from_dict
 from core.services import (Partition, Service, check_names, partition_to_dict, service_to_dict,
                            services_rule)
@@ -186,7 +187,7 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
         _fail("$.version", f"this project was saved by a newer Cluster Designer (file format {show(version)}; "
               f"this version reads up to {FORMAT_VERSION}); please update the application")
     _object(raw, "$", {"format", "version", "name", "design", "workload", "assumptions", "metadata",
-                       "workload_partition", "services"}, ("design",))
+                       "workload_partition", "services", "site"}, ("design",))
     name = check_text(raw.get("name", "Untitled"), "$.name", ProjectFileError)
     root = _block_from(raw["design"], "$.design", catalog)
     workload = None
@@ -203,7 +204,8 @@ def design_from_dict(raw: Any, catalog: Catalog | None = None, source: str = "$"
     partition = (_partition_from(raw["workload_partition"], "$.workload_partition")
                  if raw.get("workload_partition") is not None else None)
     services = _services_from(raw.get("services", []), "$.services", partition)
-    design = Design(name, root, workload, assumptions, metadata, partition, services)
+    design = Design(name, root, workload, assumptions, metadata, partition, services,
+                    _site_from(raw.get("site")))
     try:
         check_design_size(design, catalog)
     except DesignTooLargeError as exc:
@@ -327,7 +329,19 @@ def design_to_dict(design: Design) -> dict[str, Any]:
         out["workload_partition"] = partition_to_dict(design.workload_partition)
     if design.services:
         out["services"] = [service_to_dict(service) for service in design.services]
+    if design.site is not None:  # the floor plan's edits (core/site/spec.py), only when made
+        out["site"] = site_to_dict(design.site)
     return out
+
+
+def _site_from(raw: Any) -> Any:
+    """The optional "site" key (absent in older files: placed automatically)."""
+    if raw is None:
+        return None
+    try:
+        return site_from_dict(raw, "$.site")
+    except DesignError as exc:
+        raise ProjectFileError(str(exc)) from None
 
 
 def load_project(path: str | Path, catalog: Catalog | None = None) -> Design:

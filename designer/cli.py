@@ -21,6 +21,7 @@ from designer.cli_services import add_service_options, apply_service_options
 from designer.cli_stacks import (add_stack_option, add_stacks_command, apply_stack_option,
                                  stacks_text)
 from designer.cli_sweep import add_sweep_command, run_sweep_command
+from designer.site_export import SITE_EXPORTS, export_site, site_export_for
 
 SUBCOMMANDS = ("evaluate", "generate", "export", "catalog", "compare", "stacks", "sweep", "import")
 HELP_WIDTH = 78
@@ -191,19 +192,26 @@ def _build_parser() -> argparse.ArgumentParser:
               "Export the top level of a project's diagram as SVG, PNG or PDF (no display needed), or "
               "the design as GraphML (devices and cable bundles, for graph tools), diagrams.net "
               "(.drawio, every block a page) or an ibnetdiscover topology file (.topo: the planned "
-              "InfiniBand cabling, to diff against the built fabric).",
+              "InfiniBand cabling, to diff against the built fabric), or the floor plan: the cable "
+              "schedule (.csv), rack elevations (racks.csv, racks.svg) and the floor (floor.svg).",
               "cluster-designer export cluster.json -o diagram.svg\n"
-              "cluster-designer export cluster.json -o cluster.graphml --level block")
+              "cluster-designer export cluster.json -o cluster.graphml --level block\n"
+              "cluster-designer export cluster.json -o cables.csv")
     ex.add_argument("project", metavar="PROJECT", help="project file (.json) to draw")
     add_nautobot_export_options(ex)
     ex.add_argument("-o", "--output", metavar="FILE",
                     help="file to write; its extension picks the format: .svg, .png, .pdf, .graphml, "
-                         ".drawio or .topo")
+                         ".drawio, .topo, or .csv (cable schedule; see --site)")
     ex.add_argument("--level", choices=("device", "block"), default="device",
                     help="GraphML: one node per device (default) or per group of the design, as "
                          "stored (for huge designs)")
     ex.add_argument("--width", type=_positive_int, default=1600, metavar="PIXELS",
                     help="PNG width in pixels (default: 1600)")
+    ex.add_argument("--site", choices=SITE_EXPORTS, default=None,
+                    help="export the floor plan instead of the diagram: 'cables' (cable schedule, "
+                         ".csv), 'racks' (rack elevations, .csv or .svg), 'floor' (.svg). Default: "
+                         "from the file name: *.csv is the cable schedule (racks*.csv the "
+                         "elevations), floor*.svg the floor plan, racks*.svg the elevations")
 
     cmp = _sub(sub, "compare", "compare designs side by side",
                "Evaluate two or more projects and compare every headline metric (counts, bandwidth, "
@@ -410,6 +418,11 @@ def _cmd_export(args) -> int:
     if output.suffix.lower() in DATA_FORMATS:
         from core.project import load_project  # noqa: PLC0415
         export_data(load_project(args.project), output, args.level)
+        return 0
+    what = args.site or site_export_for(output)
+    if what is not None:  # the floor plan's files need no Qt
+        from core.project import load_project  # noqa: PLC0415
+        export_site(load_project(args.project), output, what)
         return 0
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from designer.export import export_diagram  # noqa: PLC0415 - Qt only for this command

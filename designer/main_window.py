@@ -30,6 +30,7 @@ from designer.default_layout import (
 )
 from designer.document import DesignDocument, empty_design
 from designer.evaluator import Evaluator, Result
+from designer.floor_view import attach_floor_view
 from designer.qaction import make_action
 from designer.export import DIAGRAM_FORMATS, SUMMARY_EXTENSIONS, export_summary, render_scene, with_extension
 from designer.format import num, power
@@ -93,6 +94,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_status()
         self._wire()
+        self.floor_view = attach_floor_view(self)  # the floor plan (designer/floor_view.py)
         self.setAcceptDrops(True)
         # Dock tabs with less padding than the style's: the nine metric titles then fit a 1366 px
         # screen's right column whole at a desktop's 11 pt font (at the style's, "Overvi…").

@@ -1,10 +1,10 @@
 """Why each runner-up of the parallelism search loses to the winner.
 
-Runners-up are the best layout of each other (tp, cp, pp, ep) shape. Their time per token is
-compared with the winner's by category (compute, recompute forced by memory, pipeline bubble,
-communication) in GPU-seconds per token, so a layout that leaves GPUs idle is not blamed on its
-kernels; the category that grows most is named with its numbers, or "scale" when using fewer
-GPUs explains most of the gap.
+Runners-up are the best layout of each other (tp, cp, pp, ep, expert tp) shape. Their time per
+token is compared with the winner's by category (compute, recompute forced by memory, pipeline
+bubble, communication) in GPU-seconds per token, so a layout that leaves GPUs idle is not
+blamed on its kernels; the category that grows most is named with its numbers, or "scale" when
+using fewer GPUs explains most of the gap.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ class Candidate:
         p = self.parallelism
         return {
             "parallelism": {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep,
+                            "expert_tp": p.expert_tp_effective,
                             "micro_batch": p.micro_batch, "global_batch": p.global_batch,
                             "virtual_stages": p.virtual_stages, "zero_stage": p.zero_stage,
                             "recompute": p.recompute},
@@ -145,7 +146,10 @@ def _why(best: Ranked, other: Ranked, seq_len: int, hbm_gb: float) -> tuple[str,
                   f"{b_bd.get(part, 0.0) * scale:.2f} s for the winner at equal work per GPU")
     else:
         scale = (o_tokens / b_tokens) * (b_gpus / o_gpus)
-        detail = (f"tp {o_par.tp}, micro-batch {o_par.micro_batch}: smaller or less efficient "
+        experts = (f", expert tp {o_par.expert_tp_effective}"
+                   if o_par.expert_tp_effective != o_par.tp else "")
+        detail = (f"tp {o_par.tp}{experts}, micro-batch {o_par.micro_batch}: smaller or less "
+                  f"efficient "
                   f"GEMMs per GPU (compute {o_cat['compute']:.2f} s vs "
                   f"{b_cat['compute'] * scale:.2f} s at equal work per GPU)")
     text = f"{100 * slower:.1f}% slower per token; {category}: +{max(extra, 0.0):.2f} s per step — {detail}"

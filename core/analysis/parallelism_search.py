@@ -7,7 +7,12 @@ Candidates (Megatron semantics, performance.md §8 "exhaustive parallelism searc
 * cp: 1, and 2/4/8/16 for sequences of 16k tokens or more (cp x tp within the job);
 * pp: divisors of the layer count, plus powers of two (uneven splits are allowed: the fullest
   stage sets the pace, as in Meta's Llama 3 layout);
-* ep (MoE): powers of two dividing the experts and dp x cp, up to 64;
+* ep (MoE): every common divisor of the experts and dp x cp, powers of two or not, however
+  wide (DeepSeek-V3 trained with EP 64 over 8 nodes; the model, not a cap, decides);
+* expert TP (MoE): as tp (Megatron's default), or 1 with MoE parallel folding, where the
+  ep x 1 expert grid refolds the stage's tp x cp x dp GPUs and ep runs over every common
+  divisor of the experts and tp x cp x dp (Qwen3-235B on H100 ran TP 2 with ETP 1 and EP 32
+  over DP 16);
 * dp: as many replicas as the design's GPUs allow (those one part of it connects, if its
   fabric falls into parts), no more than the batch can feed;
 * micro-batch 1, 2, 4, 8; virtual stages 1, 2, 3, 4, 6, 8 where pp x v divides the layers and
@@ -24,7 +29,7 @@ seq_len, rounded to a multiple of dp x micro-batch (at most 1.5x the target), so
 differ slightly in batch: they are ranked by time per token.
 
 **Why each loses** (layout_ranking.py). Runners-up are the best layout of each other
-(tp, cp, pp, ep) shape. Their time per token is compared with the winner's by category
+(tp, cp, pp, ep, expert tp) shape. Their time per token is compared with the winner's by category
 (compute, recompute forced by memory, pipeline bubble, communication); the category that grows
 most is named with its numbers.
 
@@ -105,6 +110,28 @@ def _divisors(n: int, limit: int) -> list[int]:
     return [d for d in range(1, min(n, limit) + 1) if n % d == 0]
 
 
+def _expert_parallel_options(experts: int, replicas: int) -> list[int]:
+    """EP degrees of a training layout: every common divisor of the experts (each rank holds
+    whole experts: Megatron-Core needs num_moe_experts % ep == 0) and of the ``replicas`` of
+    the experts' grid EP is carved from, powers of two or not (160 experts on 40: EP 5, 10,
+    20, 40)."""
+    g = math.gcd(experts, replicas)
+    return [d for d in range(1, g + 1) if g % d == 0]
+
+
+def _expert_layouts(experts: int, tp: int, cp: int, dp: int) -> list[tuple[int, int]]:
+    """(ep, expert_tp) pairs of a stage of tp x cp x dp GPUs: expert TP as the attention's
+    (expert_tp 0, Megatron's default: EP from the dp x cp replicas) or, when tp > 1, expert TP 1
+    with MoE parallel folding (the experts' ep x 1 grid refolds the stage's GPUs, so EP may also
+    take TP's: NVIDIA's Qwen3-235B H100 recipe, TP 2, ETP 1, EP 32 over DP 16). Expert TP
+    between 1 and tp is left out: no published recipe uses it, and each would add a full set
+    of layouts."""
+    out = [(ep, 0) for ep in _expert_parallel_options(experts, dp * cp)]
+    if tp > 1:
+        out += [(ep, 1) for ep in _expert_parallel_options(experts, tp * cp * dp)]
+    return out
+
+
 # ------------------------------------------------------------------------------------------
 # enumeration
 
@@ -123,7 +150,7 @@ class _Context:
 
 def _enumerate(fabric: FabricView, model: ModelSpec, a: PerformanceAssumptions,
                target_sequences: int) -> list[tuple]:
-    """(tp, cp, pp, dp, ep, mbs, v, gbs) for every valid layout on ``fabric`` (within the GPUs
+    """(tp, cp, pp, dp, ep, etp, mbs, v, gbs) for every valid layout on ``fabric`` (within the GPUs
     one job can span: a fabric in parts holds a job in one part)."""
     gpus = max(1, fabric.connected_gpus)
     kv = model.kv_heads_effective
@@ -144,12 +171,8 @@ def _enumerate(fabric: FabricView, model: ModelSpec, a: PerformanceAssumptions,
                 dp = min(gpus // (tp * cp * pp), max(1, int(1.5 * target_sequences)))
                 if dp < 1:
                     continue
-                if moe.enabled:
-                    eps = [e for e in _powers_of_two(min(64, moe.experts))
-                           if moe.experts % e == 0 and (dp * cp) % e == 0] or [1]
-                else:
-                    eps = [1]
-                for ep in eps:
+                experts = _expert_layouts(moe.experts, tp, cp, dp) if moe.enabled else [(1, 0)]
+                for ep, etp in experts:
                     for mbs in MICRO_BATCHES:
                         unit = dp * mbs
                         m = max(1, round(target_sequences / unit))
@@ -161,7 +184,7 @@ def _enumerate(fabric: FabricView, model: ModelSpec, a: PerformanceAssumptions,
                                 a.balance_pipeline_ends and ends_balanced(model.layers, pp, v))
                             if v > 1 and (uneven or m % pp):
                                 continue
-                            specs.append((tp, cp, pp, dp, ep, mbs, v, gbs))
+                            specs.append((tp, cp, pp, dp, ep, etp, mbs, v, gbs))
     return specs
 
 
@@ -189,7 +212,7 @@ def _evaluate_specs(ctx: _Context, specs: list[tuple], keep: int | None) -> tupl
     misfits: list[tuple] = []
     evaluated = rejected = 0
     views: dict[int, FabricView] = {}
-    for tp, cp, pp, dp, ep, mbs, v, gbs in specs:
+    for tp, cp, pp, dp, ep, etp, mbs, v, gbs in specs:
         job = tp * cp * pp * dp
         view = views.get(job)
         if view is None:
@@ -198,7 +221,7 @@ def _evaluate_specs(ctx: _Context, specs: list[tuple], keep: int | None) -> tupl
         least: tuple | None = None
         for family in _memory_options(a, dp * cp):
             for recompute, zero in family:
-                par = Parallelism(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, micro_batch=mbs,
+                par = Parallelism(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, expert_tp=etp, micro_batch=mbs,
                                   global_batch=gbs, virtual_stages=v, zero_stage=zero,
                                   recompute=recompute)
                 mem = memory_for(model, par, ctx.hbm_gb, a, precision=ctx.precision)
@@ -236,7 +259,7 @@ def _chunk_worker(args):
 
 
 def _shape(par: Parallelism) -> tuple:
-    return (par.tp, par.cp, par.pp, par.ep)
+    return (par.tp, par.cp, par.pp, par.ep, par.expert_tp_effective)
 
 
 def _fan_out(ctx: _Context, specs: list[tuple], workers: int):
@@ -344,7 +367,8 @@ def search_parallelism(
     diags.append(Diagnostic(
         "AUTO_PARALLELISM",
         f"auto parallelism chose tp {b.tp}, pp {b.pp}, dp {b.dp}, cp {b.cp}, ep {b.ep}, "
-        f"micro-batch {b.micro_batch}, virtual stages {b.virtual_stages}, recompute "
+        + (f"expert tp {b.expert_tp}, " if b.expert_tp else "")
+        + f"micro-batch {b.micro_batch}, virtual stages {b.virtual_stages}, recompute "
         f"{b.recompute}, ZeRO {b.zero_stage} ({evaluated} configurations evaluated of "
         f"{len(specs)} layouts, {rejected} rejected for memory)"))
     return SearchResult(
@@ -362,15 +386,26 @@ def search_parallelism(
 
 
 def _runners_up(ranked: list[tuple], limit: int) -> list[tuple]:
-    """The best layout of each (tp, cp, pp, ep) shape other than the winner's, best first."""
+    """The best layout of each (tp, cp, pp, ep, expert tp) shape other than the winner's, best
+    first. A layout whose step and breakdown equal one already listed is one the model cannot
+    tell apart from it (its difference changes no part of the step): it would say nothing
+    about why it loses, so it is left out."""
     seen = {_shape(ranked[0][2])}
+    outcomes = {_outcome(ranked[0])}
     runners: list[tuple] = []
     for r in ranked[1:]:
         key = _shape(r[2])
-        if key in seen:
+        if key in seen or _outcome(r) in outcomes:
             continue
         seen.add(key)
+        outcomes.add(_outcome(r))
         runners.append(r)
         if len(runners) >= limit:
             break
     return runners
+
+
+def _outcome(r: tuple) -> tuple:
+    """The step a layout is predicted to take, part by part (its memory aside: a runner-up
+    that only needs less memory does not lose on time)."""
+    return (r[1], r[2].global_batch, tuple(sorted(r[4].items())))

@@ -21,6 +21,7 @@ from core.dpu_engines import ENGINE_TITLES
 from core.assumptions import assumptions_to_dict
 from core.analysis.inference import InferenceResult
 from core.evaluate import Evaluation
+from core.report.site_rows import site_rows
 from core.service_results import ServiceResult
 from core.stacks import stack_status
 
@@ -79,6 +80,8 @@ def report_sections(ev: Evaluation) -> list[tuple[str, list[Row]]]:
         sections.append(("Bottleneck", _bottleneck_rows(ev.bottleneck)))
     if ev.cost is not None:
         sections.append(("Cost", _cost_rows(ev)))
+    if ev.site is not None:
+        sections.append(("Site", [Row(*row) for row in site_rows(ev)]))
     return sections
 
 

@@ -17,7 +17,8 @@ def hardware_cell(case) -> str:
     it (the generators ``suite.build_design`` calls)."""
     hw = case.hardware
     if hw["template"] == "supernode":
-        gen = f"`generate supernode --system {hw['system']} --count {hw['count']}`"
+        switch = f" --switch {hw['switch']}" if hw.get("switch") else ""
+        gen = f"`generate supernode --system {hw['system']} --count {hw['count']}{switch}`"
     else:
         gen = (f"`generate fat-tree --gpus {hw['gpus']} --server {hw['server']} "
                f"--switch {hw['switch']}`")

@@ -18,6 +18,7 @@ if __package__ in (None, ""):  # run as a script: make the package importable
 from core.analysis.performance import PerformanceAssumptions  # noqa: E402
 
 from . import cases as C  # noqa: E402
+from . import moe_report  # noqa: E402
 from . import serving_report  # noqa: E402
 from . import suite  # noqa: E402
 from .markdown import hardware_cell, markdown_table  # noqa: E402
@@ -67,7 +68,7 @@ def render(rows: list[suite.RowResult]) -> str:
         by_section.setdefault(r.section, []).append(r)
     counts: dict[str, int] = {}
     for r in rows:
-        if r.section != "serving":  # the serving rows have their own summary line
+        if r.section not in ("serving", moe_report.SECTION):  # they have their own summary lines
             counts[r.status] = counts.get(r.status, 0) + 1
     summary = suite.mfu_summary(rows)
     failing = [r for r in rows if r.status == "FAIL"]
@@ -105,6 +106,7 @@ def render(rows: list[suite.RowResult]) -> str:
         "exact; power ±1% (NVL72: inside the published range); reliability at the printed "
         "precision; cost within the published range ±5% (owning) or ±10% (capex per GPU), "
         "network share ±1-2 points, cloud prices as upper bounds.",
+        moe_report.summary_line(rows),
         serving_report.summary_line(rows),
         "",
         "## Calibration (the only fitted constants)",
@@ -243,6 +245,7 @@ def render(rows: list[suite.RowResult]) -> str:
             if r.note:
                 gaps.setdefault(r.note, []).append(r.id)
         out += [f"* **{', '.join(ids)}**: {note}." for note, ids in gaps.items()]
+    out += ["", *moe_report.render(rows)]
     out += ["", *serving_report.render(rows)]
     out += [
         "",

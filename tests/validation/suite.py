@@ -30,6 +30,7 @@ from designer.cli import main as cli_main
 from core.generators import FatTreeOptions, SupernodeOptions, generate_fat_tree, generate_supernode
 from core.generators.clos import plan_clos
 from core.flatten import flatten
+from core.precision_recipes import recipe
 from core.project import load_project, save_project
 from core.topology import analyze_topology
 from core.workload import workload_from_dict
@@ -162,7 +163,8 @@ def _row_flops_per_step(case: C.PerfCase) -> float:
 def _peak_flops(case: C.PerfCase) -> float:
     catalog = default_catalog()
     acc = catalog.get(catalog.get(server_of(case.hardware))["accelerator"])
-    return acc.peak_tflops(case.precision) * 1e12
+    # the dense peak of the precision the recipe runs its linear GEMMs at (mxfp8, fp8-block: fp8)
+    return acc.peak_tflops(recipe(case.precision).gemm_precision) * 1e12
 
 
 def _gpus(case: C.PerfCase) -> int:
@@ -439,7 +441,9 @@ def run_all(only_perf: set[str] | None = None) -> list[RowResult]:
             rows += run_reliability()
             from .fabric_suite import run_fabric  # it builds on this module's RowResult
             rows += run_fabric()
-            from .serving_suite import run_serving  # it builds on this module's rows and CLI path
+            from .moe_suite import run_moe  # both build on this module's rows and CLI path
+            from .serving_suite import run_serving
+            rows += run_moe(folder)
             rows += run_serving(folder)
     return rows
 

@@ -1,0 +1,34 @@
+"""The Floor view: it shows the evaluated site, a rack moved there is one undo step that the
+evaluation follows, and a clicked rack selects what it holds on the canvas."""
+
+from __future__ import annotations
+
+
+def test_moving_a_rack_is_one_undo_step_and_reevaluates(window, small_design):
+    window.load_design(small_design, None)
+    result = window.evaluate_now()
+    floor = window.floor_view
+    floor.update_result(result)
+    assert floor.item.site.racks == result.evaluation.site.racks
+    before = result.evaluation.site.cable_length_m["max"]
+    floor.rack_moved.emit(1, 1, 20)  # as a drag of rack 1 to the end of row 1
+    assert window.document.design.site is not None
+    assert window.document.undo_stack.count() == 1
+    moved = window.evaluate_now().evaluation.site
+    assert moved.placement == "drawn"
+    assert moved.layout.rack_slot[0] == 19
+    assert moved.cable_length_m["max"] != before
+    window.document.undo_stack.undo()
+    assert window.document.design.site is None
+
+
+def test_a_clicked_rack_selects_its_contents_on_the_canvas(window, small_design):
+    window.load_design(small_design, None)
+    window.floor_view.update_result(window.evaluate_now())
+    site = window.floor_view.item.site
+    compute = int((site.template.rack_class == 0).argmax())
+    window.floor_view._clicked(compute)
+    selected = window.scene.selected_ids()
+    assert selected  # the block holding the rack's servers
+    # and the canvas selection lights up the racks holding it
+    assert window.floor_view.item.highlight[compute]
