@@ -63,7 +63,7 @@ PROJECT_FILTER = "Cluster Designer project (*.json);;All files (*)"
 STATUS_MS = 6000
 STARTUP_WARNING_MS = 30_000  # read once at start-up, so it stays longer than a status note
 WARNINGS_HEIGHT_PX = 110
-DOCK_TAB_STYLE = "QMainWindow > QTabBar::tab { padding: 4px 6px; }"
+DOCK_TAB_STYLE = "QTabBar::tab { padding: 4px 6px; }"
 
 
 def redo_shortcuts() -> list[QKeySequence]:
@@ -96,9 +96,6 @@ class MainWindow(QMainWindow):
         self._wire()
         self.floor_view = attach_floor_view(self)  # the floor plan (designer/floor_view.py)
         self.setAcceptDrops(True)
-        # Dock tabs with less padding than the style's: the nine metric titles then fit a 1366 px
-        # screen's right column whole at a desktop's 11 pt font (at the style's, "Overvi…").
-        self.setStyleSheet(DOCK_TAB_STYLE)
         self._shown_once = False
         self._form_height_px: int | None = None  # the Inspector's longest form (measured once)
         if interactive:
@@ -757,6 +754,7 @@ class MainWindow(QMainWindow):
         for dock in self.findChildren(QDockWidget):
             if not dock.isFloating():
                 dock.show()
+        self._style_dock_tab_bars()
         self._size_docks()
         QTimer.singleShot(0, self, self.hide_stray_tab_bars)
 
@@ -782,10 +780,22 @@ class MainWindow(QMainWindow):
                 return
             RecoveryManager.remove(draft)
 
+    def _style_dock_tab_bars(self) -> None:
+        """Dock tabs with less padding than the style's: the nine metric titles then fit a
+        1366 px screen's right column whole at a desktop's 11 pt font (at the style's:
+        "Overvi…"); a title is read whole or not at all (past the column: scroll arrows). Set
+        on the tab bars alone: a style sheet on the window would restyle every widget in it."""
+        for bar in self.findChildren(QTabBar):
+            if bar.parent() is self and bar.styleSheet() != DOCK_TAB_STYLE:
+                bar.setStyleSheet(DOCK_TAB_STYLE)
+                bar.setElideMode(Qt.TextElideMode.ElideNone)
+                bar.setUsesScrollButtons(True)
+
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
+            self._style_dock_tab_bars()
             if not self._layout_restored:
                 self._size_docks()
             self.hide_stray_tab_bars()
@@ -797,12 +807,10 @@ class MainWindow(QMainWindow):
         sit over a dock showing one of its tabs."""
         self.layout().activate()
         docks = {d.windowTitle(): d for d in self.findChildren(QDockWidget) if d.isVisible() and not d.isFloating()}
+        self._style_dock_tab_bars()  # Qt makes a tab bar anew when docks are tabbed again
         for bar in self.findChildren(QTabBar):
             if bar.parent() is not self or not bar.isVisible():
                 continue
-            # A title is read whole or not at all: past the column's width, scroll arrows.
-            bar.setElideMode(Qt.TextElideMode.ElideNone)
-            bar.setUsesScrollButtons(True)
             titles = [bar.tabText(i) for i in range(bar.count())]
             owned = any(t in docks and abs(docks[t].geometry().x() - bar.geometry().x()) <= 2 for t in titles)
             if not owned:
