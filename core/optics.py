@@ -67,6 +67,8 @@ def _cage_candidates(catalog, cage_gbit_s: float, speed_gbit_s: float, max_fanou
     NIC cage, has ``module_ports`` ports: a ConnectX-8's flat-top cage takes single-port
     modules only, NVIDIA LinkX XDR list, P)."""
     out = []
+    if speed_gbit_s <= 0:  # a link forced past the model's checks to 0 Gb/s takes no module
+        return out
     for module in catalog.by_kind("transceiver"):
         if abs(float(module["gbit_s"]) - cage_gbit_s) > 1e-6:
             continue
