@@ -76,18 +76,27 @@ def completed_in_processes(fn: Callable[[Any], Any], jobs: Sequence[Any],
 
 @contextlib.contextmanager
 def _new_processes_ignore_sigint():
-    """Worker processes started inside (the pool starts them on submit) inherit SIGINT ignored:
+    """Worker processes started inside (the pool starts them on submit) inherit SIGINT blocked:
     Ctrl+C in a terminal reaches the whole process group, and only the parent should act on it
     (it cancels the queued jobs); a worker interrupted while importing would print a traceback.
-    Only the main thread may change signal handlers; from other threads nothing changes."""
+    Blocked, not ignored, here: a Ctrl+C while jobs are handed out (a second and more on a busy
+    machine) waits and is acted on after, where ignoring it lost it and the sweep ran on to the
+    end. Only the main thread handles signals; from other threads nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        return
+    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:

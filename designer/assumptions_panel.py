@@ -91,11 +91,12 @@ class AssumptionsPanel(QWidget):
     def __init__(self, document: DesignDocument, parent=None):
         super().__init__(parent)
         self.document = document
-        self.infos: dict[str, FieldInfo] = {}
-        self.editors: dict[str, QWidget] = {}        # by "section.name" (tests drive them)
-        self.labels: dict[str, QLabel] = {}
-        self.default_labels: dict[str, QLabel] = {}
-        self.sections: dict[str, _Section] = {}
+        self._infos: dict[str, FieldInfo] = {}
+        self._editors: dict[str, QWidget] = {}        # by "section.name" (tests drive them)
+        self._labels: dict[str, QLabel] = {}
+        self._default_labels: dict[str, QLabel] = {}
+        self._sections: dict[str, _Section] = {}
+        self._built = False
         outer = QVBoxLayout(self)
         outer.setContentsMargins(8, 6, 8, 4)
         outer.setSpacing(4)
@@ -117,6 +118,17 @@ class AssumptionsPanel(QWidget):
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        outer.addWidget(self.scroll, 1)
+
+    # --- construction --------------------------------------------------------------------
+    def ensure_built(self) -> None:
+        """Build the fields (a few hundred widgets, their meanings read from core's source):
+        called when the tab is first raised, or when a field is first asked for. The window
+        opens with this tab behind the Inspector; building it cost a fifth of a second of
+        every start."""
+        if self._built:
+            return
+        self._built = True
         body = QWidget()
         column = QVBoxLayout(body)
         column.setContentsMargins(0, 0, 4, 0)
@@ -124,15 +136,43 @@ class AssumptionsPanel(QWidget):
         for name in sections():
             section = _Section(name)
             section.reset.clicked.connect(lambda _=False, n=name: self.reset_section(n))
-            self.sections[name] = section
+            self._sections[name] = section
             self._fill(section)
             column.addWidget(section)
         column.addStretch(1)
         self.scroll.setWidget(body)
-        outer.addWidget(self.scroll, 1)
         self.refresh()
 
-    # --- construction --------------------------------------------------------------------
+    def dock_visibility_changed(self, shown: bool) -> None:
+        """Connected to the dock's visibilityChanged: the tab raised shows its fields."""
+        if shown:
+            self.ensure_built()
+
+    @property
+    def infos(self) -> dict[str, FieldInfo]:
+        self.ensure_built()
+        return self._infos
+
+    @property
+    def editors(self) -> dict[str, QWidget]:
+        self.ensure_built()
+        return self._editors
+
+    @property
+    def labels(self) -> dict[str, QLabel]:
+        self.ensure_built()
+        return self._labels
+
+    @property
+    def default_labels(self) -> dict[str, QLabel]:
+        self.ensure_built()
+        return self._default_labels
+
+    @property
+    def sections(self) -> dict[str, _Section]:
+        self.ensure_built()
+        return self._sections
+
     def _fill(self, section: _Section) -> None:
         grid = section.grid
         row = 0
@@ -149,7 +189,7 @@ class AssumptionsPanel(QWidget):
                 sub.setStyleSheet("color: #37474f; font-weight: 600; margin-top: 4px;")
                 grid.addWidget(sub, row, 0, 1, 4)
                 row += 1
-            self.infos[info.key] = info
+            self._infos[info.key] = info
             label = QLabel(info.label)
             label.setWordWrap(True)
             label.setToolTip(self._tooltip(info))
@@ -178,9 +218,9 @@ class AssumptionsPanel(QWidget):
             metrics = default.fontMetrics()
             default.setText(metrics.elidedText(default.text(), Qt.TextElideMode.ElideRight, DEFAULT_WIDTH))
             grid.addWidget(default, row, 3)
-            self.editors[info.key] = editor
-            self.labels[info.key] = label
-            self.default_labels[info.key] = default
+            self._editors[info.key] = editor
+            self._labels[info.key] = label
+            self._default_labels[info.key] = default
             row += 1
 
     @staticmethod
@@ -225,8 +265,10 @@ class AssumptionsPanel(QWidget):
         return self.document.design.assumptions or Assumptions()
 
     def refresh(self) -> None:
+        if not self._built:
+            return  # built from the model when first shown
         current = self.assumptions()
-        for name, section in self.sections.items():
+        for name, section in self._sections.items():
             values = getattr(current, name)
             default = defaults(name)
             changed = 0

@@ -63,7 +63,6 @@ class Evaluator(QObject):
         self.last: Result | None = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
-        self._timer.setInterval(DEBOUNCE_MS)
         self._timer.timeout.connect(self._launch)
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
@@ -74,11 +73,13 @@ class Evaluator(QObject):
     def busy(self) -> bool:
         return self._running or self._timer.isActive() or self._pending is not None
 
-    def request(self, design: Design) -> None:
-        """Schedule an evaluation of ``design`` (snapshotted when the debounce expires)."""
+    def request(self, design: Design, debounce: bool = True) -> None:
+        """Schedule an evaluation of ``design`` (snapshotted when the debounce expires).
+        ``debounce=False`` (a design opened or replaced whole: no burst of edits to wait for)
+        launches it at the next turn of the event loop, after what is pending is painted."""
         self._design = design
         self._generation += 1
-        self._timer.start()
+        self._timer.start(DEBOUNCE_MS if debounce else 0)
         self.started.emit()
 
     def _launch(self) -> None:

@@ -217,6 +217,9 @@ class FloorView(QWidget):
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.legend = QLabel("")
+        # Wrapped: on one line its width was the dock's minimum, which widened the column under
+        # the canvas and squeezed the palette to 115 px on a 1366 px screen.
+        self.legend.setWordWrap(True)
         bar = QHBoxLayout()
         bar.addWidget(self.colour)
         bar.addWidget(self.cables)

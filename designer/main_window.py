@@ -28,12 +28,13 @@ from designer.canvas.view import DesignView
 from designer.default_layout import (
     MIN_CANVAS_WIDTH_PX, METRICS_MIN_PX, inspector_form_height_px, side_widths_px,
 )
-from designer.document import UNTITLED, DesignDocument, empty_design
+from designer.document import DesignDocument, empty_design
 from designer.evaluator import Evaluator, Result
 from designer.floor_view import attach_floor_view
 from designer.qaction import make_action
 from designer.export import DIAGRAM_FORMATS, SUMMARY_EXTENSIONS, export_summary, render_scene, with_extension
 from designer.format import num, power
+from designer.guide import open_guide, show_about, show_shortcuts
 from designer.inspector import InspectorWidget
 from designer.interop_actions import InteropController
 from designer.outline import OutlineWidget
@@ -54,7 +55,6 @@ from designer.sweep_view import SweepResultsController
 from designer.services_panel import ServicesPanel
 from designer.user_settings import recent_paths, settings_problem
 from designer.window_fit import PREFERRED_SIZE, fitted_geometry
-from designer.wizard import TemplateWizard
 from designer.workload_panel import WorkloadPanel
 
 MAX_RECENT = 8
@@ -63,6 +63,7 @@ PROJECT_FILTER = "Cluster Designer project (*.json);;All files (*)"
 STATUS_MS = 6000
 STARTUP_WARNING_MS = 30_000  # read once at start-up, so it stays longer than a status note
 WARNINGS_HEIGHT_PX = 110
+DOCK_TAB_STYLE = "QTabBar::tab { padding: 4px 6px; }"
 
 
 def redo_shortcuts() -> list[QKeySequence]:
@@ -267,6 +268,8 @@ class MainWindow(QMainWindow):
         self.reset_layout_action = self._action("&Reset Layout", self.reset_layout)
         self.evaluate_action = self._action("&Evaluate Now", self.evaluate_now, "F5",
                                             "Re-run every analysis now")
+        self.guide_action = self._action("&User Guide", self.show_guide, None,
+                                         "How to draw, read the panels, compare, sweep and script designs")
         self.shortcuts_action = self._action("&Keyboard Shortcuts", self.show_shortcuts, "F1")
         self.about_action = self._action("&About Cluster Designer", self.show_about)
         self.baseline = BaselineController(self, self.catalog)
@@ -334,6 +337,7 @@ class MainWindow(QMainWindow):
         view.addAction(self.reset_layout_action)
 
         help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.guide_action)
         help_menu.addAction(self.shortcuts_action)
         help_menu.addAction(self.about_action)
 
@@ -374,7 +378,9 @@ class MainWindow(QMainWindow):
         doc.changed.connect(self._on_change)
         doc.replaced.connect(self._on_replaced)
         doc.path_changed.connect(self._update_title)
-        doc.undo_stack.cleanChanged.connect(lambda clean: self.setWindowModified(not clean))
+        # A method, not a lambda: Qt disconnects a deleted window's methods, and the undo stack
+        # says it is clean once more while the window is being deleted (after Quit -> Discard).
+        doc.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self.scene.selectionChanged.connect(self._on_selection)
         self.scene.block_changed.connect(self._on_block_changed)
         self.evaluator.started.connect(lambda: self.eval_label.setText("Evaluating…"))
@@ -391,8 +397,15 @@ class MainWindow(QMainWindow):
         for source in (self.view, self.canvas_actions, self.inspector, self.workload_panel,
                        self.services_panel, self.assumptions_panel):
             source.error.connect(self.show_error)
+        # Tabs behind others make their charts and fields when first raised: a quicker start.
+        for panel, dock in zip(self.metric_panels, self.metric_docks):
+            dock.visibilityChanged.connect(panel.dock_visibility_changed)
+        self.assumptions_dock.visibilityChanged.connect(self.assumptions_panel.dock_visibility_changed)
 
     # --- model events --------------------------------------------------------------------
+    def _on_clean_changed(self, clean: bool) -> None:
+        self.setWindowModified(not clean)
+
     def _on_change(self, change: Change) -> None:
         self.scene.on_change(change)
         self.outline.follow(self.document.design, change.kind)
@@ -418,7 +431,7 @@ class MainWindow(QMainWindow):
         self.services_panel.load_from_design()
         self.assumptions_panel.refresh()
         self._on_selection()
-        self.evaluator.request(self.document.design)
+        self.evaluator.request(self.document.design, debounce=False)
         self.view.fit()  # and again on every resize until the user zooms or pans (DesignView.auto_fit)
 
     def _on_block_changed(self, path: str) -> None:
@@ -559,15 +572,23 @@ class MainWindow(QMainWindow):
             self.document.reset(empty_design(), None)
 
     def new_from_template(self) -> None:
+        """Generate a design in the wizard and open it as a new untitled document, after
+        asking to save unsaved work (as New and Open do): the open file is never touched."""
+        from designer.wizard import TemplateWizard  # noqa: PLC0415 - the generators: when first asked for
+
         wizard = TemplateWizard(self.catalog, self)
-        if wizard.exec() and wizard.design is not None:
+        if wizard.exec() and wizard.design is not None and self.maybe_save():
             self.apply_template(wizard.design)
 
     def apply_template(self, design) -> None:
-        """Replace the content with a generated design as one undo step (keeps the workload)."""
-        self.document.push(ReplaceRoot(design.root, design.name, design.metadata), "New from template")
-        self.scene.set_block("")
-        self.view.fit()
+        """Open the generated ``design`` as a new untitled document (Save asks for a file),
+        with the current design's workload, assumptions and services, which describe the job
+        rather than the hardware. Not yet saved anywhere, it counts as unsaved work."""
+        opened = self.document.design.snapshot()
+        ReplaceRoot(design.root, design.name, design.metadata).apply(opened)
+        self.recovery.discard()
+        self.document.reset(opened, None)  # the canvas shows its top level, fitted
+        self.document.undo_stack.resetClean()
 
     def open_dialog(self) -> None:
         start = str(self.document.path.parent) if self.document.path else ""
@@ -624,10 +645,10 @@ class MainWindow(QMainWindow):
         if not name:
             return False
         path = with_extension(name, ".json", (".json",))
-        return self._save_to(path, name_after_file=self.document.design.name in ("", UNTITLED))
+        return self._save_to(path, name_after_file=self.document.design.name != path.stem)
 
     def _save_to(self, path: Path, name_after_file: bool = False) -> bool:
-        """Write the project to ``path``. ``name_after_file``: an untitled design takes the
+        """Write the project to ``path``. ``name_after_file`` (Save As): the design takes the
         file's name (summaries and diagrams are titled with it), as an undoable step that is
         part of what is saved; nothing changes when the write fails."""
         design = self.document.design
@@ -733,8 +754,9 @@ class MainWindow(QMainWindow):
         for dock in self.findChildren(QDockWidget):
             if not dock.isFloating():
                 dock.show()
+        self._style_dock_tab_bars()
         self._size_docks()
-        QTimer.singleShot(0, self.hide_stray_tab_bars)
+        QTimer.singleShot(0, self, self.hide_stray_tab_bars)
 
     def offer_recovery(self) -> None:
         """After a crash: offer each draft left by a session that is gone."""
@@ -758,14 +780,26 @@ class MainWindow(QMainWindow):
                 return
             RecoveryManager.remove(draft)
 
+    def _style_dock_tab_bars(self) -> None:
+        """Dock tabs with less padding than the style's: the nine metric titles then fit a
+        1366 px screen's right column whole at a desktop's 11 pt font (at the style's:
+        "Overvi…"); a title is read whole or not at all (past the column: scroll arrows). Set
+        on the tab bars alone: a style sheet on the window would restyle every widget in it."""
+        for bar in self.findChildren(QTabBar):
+            if bar.parent() is self and bar.styleSheet() != DOCK_TAB_STYLE:
+                bar.setStyleSheet(DOCK_TAB_STYLE)
+                bar.setElideMode(Qt.TextElideMode.ElideNone)
+                bar.setUsesScrollButtons(True)
+
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
+            self._style_dock_tab_bars()
             if not self._layout_restored:
                 self._size_docks()
             self.hide_stray_tab_bars()
-            QTimer.singleShot(0, self.hide_stray_tab_bars)
+            QTimer.singleShot(0, self, self.hide_stray_tab_bars)
 
     def hide_stray_tab_bars(self) -> None:
         """Qt leaves a stray dock tab bar ("Overview | Bandwidth") floating over the palette when
@@ -773,6 +807,7 @@ class MainWindow(QMainWindow):
         sit over a dock showing one of its tabs."""
         self.layout().activate()
         docks = {d.windowTitle(): d for d in self.findChildren(QDockWidget) if d.isVisible() and not d.isFloating()}
+        self._style_dock_tab_bars()  # Qt makes a tab bar anew when docks are tabbed again
         for bar in self.findChildren(QTabBar):
             if bar.parent() is not self or not bar.isVisible():
                 continue
@@ -807,19 +842,12 @@ class MainWindow(QMainWindow):
         event.accept()
 
     # --- help ----------------------------------------------------------------------------
+    def show_guide(self) -> bool:
+        return open_guide(self)
+
     def show_shortcuts(self) -> None:
         a = self.canvas_actions
-        rows = [(action.text().replace("&", "").rstrip("…"),
-                 " or ".join(key.toString(QKeySequence.SequenceFormat.NativeText) for key in action.shortcuts()))
-                for action in [self.undo_action, self.redo_action, *a.all(), self.evaluate_action]
-                if not action.shortcut().isEmpty()]
-        rows += [("Connect two components", "Shift+drag"), ("Pan", "Middle-drag / scroll bars"),
-                 ("Zoom", "Mouse wheel"), ("Step inside a block", "Double-click")]
-        text = "<table>" + "".join(f"<tr><td>{name}</td><td>&nbsp;&nbsp;<b>{keys}</b></td></tr>"
-                                   for name, keys in rows) + "</table>"
-        QMessageBox.information(self, "Keyboard shortcuts", text)
+        show_shortcuts(self, [self.undo_action, self.redo_action, *a.all(), self.evaluate_action])
 
     def show_about(self) -> None:
-        QMessageBox.about(self, "About Cluster Designer",
-                          "<b>Cluster Designer</b><br>Design AI GPU clusters and see bandwidth, latency, "
-                          "power, reliability and training efficiency as you draw.")
+        show_about(self)

@@ -22,6 +22,7 @@ from designer.member_list import FILTER_DELAY_MS, RowsModel
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
 _TOP = 0  # internal id of the top row (the design); a row below a block carries that block's id
+COUNT_ROWS_MEASURED = 200  # rows read to size the count column
 
 
 class OutlineRow(NamedTuple):
@@ -267,9 +268,11 @@ class OutlineWidget(QWidget):
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        # Sized to the count column's header and longest plausible count, not to every row.
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(1, header.fontMetrics().horizontalAdvance("×10,000,000") + 16)
+        # Sized to the counts shown (read from the first rows only, so a block of 100,000
+        # children costs nothing more): sized for the longest plausible count instead, it left
+        # the names "…" in a narrow column.
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setResizeContentsPrecision(COUNT_ROWS_MEASURED)
         self.tree.clicked.connect(lambda index: self.reveal.emit(self.model.path_of(index)))
         self.tree.activated.connect(lambda index: self.reveal.emit(self.model.path_of(index)))
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)

@@ -8,19 +8,22 @@ with their reason; hovering a point shows its parameters and clicking it opens t
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
                                QMessageBox, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
 from core.compare import METRICS, format_value
 from core.errors import DesignError
-from core.sweep.recipe import design_from_recipe
-from core.sweep.results import SweepTable, read_results
 from designer.qaction import make_action
+from designer.window_fit import beside
+
+if TYPE_CHECKING:
+    from core.sweep.results import SweepTable
 
 FILE_FILTER = "Sweep results (*.csv);;All files (*)"
 POINT_COLOR = "#607d8b"
@@ -168,7 +171,11 @@ class SweepScatter(QWidget):
                 item.setToolTip(item.text())  # a long reason is cut at the column's edge
                 widget.setItem(r, c, item)
         widget.resizeColumnsToContents()
-        widget.horizontalHeader().setStretchLastSection(True)
+        # The reason takes the width the other columns leave and wraps there: the rows grow to
+        # show all of it (cut at the column's edge, it could not be read).
+        widget.setWordWrap(True)
+        widget.horizontalHeader().setSectionResizeMode(len(params), QHeaderView.ResizeMode.Stretch)
+        widget.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         return widget
 
     def set_axes(self, x_path: str, y_path: str) -> None:
@@ -265,6 +272,8 @@ class SweepResultsController(QObject):
             self.open_results(Path(name))
 
     def open_results(self, path: Path) -> SweepScatter | None:
+        from core.sweep.results import read_results  # noqa: PLC0415 - not at every window start
+
         try:
             table = read_results(path)
         except DesignError as exc:
@@ -275,6 +284,9 @@ class SweepResultsController(QObject):
         view.destroyed.connect(lambda _=None, v=view: self.views.remove(v) if v in self.views else None)
         view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.views.append(view)
+        # Beside the main window, on its screen (Qt would put it at the screen's corner).
+        window = self._window
+        view.setGeometry(beside(window.frameGeometry(), view.size(), window.screen().availableGeometry()))
         view.show()
         return view
 
@@ -284,6 +296,8 @@ class SweepResultsController(QObject):
         window = self._window
         if not window.maybe_save():
             return False
+        from core.sweep.recipe import design_from_recipe  # noqa: PLC0415 - generators: on demand
+
         try:
             design = design_from_recipe(view.table.recipe(row), window.catalog)
         except DesignError as exc:

@@ -30,3 +30,26 @@ def fitted_geometry(available: QRect, frame: QMargins = FRAME_ESTIMATE, preferre
     x = available.x() + (available.width() - outer_w) // 2 + frame.left()
     y = available.y() + (available.height() - outer_h) // 2 + frame.top()
     return QRect(x, y, width, height)
+
+
+def beside(parent: QRect, size: QSize, available: QRect, frame: QMargins = FRAME_ESTIMATE,
+           gap_px: int = SCREEN_MARGIN_PX) -> QRect:
+    """The client rectangle of a secondary window of ``size`` (shrunk to fit ``available``)
+    next to its parent, whose frame is ``parent``: right of it when the screen has room there,
+    else left of it, else over the parent shifted down and right by a title bar (so both stay
+    in sight); always inside ``available``, never at the screen's corner by default."""
+    fitted = fitted_geometry(available, frame, size, gap_px)
+    width, height = fitted.width(), fitted.height()
+    outer_w = width + frame.left() + frame.right()
+    outer_h = height + frame.top() + frame.bottom()
+    right = parent.right() + 1 + gap_px
+    left = parent.left() - gap_px - outer_w
+    if right + outer_w <= available.right() + 1:
+        x, y = right, parent.top()
+    elif left >= available.left():
+        x, y = left, parent.top()
+    else:
+        x, y = parent.left() + frame.top(), parent.top() + frame.top()
+    x = min(max(x, available.left()), available.right() + 1 - outer_w)
+    y = min(max(y, available.top()), available.bottom() + 1 - outer_h)
+    return QRect(x + frame.left(), y + frame.top(), width, height)

@@ -33,20 +33,22 @@ from core.catalog import Catalog, default_catalog
 from core.errors import DesignError
 from core.flatten import flatten
 from core.analysis.serving_context import with_deployment
-from core.inference_workload import (InferenceWorkload, inference_workload_from_dict, inference_workload_to_dict,
-                                     list_inference_presets, load_inference_preset)
+from core.inference_workload import InferenceWorkload, inference_workload_from_dict, inference_workload_to_dict
 from core.operations import SetWorkload
+from core.preset_choice import first_that_runs
 from core.preset_fit import fit_to_design
 from core.workload import (
-    ACTIVATIONS, PRECISIONS, RECOMPUTE, Workload, list_presets, load_preset, with_parallelism, workload_from_dict,
+    ACTIVATIONS, PRECISIONS, RECOMPUTE, Workload, with_parallelism, workload_from_dict,
     workload_to_dict,
 )
+from designer.busy import Cancelled, run_busy
 from designer.document import DesignDocument
 from designer.format import num, pct, seconds
 from designer.inference_form import InferenceForm
 from designer.inference_search_view import InferenceSearchOutcome, deployment_name, run_inference_search
 from designer.model_fields import MODEL_INTS, MOE_INTS
 from designer.moe_fields import MoeFields
+from designer.preset_list import fill_preset_combo, load_presets
 from designer.search import Candidate, SearchOutcome, SearchRunner
 from designer.search_table import SearchTable
 from designer.stack_selector import StackSelector
@@ -109,24 +111,8 @@ class WorkloadPanel(QScrollArea):
         top.addRow("Kind", kinds)
         self.preset = QComboBox()
         self.preset.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.preset.addItem(NONE)
-        self._presets: dict[str, Workload] = {}
-        for name in list_presets():
-            try:
-                self._presets[name] = load_preset(name)
-            except DesignError:
-                continue  # a broken preset file must not take the panel down
-            self.preset.addItem(f"{name} — {self._presets[name].name}", name)
-        self._inference_presets: dict[str, InferenceWorkload] = {}
-        for name in list_inference_presets():
-            try:
-                self._inference_presets[name] = load_inference_preset(name)
-            except DesignError:
-                continue
-            self.preset.addItem(f"{name} (inference) — {self._inference_presets[name].name}", name)
-            self.preset.setItemData(self.preset.count() - 1, "An inference (serving) preset, taken as written",
-                                    Qt.ItemDataRole.ToolTipRole)
-        self.preset.addItem(CUSTOM)
+        self._presets, self._inference_presets = load_presets()
+        fill_preset_combo(self.preset, self._presets, self._inference_presets, NONE, CUSTOM)
         self.preset.activated.connect(self._preset_chosen)
         top.addRow("Preset", self.preset)
         layout.addLayout(top)
@@ -585,14 +571,15 @@ class WorkloadPanel(QScrollArea):
 
     def choose_kind(self, kind: str) -> None:
         """Make the design's workload a ``kind`` one (TRAINING or INFERENCE) as one undo step:
-        the last workload of that kind this tab showed, else the first preset of that kind."""
+        the last workload of that kind this tab showed, else the first preset of that kind that
+        the design can run (core/preset_choice.py)."""
         current = self.document.design.workload
         if (kind == INFERENCE) == isinstance(current, InferenceWorkload):  # no workload: training's
             self._show(current)
             return
         remembered = self._last_of_kind.get(kind)
         if remembered is None:
-            first = next(iter(self._inference_presets if kind == INFERENCE else self._presets), None)
+            first = self._first_preset_that_runs(kind)
             if first is None:
                 self._show(current)
             else:
@@ -600,6 +587,19 @@ class WorkloadPanel(QScrollArea):
             return
         self.document.push(SetWorkload(remembered), f"{kind.capitalize()} workload {remembered.name}")
         self._show(remembered)
+
+    def _first_preset_that_runs(self, kind: str) -> str | None:
+        if kind == INFERENCE:
+            candidates = list(self._inference_presets.items())
+        else:
+            gpus = self._gpus_now()
+            candidates = [(name, fit_to_design(preset, gpus, name)[0]) for name, preset in self._presets.items()]
+        design = self.document.design.snapshot()
+        try:  # an evaluation per preset tried: a big design takes a while, and the window says so
+            return run_busy(self, "Finding a preset the design can run…",
+                            lambda: first_that_runs(design, self.catalog, candidates), what="choosing a preset")
+        except (DesignError, Cancelled):
+            return candidates[0][0] if candidates else None
 
     def choose_preset(self, name: str | None) -> None:
         """Select preset ``name`` (None: no workload) as the user would."""

@@ -233,3 +233,17 @@ def test_every_fraction_is_a_share_of_line_rate(mode, paths, sources, per_source
     fractions = tier_fractions(b)
     assert all(0.0 < v <= 1.0 for v in fractions.by_pattern.values())
     assert 0.0 < fractions.incast <= 1.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(balls=st.floats(min_value=0.01, max_value=1e5), bins=st.integers(min_value=2, max_value=4096))
+def test_expected_max_load_is_what_scipy_stats_poisson_gives(balls, bins):
+    # The module uses scipy.special's Poisson CDF (scipy.stats is not imported at the window's
+    # start): the same function scipy.stats.poisson.cdf evaluates at whole k.
+    import math
+
+    from scipy.stats import poisson
+
+    lam = balls / bins
+    k = np.arange(int(lam + 12.0 * math.sqrt(lam) + 30) + 1)
+    assert expected_max_load(balls, bins) == float(np.sum(1.0 - poisson.cdf(k, lam) ** bins))

@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.analysis.reliability import (
     ReliabilityAssumptions,
@@ -359,3 +361,16 @@ def test_empty_design_and_auto_parallelism(catalog):
     assert big.job_gpus == 1024
     assert "JOB_EXCEEDS_DESIGN" in {d.code for d in big.diagnostics}
 
+
+
+@settings(max_examples=300, deadline=None)
+@given(mu=st.floats(min_value=1e-9, max_value=1e22), target=st.floats(min_value=0.0, max_value=1 - 1e-12))
+def test_spares_match_scipy_stats_poisson_inverse_cdf(mu, target):
+    # The window no longer imports scipy.stats at start (most of a second): the spares come
+    # from the same special functions scipy.stats.poisson.ppf uses, and must agree with it.
+    from scipy import stats  # noqa: PLC0415
+
+    k = stats.poisson.ppf(target, mu)
+    if not math.isfinite(k):
+        k = math.ceil(mu + stats.norm.ppf(target) * math.sqrt(mu))
+    assert spares_for(mu, target) == int(k)

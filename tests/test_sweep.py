@@ -344,9 +344,12 @@ def test_ctrl_c_ends_the_sweep_and_its_workers_at_once(tmp_path):
                                             "island_oversubscription": [1, 2, 3, 4, 5]},
                                 "workloads": ["llama3-405b"]}))
     out = tmp_path / "r.csv"
+    # As from a terminal: SIGINT at its default in the command, even where this test process
+    # runs with it ignored (a pytest-xdist worker), which the command would inherit.
     process = subprocess.Popen(
         [sys.executable, "-m", "designer.cli", "sweep", str(spec), "-o", str(out), "--jobs", "2"],
-        cwd=ROOT, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        cwd=ROOT, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen = ""
     while "design" not in seen:  # the progress bar has started: the spec is read
         seen += process.stderr.read(1)
@@ -375,3 +378,25 @@ def test_results_file_with_a_bad_number_names_line_and_column(small_results, tmp
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(SweepResultsError, match=rf"^{path}: line 4, column counts.gpus: 'many' is not a number$"):
         read_results(path)
+
+
+def test_a_ctrl_c_while_the_pool_starts_is_acted_on_after_not_lost():
+    # The pool's workers are started with SIGINT held back from them; a Ctrl+C arriving in that
+    # window (seconds on a busy machine) must still interrupt the sweep once the workers are
+    # started, not be dropped (it was: the sweep then ran to its end).
+    import os
+    import signal
+
+    from core.process_pool import _new_processes_ignore_sigint
+
+    # Python's own Ctrl+C handler, as in a command started from a terminal (a pytest-xdist
+    # worker runs with SIGINT ignored).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with _new_processes_ignore_sigint():
+                os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):  # Python acts on a signal between bytecodes
+                pass
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -42,7 +42,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy.stats import poisson
+from scipy import special
 
 from core.fabric import TierBehaviour
 
@@ -67,7 +67,9 @@ def expected_max_load(balls: float, bins: int) -> float:
     lam = balls / bins
     top = int(lam + 12.0 * math.sqrt(lam) + 30)
     k = np.arange(top + 1)
-    below = poisson.cdf(k, lam) ** bins
+    # P[Poisson(lam) <= k], as scipy.stats.poisson.cdf computes it, from scipy.special: the
+    # window imports this module at start, and scipy.stats costs most of a second to import.
+    below = special.pdtr(k, lam) ** bins
     return float(np.sum(1.0 - below))
 
 

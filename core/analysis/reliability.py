@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from core.analysis.failure_rates import job_failure_rates
 from core.analysis.model_stats import parameter_count
@@ -200,10 +200,23 @@ def spares_for(mu: float, target: float) -> int:
     # scipy's inverse CDF: constant time and memory for any mu (a window of k values around mu
     # grew with sqrt(mu) and took minutes and GBs at the mu of 1e12 failures). Past its range
     # (mu ~1e19 gives NaN) the normal limit, exact to far more digits than mu carries there.
-    k = stats.poisson.ppf(target, mu)
+    k = _poisson_ppf(target, mu)
     if not math.isfinite(k):
-        k = math.ceil(mu + stats.norm.ppf(target) * math.sqrt(mu))
+        k = math.ceil(mu + float(special.ndtri(target)) * math.sqrt(mu))
     return int(k)
+
+
+def _poisson_ppf(q: float, mu: float) -> float:
+    """scipy.stats.poisson.ppf(q, mu) for mu > 0 and 0 <= q < 1, by the same special functions
+    (scipy.stats itself costs most of a second to import, at every start of the window)."""
+    if q <= 0:
+        return -1.0  # the support's start minus one, as scipy answers
+    inverse = float(special.pdtrik(q, mu))  # continuous inverse of the CDF; NaN past its range
+    if not math.isfinite(inverse):
+        return inverse
+    k = math.ceil(inverse)
+    below = max(k - 1, 0)
+    return float(below if special.pdtr(below, mu) >= q else k)
 
 
 # --------------------------------------------------------------------------- analysis

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLay
 
 from core.compare import Comparison
 from designer.delta_text import delta_text
+from designer.panels.charts import LazyChart
 
 
 class MetricsPanel(QScrollArea):
@@ -50,6 +51,16 @@ class MetricsPanel(QScrollArea):
 
     def add_chart(self, widget: QWidget) -> None:
         self._charts.addWidget(widget)
+
+    def build_charts(self) -> None:
+        """Make the plots of the panel's charts (charts.LazyChart): the panel is shown."""
+        for chart in self.findChildren(LazyChart):
+            chart.build()
+
+    def dock_visibility_changed(self, shown: bool) -> None:
+        """Connected to the dock's visibilityChanged: a tab raised shows its charts."""
+        if shown:
+            self.build_charts()
 
     def show_message(self, text: str) -> None:
         self._message.setText(text)

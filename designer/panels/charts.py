@@ -41,25 +41,84 @@ def labelled_plot(title: str, left: str, bottom: str) -> pg.PlotWidget:
     return plot
 
 
-class BarChart(QWidget):
+class LazyChart(QWidget):
+    """A chart whose pyqtgraph plot is made when first needed (``plot``, or ``build()`` when its
+    panel is first raised): a pyqtgraph plot costs ~15 ms to make, and the window opens with
+    most panels behind tabs. Until then a placeholder of the plot's height keeps the layout;
+    data set meanwhile is kept and drawn when the plot is made."""
+
+    def __init__(self, min_height_px: int, max_height_px: int, parent=None):
+        super().__init__(parent)
+        self._box = QVBoxLayout(self)
+        self._box.setContentsMargins(0, 0, 0, 0)
+        self._box.setSpacing(2)
+        self._placeholder = QWidget()
+        self._placeholder.setMinimumHeight(min_height_px)
+        self._placeholder.setMaximumHeight(max_height_px)
+        self._box.addWidget(self._placeholder)
+        self._plot: pg.PlotWidget | None = None
+        self._stale = False  # data set since the plot was last drawn
+        self._plot_shown = True
+
+    def _make_plot(self) -> pg.PlotWidget:
+        raise NotImplementedError
+
+    def _draw(self, plot: pg.PlotWidget) -> None:
+        raise NotImplementedError
+
+    @property
+    def plot(self) -> pg.PlotWidget:
+        if self._plot is None:
+            self._plot = self._make_plot()
+            self._plot.setVisible(self._plot_shown)
+            self._box.replaceWidget(self._placeholder, self._plot)
+            self._placeholder.deleteLater()
+        if self._stale:
+            self._stale = False
+            self._draw(self._plot)
+        return self._plot
+
+    def build(self) -> None:
+        """Make the plot now (its panel is shown) and draw what it was given."""
+        _ = self.plot
+
+    def _data_changed(self) -> None:
+        self._stale = True
+        if self._plot is not None:
+            self.build()
+
+    def _show_plot(self, shown: bool) -> None:
+        self._plot_shown = shown
+        (self._plot if self._plot is not None else self._placeholder).setVisible(shown)
+
+
+class BarChart(LazyChart):
     """Vertical bars, one per category, value printed on each bar."""
 
     def __init__(self, title: str, unit_label: str, parent=None):
-        super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        self.plot = labelled_plot(title, unit_label, "")
-        layout.addWidget(self.plot)
+        super().__init__(CHART_HEIGHT, CHART_HEIGHT + 60, parent)
+        self._title, self._unit = title, unit_label
         self.categories: list[str] = []
         self.values: list[float] = []
+        self._colors: list[str] | None = None
+        self._fmt = "{:,.0f}"
+
+    def _make_plot(self) -> pg.PlotWidget:
+        return labelled_plot(self._title, self._unit, "")
 
     def set_unit(self, label: str) -> None:
-        self.plot.setLabel("left", label, **{"font-size": "9pt"})
+        self._unit = label
+        if self._plot is not None:
+            self._plot.setLabel("left", label, **{"font-size": "9pt"})
 
     def set_data(self, categories: list[str], values: list[float], colors: list[str] | None = None,
                  fmt: str = "{:,.0f}") -> None:
         self.categories, self.values = list(categories), list(values)
-        plot = self.plot
+        self._colors, self._fmt = colors, fmt
+        self._data_changed()
+
+    def _draw(self, plot: pg.PlotWidget) -> None:
+        categories, values, colors, fmt = self.categories, self.values, self._colors, self._fmt
         plot.clear()
         if not values:
             return
@@ -81,33 +140,33 @@ class BarChart(QWidget):
         plot.setYRange(0, top * 1.18, padding=0)
 
 
-class StackedBar(QWidget):
+class StackedBar(LazyChart):
     """One horizontal bar split into parts, with a legend that names each part and its value."""
 
     def __init__(self, title: str, unit_label: str, parent=None):
-        super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
+        super().__init__(STACKED_BAR_HEIGHT, STACKED_BAR_HEIGHT + 16, parent)
         # The unit goes in the title: an axis label would cost a line under a one-bar chart.
-        self.plot = labelled_plot(f"{title} ({unit_label})", "", "")
-        self.plot.setMinimumHeight(STACKED_BAR_HEIGHT)
-        self.plot.setMaximumHeight(STACKED_BAR_HEIGHT + 16)
-        self.plot.getAxis("left").setTicks([[]])
-        self.plot.showGrid(x=True, y=False, alpha=0.25)
-        layout.addWidget(self.plot)
+        self._title = f"{title} ({unit_label})"
         self.legend = QLabel()
         self.legend.setWordWrap(True)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
-        layout.addWidget(self.legend)
+        self._box.addWidget(self.legend)
         self.parts: list[tuple[str, float]] = []
+
+    def _make_plot(self) -> pg.PlotWidget:
+        plot = labelled_plot(self._title, "", "")
+        plot.setMinimumHeight(STACKED_BAR_HEIGHT)
+        plot.setMaximumHeight(STACKED_BAR_HEIGHT + 16)
+        plot.getAxis("left").setTicks([[]])
+        plot.showGrid(x=True, y=False, alpha=0.25)
+        return plot
 
     def set_data(self, parts: list[tuple[str, float]], fmt) -> None:
         unbounded = [name for name, v in parts if not math.isfinite(v)]
         self.parts = [(name, v) for name, v in parts if math.isfinite(v) and v > 0]
-        self.plot.clear()
         total = sum(v for _, v in self.parts)
-        self.plot.setVisible(not unbounded)
+        self._show_plot(not unbounded)
+        self._data_changed()
         if unbounded:
             # A part without a network path takes forever; a bar cannot show it, words can.
             self.legend.setText(f"<span style='color:#c62828'>{', '.join(unbounded)}: unbounded "
@@ -116,20 +175,27 @@ class StackedBar(QWidget):
         if total <= 0:
             self.legend.setText("")
             return
-        x0 = 0.0
         items = []
         for i, (name, v) in enumerate(self.parts):
             color = style.SERIES[i % len(style.SERIES)]
-            bar = pg.BarGraphItem(x0=[x0], y=[0], width=[v], height=0.6, brush=pg.mkBrush(color),
-                                  pen=pg.mkPen("#ffffff", width=1))
-            self.plot.addItem(bar)
-            x0 += v
             name = name.replace(" ", "&nbsp;")
             items.append(f"<span style='white-space:nowrap'><span style='color:{color}; font-size:12pt'>■</span>"
                          f"&nbsp;{name}&nbsp;<b>{fmt(v).replace(' ', '&nbsp;')}</b>&nbsp;({v / total * 100:.0f}&nbsp;%)</span>")
-        self.plot.setXRange(0, total * 1.02, padding=0)
-        self.plot.setYRange(-0.5, 0.5, padding=0)
         self.legend.setText(" &nbsp; ".join(items))
+
+    def _draw(self, plot: pg.PlotWidget) -> None:
+        plot.clear()
+        total = sum(v for _, v in self.parts)
+        if total <= 0 or not self._plot_shown:  # unbounded: the legend says so
+            return
+        x0 = 0.0
+        for i, (_name, v) in enumerate(self.parts):
+            color = style.SERIES[i % len(style.SERIES)]
+            plot.addItem(pg.BarGraphItem(x0=[x0], y=[0], width=[v], height=0.6, brush=pg.mkBrush(color),
+                                         pen=pg.mkPen("#ffffff", width=1)))
+            x0 += v
+        plot.setXRange(0, total * 1.02, padding=0)
+        plot.setYRange(-0.5, 0.5, padding=0)
 
 
 def compact(value: float) -> str:
@@ -167,7 +233,7 @@ def _spread(values: list[float], min_gap: float = 0.07) -> list[float]:
     return [values[i] for i in sorted(kept)]
 
 
-class LineChart(QWidget):
+class LineChart(LazyChart):
     """A line with markers; optional highlighted point with a caption; x values without a y
     (None: e.g. a job size that does not fit) break the line and can be marked on the axis.
 
@@ -176,17 +242,19 @@ class LineChart(QWidget):
     """
 
     def __init__(self, title: str, left: str, bottom: str, log_x: bool = False, parent=None):
-        super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        self.plot = labelled_plot(title, left, bottom)
-        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        super().__init__(CHART_HEIGHT, CHART_HEIGHT + 60, parent)
+        self._labels = (title, left, bottom)
         self._log_x = log_x
-        layout.addWidget(self.plot)
         self.x: list[float] = []
         self.y: list[float | None] = []
         self.marked: tuple[float, float] | None = None
         self.missing: list[float] = []  # x values drawn as "no value" crosses
+        self._style: dict = {}
+
+    def _make_plot(self) -> pg.PlotWidget:
+        plot = labelled_plot(*self._labels)
+        plot.showGrid(x=True, y=True, alpha=0.25)
+        return plot
 
     def _tx(self, value: float) -> float:
         return math.log10(value) if self._log_x and value > 0 else value
@@ -199,12 +267,25 @@ class LineChart(QWidget):
         there, and with ``missing_text`` the x gets a grey cross on the axis and that caption
         (never a point drawn at 0)."""
         self.x, self.y, self.marked = list(x), list(y), mark
-        plot = self.plot
-        plot.clear()
-        points = [(a, b) for a, b in zip(x, y) if math.isfinite(a) and (a > 0 or not self._log_x)]
-        points.sort(key=lambda p: p[0])
+        points = self._points()
         has_value = [b is not None and math.isfinite(b) for _, b in points]
         self.missing = [a for (a, _), ok in zip(points, has_value) if not ok] if missing_text else []
+        self._style = {"symbols": symbols, "mark_text": mark_text, "y_range": y_range,
+                       "ticks_at_data": ticks_at_data, "missing_text": missing_text}
+        self._data_changed()
+
+    def _points(self) -> list[tuple[float, float | None]]:
+        points = [(a, b) for a, b in zip(self.x, self.y) if math.isfinite(a) and (a > 0 or not self._log_x)]
+        points.sort(key=lambda p: p[0])
+        return points
+
+    def _draw(self, plot: pg.PlotWidget) -> None:
+        symbols, mark_text, y_range, ticks_at_data, missing_text = (
+            self._style[k] for k in ("symbols", "mark_text", "y_range", "ticks_at_data", "missing_text"))
+        mark = self.marked
+        plot.clear()
+        points = self._points()
+        has_value = [b is not None and math.isfinite(b) for _, b in points]
         valued = [(a, b) for (a, b), ok in zip(points, has_value) if ok]
         if not valued and not self.missing:
             return

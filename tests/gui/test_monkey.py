@@ -236,7 +236,10 @@ class GuiMonkey(RuleBasedStateMachine):
             design = generate_fat_tree(FatTreeOptions(gpus, "DGX-H100", "QM9700"), catalog)
         else:
             design = generate_supernode(SupernodeOptions("GB200-NVL72", data.draw(st.integers(1, 4))), catalog)
-        self._edit(lambda: self.window.apply_template(design))
+        self._run(lambda: self.window.apply_template(design))
+        # A new untitled document: its history starts here.
+        assert self.stack.count() == 0 and self.window.document.path is None
+        self.states = [self._state()]
 
     # --- panel edits ---------------------------------------------------------------------
     def inspector_edit(self, data):

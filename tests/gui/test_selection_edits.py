@@ -4,6 +4,7 @@ raising (pytest-qt fails a test on any exception that reaches Qt's event loop)."
 from PySide6.QtCore import QPointF
 
 from core.model import Block
+from core.operations import ReplaceRoot
 
 
 def _two_linked(window):
@@ -58,9 +59,9 @@ def test_leaving_a_vanished_block_with_a_link_selected(window, small_design):
     window.canvas_actions.step_in.trigger()
     window.scene.select([], [link])
     assert window.inspector._heading.text() == f"Link {link}"
-    # A template replaces the design: the block we are in goes, the canvas steps out to a
-    # top level that has no link of that id.
-    window.apply_template(small_design)
+    # The content replaced (one undo step): the block we are in goes, the canvas steps out to
+    # a top level that has no link of that id.
+    window.document.push(ReplaceRoot(small_design.root, small_design.name, small_design.metadata))
     assert window.scene.block_path == "" and window.scene.link_item(link) is None
     assert "kind" not in window.inspector.fields
     window.document.undo_stack.undo()  # the group again, with the link inside it

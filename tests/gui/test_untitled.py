@@ -32,6 +32,7 @@ def test_started_without_a_project_the_example_is_an_untitled_copy(qtbot, monkey
     qtbot.addWidget(window)
     recent_before = window.recent_files()
     design = load_project(DEFAULT_EXAMPLE, window.catalog)
+    example_name = design.name
     window.load_design(design, None, DEFAULT_EXAMPLE)
     assert window.document.path is None
     assert window.windowTitle().startswith(f"Copy of {design.name}")
@@ -49,7 +50,9 @@ def test_started_without_a_project_the_example_is_an_untitled_copy(qtbot, monkey
     assert load_project(tmp_path / "my-pod.json").root.children["spine"].count == 8
     assert DEFAULT_EXAMPLE.read_bytes() == example_bytes
     assert window.recent_files()[0] == str((tmp_path / "my-pod.json").resolve())
-    assert design.name == load_project(DEFAULT_EXAMPLE).name  # a named design keeps its name
+    # The copy is named after its file (the README's promise); the example keeps its name.
+    assert design.name == "my-pod" and load_project(tmp_path / "my-pod.json").name == "my-pod"
+    assert load_project(DEFAULT_EXAMPLE).name == example_name != "my-pod"
     window.document.undo_stack.setClean()
     window.evaluator.shutdown()
     window.workload_panel.shutdown()
@@ -78,9 +81,11 @@ def test_save_as_names_an_untitled_design_after_its_file(window, monkeypatch, tm
     assert design.name == "Untitled" and window.isWindowModified()
     window.document.undo_stack.redo()
     assert design.name == "rack-a" and not window.isWindowModified()
-    # A design that has a name keeps it under another file name.
+    # Save As under another file name names the design after that file, as one undo step.
     _answer_save_dialog(monkeypatch, tmp_path / "copy.json")
-    assert window.save_as() is True and design.name == "rack-a"
+    assert window.save_as() is True and design.name == "copy" and load_project(tmp_path / "copy.json").name == "copy"
+    window.document.undo_stack.undo()
+    assert design.name == "rack-a" and load_project(tmp_path / "rack-a.json").name == "rack-a"
 
 
 def test_save_as_that_fails_changes_nothing(window, monkeypatch, tmp_path, no_modal_dialogs):
