@@ -145,9 +145,13 @@ def render(rows: list[suite.RowResult]) -> str:
         f"({a.step_realisation}, D) = **{a.measured_gemm_ceiling_by_accelerator['MI300X'] * a.step_realisation:.3f}**; "
         "the sweep also gives their GEMM-size curve. Their evaluations carry "
         "UNCALIBRATED_ACCELERATOR.",
-        f"* Default for other accelerators **{a.gemm_efficiency_scale}** (the A100 factor on "
-        "Calculon's prior). Ascend 910C and Gaudi 3 use it (neither a training run nor a GEMM "
-        "sweep was found); their evaluations carry UNCALIBRATED_ACCELERATOR.",
+        f"* Other accelerators (neither a training run nor a GEMM sweep found: Ascend 910C, Gaudi 3, "
+        "Hygon DCU...) run by default no better than the least efficient calibrated family of "
+        "their generation (for 2024-25 parts GB200's curve and factor), and at no higher MFU "
+        "than that generation's calibrated parts on the same job (issue 22; "
+        "`core/analysis/uncalibrated.py`); the estimate the engine used before, "
+        f"**{a.gemm_efficiency_scale}** (the A100 factor on Calculon's prior), is the optimistic "
+        "end of their `mfu_range`. Their evaluations carry UNCALIBRATED_ACCELERATOR.",
         "* Not fitted (measured or published, cited next to each constant in "
         "`core/analysis/performance.py` / `collectives.py`): GEMM efficiency by size (Azure "
         "cuBLASLt sweeps, A100 / H100 / H200 / GB200; B200 takes the GB200 shape), "
