@@ -70,22 +70,28 @@ def length_effect(cables, flat) -> LengthEffect | None:
     if cables is None or not cables.count:
         return None
     catalog = flat.catalog
+    # The cable and module a run takes change only where a catalog reach is passed: one pick
+    # per (medium, speed, reach bracket), not per half-metre step (a 100,000-GPU site has ~900
+    # distinct placed lengths and a dozen brackets).
+    reaches = np.unique([float(s["reach_m"]) for kind in ("cable", "transceiver")
+                         for s in catalog.by_kind(kind)])
     fibre = flat.bundles_of_medium("fiber")[cables.bundle]
     speed_code = flat.speed_code[cables.bundle]
+    n_speeds = len(flat.speed_values)
     totals = []
     for lengths in (flat.length_m[cables.bundle], cables.length_m):
         steps = np.ceil(lengths / STEP_M - 1e-9).astype(np.int64)
-        key = (steps * len(flat.speed_values) + speed_code) * 2 + fibre
-        distinct, counts = np.unique(key, return_counts=True)
+        bracket = np.searchsorted(reaches, steps * STEP_M, side="left")
+        key = (bracket * n_speeds + speed_code) * 2 + fibre
+        distinct, first, counts = np.unique(key, return_index=True, return_counts=True)
         usd = np.zeros(len(distinct))
         watts = np.zeros(len(distinct))
         reach = np.zeros(len(distinct), dtype=bool)
         unpriced = False
-        for i, code in enumerate(distinct.tolist()):
-            rest, is_fibre = divmod(code, 2)
-            step, speed = divmod(rest, len(flat.speed_values))
-            price, w, ok = _per_link(catalog, bool(is_fibre), float(flat.speed_values[speed]),
-                                     step * STEP_M)
+        for i, at in enumerate(first.tolist()):
+            # any run of the bracket picks the same items: price the first one's length
+            price, w, ok = _per_link(catalog, bool(fibre[at]), float(flat.speed_values[speed_code[at]]),
+                                     float(steps[at] * STEP_M))
             unpriced |= price is None
             usd[i], watts[i], reach[i] = price or 0.0, w, ok
         beyond = int(counts[~reach].sum())
