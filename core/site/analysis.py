@@ -89,7 +89,7 @@ def place_design(design, flat, graph, spec: SiteSpec | None, power_assumptions) 
     spec = spec or SiteSpec()
     pa = power_assumptions
     template = Racker(design, flat, pa.switches_per_rack, pa.storage_per_rack,
-                      spec.rack_height_u, spec.racks_per_row).build()
+                      spec.rack_height_u, spec.racks_per_row, pa.rack_limit_kw("air") * 1000.0).build()
     layout = lay_out(template, spec)
     return Placed(template, layout, cable_lengths(flat, graph, template, layout, spec))
 

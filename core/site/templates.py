@@ -137,8 +137,11 @@ class Racker:
     """Builds the templates of a design's blocks (one pass over the tree)."""
 
     def __init__(self, design: Design, flat, switches_per_rack: int, storage_per_rack: int,
-                 rack_height_u: int, row_racks: int):
+                 rack_height_u: int, row_racks: int, air_rack_limit_w: float = float("inf")):
         self.flat = flat
+        # network and storage racks are air-cooled: their units fill one only up to what air
+        # sheds (eight 20 kW WEKApods are a 160 kW rack no air-cooled row takes)
+        self.air_rack_limit_w = air_rack_limit_w
         self.switches_per_rack = switches_per_rack
         self.storage_per_rack = storage_per_rack
         self.height_u = rack_height_u
@@ -209,7 +212,8 @@ class Racker:
         counts = np.array([self.flat.nodes[g].count for g in groups], dtype=np.int64)
         heights = np.array([self._height_u(g) for g in groups])
         watts = np.array([float(self._value(g, "max_power_w", 0.0) or 0.0) for g in groups])
-        per_rack = int(max(1, min(per_rack, self.height_u // max(1, int(heights.max())))))
+        per_rack = int(max(1, min(per_rack, self.height_u // max(1, int(heights.max())),
+                                  self.air_rack_limit_w // watts.max() if watts.max() > 0 else per_rack)))
         total = int(counts.sum())
         slot = np.arange(total)
         rack = slot // per_rack
