@@ -34,7 +34,12 @@ def map_in_processes(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int
     """``[fn(job) for job in jobs]`` on ``workers`` processes, in order; None when worker
     processes cannot run here. ``fn`` must be a module-level function and jobs picklable."""
     try:
-        return list(_pool(workers).map(fn, jobs))
+        # map hands out every job at once (and so starts the workers) before it yields: the
+        # workers start with SIGINT held back, as the sweep's do (a pool started here is reused
+        # by a sweep, and its workers, interrupted while importing, printed tracebacks)
+        with _new_processes_ignore_sigint():
+            results = _pool(workers).map(fn, jobs)
+        return list(results)
     except Exception:  # noqa: BLE001 - BrokenProcessPool, RuntimeError from spawn, pickling
         _shutdown_pool()
         return None
