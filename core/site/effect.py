@@ -79,19 +79,25 @@ def length_effect(cables, flat) -> LengthEffect | None:
     speed_code = flat.speed_code[cables.bundle]
     n_speeds = len(flat.speed_values)
     totals = []
+    # a representative length of every bracket: its upper reach (past the longest reach, a
+    # step beyond it): any run of the bracket picks the same items as it does
+    representative = np.append(reaches, (reaches[-1] if len(reaches) else 0.0) + STEP_M)
     for lengths in (flat.length_m[cables.bundle], cables.length_m):
-        steps = np.ceil(lengths / STEP_M - 1e-9).astype(np.int64)
+        steps = np.ceil(lengths / STEP_M - 1e-9)
         bracket = np.searchsorted(reaches, steps * STEP_M, side="left")
         key = (bracket * n_speeds + speed_code) * 2 + fibre
-        distinct, first, counts = np.unique(key, return_index=True, return_counts=True)
+        counts = np.bincount(key)  # the keys are a few hundred small integers: no sort of the cables
+        distinct = np.flatnonzero(counts)
+        counts = counts[distinct]
         usd = np.zeros(len(distinct))
         watts = np.zeros(len(distinct))
         reach = np.zeros(len(distinct), dtype=bool)
         unpriced = False
-        for i, at in enumerate(first.tolist()):
-            # any run of the bracket picks the same items: price the first one's length
-            price, w, ok = _per_link(catalog, bool(fibre[at]), float(flat.speed_values[speed_code[at]]),
-                                     float(steps[at] * STEP_M))
+        for i, code in enumerate(distinct.tolist()):
+            rest, is_fibre = divmod(code, 2)
+            where, speed = divmod(rest, n_speeds)
+            price, w, ok = _per_link(catalog, bool(is_fibre), float(flat.speed_values[speed]),
+                                     float(representative[where]))
             unpriced |= price is None
             usd[i], watts[i], reach[i] = price or 0.0, w, ok
         beyond = int(counts[~reach].sum())
