@@ -81,27 +81,26 @@ def completed_in_processes(fn: Callable[[Any], Any], jobs: Sequence[Any],
 
 @contextlib.contextmanager
 def _new_processes_ignore_sigint():
-    """Worker processes started inside (the pool starts them on submit) inherit SIGINT blocked:
-    Ctrl+C in a terminal reaches the whole process group, and only the parent should act on it
-    (it cancels the queued jobs); a worker interrupted while importing would print a traceback.
-    Blocked, not ignored, here: a Ctrl+C while jobs are handed out (a second and more on a busy
-    machine) waits and is acted on after, where ignoring it lost it and the sweep ran on to the
-    end. Only the main thread handles signals; from other threads nothing changes."""
+    """Worker processes started inside (the pool starts them on submit) ignore SIGINT: Ctrl+C
+    in a terminal reaches the whole process group, and only the parent should act on it (it
+    cancels the queued jobs); a worker interrupted while importing would print a traceback.
+    A spawned worker keeps an ignored signal through exec, but not a blocked one (its mask
+    starts empty), so SIGINT is ignored here while the workers start; it is blocked too, and
+    Linux keeps a blocked signal pending even while it is ignored, so a Ctrl+C in this window
+    (a second and more on a busy machine) is acted on when it ends instead of being lost.
+    Only the main thread handles signals; from other threads nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        return
-    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    blocking = hasattr(signal, "pthread_sigmask")  # not on Windows
+    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if blocking else None
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+        signal.signal(signal.SIGINT, previous)
+        if blocking:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:

@@ -70,6 +70,10 @@ def run_sweep_command(args) -> int:
     if args.scheduler and args.backend != "dask":
         raise DesignError("--scheduler goes with --backend dask")
     spec = load_sweep_spec(args.spec, args.objectives)
+    # No monitor thread: while the worker pool starts, Ctrl+C is held back in every thread of
+    # this process (core/process_pool.py); a thread started before that, as tqdm's monitor is,
+    # would take the signal instead and drop it
+    tqdm.monitor_interval = 0
     with tqdm(total=spec.combinations, desc=spec.name, unit="design", file=sys.stderr,
               disable=args.no_progress, dynamic_ncols=True) as bar:
         recipes, outcomes = run_sweep(spec, args.jobs, args.backend, args.scheduler, bar.update)

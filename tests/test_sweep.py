@@ -381,22 +381,27 @@ def test_results_file_with_a_bad_number_names_line_and_column(small_results, tmp
 
 
 def test_a_ctrl_c_while_the_pool_starts_is_acted_on_after_not_lost():
-    # The pool's workers are started with SIGINT held back from them; a Ctrl+C arriving in that
-    # window (seconds on a busy machine) must still interrupt the sweep once the workers are
-    # started, not be dropped (it was: the sweep then ran to its end).
-    import os
+    # The pool's workers are started with SIGINT ignored (so they inherit it) and held back in
+    # this process; a Ctrl+C arriving in that window (seconds on a busy machine) must still
+    # interrupt the sweep once the workers are started, not be dropped (it was: the sweep then
+    # ran to its end). Run in a process of its own, as the command runs: a pytest-xdist worker
+    # has threads of its own that would take the signal.
     import signal
+    import subprocess
+    import sys
 
-    from core.process_pool import _new_processes_ignore_sigint
-
-    # Python's own Ctrl+C handler, as in a command started from a terminal (a pytest-xdist
-    # worker runs with SIGINT ignored).
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            with _new_processes_ignore_sigint():
-                os.kill(os.getpid(), signal.SIGINT)
-            for _ in range(1000):  # Python acts on a signal between bytecodes
-                pass
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    script = (
+        "import os, signal, sys\n"
+        "from core.process_pool import _new_processes_ignore_sigint\n"
+        "try:\n"
+        "    with _new_processes_ignore_sigint():\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "        print('held back', flush=True)\n"
+        "    for _ in range(1000):\n"
+        "        pass\n"
+        "    print('lost')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted after the window')\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert done.stdout.split() == ["held", "back", "interrupted", "after", "the", "window"]
