@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from core.catalog_fabric import fabric_problem
-from core.catalog_prices import price_problem
+from core.catalog_media import media_problem
+from core.catalog_prices import RETIRED_PRICE_FIELD, RETIRED_PRICE_MESSAGE, price_problem
 from core.cooling import CATALOG_COOLING
 from core.design_fields import EVIDENCE_TAGS_RE, MAX_ID_CHARS, check_text, show
 from core.dpu_engines import engines_problem
@@ -207,8 +208,6 @@ STATUSES = ("shipping", "announced")
 # forward for roadmap announcements; a typo such as 20255 or 225 is caught.
 YEARS = (2000, 2035)
 COOLING = CATALOG_COOLING  # "liquid" (older files) is cold-plate
-MEDIA = ("fiber", "copper")
-FIBER_KINDS = ("multimode", "single-mode")  # core/optics.py's FIBER_TYPES
 
 
 @dataclass(frozen=True)
@@ -392,11 +391,8 @@ def parse_entry(raw: Any, origin: str, index: int) -> ComponentSpec:
             f"{origin}: {label} field 'kind': {show(kind)} is not one of {', '.join(KINDS)}"
         )
     schema = {**_COMMON, **FIELDS[kind]}
-    if "price_usd" in raw:
-        # The field an early catalog format had: accepted and never read, so an entry that set
-        # it counted as unpriced without a word.
-        raise CatalogError(f"{origin}: {label} field 'price_usd' is retired: write the price as "
-                           '"price": {"usd": N, "year": YEAR, "source": "..."}')
+    if RETIRED_PRICE_FIELD in raw:
+        raise CatalogError(f"{origin}: {label} {RETIRED_PRICE_MESSAGE}")
     unknown = sorted(set(raw) - set(schema))
     if unknown:
         raise CatalogError(f"{origin}: {label} field {show(unknown[0])}: unknown field for a {kind}")
@@ -511,16 +507,9 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
     if kind in ("nic", "dpu") and not all(isinstance(p, str) and len(p) <= MAX_ID_CHARS
                                           for p in values["protocols"]):
         fail("protocols", f"expected a list of protocol names, got {show(values['protocols'])}")
-    if kind == "switch" and values["ports_per_cage"] < 1:
-        fail("ports_per_cage", "must be at least 1")
-    if kind == "cable" and values["fanout"] < 1:
-        fail("fanout", "must be at least 1 (1 is a straight cable)")
-    if kind in ("transceiver", "cable") and values["medium"] not in MEDIA:
-        fail("medium", f"must be one of {', '.join(MEDIA)}")
-    if kind in ("transceiver", "cable") and values.get("fiber") not in (None, *FIBER_KINDS):
-        fail("fiber", f"must be one of {', '.join(FIBER_KINDS)}")
-    if kind in COMPUTE_KINDS and values.get("nic_ports_per_cage", 1) < 1:
-        fail("nic_ports_per_cage", "must be at least 1")
+    problem = media_problem(kind, values, COMPUTE_KINDS)
+    if problem:
+        fail(*problem)
     if kind == "storage" and values["read_gbyte_s"] <= 0:
         fail("read_gbyte_s", "must be positive")
     problem = fabric_problem(kind, values, MAX_CATALOG_NUMBER)

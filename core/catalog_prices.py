@@ -20,6 +20,11 @@ PRICE_YEARS = (2015, 2030)
 # count x price stays a finite float for a million-device design.
 MAX_PRICE_USD = 1e9
 PRICE_KEYS = ("usd", "year", "evidence", "source", "note")
+# The field an early catalog format had: accepted and never read, so an entry that set it
+# counted as unpriced without a word. Now refused, saying what to write instead.
+RETIRED_PRICE_FIELD = "price_usd"
+RETIRED_PRICE_MESSAGE = ("field 'price_usd' is retired: write the price as "
+                         '"price": {"usd": N, "year": YEAR, "source": "..."}')
 
 
 def price_problem(price: Any, max_text_chars: int) -> tuple[str, str] | None:

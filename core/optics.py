@@ -26,10 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.catalog import COMPUTE_KINDS, ComponentSpec
+from core.catalog_media import FIBER_KINDS
 from core.port_modes import links_per_port
 
-MULTIMODE, SINGLE_MODE = "multimode", "single-mode"
-FIBER_TYPES = (MULTIMODE, SINGLE_MODE)  # the preference order: multimode where it reaches
+MULTIMODE, SINGLE_MODE = FIBER_TYPES = FIBER_KINDS  # the preference order: multimode where it reaches
 
 
 def fiber_types(spec: ComponentSpec) -> tuple[str, ...]:

@@ -15,8 +15,9 @@ import textwrap
 from pathlib import Path
 
 from core.errors import DesignError
-from designer.cli_interop import (DATA_FORMATS, add_import_command, add_nautobot_export_options,
-                                  export_data, run_import_command, run_nautobot_export)
+from core.interop.exports import DATA_FORMATS
+from designer.cli_interop import (add_import_command, add_nautobot_export_options, export_data,
+                                  run_import_command, run_nautobot_export)
 from designer.cli_services import add_service_options, apply_service_options
 from designer.cli_stacks import (add_stack_option, add_stacks_command, apply_stack_option,
                                  stacks_text)
@@ -414,22 +415,18 @@ def _cmd_export(args) -> int:
         return run_nautobot_export(args)
     if not args.output:
         raise DesignError("export: -o FILE (or --nautobot URL) is required")
-    output = Path(args.output)
-    if output.suffix.lower() in DATA_FORMATS:
-        from core.project import load_project  # noqa: PLC0415
-        export_data(load_project(args.project), output, args.level)
-        return 0
-    what = args.site or site_export_for(output)
-    if what is not None:  # the floor plan's files need no Qt
-        from core.project import load_project  # noqa: PLC0415
-        export_site(load_project(args.project), output, what)
-        return 0
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from designer.export import export_diagram  # noqa: PLC0415 - Qt only for this command
     from core.project import load_project  # noqa: PLC0415
 
-    design = load_project(args.project)
-    export_diagram(design, Path(args.output), width_px=args.width)
+    output = Path(args.output)
+    what = args.site or site_export_for(output)
+    if output.suffix.lower() in DATA_FORMATS:
+        export_data(load_project(args.project), output, args.level)
+    elif what is not None:  # the floor plan's files need no Qt
+        export_site(load_project(args.project), output, what)
+    else:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        from designer.export import export_diagram  # noqa: PLC0415 - Qt only for this command
+        export_diagram(load_project(args.project), output, width_px=args.width)
     return 0
 
 

@@ -16,8 +16,6 @@ import os
 import sys
 from pathlib import Path
 
-from core.interop.exports import DATA_FORMATS  # noqa: F401 - cli.py dispatches on it
-
 
 def add_import_command(sub, make_subcommand) -> None:
     parser = make_subcommand(

@@ -333,6 +333,13 @@ def alltoall_time_s(
         # rail and is forwarded over the scale-up links to the GPU on that rail first.
         network = sum(b for i, b in traffic if i >= fabric.first_scale_out)
         traffic.append((0, network * (rails - 1) / rails))
+    return _alltoall_s(fabric, traffic, efficiency, span, protocol_us)
+
+
+def _alltoall_s(fabric: FabricView, traffic: list[tuple[int, float]], efficiency: float, span,
+                protocol_us: float) -> float:
+    """An all-to-all's ``traffic`` at the pace of its busiest link class, plus one protocol
+    step and switch latency per level it spans."""
     worst = _pipelined_time_s(fabric, traffic, efficiency, "alltoall")
     latency_us = sum(fabric.levels[i].latency_us + protocol_us for i in span.levels)
     return worst + latency_us * 1e-6
@@ -401,9 +408,7 @@ def expert_alltoall_time_s(
     for level_index, share in remote:
         traffic.append((level_index, network_copies * bytes_per_token * share / remote_total))
     efficiency *= _size_factor("alltoall", span, copies * bytes_per_token, size_aware)
-    worst = _pipelined_time_s(fabric, traffic, efficiency, "alltoall")
-    latency_us = sum(fabric.levels[i].latency_us + protocol_us for i in span.levels)
-    return worst + latency_us * 1e-6
+    return _alltoall_s(fabric, traffic, efficiency, span, protocol_us)
 
 
 def p2p_time_s(

@@ -72,9 +72,8 @@ def host_name(description: str, guid: int, shared: bool = False) -> str:
 def design_from_fabric(dump: FabricDump, catalog: Catalog, mapping: FabricMap,
                        name: str = "") -> tuple[Design, ImportSummary]:
     units, unit_of_node, left_out = _units(dump, catalog, mapping)
-    edges = [(a, b, speed, "scale-out", None, None) for a, b, speed in _unit_edges(dump, unit_of_node)]
-    return design_from_devices({u: key for u, (key, _) in units.items()}, edges, catalog, dump.source,
-                               name, left_out)
+    return design_from_devices({u: key for u, (key, _) in units.items()}, _unit_edges(dump, unit_of_node),
+                               catalog, dump.source, name, left_out)
 
 
 def design_from_devices(devices: dict[str, tuple[str, str]], cables: list[tuple], catalog: Catalog,
@@ -157,7 +156,9 @@ def _check_kinds(devices: dict, catalog: Catalog, source: str) -> None:
                               "map them to a server or storage")
 
 
-def _unit_edges(dump: FabricDump, unit_of_node: dict) -> list[tuple[str, str, float]]:
+def _unit_edges(dump: FabricDump, unit_of_node: dict) -> list[tuple]:
+    """The dump's cables between kept units, as design_from_devices takes them: a dump holds
+    no length or medium (None: the generators' by tier)."""
     edges = []
     for guid_a, _, guid_b, _, speed in dump.cables:
         a, b = unit_of_node.get(guid_a), unit_of_node.get(guid_b)
@@ -165,7 +166,7 @@ def _unit_edges(dump: FabricDump, unit_of_node: dict) -> list[tuple[str, str, fl
             continue  # a left-out host's cable
         if a == b:
             continue  # two HCAs of one host cabled back to back: not a fabric link
-        edges.append((a, b, speed))
+        edges.append((a, b, speed, "scale-out", None, None))
     return edges
 
 

@@ -68,7 +68,7 @@ def _devices(flat: FlatDesign, graph: nx.MultiGraph) -> nx.MultiGraph:
                           f"GraphML (at most {MAX_DEVICE_UNITS:,} and {MAX_DEVICE_CABLES:,}); "
                           "use --level block")
     ug = unit_graph(flat)
-    names = _unit_names(flat, ug.offsets)
+    names = unit_names(flat, ug.offsets)
     for g in range(len(flat.paths)):
         attrs = dict(catalog_id=flat.nodes[g].catalog_id, kind=str(flat.kind[g]), tier=_tier(flat, g),
                      group=flat.paths[g])
@@ -85,7 +85,7 @@ def _devices(flat: FlatDesign, graph: nx.MultiGraph) -> nx.MultiGraph:
     return graph
 
 
-def _unit_names(flat: FlatDesign, offsets: np.ndarray) -> list[str]:
+def unit_names(flat: FlatDesign, offsets: np.ndarray) -> list[str]:
     """"<group path>#<unit number>" for every unit: "su/nodes#17" is the 18th server of the group
     over all instances of the scalable unit."""
     names: list[str] = []

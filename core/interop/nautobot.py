@@ -26,6 +26,7 @@ from core.errors import DesignError
 from core.flatten import flatten, unit_graph
 from core.interop.fabric_import import ImportSummary, design_from_devices
 from core.interop.fabric_map import FabricMap
+from core.interop.graphml import unit_names
 from core.model import Design
 
 # A device-level export past this many devices is hours of REST calls and a DCIM no one reads:
@@ -103,7 +104,7 @@ def export_to_nautobot(design: Design, catalog: Catalog, api, url: str,
     if devices > MAX_DEVICES:
         raise DesignError(f"{devices:,} devices: more than {MAX_DEVICES:,} to write to Nautobot one by one")
     graph = unit_graph(flat)
-    names = _unit_names(flat, graph.offsets)
+    names = unit_names(flat, graph.offsets)  # as GraphML names them
     location_name = (location or design.name or "Cluster Designer design")[:100]
     planned = _one(api.extras.statuses, url, "Planned")
     active = _one(api.extras.statuses, url, "Active")
@@ -161,12 +162,6 @@ def _length(length_m: float) -> dict:
         return {"length": min(32_767, max(1, round(length_m))), "length_unit": "m"}
     return {"length": max(1, centimetres), "length_unit": "cm"}
 
-
-def _unit_names(flat, offsets) -> list[str]:
-    names: list[str] = []
-    for g, path in enumerate(flat.paths):
-        names += [f"{path}#{i}" for i in range(int(offsets[g + 1] - offsets[g]))]
-    return names
 
 
 def _one(endpoint, url: str, name: str):
