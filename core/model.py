@@ -26,9 +26,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
-from dataclasses import dataclass, field, is_dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+from core.assumptions import Assumptions
 from core.design_fields import LINK_KINDS, MEDIA  # noqa: F401 - the GUI imports them from here
 from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, check,
                                 check_fields, check_metadata, check_text, link_fields_ok,
@@ -146,11 +147,11 @@ class Block:
         raise DesignError(f"no link {link_id!r} in block {self.id!r}")
 
 
-def _check_assumptions(value: Any) -> Any:
-    """None (defaults) or an assumptions dataclass whose every value passes the file checks."""
+def _check_assumptions(value: Any) -> Assumptions | None:
+    """None (defaults) or an Assumptions whose every value passes the file checks."""
     if value is None:
         return None
-    if not is_dataclass(value) or isinstance(value, type):
+    if not isinstance(value, Assumptions):
         raise DesignError(f"assumptions: expected an Assumptions object, got {show(value)}")
     # the values that differ from the defaults: what a file would hold (defaults are valid)
     settings_from_dict(type(value), settings_to_dict(value, only_changed=True), "assumptions")
@@ -189,7 +190,7 @@ class Design:
     name: str
     root: Block
     workload: Any = None          # core.workload.Workload | core.inference_workload.InferenceWorkload | None
-    assumptions: Any = None       # core.assumptions.Assumptions | None (defaults)
+    assumptions: Assumptions | None = None  # None: every default
     metadata: dict[str, Any] = field(default_factory=dict)
     # where the main workload runs (None: every GPU the services leave; core/services.py)
     workload_partition: Partition | None = None
@@ -272,7 +273,7 @@ class Design:
         )
 
 
-def _same_assumptions(a: Any, b: Any) -> bool:
+def _same_assumptions(a: Assumptions | None, b: Assumptions | None) -> bool:
     """None means "all defaults", so it equals an assumptions object holding only defaults
     (a file stores only changed values: such an object saves as nothing and loads as None)."""
     if a is None or b is None:

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.analysis.cost import FACILITY_MODES, CostAssumptions, analyze_cost
+from core.analysis.cost import CostAssumptions, analyze_cost
+from core.assumptions.cost import FACILITY_MODES
 from core.analysis.cost_capital import PARTS, capital_recovery_factor
 from core.analysis.power import analyze_power
 from core.inventory import Inventory, InventoryItem

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from core.analysis.collectives import allreduce_time_s, alltoall_time_s
 from core.analysis.inference import analyze_inference
-from core.analysis.inference_assumptions import InferenceAssumptions
+from core.assumptions.inference import InferenceAssumptions
 from core.analysis.serving import kv_bytes_per_token, model_shape
 from core.catalog import default_catalog
 from core.errors import WorkloadError

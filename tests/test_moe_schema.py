@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from core.analysis.memory import memory_for
 from core.analysis.model_stats import hardware_flops_per_token
-from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.assumptions.performance import PerformanceAssumptions
 from core.errors import WorkloadError
 from core.precision_recipes import RECIPES
 from core.workload import (PRECISIONS, PRESETS_DIR, RECOMPUTE, load_workload, workload_from_dict,

@@ -90,7 +90,7 @@ def test_schema_takes_expert_tp_and_the_engine_prices_it():
     with pytest.raises(WorkloadError, match=r"parallelism\.expert_tp: expert_tp x ep = 64"):
         workload_from_dict({**raw, "parallelism": {**raw["parallelism"], "ep": 64}})
     from core.analysis.memory import memory_for
-    from core.analysis.performance_assumptions import PerformanceAssumptions
+    from core.assumptions.performance import PerformanceAssumptions
     wl = workload_from_dict({**raw, "parallelism": {**raw["parallelism"], "ep": 16}})
     folded = wl.parallelism
     plain = dataclasses.replace(folded, expert_tp=0)

@@ -13,7 +13,7 @@ from core.analysis.compute import Hardware
 from core.analysis.memory import memory_for
 from core.analysis.model_stats import model_flops_per_token, parameter_count
 from core.analysis.performance import analyze_performance
-from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.assumptions.performance import PerformanceAssumptions
 from core.assumptions import Assumptions
 from core.catalog import default_catalog
 from core.flatten import flatten

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.analysis.reliability_assumptions import ReliabilityAssumptions
+from core.assumptions.reliability import ReliabilityAssumptions
 from core.assumptions import Assumptions
 from core.catalog import default_catalog
 from core.errors import GeneratorError

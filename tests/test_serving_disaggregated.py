@@ -10,7 +10,7 @@ import pytest
 
 from core.analysis.collectives import allreduce_time_s
 from core.analysis.inference import analyze_inference
-from core.analysis.inference_assumptions import InferenceAssumptions
+from core.assumptions.inference import InferenceAssumptions
 from core.catalog import default_catalog
 from core.evaluate import evaluate, evaluation_to_json
 from core.generators.supernode import SupernodeOptions, generate_supernode

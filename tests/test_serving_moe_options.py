@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.analysis.inference import analyze_inference
-from core.analysis.inference_assumptions import InferenceAssumptions
+from core.assumptions.inference import InferenceAssumptions
 from core.analysis.serving_phase import KvTiers, phase_model
 from core.catalog import default_catalog
 from core.errors import WorkloadError

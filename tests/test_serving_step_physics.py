@@ -10,7 +10,7 @@ import json
 import pytest
 
 from core.analysis.inference import analyze_inference
-from core.analysis.inference_assumptions import InferenceAssumptions
+from core.assumptions.inference import InferenceAssumptions
 from core.analysis.serving import model_shape
 from core.analysis.serving_phase import attention_precision
 from core.catalog import default_catalog

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.analysis.performance_assumptions import STACK_IDS
+from core.assumptions.performance import STACK_IDS
 from core.errors import ProjectFileError
 from core.evaluate import evaluate, evaluation_to_json
 from core.project import load_project, save_project

@@ -41,7 +41,7 @@ from core.analysis.fabric_what_ifs import (MORE_QPS, collision_tiers, with_in_ne
 from core.analysis.model_stats import model_flops_per_token
 from core.analysis.parallelism_search import search_parallelism
 from core.analysis.performance import PerformanceResult, cannot_run_reasons
-from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.assumptions.performance import PerformanceAssumptions
 from core.analysis.pipeline import ends_balanced
 from core.analysis.step_time import job_fabric, layout_step_time
 from core.analysis.uncalibrated import bracket_step

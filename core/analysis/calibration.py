@@ -28,7 +28,7 @@ import math
 
 from dataclasses import dataclass
 
-from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.assumptions.performance import PerformanceAssumptions
 from core.diagnostics import Diagnostic
 
 # The catalog year of every calibrated family (resources/catalog/accelerators.json "year", P),

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from core.analysis import collectives as coll
 from core.analysis.moe_layer import expert_skew
-from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.assumptions.performance import PerformanceAssumptions
 from core.fabric import FabricView
 from core.precision_recipes import RECIPES
 from core.workload import ModelSpec, Parallelism

@@ -17,7 +17,7 @@ from core.analysis.calibration import (
     gemm_efficiency_prior,
 )
 from core.analysis.moe_layer import expert_ffn, expert_skew
-from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.assumptions.performance import PerformanceAssumptions
 from core.catalog import ComponentSpec
 from core.diagnostics import Diagnostic
 from core.errors import CatalogError

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from core.analysis.reliability_assumptions import ReliabilityAssumptions
+from core.assumptions.reliability import ReliabilityAssumptions
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
 from core.inventory import Inventory, InventoryItem

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.analysis.inference_assumptions import InferenceAssumptions
+from core.assumptions.inference import InferenceAssumptions
 from core.analysis.inference_search import DeploymentSearch, search_deployment
 from core.analysis.serving import InferenceResult
 from core.analysis.serving_context import ServingContext

@@ -47,7 +47,7 @@ import math
 import time
 from dataclasses import dataclass, replace
 
-from core.analysis.inference_assumptions import InferenceAssumptions
+from core.assumptions.inference import InferenceAssumptions
 from core.analysis.inference_ranking import (BatchPoint, DeploymentCandidate, RankedDeployment,
                                              explain_ranking, slo_excess)
 from core.analysis.serving import InferenceResult

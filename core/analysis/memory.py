@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from core.analysis.model_stats import parameter_count
 from core.analysis.moe_layer import expert_skew
-from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.assumptions.performance import PerformanceAssumptions
 # The stage split is the pipeline schedule's; tests/test_memory.py and scripts import these
 # names from here, where memory per stage is computed.
 from core.analysis.pipeline import (  # noqa: F401 - ends_balanced, stage_layers re-exported

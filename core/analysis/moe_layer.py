@@ -11,7 +11,7 @@ every expert's tokens are computed one after another whatever their split.
 
 from __future__ import annotations
 
-from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.assumptions.performance import PerformanceAssumptions
 from core.workload import ModelSpec, Parallelism
 
 

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from core.analysis.compute import dense_peak
 from core.analysis.layout_ranking import Candidate, Ranked, explain_ranking
 from core.analysis.memory import memory_for
-from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.assumptions.performance import PerformanceAssumptions
 from core.analysis.pipeline import ends_balanced
 from core.analysis.step_time import job_fabric, layout_step_time
 from core.diagnostics import Diagnostic

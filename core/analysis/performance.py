@@ -55,7 +55,7 @@ from core.analysis.compute import dense_peak
 from core.analysis.memory import MemoryBreakdown, memory_for
 from core.analysis.model_stats import hardware_flops_per_token, model_flops_per_token
 from core.analysis.parallelism_search import SearchResult, search_parallelism
-from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.assumptions.performance import PerformanceAssumptions
 from core.analysis.pipeline import ends_balanced, pipeline_bubble, stage_layer_counts
 from core.analysis.step_time import BREAKDOWN_PARTS, job_fabric, layout_step_time
 from core.analysis.uncalibrated import bracket_step

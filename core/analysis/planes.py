@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.analysis.failure_rates import job_failure_rates
-from core.analysis.reliability_assumptions import ReliabilityAssumptions
+from core.assumptions.reliability import ReliabilityAssumptions
 from core.degrade import original_path
 from core.fabric import FabricView
 from core.flatten import FlatDesign

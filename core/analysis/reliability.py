@@ -43,8 +43,8 @@ from scipy import special
 
 from core.analysis.failure_rates import job_failure_rates
 from core.analysis.model_stats import parameter_count
-from core.analysis.reliability_assumptions import ReliabilityAssumptions
-from core.analysis.storage import CheckpointTier
+from core.assumptions.reliability import ReliabilityAssumptions
+from core.assumptions.storage import CheckpointTier
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
 from core.inventory import Inventory

@@ -56,7 +56,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from core.analysis.collectives import p2p_time_s
-from core.analysis.inference_assumptions import InferenceAssumptions
+from core.assumptions.inference import InferenceAssumptions
 from core.analysis.serving_load import (LoadPoint, MixShape, PrefillPool, aggregated_load,
                                         disaggregated_load, mix_shape)
 from core.analysis.serving_phase import (KvTiers, PhaseModel, PhaseTime, kv_bytes_per_token,

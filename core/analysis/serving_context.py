@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from core.analysis.inference_assumptions import InferenceAssumptions
+from core.assumptions.inference import InferenceAssumptions
 from core.analysis.serving import InferenceResult, serve_deployment
 from core.fabric import FabricView
 from core.inference_workload import Deployment, InferenceWorkload

@@ -28,7 +28,7 @@ import statistics
 from dataclasses import dataclass
 
 from core.analysis.collectives import allreduce_time_s, alltoall_time_s
-from core.analysis.inference_assumptions import InferenceAssumptions
+from core.assumptions.inference import InferenceAssumptions
 from core.analysis.model_stats import parameter_count
 from core.fabric import FabricView
 from core.inference_workload import PRECISION_BYTES, InferenceWorkload, PhaseLayout

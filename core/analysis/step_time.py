@@ -31,7 +31,7 @@ from core.analysis.communication import (
 from core.analysis.compute import Hardware, layer_compute, logits_compute
 from core.analysis.memory import MemoryBreakdown, memory_for
 from core.analysis.model_stats import parameter_count
-from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.assumptions.performance import PerformanceAssumptions
 from core.analysis.pipeline import (
     PacingStage,
     bubble_time_s,

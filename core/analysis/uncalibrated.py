@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from core.analysis.calibration import efficiency_basis, generation_families
 from core.analysis.compute import dense_peak
-from core.analysis.performance_assumptions import PerformanceAssumptions
+from core.assumptions.performance import PerformanceAssumptions
 from core.analysis.step_time import StepTime, layout_step_time
 from core.catalog import default_catalog
 from core.fabric import FabricView

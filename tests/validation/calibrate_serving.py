@@ -3,7 +3,7 @@
     python -m tests.validation.calibrate_serving
 
 * ``prefill_compute_efficiency``, ``decode_compute_efficiency`` and ``fixed_us_per_layer``
-  (core/analysis/inference_assumptions.py), together: least squares in log output tokens/s per
+  (core/assumptions/inference.py), together: least squares in log output tokens/s per
   GPU over the serving rows marked ``calibration`` in inference_cases.py: three H100 runs at
   large batches, which set the efficiencies (MLPerf Inference v4.1 Llama 2 70B Offline on a
   DGX H100, and TensorRT-LLM's Llama 3.3 70B TP 2 at 1,000 / 1,000 and 8,192 / 1,024 tokens),
@@ -16,7 +16,7 @@
   see whether the data move the HBM estimate.
 
 Prints the fitted values and each calibration row's residual; it does not edit the code (the
-constants live in core/analysis/inference_assumptions.py next to the comment naming this data).
+constants live in core/assumptions/inference.py next to the comment naming this data).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from scipy.optimize import least_squares
 
-from core.analysis.inference_assumptions import InferenceAssumptions
+from core.assumptions.inference import InferenceAssumptions
 
 from . import inference_cases as IC
 from .serving_suite import predict_serving

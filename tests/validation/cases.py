@@ -28,7 +28,7 @@ from core.stacks import (  # noqa: F401 - COMPOSER_2023_H100_FACTOR is read as c
 # software stacks (performance assumptions that describe how the run's code behaved)
 
 # The engine's defaults describe a current Megatron-Core / NeMo + Transformer Engine stack
-# (core/analysis/performance_assumptions.py). The older stacks are the presets of
+# (core/assumptions/performance.py). The older stacks are the presets of
 # core/stacks.py, which document what each did differently; the dicts below are their
 # overrides (distinct objects: ``STACK_NAMES`` tells the rows' stacks apart by identity).
 

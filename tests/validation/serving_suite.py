@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.analysis.inference_assumptions import InferenceAssumptions
+from core.assumptions.inference import InferenceAssumptions
 from core.assumptions import Assumptions
 from core.catalog import default_catalog
 from core.inference_workload import inference_workload_from_dict

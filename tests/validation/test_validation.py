@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from core.analysis.inference_assumptions import InferenceAssumptions
+from core.assumptions.inference import InferenceAssumptions
 
 from . import cases as C
 from . import inference_cases as IC

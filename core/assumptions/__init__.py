@@ -1,18 +1,24 @@
-"""All assumptions of one project, grouped by analysis; saved with the project (changed values only)."""
+"""All assumptions of one project, grouped by analysis; saved with the project (changed values only).
+
+Each group is a frozen dataclass in its own module of this package (``network``, ``power``,
+``reliability``, ``performance``, ``cost``, ``storage``, ``inference``). They sit below the
+analyses that read them and import none: a design (core/model.py) carries its assumptions
+typed, and a project file is read without loading an analysis.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.analysis.cost import CostAssumptions
-from core.analysis.inference_assumptions import InferenceAssumptions
-from core.analysis.performance_assumptions import PerformanceAssumptions
-from core.analysis.power import PowerAssumptions
-from core.analysis.reliability_assumptions import ReliabilityAssumptions
-from core.analysis.storage import StorageAssumptions
+from core.assumptions.cost import CostAssumptions
+from core.assumptions.inference import InferenceAssumptions
+from core.assumptions.network import NetworkAssumptions
+from core.assumptions.performance import PerformanceAssumptions
+from core.assumptions.power import PowerAssumptions
+from core.assumptions.reliability import ReliabilityAssumptions
+from core.assumptions.storage import StorageAssumptions
 from core.settings import settings_from_dict, settings_to_dict
-from core.topology import NetworkAssumptions
 
 
 @dataclass(frozen=True)
