@@ -33,21 +33,18 @@ import dataclasses
 import operator
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any
+from typing import Any, Callable
 
-from core.analysis.cost import HOURS_PER_YEAR, CostResult, price_lines
-from core.analysis.cost_capital import FACILITY_PARTS
-from core.analysis.power import PowerResult, analyze_power
+from core.analysis.cost import CostResult, partition_usd_per_gpu_hour
+from core.analysis.power import PowerResult
 from core.catalog import COMPUTE_KINDS, Catalog
 from core.degrade import original_path
+from core.design_view import DesignView, design_gpus
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
-from core.flatten import FlatDesign, flatten
 from core.inference_workload import InferenceWorkload
-from core.inventory import Inventory, build_inventory
 from core.model import Block, Design, Node
 from core.services import Partition, main_partition_name
-from core.topology import Topology, analyze_topology
 
 TRAINING, INFERENCE = "training", "inference"
 
@@ -71,7 +68,7 @@ class PartitionView:
     usd_per_gpu_hour: float | None = None
     # its cut-down design as the analyses see it (a GPU count's: the pool's), for the main
     # workload's storage path and failures; None when unresolved
-    analysed: tuple[FlatDesign, Topology, Inventory] | None = field(default=None, repr=False, compare=False)
+    analysed: DesignView | None = field(default=None, repr=False, compare=False)
 
     @property
     def blocks(self) -> tuple[str, ...]:
@@ -101,6 +98,16 @@ class PartitionView:
 
 
 @dataclass(frozen=True)
+class CutEvaluation:
+    """What the pipeline (core/evaluate.py) gives a partition's cut-down design: the design as
+    the analyses see it, and its power and cost without a run."""
+
+    view: DesignView
+    power: PowerResult
+    cost: CostResult
+
+
+@dataclass(frozen=True)
 class Partitions:
     main: PartitionView | None           # the main workload's (None: no main workload nor partition)
     services: tuple[PartitionView, ...]  # one per service, in the design's order
@@ -122,14 +129,14 @@ def main_gpus(design: Design, catalog: Catalog) -> int:
     design's own without partitions). Flattening only, no fabric: for fitting a preset to the
     partition before the design is evaluated (core/preset_fit.py)."""
     if not has_partitions(design):
-        return flatten(design, catalog).gpus
+        return design_gpus(design, catalog)
     cut = _Cutter(design, catalog)
     main = design.workload_partition
     if main is not None and main.blocks:
-        return flatten(cut.keep(set(main.blocks))[0], catalog).gpus
+        return design_gpus(cut.keep(set(main.blocks))[0], catalog)
     dropped = {path for p in (main, *(s.partition for s in design.services)) if p is not None
                for path in p.blocks}
-    pool = flatten(cut.drop(dropped) if dropped else design, catalog).gpus
+    pool = design_gpus(cut.drop(dropped) if dropped else design, catalog)
     if main is not None:
         return min(main.gpus, pool)
     return max(0, pool - sum(s.partition.gpus or 0 for s in design.services))
@@ -141,11 +148,12 @@ def _kind(workload: Any) -> str | None:
     return INFERENCE if isinstance(workload, InferenceWorkload) else TRAINING
 
 
-def resolve_partitions(design: Design, catalog: Catalog, flat: FlatDesign, topology: Topology,
-                       inventory: Inventory, assumptions: Any, workload: Any) -> Partitions:
-    """Every partition of ``design`` (whose flattened form, topology and inventory the caller
-    has) resolved: GPUs, fabric, own compute power and capex. ``workload`` is the main one
-    (an override of the design's, or the design's). Partitions that cannot be resolved have no
+def resolve_partitions(design: Design, catalog: Catalog, workload: Any,
+                       evaluate_cut: Callable[[Design], CutEvaluation]) -> Partitions:
+    """Every partition of ``design`` resolved: GPUs, fabric, own compute power and capex, each
+    from ``evaluate_cut`` (the pipeline, core/evaluate.py) on the design cut down to it (given
+    ``design`` itself for a pool that is the whole design). ``workload`` is the main one (an
+    override of the design's, or the design's). Partitions that cannot be resolved have no
     fabric and say why (errors); overlaps and over-subscription are warnings."""
     has_main = workload is not None or design.workload_partition is not None
     entries = ([PartitionView(main_partition_name(design.workload_partition), _kind(workload),
@@ -165,7 +173,7 @@ def resolve_partitions(design: Design, catalog: Catalog, flat: FlatDesign, topol
                                    + ", ".join(map(repr, unknown[:3]))
                                    + (f" and {len(unknown) - 3:,} more" if len(unknown) > 3 else ""))
             continue
-        views[i] = _view_of(entries[i], *_analysed(sub, catalog, assumptions), assumptions)
+        views[i] = _view_of(entries[i], evaluate_cut(sub))
         if not views[i].gpus:
             views[i] = _unresolved(entries[i], "PARTITION_DOES_NOT_FIT",
                                    f"{entries[i].partition.describe()} hold no GPUs")
@@ -177,9 +185,8 @@ def resolve_partitions(design: Design, catalog: Catalog, flat: FlatDesign, topol
     # the pool: every GPU outside the block partitions (the design itself when there are none)
     dropped = {path for i in by_blocks for path in entries[i].blocks}
     outside = " outside the block partitions" if dropped else ""
-    pool_parts = (_analysed(cut.drop(dropped), catalog, assumptions) if dropped
-                  else (flat, topology, inventory))
-    pool = _view_of(PartitionView("", None, None, None, 0, None), *pool_parts, assumptions)
+    pool = _view_of(PartitionView("", None, None, None, 0, None),
+                    evaluate_cut(cut.drop(dropped) if dropped else design))
     for i in by_count:
         asked = entries[i].requested_gpus
         views[i] = (_share_of_pool(entries[i], pool, asked) if asked <= pool.gpus else
@@ -219,23 +226,11 @@ def _names(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
 
 
-def _analysed(design: Design, catalog: Catalog, assumptions: Any) -> tuple[FlatDesign, Topology, Inventory]:
-    flat = flatten(design, catalog)
-    topology = analyze_topology(flat, assumptions.network)
-    return flat, topology, build_inventory(flat, topology.tiers)[0]
-
-
-def _view_of(base: PartitionView, flat: FlatDesign, topology: Topology, inventory: Inventory,
-             assumptions: Any) -> PartitionView:
+def _view_of(base: PartitionView, cut: CutEvaluation) -> PartitionView:
     """``base`` with the GPUs, fabric and own compute figures of its cut-down design."""
-    power = analyze_power(inventory, None, None, assumptions.power)
-    capex: float | None = 0.0
-    for item, line in zip(inventory.items, price_lines(inventory, assumptions.cost)):
-        if item.kind in COMPUTE_KINDS and item.count > 0 and not line.in_host:
-            capex = None if capex is None or line.extended_price_usd is None else capex + line.extended_price_usd
-    return dataclasses.replace(base, gpus=flat.gpus, fabric=topology.fabric,
-                               compute_it_kw=power.by_kind_kw.get("compute", 0.0),
-                               compute_capex_usd=capex, analysed=(flat, topology, inventory))
+    return dataclasses.replace(base, gpus=cut.view.flat.gpus, fabric=cut.view.topology.fabric,
+                               compute_it_kw=cut.power.by_kind_kw.get("compute", 0.0),
+                               compute_capex_usd=cut.cost.compute_capex_usd, analysed=cut.view)
 
 
 def _share_of_pool(base: PartitionView, pool: PartitionView, gpus: int) -> PartitionView:
@@ -278,49 +273,27 @@ def _overlaps(partitions: list[tuple[str, tuple[str, ...]]]) -> list[Diagnostic]
     return out
 
 
-def _capital_share(cost: CostResult, own_compute_usd: float, compute_usd: float, gpu_share: float,
-                   power_share: float) -> float:
-    """A partition's share of the yearly capital charge, part by part (each part has its own
-    life): of the servers, its own compute nodes and a GPU share of the other server-part
-    hardware (storage, management); a GPU share of the network; of the facility, its share
-    of the IT power."""
-    parts, charge = cost.capex_by_part_usd, cost.depreciation_usd_per_year_by_part
-    servers = parts.get("servers") or 0.0
-    own_servers = own_compute_usd + (servers - compute_usd) * gpu_share
-    total = (charge.get("servers") or 0.0) * (own_servers / servers if servers else 0.0)
-    total += (charge.get("network") or 0.0) * gpu_share
-    total += sum((charge.get(p) or 0.0) for p in FACILITY_PARTS) * power_share
-    return total
+def share_of(view: PartitionView, design_gpus: int, power: PowerResult,
+             cost: CostResult | None) -> PartitionView:
+    """``view`` with its share of the design's power and cost: its own compute plus a GPU
+    share of the rest (network, storage), the facility at the design's facility/IT ratio, and
+    its $/GPU-hour from its share of the TCO (core/analysis/cost.py). With one partition
+    holding the whole design these are the design's own figures."""
+    if view.fabric is None or not design_gpus or power.it_kw <= 0:
+        return view
+    g = view.gpus / design_gpus
+    it_kw = view.compute_it_kw + (power.it_kw - power.by_kind_kw.get("compute", 0.0)) * g
+    facility_kw = power.facility_kw * it_kw / power.it_kw
+    per_hour = (None if cost is None else
+                partition_usd_per_gpu_hour(cost, view.compute_capex_usd, view.gpus, g, it_kw / power.it_kw))
+    return dataclasses.replace(view, it_kw=it_kw, facility_kw=facility_kw, usd_per_gpu_hour=per_hour)
 
 
 def with_shares(partitions: Partitions, design_gpus: int, power: PowerResult,
                 cost: CostResult | None) -> Partitions:
-    """Every partition with its share of the design's power and cost: its own compute plus a
-    GPU share of the rest (network, storage), the facility at the design's facility/IT ratio,
-    and its share of the TCO (each part's capital charge by its share of that part, maintenance by its hardware, energy
-    and colocation by its IT power) over its GPU-hours. With one partition holding the whole
-    design these are the design's own figures."""
-    compute_kw = power.by_kind_kw.get("compute", 0.0)
-    capex_by_kind = cost.capex_by_kind_usd if cost is not None else {}
-    compute_capex = (None if any(capex_by_kind.get(k, 0.0) is None for k in COMPUTE_KINDS)
-                     else sum(capex_by_kind.get(k, 0.0) or 0.0 for k in COMPUTE_KINDS))
-
+    """Every partition with its share of the design's power and cost (``share_of``)."""
     def share(view: PartitionView) -> PartitionView:
-        if view.fabric is None or not design_gpus or power.it_kw <= 0:
-            return view
-        g = view.gpus / design_gpus
-        it_kw = view.compute_it_kw + (power.it_kw - compute_kw) * g
-        facility_kw = power.facility_kw * it_kw / power.it_kw
-        per_hour = None
-        if (cost is not None and cost.tco_usd_per_year is not None and compute_capex is not None
-                and view.compute_capex_usd is not None and cost.hardware_capex_usd):
-            hardware = view.compute_capex_usd + (cost.hardware_capex_usd - compute_capex) * g
-            power_share = it_kw / power.it_kw
-            tco = (_capital_share(cost, view.compute_capex_usd, compute_capex, g, power_share)
-                   + cost.maintenance_usd_per_year * hardware / cost.hardware_capex_usd
-                   + (cost.energy_usd_per_year + cost.colocation_usd_per_year) * power_share)
-            per_hour = tco / (view.gpus * HOURS_PER_YEAR)
-        return dataclasses.replace(view, it_kw=it_kw, facility_kw=facility_kw, usd_per_gpu_hour=per_hour)
+        return share_of(view, design_gpus, power, cost)
 
     main = share(partitions.main) if partitions.main is not None else None
     return dataclasses.replace(partitions, main=main, services=tuple(map(share, partitions.services)))

@@ -19,6 +19,8 @@ from core.analysis.inference_bottleneck import InferenceBottleneck, explain_infe
 from core.analysis.inference_search import DeploymentSearch
 from core.analysis.serving import model_shape
 from core.analysis.storage import analyze_storage
+from core.assumptions import Assumptions
+from core.assumptions.inference import InferenceAssumptions
 from core.diagnostics import Diagnostic
 from core.inference_workload import InferenceWorkload, inference_workload_to_dict
 from core.model import Design
@@ -58,7 +60,7 @@ class ServiceResult:
                 "bottleneck": self.bottleneck.to_json() if self.bottleneck is not None else None}
 
 
-def serve_services(design: Design, partitions: Partitions, assumptions: Any,
+def serve_services(design: Design, partitions: Partitions, assumptions: Assumptions,
                    topology: Topology) -> tuple[ServiceResult, ...]:
     """Every service of ``design`` served on its partition (``partitions.services``, with their
     shares of power and cost), its diagnostics naming the service and the partition;
@@ -82,17 +84,18 @@ def serve_services(design: Design, partitions: Partitions, assumptions: Any,
 
 
 def _storage_read_per_gpu(workload: InferenceWorkload, view: PartitionView, topology: Topology,
-                          assumptions: Any) -> float | None:
+                          assumptions: Assumptions) -> float | None:
     """The bulk read per GPU of the storage the partition's GPUs reach, for a remote prefix
     cache (the only placement that reads it; worked out only then: a storage path walk)."""
     if workload.kv_cache.placement != "remote":
         return None
-    own = view.analysed[1] if view.analysed else topology
+    own = view.analysed.topology if view.analysed is not None else topology
     storage = analyze_storage(own, None, assumptions.storage, assumptions.network)
     return storage.classes["data_loading"].per_gpu_gbyte_s
 
 
-def unserved(workload: InferenceWorkload, reasons: tuple[Diagnostic, ...], assumptions: Any) -> InferenceResult:
+def unserved(workload: InferenceWorkload, reasons: tuple[Diagnostic, ...],
+             assumptions: InferenceAssumptions) -> InferenceResult:
     """The result of a service that is not served (its partition has no GPUs to give it):
     what the model is, no serving figures, ``reasons`` why."""
     shape = model_shape(workload)

@@ -37,10 +37,10 @@ Loops are over inventory items (one per catalog id and role), never over devices
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
-from core.catalog import KINDS, Catalog
+from core.catalog import COMPUTE_KINDS, KINDS, Catalog
 from core.diagnostics import Diagnostic
 from core.analysis.cost_capital import (FACILITY_PARTS, capital_recovery_factor, effective_life_years,
                                         hardware_by_part)
@@ -106,6 +106,57 @@ class CostResult:
 
     def to_json(self) -> dict[str, Any]:
         return to_jsonable(self)
+
+    @property
+    def compute_capex_usd(self) -> float | None:
+        """Hardware capex of the compute nodes (None when one of them is unpriced)."""
+        by_kind = self.capex_by_kind_usd
+        if any(by_kind.get(kind, 0.0) is None for kind in COMPUTE_KINDS):
+            return None
+        return sum(by_kind.get(kind, 0.0) or 0.0 for kind in COMPUTE_KINDS)
+
+
+def partition_usd_per_gpu_hour(cost: CostResult, own_compute_usd: float | None, gpus: int,
+                               gpu_share: float, power_share: float) -> float | None:
+    """$/GPU-hour of a partition of the design ``cost`` prices (core/partitions.py): its share
+    of the TCO over its ``gpus``' hours. Each part's capital charge by its share of that part
+    (of the servers, its own compute nodes, ``own_compute_usd``, and a GPU share of the other
+    server-part hardware such as storage and management; a GPU share of the network; of the
+    facility, its share of the IT power), maintenance by its hardware, energy and colocation
+    by its IT power. None when the design or the partition is unpriced."""
+    compute_usd = cost.compute_capex_usd
+    if (cost.tco_usd_per_year is None or compute_usd is None or own_compute_usd is None
+            or not cost.hardware_capex_usd):
+        return None
+    parts, charge = cost.capex_by_part_usd, cost.depreciation_usd_per_year_by_part
+    servers = parts.get("servers") or 0.0
+    own_servers = own_compute_usd + (servers - compute_usd) * gpu_share
+    capital = (charge.get("servers") or 0.0) * (own_servers / servers if servers else 0.0)
+    capital += (charge.get("network") or 0.0) * gpu_share
+    capital += sum((charge.get(p) or 0.0) for p in FACILITY_PARTS) * power_share
+    hardware = own_compute_usd + (cost.hardware_capex_usd - compute_usd) * gpu_share
+    tco = (capital + cost.maintenance_usd_per_year * hardware / cost.hardware_capex_usd
+           + (cost.energy_usd_per_year + cost.colocation_usd_per_year) * power_share)
+    return tco / (gpus * HOURS_PER_YEAR)
+
+
+def run_at_rate(cost: CostResult, usd_per_gpu_hour: float | None,
+                performance: PerformanceResult | None, training_tokens: float | None) -> CostResult:
+    """``cost`` with the training run priced at ``usd_per_gpu_hour`` (a partition's: the
+    design's average rate is the same whenever the partitions hold one kind of hardware)."""
+    ran = performance if performance is not None and performance.runs else None
+    if ran is None or ran.training_days is None or usd_per_gpu_hour is None:
+        return cost
+    reasons = dict(cost.null_reasons)
+    reasons.pop("training_run_usd", None)
+    reasons.pop("usd_per_million_tokens_trained", None)
+    run = usd_per_gpu_hour * ran.job_gpus * ran.training_days * 24.0
+    if not math.isfinite(run):
+        reasons["training_run_usd"] = "training_run_usd is not a finite number"
+        run = None
+    return replace(cost, training_run_usd=run,
+                   usd_per_million_tokens_trained=per_million_tokens(run, training_tokens, reasons),
+                   null_reasons=reasons)
 
 
 def _catalog_price_usd(item: InventoryItem) -> float | None:
