@@ -27,6 +27,7 @@ BREACHES = {
     "core-is-headless": ("core/series.py", "import designer\n"),
     "core-acyclic": ("core/a.py", "import core.b\n"),
     "evaluation-layers": ("core/analysis/power.py", "from core.evaluate import Evaluation\n"),
+    "assumptions-below-analyses": ("core/assumptions/power.py", "import core.analysis.power\n"),
     "performance-layers": ("core/analysis/step_time.py",
                            "from core.analysis.parallelism_search import search_parallelism\n"),
     "inference-layers": ("core/analysis/inference_ranking.py",
