@@ -49,6 +49,9 @@ from core.workload import Workload, parallelism_to_dict
 
 @dataclass(frozen=True)
 class Stage:
+    """What every unit may read besides its inputs (a partition's cut: its design and view
+    alone, without workload or partitions)."""
+
     design: Design
     catalog: Catalog
     assumptions: Assumptions
@@ -82,6 +85,10 @@ def _diagnostics(result: Any) -> Iterable[Diagnostic]:
 
 @dataclass(frozen=True)
 class Unit:
+    """One analysis in the pipeline. Its result is the Evaluation field of its name (the
+    inference unit's is the served deployment with its search: ``inference`` and
+    ``inference_search``)."""
+
     name: str                       # its field on Evaluation
     assumptions: type | None        # the assumptions group it reads (a field of Assumptions)
     inputs: tuple[str, ...]         # the earlier units it is given, in order
@@ -123,6 +130,14 @@ def _counts(s: Stage) -> Counts:
         nics=inventory.count("nic"), dpus=inventory.count("dpu"),
         storage_nodes=inventory.count("storage"), links=inventory.links,
         transceivers=inventory.count("transceiver"), cables=inventory.count("cable"))
+
+
+def _bandwidth(s: Stage):
+    return analyze_bandwidth(s.whole.topology, s.assumptions.network)
+
+
+def _latency(s: Stage):
+    return analyze_latency(s.whole.topology, s.assumptions.network)
 
 
 def _storage(s: Stage):
@@ -312,12 +327,33 @@ def _site_json(ev: Evaluation) -> dict[str, Any]:
                      if ev.site is not None else None)}
 
 
+def _power_json(ev: Evaluation) -> dict[str, Any]:
+    # the per-GPU figures and the run's own inputs stay on the result (the reports read them)
+    return {"power": _fields(ev.power, ("diagnostics", "compute_w_per_gpu", "it_w_per_gpu", "gpus",
+                                        "job_gpus", "run_days", "job_it_kw"))}
+
+
+def _partitions_json(ev: Evaluation) -> dict[str, Any]:
+    # several workloads on one design: every partition; empty for one workload
+    return {"partitions": [view.to_json() for view in ev.partitions.all] if ev.partitions is not None else []}
+
+
+def _services_json(ev: Evaluation) -> dict[str, Any]:
+    # each service's serving figures (its "inference" has the keys of the evaluation's own)
+    return {"services": [service.to_json() for service in ev.services]}
+
+
 def _own_json(name: str) -> Callable[[Evaluation], dict[str, Any]]:
     """The section ``name`` is the result's own ``to_json`` (null without a result)."""
     def to_json(ev: Evaluation) -> dict[str, Any]:
         result = getattr(ev, name)
         return {name: result.to_json() if result is not None else None}
     return to_json
+
+
+def _as_is(name: str) -> Callable[[Evaluation], dict[str, Any]]:
+    """The section ``name`` is the result's fields."""
+    return lambda ev: {name: _fields(getattr(ev, name))}
 
 
 def _nothing(ev: Evaluation) -> dict[str, Any]:
@@ -328,18 +364,17 @@ def _no_warnings(result: Any) -> Iterable[Diagnostic]:
     return ()
 
 
-POWER = Unit("power", PowerAssumptions, ("performance",), _power,
-             lambda ev: {"power": _fields(ev.power, ("diagnostics", "compute_w_per_gpu", "it_w_per_gpu",
-                                                       "gpus", "job_gpus", "run_days", "job_it_kw"))})
+def _served_warnings(served: InferenceAnalysis | None) -> Iterable[Diagnostic]:
+    return served.result.diagnostics if served is not None else ()
+
+
+POWER = Unit("power", PowerAssumptions, ("performance",), _power, _power_json)
 COST = Unit("cost", CostAssumptions, ("power", "performance", "reliability"), _cost, _cost_json)
 
 UNITS: tuple[Unit, ...] = (
-    Unit("counts", None, (), _counts, lambda ev: {"counts": ev.counts}, _no_warnings),
-    Unit("bandwidth", NetworkAssumptions, (),
-         lambda s: analyze_bandwidth(s.whole.topology, s.assumptions.network), _bandwidth_json),
-    Unit("latency", NetworkAssumptions, (),
-         lambda s: analyze_latency(s.whole.topology, s.assumptions.network),
-         lambda ev: {"latency": _fields(ev.latency)}, _no_warnings),
+    Unit("counts", None, (), _counts, _as_is("counts"), _no_warnings),
+    Unit("bandwidth", NetworkAssumptions, (), _bandwidth, _bandwidth_json),
+    Unit("latency", NetworkAssumptions, (), _latency, _as_is("latency"), _no_warnings),
     Unit("storage", StorageAssumptions, (), _storage, _own_json("storage")),
     Unit("dpus", StorageAssumptions, ("storage",), _dpus, _own_json("dpus")),
     Unit("reliability", ReliabilityAssumptions, ("storage",), _reliability, _reliability_json),
@@ -348,17 +383,12 @@ UNITS: tuple[Unit, ...] = (
     Unit("performance", PerformanceAssumptions, ("reliability",), _performance, _performance_json),
     POWER,
     COST,
-    Unit("partitions", None, ("power", "cost"), _partitions,
-         lambda ev: {"partitions": [view.to_json() for view in ev.partitions.all]
-                     if ev.partitions is not None else []}),
+    Unit("partitions", None, ("power", "cost"), _partitions, _partitions_json),
     Unit("inference", InferenceAssumptions, ("storage", "power", "cost", "partitions"), _inference,
-         _inference_json, lambda served: served.result.diagnostics if served is not None else ()),
+         _inference_json, _served_warnings),
     Unit("bottleneck", PerformanceAssumptions, ("performance", "inference"), _bottleneck,
          _own_json("bottleneck"), _no_warnings),
-    # several workloads on one design: each service's serving figures (its "inference" has the
-    # keys of the evaluation's own); empty for one workload
-    Unit("services", InferenceAssumptions, ("partitions",), _services,
-         lambda ev: {"services": [service.to_json() for service in ev.services]}, service_warnings),
+    Unit("services", InferenceAssumptions, ("partitions",), _services, _services_json, service_warnings),
     Unit("site", PowerAssumptions, (), _site, _site_json),
 )
 

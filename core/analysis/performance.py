@@ -11,7 +11,7 @@ given layout. Both rest on the performance model below them, each part in its ow
   overlap) and ``pipeline.py`` (stages, the pacing stage, the bubble);
 * ``memory.py``: memory per GPU; ``model_stats.py``: parameters and FLOPs (Megatron counting);
 * ``calibration.py``: how much of the peak the kernels reach (fitted per accelerator);
-* ``performance_assumptions.py``: ``PerformanceAssumptions``, the software stack and its
+* ``core/assumptions/performance.py``: ``PerformanceAssumptions``, the software stack and its
   calibration, each default with its source.
 
 MFU = model FLOPs / (GPUs x dense peak of the workload's precision x step time), model FLOPs per
