@@ -49,6 +49,7 @@ from typing import Any
 
 from core.analysis.cost import analyze_cost, run_at_rate
 from core.analysis.failure import OutOfServiceItem, analyze_failure, no_failure_json, run_figures
+from core.analysis.inference import InferenceAnalysis
 from core.analysis.performance import PerformanceResult, analyze_performance
 from core.analysis.planes import plane_structure
 from core.assumptions import Assumptions, assumptions_to_dict
@@ -200,7 +201,8 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         inference_search=served.search if served is not None else None, **results)
 
 
-def _cannot_run(stage: Stage, performance: PerformanceResult | None, served: Any) -> tuple[Diagnostic, ...]:
+def _cannot_run(stage: Stage, performance: PerformanceResult | None,
+                served: InferenceAnalysis | None) -> tuple[Diagnostic, ...]:
     """Why the main workload cannot run: its result's reasons, or no GPUs for it."""
     main_workload = stage.workload or stage.serving
     if main_workload is not None and stage.job_fabric is None:

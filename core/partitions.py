@@ -45,6 +45,7 @@ from core.fabric import FabricView
 from core.inference_workload import InferenceWorkload
 from core.model import Block, Design, Node
 from core.services import Partition, main_partition_name
+from core.workload import Workload
 
 TRAINING, INFERENCE = "training", "inference"
 
@@ -142,13 +143,13 @@ def main_gpus(design: Design, catalog: Catalog) -> int:
     return max(0, pool - sum(s.partition.gpus or 0 for s in design.services))
 
 
-def _kind(workload: Any) -> str | None:
+def _kind(workload: Workload | InferenceWorkload | None) -> str | None:
     if workload is None:
         return None
     return INFERENCE if isinstance(workload, InferenceWorkload) else TRAINING
 
 
-def resolve_partitions(design: Design, catalog: Catalog, workload: Any,
+def resolve_partitions(design: Design, catalog: Catalog, workload: Workload | InferenceWorkload | None,
                        evaluate_cut: Callable[[Design], CutEvaluation]) -> Partitions:
     """Every partition of ``design`` resolved: GPUs, fabric, own compute power and capex, each
     from ``evaluate_cut`` (the pipeline, core/evaluate.py) on the design cut down to it (given

@@ -269,30 +269,28 @@ def _reliability_json(ev: Evaluation) -> dict[str, Any]:
         "planes": ev.planes.reliability_json() if ev.planes is not None else None}}
 
 
-# the performance section's keys without a run to fill them (no workload, or no GPUs for it)
+# the performance section: the contract's keys first (DESIGN.md), then the extras
 _PERFORMANCE_KEYS = ("mfu", "tflops_per_gpu", "step_time_s", "tokens_per_s", "training_days",
                      "memory_per_gpu_gb", "fits_memory", "breakdown_s", "hfu", "job_gpus",
-                     "microbatches", "memory_gb", "parallelism", "mfu_range", "training_days_range")
+                     "microbatches", "runs", "cannot_run", "memory_gb", "parallelism", "stack",
+                     "mfu_range", "training_days_range")
 
 
 def _performance_json(ev: Evaluation) -> dict[str, Any]:
     """The run (null where the job cannot run or there is none), whether it runs (``runs``:
     null without a workload) and why not (``cannot_run``), what stays real when it cannot:
-    the layout, its GPUs, memory per GPU and breakdown, and the software stack assumed
-    (``stack``: preset id, name, whether values were changed)."""
+    the layout, its GPUs, memory per GPU and breakdown, the uncalibrated bracket, and the
+    software stack assumed (``stack``: preset id, name, whether values were changed); an MoE
+    model's all-to-all per step (``alltoall_s``; its exposed part is breakdown ``ep_comm``)."""
     perf = ev.performance
-    status = {"runs": None if ev.workload is None else not ev.cannot_run,
-              "cannot_run": [d.to_json() for d in ev.cannot_run],
-              "stack": stack_status(ev.assumptions.performance).to_json()}
-    if perf is None:
-        return {"performance": {**dict.fromkeys(_PERFORMANCE_KEYS), **status}}
-    own = perf.to_json()  # the result's own keys, its uncalibrated bracket among them
-    out = {key: own[key] for key in _PERFORMANCE_KEYS}
-    # the parallelism as a workload file writes it; the MoE all-to-all (exposed: ep_comm)
-    out["parallelism"] = parallelism_to_dict(perf.parallelism)
-    if perf.moe:
-        out["alltoall_s"] = perf.alltoall_s
-    return {"performance": {**out, **status}}
+    values: dict[str, Any] = {}
+    if perf is not None:  # the result's own figures, the layout as a workload file writes it
+        values = {**perf.to_json(), "parallelism": parallelism_to_dict(perf.parallelism)}
+    values.update(runs=None if ev.workload is None else not ev.cannot_run,
+                  cannot_run=[d.to_json() for d in ev.cannot_run],
+                  stack=stack_status(ev.assumptions.performance).to_json())
+    keys = _PERFORMANCE_KEYS + (("alltoall_s",) if perf is not None and perf.moe else ())
+    return {"performance": {key: values.get(key) for key in keys}}
 
 
 def _cost_json(ev: Evaluation) -> dict[str, Any]:

@@ -45,12 +45,12 @@ class BandwidthResult:
     per_gpu_by_level_gbit_s: dict[str, float]
     diagnostics: tuple[Diagnostic, ...] = ()
     # fabric behaviour (core/analysis/load_balance.py): the mode the scale-out tiers run,
-    # the fraction of line rate per tier and collective pattern, the reduction in the network
+    # the fraction of line rate per tier and collective pattern, the effective (NCCL rate x the
+    # pattern's fraction) and line rate per GPU per tier in Gb/s, the reduction in the network
     load_balancing: str | None = None
     effective_fraction_by_tier: dict[str, dict[str, float]] = field(default_factory=dict)
-    in_network_reduction: str = "none"
-    # effective (NCCL rate x the pattern's fraction) and line rate per GPU per tier, Gb/s
     effective_by_tier_gbit_s: dict[str, dict[str, float]] = field(default_factory=dict)
+    in_network_reduction: str = "none"
 
 
 @dataclass(frozen=True)
