@@ -10,7 +10,10 @@ its scale-out tiers count only the uplinks of its own leaves: an oversubscribed 
 oversubscribed. (The drain machinery of core/degrade.py would keep the other pods' leaves and
 their uplinks, which would credit the partition with bandwidth it does not have.) The cut
 follows the drawing: only blocks on the way to a partition's paths are rebuilt, the rest is
-shared, so its cost is one flatten and topology of the partition (~20 ms at 100,000 GPUs).
+shared. This module builds no fabric of its own: the cut goes through the same pipeline as the
+design (``evaluate_cut``, core/evaluate.py: the first stage of core/design_view.py, then the
+power and cost units), so its cost is one flatten and topology of the partition (~20 ms at
+100,000 GPUs).
 
 **A GPU-count partition** takes its GPUs from the pool of GPUs outside every block partition:
 it sees the pool's fabric restricted to its count (``FabricView.restricted_to``: consecutive
@@ -20,7 +23,8 @@ the services leave of the pool.
 **Power and cost.** A partition is charged its own compute nodes and a GPU share of what the
 partitions share (network, storage, facility), so the partitions of a design add up to it:
 tokens/s per MW of a service is per MW of its partition, and its $/GPU-hour is its share of
-the design's TCO over its GPU-hours (GB200 hours cost more than H100 hours in one design).
+the design's TCO over its GPU-hours (core/analysis/cost.py ``partition_usd_per_gpu_hour``;
+GB200 hours cost more than H100 hours in one design).
 
 Paths are matched against the design's own (``original_path``): a degraded design of
 core/degrade.py splits ``pod`` into ``pod.degraded`` and ``pod``, both of partition ``pod``.

@@ -1,7 +1,7 @@
 """Assumptions of the inference (serving) analysis: the roofline's efficiencies, the HBM reserve
 and the efficiencies of the KV-cache moves (prefill->decode hand-over, host memory, a remote
-prefix cache). Saved with each project under ``assumptions.inference``. Its own module because
-the analysis, the serving layout search and the bottleneck what-ifs all read it.
+prefix cache). Saved with each project under ``assumptions.inference``. Below the analyses
+(core/assumptions): the analysis, the serving layout search and the bottleneck what-ifs read it.
 Tags as in ../shared/reference/README.md (P primary, S secondary, E estimate).
 """
 

@@ -6,9 +6,9 @@ One frozen dataclass, ``PerformanceAssumptions``, saved with each project under
 its source and tag (P primary, D derived, S secondary, E estimate; ../shared/reference/README.md);
 the field metadata holds the bounds the project loader and the GUI enforce (core/settings.py).
 
-It lives in its own module, not in ``performance.py``, because every part of the model reads it
-(compute, communication, pipeline, memory, the parallelism search) and those parts sit below the
-performance analysis. It is long because every default carries its source and fit.
+It lives in core/assumptions, below every analysis, because every part of the model reads it
+(compute, communication, pipeline, memory, the parallelism search), as do the project file and
+the stacks. It is long because every default carries its source and fit.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Assumptions of the reliability analysis: failure rates, recovery, checkpoints, spares.
 
 Saved with each project under ``assumptions.reliability``; each default names its section of
-../shared/reference/reliability-power.md. Its own module because both the job's failure rates
-(failure_rates.py) and the reliability analysis read it.
+../shared/reference/reliability-power.md. Below the analyses (core/assumptions): the job's
+failure rates (failure_rates.py), the planes and the reliability analysis read it.
 """
 
 from __future__ import annotations
