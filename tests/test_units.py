@@ -3,18 +3,22 @@ in order by core/evaluate.py, whose sections are the evaluation JSON; a partitio
 cut-down design through the same pipeline."""
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from core.assumptions import Assumptions
+from core.assumptions import Assumptions, PowerAssumptions
+from core.errors import DesignError
 from core.evaluate import evaluate, evaluation_to_json
 from core.evaluation import Evaluation
 from core.operations import RemoveItems
 from core.project import load_project
 from core.units import CUT_UNITS, SECTIONS, UNITS
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "examples"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "resources" / "examples"
 
 
 def test_every_unit_is_given_only_what_ran_before_it():
@@ -61,3 +65,22 @@ def test_a_partition_is_its_cut_down_design_evaluated_alone(catalog):
     assert serve.compute_it_kw == alone.power.by_kind_kw["compute"] == pytest.approx(960.0)
     assert serve.compute_capex_usd == alone.cost.compute_capex_usd == pytest.approx(24e6)
     assert [unit.name for unit in CUT_UNITS] == ["power", "cost"]
+
+
+def test_reading_a_project_loads_no_analysis():
+    """The assumptions sit below the analyses: core.project (and the design it builds, typed
+    assumptions included) imports none of core/analysis (before issue 24 it loaded 23 modules)."""
+    code = ("import sys, core.project; "
+            "print(sorted(m for m in sys.modules if m.startswith('core.analysis')))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_design_takes_only_an_assumptions_object(catalog):
+    design = load_project(EXAMPLES / "dgx-h100-superpod-4su.json", catalog)
+    with pytest.raises(DesignError, match="^assumptions: expected an Assumptions object"):
+        design.assumptions = PowerAssumptions()
+    design.assumptions = Assumptions(power=PowerAssumptions(pue=1.3))
+    assert evaluate(design, catalog).power.pue == 1.3
