@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from typing import Any, Callable, Iterator
 
-from core.assumptions import Assumptions
 from core.design_fields import (BLOCK_RULES, LINK_RULES, NODE_RULES, check, check_fields, check_id,
                                 show)
 from core.errors import DesignError
@@ -637,7 +636,7 @@ class ChangeService(Operation):
 @dataclass
 class SetAssumptions(Operation):
     block_path = ""
-    assumptions: Assumptions | None
+    assumptions: Any
     change_kind = "assumptions"
     text = "Change assumptions"
 
