@@ -194,7 +194,7 @@ def _cost(s: Stage, power, performance, reliability):
 
 def _partitions(s: Stage, power, cost):
     """Every partition with its share of the design's power and TCO."""
-    return with_shares(s.partitions, s.whole.inventory.gpus, power, cost) if s.partitions else None
+    return None if s.partitions is None else with_shares(s.partitions, s.whole.inventory.gpus, power, cost)
 
 
 def _inference(s: Stage, storage, power, cost, partitions) -> InferenceAnalysis | None:
@@ -221,7 +221,7 @@ def _bottleneck(s: Stage, performance, inference):
 
 
 def _services(s: Stage, partitions):
-    return serve_services(s.design, partitions, s.assumptions, s.whole.topology) if partitions else ()
+    return () if partitions is None else serve_services(s.design, partitions, s.assumptions, s.whole.topology)
 
 
 def _site(s: Stage):
