@@ -283,14 +283,15 @@ def _performance_json(ev: Evaluation) -> dict[str, Any]:
     software stack assumed (``stack``: preset id, name, whether values were changed); an MoE
     model's all-to-all per step (``alltoall_s``; its exposed part is breakdown ``ep_comm``)."""
     perf = ev.performance
-    values: dict[str, Any] = {}
-    if perf is not None:  # the result's own figures, the layout as a workload file writes it
-        values = {**perf.to_json(), "parallelism": parallelism_to_dict(perf.parallelism)}
-    values.update(runs=None if ev.workload is None else not ev.cannot_run,
-                  cannot_run=[d.to_json() for d in ev.cannot_run],
-                  stack=stack_status(ev.assumptions.performance).to_json())
-    keys = _PERFORMANCE_KEYS + (("alltoall_s",) if perf is not None and perf.moe else ())
-    return {"performance": {key: values.get(key) for key in keys}}
+    status = {"runs": None if ev.workload is None else not ev.cannot_run,
+              "cannot_run": [d.to_json() for d in ev.cannot_run],
+              "stack": stack_status(ev.assumptions.performance).to_json()}
+    if perf is None:  # every figure null, then whether it runs and why not
+        return {"performance": {**dict.fromkeys(k for k in _PERFORMANCE_KEYS if k not in status), **status}}
+    # the result's own figures, the layout as a workload file writes it
+    values = {**perf.to_json(), "parallelism": parallelism_to_dict(perf.parallelism), **status}
+    keys = _PERFORMANCE_KEYS + (("alltoall_s",) if perf.moe else ())
+    return {"performance": {key: values[key] for key in keys}}
 
 
 def _cost_json(ev: Evaluation) -> dict[str, Any]:

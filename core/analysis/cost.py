@@ -65,44 +65,48 @@ class LinePrice:
     in_host: bool = False             # part of a compute node's own price
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CostResult:
+    """The cost of a design, its fields in the order of the evaluation JSON's ``cost`` section
+    (the contract's figures, the method, the parts), then what only code reads (``lines``)."""
+
     # None where an unpriced component leaves it unknown (UNPRICED_COMPONENTS says which);
     # every None of a figure that can be absent has its reason in ``null_reasons``.
     hardware_capex_usd: float | None
     facility_capex_usd: float
     capex_usd: float | None
     capex_by_kind_usd: Mapping[str, float | None]  # catalog kind -> hardware capex
-    capex_usd_per_gpu: float | None
-    energy_usd_per_year: float
-    maintenance_usd_per_year: float | None
-    colocation_usd_per_year: float
     opex_usd_per_year: float | None
-    depreciation_usd_per_year: float | None
     tco_usd_per_year: float | None
     usd_per_gpu_hour: float | None
     # None without a run: no workload, or a job that cannot run on the design.
     training_run_usd: float | None
     usd_per_million_tokens_trained: float | None
-    unpriced_ids: tuple[str, ...]
-    lines: tuple[LinePrice, ...]  # one per inventory item, in inventory order
-    diagnostics: tuple[Diagnostic, ...] = field(default=())
+    # owning cost / (utilisation x ETTR): what a GPU-hour of useful work costs
+    usd_per_delivered_gpu_hour: float | None = None
     # --- the method (core/analysis/cost_capital.py): each part over its own life ---
-    facility: str = "build"
+    utilization: float = 1.0
     hardware_depreciation_years: float = 5.0     # servers and accelerators
-    network_depreciation_years: float = 6.0
     # the facility's effective straight-line life (shell and plant together); None when no
     # facility is owned (colocation, or no facility capex)
     facility_depreciation_years: float | None = None
     wacc: float = 0.0
-    utilization: float = 1.0
-    ettr: float | None = None  # the job's, from reliability (None: not given)
-    capex_by_part_usd: Mapping[str, float | None] = field(default_factory=dict)
     # yearly capital charge by part: straight line at WACC 0, the annuity above
     depreciation_usd_per_year_by_part: Mapping[str, float | None] = field(default_factory=dict)
-    # owning cost / (utilisation x ETTR): what a GPU-hour of useful work costs
-    usd_per_delivered_gpu_hour: float | None = None
+    # --- the parts ---
+    capex_usd_per_gpu: float | None
+    energy_usd_per_year: float
+    maintenance_usd_per_year: float | None
+    colocation_usd_per_year: float
+    depreciation_usd_per_year: float | None
+    facility: str = "build"
+    network_depreciation_years: float = 6.0
+    ettr: float | None = None  # the job's, from reliability (None: not given)
+    capex_by_part_usd: Mapping[str, float | None] = field(default_factory=dict)
     null_reasons: Mapping[str, str] = field(default_factory=dict)  # key -> why it is None
+    unpriced_ids: tuple[str, ...]
+    lines: tuple[LinePrice, ...]  # one per inventory item, in inventory order
+    diagnostics: tuple[Diagnostic, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
         return to_jsonable(self)
