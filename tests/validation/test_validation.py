@@ -134,7 +134,7 @@ def test_serving_rows_not_modelled_say_why(rows):
 
 
 def test_the_serving_efficiencies_are_what_their_calibration_rows_give():
-    """The defaults in inference_assumptions.py are the fit of calibrate_serving on its six
+    """The defaults in core/assumptions/inference.py are the fit of calibrate_serving on its six
     calibration rows (the constants' source comment), to the printed precision: three H100 runs
     at large batches and three Llama 3.1 70B runs at concurrency 4."""
     cases = [c for c in IC.ALL_SERVING_CASES if c.calibration]
