@@ -47,7 +47,7 @@ class TierBehaviour:
     buffer_mb_per_port: float       # the last-hop switch's buffer share of one port
     nic_gbyte_s: float              # one NIC's line rate (the bandwidth-delay product)
     rtt_us: float                   # round trip across this level
-    # assumptions (NetworkAssumptions, core/topology.py)
+    # assumptions (NetworkAssumptions, core/assumptions/network.py)
     qps_per_connection: int = 1
     channels_per_nic: int = 2
     alltoall_peers_in_flight: int = 8

@@ -239,7 +239,7 @@ def analyze_reliability(
     bandwidths the job reaches (its share of its storage path, GB/s, rated);
     failure_rates.py says what the job depends on (and, with ``plane_failover``, which network
     failures only degrade a multi-plane fabric). ``checkpoint_tiers`` are the fast tiers in
-    front of storage (core/analysis/storage.py's assumptions), first to last.
+    front of storage (the storage assumptions, core/assumptions/storage.py), first to last.
     """
     a = assumptions
     diagnostics: list[Diagnostic] = []
