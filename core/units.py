@@ -61,7 +61,7 @@ class Stage:
     partitions: Partitions | None = None  # resolved, before their shares of power and cost
     spof_units: int = 0                # switch units that are single points of failure
     spof_paths: tuple[str, ...] = ()
-    planes: PlaneStructure | None = None  # the design's planes (core/analysis/planes.py)
+    plane_structure: PlaneStructure | None = None  # its planes or rails (core/analysis/planes.py)
 
     @property
     def main(self) -> PartitionView | None:
@@ -156,12 +156,12 @@ def _reliability(s: Stage, storage):
         storage.classes["checkpoint_write"].job_gbyte_s or 0.0, s.spof_paths, a.reliability,
         storage_read_gbyte_s=storage.classes["checkpoint_restore"].job_gbyte_s or 0.0,
         checkpoint_tiers=a.storage.checkpoint_tier_list(),
-        plane_failover=s.planes.failover(a.reliability.plane_failover))
+        plane_failover=s.plane_structure.failover(a.reliability.plane_failover))
 
 
 def _planes(s: Stage, bandwidth, latency):
     w = s.whole
-    return analyze_planes(s.planes, w.flat, w.topology.tiers, bandwidth.per_gpu_scale_out_gbit_s,
+    return analyze_planes(s.plane_structure, w.flat, w.topology.tiers, bandwidth.per_gpu_scale_out_gbit_s,
                           bandwidth.bisection_tbit_s, latency.max_switch_hops, w.inventory,
                           w.topology.fabric, s.workload, s.assumptions.reliability)
 
