@@ -19,7 +19,7 @@ from core.optics import FIBER_TYPES, EndOption, choose_cable, end_options, pick_
 from core.port_modes import breakout_words, links_per_port
 
 # An end whose cage the catalog does not describe: modules by link speed alone.
-_NO_CAGE = ComponentSpec("", "storage", "", "", "", "", {})
+_NO_CAGE = ComponentSpec(id="", kind="storage", vendor="", name="", source="", confidence="")
 
 # Roles an item can play. Switch roles follow the scale-out tier names of the evaluation JSON.
 ROLES = (

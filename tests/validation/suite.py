@@ -162,7 +162,7 @@ def _row_flops_per_step(case: C.PerfCase) -> float:
 
 def _peak_flops(case: C.PerfCase) -> float:
     catalog = default_catalog()
-    acc = catalog.get(catalog.get(server_of(case.hardware))["accelerator"])
+    acc = catalog.get(catalog.get(server_of(case.hardware)).accelerator)
     # the dense peak of the precision the recipe runs its linear GEMMs at (mxfp8, fp8-block: fp8)
     return acc.peak_tflops(recipe(case.precision).gemm_precision) * 1e12
 
