@@ -410,7 +410,8 @@ def _cables_by_family(inventory: Inventory) -> dict[str, int]:
     """Cables bought per drawn medium ("copper", "fiber"): what the site shares over its media."""
     out: dict[str, int] = {}
     for item in inventory.by_role("cable"):
-        medium = str(item.spec.get("medium", "fiber"))
+        medium = str(item.spec.medium)
+
         out[medium] = out.get(medium, 0) + item.count
     return out
 
