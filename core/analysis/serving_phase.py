@@ -118,7 +118,7 @@ def attention_precision(workload: InferenceWorkload, accelerator) -> str:
     FP8 context FMHA with its FP8 KV cache under NVFP4 weights (configs/*/llama2-70b.py);
     native FP8 MLA decode kernels on SM100 (modular/modular max/kernels/src/nn/
     mla_decode_sm100_qkv_fp8.mojo) and AMD aiter's a8w8 MLA decode (fp8 Q and KV) on MI355X."""
-    table = accelerator["tflops_dense"]
+    table = accelerator.tflops_dense
     kv = workload.kv_cache_precision
     if workload.attention_precision is not None:
         # the engine's kernels say (FlashMLA's SM90 decode computes in BF16 over an FP8 cache)
@@ -376,7 +376,7 @@ class PhaseModel:
 
     @property
     def _hbm_bytes_s(self) -> float:
-        return float(self.fabric.accelerator["hbm_tbyte_s"]) * 1e12 * self.assumptions.hbm_efficiency
+        return float(self.fabric.accelerator.hbm_tbyte_s) * 1e12 * self.assumptions.hbm_efficiency
 
     def _compute_s(self, flops_at_weight_peak: float, efficiency: float) -> float:
         """One stage's share of ``flops_at_weight_peak`` on its tp GPUs."""
@@ -422,7 +422,7 @@ def phase_model(fabric: FabricView, workload: InferenceWorkload, layout: PhaseLa
     routed = shape.routed_params * copies / (max(layout.ep, layout.tp) * layout.pp) * weight_bytes
     weights = (shape.total_params - shape.routed_params) / layout.replica_gpus * weight_bytes + routed
     kv_split = 1 if workload.mla is not None else min(layout.tp, workload.model.kv_heads_effective)
-    usable = float(fabric.accelerator["hbm_gb"]) * 1e9 * (1.0 - assumptions.activation_reserve_fraction)
+    usable = float(fabric.accelerator.hbm_gb) * 1e9 * (1.0 - assumptions.activation_reserve_fraction)
     return PhaseModel(fabric, workload, layout, assumptions, shape, tiers, weights, routed,
                       shape.kv_bytes_per_token / layout.pp / kv_split, usable - weights,
                       attention_precision(workload, fabric.accelerator))
