@@ -112,21 +112,6 @@ class ComponentSpec:
     status: str | None = None  # "shipping" or "announced"
     origin: str = ""  # the file it came from, for messages
 
-    # Transitional: the string-key reads of the untyped spec, as plain JSON values, while the
-    # call sites move to attributes.
-    def get(self, key: str, default: Any = None) -> Any:
-        value = _plain(getattr(self, key, None))
-        return default if value is None else value
-
-    def __getitem__(self, key: str) -> Any:
-        if not hasattr(self, key):
-            raise KeyError(key)
-        return _plain(getattr(self, key))
-
-    @property
-    def fields(self) -> dict[str, Any]:
-        return {name: _plain(getattr(self, name)) for name in _json_fields(type(self))}
-
     def port_modes(self) -> Mapping[str, int]:
         """Port speed (Gb/s, as written) -> ports, for every mode of a switch or NIC (and the
         one mode of a storage node or appliance); empty for kinds without ports."""

@@ -83,6 +83,7 @@ def test_every_kind_loads_as_a_typed_spec_with_exactly_its_schema_fields(catalog
         assert declared == set(_COMMON) | set(FIELDS[kind]), kind
     for spec in catalog:
         assert type(spec) is SPEC_CLASSES[spec.kind], spec.id
+        assert not hasattr(spec, "get") and not hasattr(spec, "__getitem__"), spec.id
 
 
 def test_every_entry_round_trips_through_its_json(catalog):
