@@ -303,9 +303,9 @@ SPEC_CLASSES: dict[str, type[ComponentSpec]] = {
 
 
 def build_spec(values: dict[str, Any], origin: str) -> ComponentSpec:
-    """The typed spec of checked ``values`` (every declared field, defaults filled in)."""
-    values = dict(values)
-    if values.get("price") is not None:
+    """The typed spec of checked ``values``: every field its kind declares, defaults filled in
+    (``values`` is taken over)."""
+    if values["price"] is not None:
         values["price"] = Price(**values["price"])
     kind = values["kind"]
     if kind in ("server", "supernode"):
@@ -322,7 +322,14 @@ def build_spec(values: dict[str, Any], origin: str) -> ComponentSpec:
         if kind == "dpu" and values["engines"] is not None:
             values["engines"] = {name: DpuEngine(**engine)
                                  for name, engine in values["engines"].items()}
-    return SPEC_CLASSES[kind](origin=origin, **values)
+    # ``values`` holds exactly the class's fields (tests/test_catalog.py checks the schema and
+    # the classes declare the same ones), so the instance is filled in one step: a frozen
+    # dataclass's __init__ sets its ~30 fields one object.__setattr__ at a time, which made
+    # loading the catalog 15% slower than the untyped specs it replaces.
+    spec = object.__new__(SPEC_CLASSES[kind])
+    spec.__dict__.update(values, origin=origin)
+    return spec
+
 
 
 def engines_of(spec: ComponentSpec) -> Mapping[str, DpuEngine]:
