@@ -318,11 +318,11 @@ def _topology_counts(case: C.TopologyCase, folder: Path) -> dict:
         by_id[row["catalog_id"]] = by_id.get(row["catalog_id"], 0) + int(row["quantity"])
     if case.kind == "nvl72":
         system = catalog.get(case.params["system"])
-        acc = catalog.get(system["accelerator"])
+        acc = catalog.get(system.accelerator)
         chips = ev["counts"]["scale_up_switches"]
-        chip = catalog.get(system["scale_up_switches"][0]["id"])
-        ports = sum(chip["ports_by_gbit_s"].values())
-        return {"gpu_links": ev["counts"]["gpus"] * int(acc["scale_up_links"]),
+        chip = catalog.get(system.scale_up_switches[0].id)
+        ports = sum(chip.ports_by_gbit_s.values())
+        return {"gpu_links": ev["counts"]["gpus"] * int(acc.scale_up_links),
                 "switch_ports": chips * ports, "switch_chips": chips}
     return {k: by_id.get(k, 0) for k in case.expected}
 
