@@ -86,7 +86,6 @@ def nic_modes(spec, protocol: str) -> tuple[str, ...] | None:
     if spec is None:
         return None
     by_protocol = spec.load_balancing_by_protocol
-
     if not by_protocol or protocol not in by_protocol:
         return None
     return tuple(by_protocol[protocol])

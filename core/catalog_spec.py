@@ -302,6 +302,32 @@ SPEC_CLASSES: dict[str, type[ComponentSpec]] = {
 }
 
 
+# Kinds whose entry gives a nameplate power in W and may give its rack units: the boxes of a
+# network or storage rack.
+BOX_SPECS = (SwitchSpec, StorageSpec, ApplianceSpec)
+# Kinds that may give their height in rack units.
+RACKED_SPECS = (NodeSpec, *BOX_SPECS)
+
+
+def engines_of(spec: ComponentSpec) -> Mapping[str, DpuEngine]:
+    """The engines a DPU lists; none for a plain NIC (a server's ``dpu`` may name one)."""
+    return (spec.engines or {}) if isinstance(spec, DpuSpec) else {}
+
+
+def power_field(spec: ComponentSpec) -> tuple[str, str, float] | None:
+    """(field, unit, value) of the power figure a user may override on a node of ``spec``'s
+    kind (the Inspector's "Power" row); None for an appliance."""
+    if isinstance(spec, NodeSpec):
+        return "max_power_kw", "kW", spec.max_power_kw
+    if isinstance(spec, (SwitchSpec, StorageSpec)):
+        return "max_power_w", "W", spec.max_power_w
+    if isinstance(spec, AcceleratorSpec):
+        return "tdp_w", "W", spec.tdp_w
+    if isinstance(spec, (NicSpec, TransceiverSpec, CableSpec)):
+        return "power_w", "W", spec.power_w
+    return None
+
+
 def build_spec(values: dict[str, Any], origin: str) -> ComponentSpec:
     """The typed spec of checked ``values``: every field its kind declares, defaults filled in
     (``values`` is taken over)."""
@@ -329,30 +355,3 @@ def build_spec(values: dict[str, Any], origin: str) -> ComponentSpec:
     spec = object.__new__(SPEC_CLASSES[kind])
     spec.__dict__.update(values, origin=origin)
     return spec
-
-
-
-def engines_of(spec: ComponentSpec) -> Mapping[str, DpuEngine]:
-    """The engines a DPU lists; none for a plain NIC (a server's ``dpu`` may name one)."""
-    return (spec.engines or {}) if isinstance(spec, DpuSpec) else {}
-
-
-# Kinds whose entry gives a nameplate power in W and may give its rack units: the boxes of a
-# network or storage rack.
-BOX_SPECS = (SwitchSpec, StorageSpec, ApplianceSpec)
-# Kinds that may give their height in rack units.
-RACKED_SPECS = (NodeSpec, *BOX_SPECS)
-
-
-def power_field(spec: ComponentSpec) -> tuple[str, str, float] | None:
-    """(field, unit, value) of the power figure a user may override on a node of ``spec``'s
-    kind (the Inspector's "Power" row); None for an appliance."""
-    if isinstance(spec, NodeSpec):
-        return "max_power_kw", "kW", spec.max_power_kw
-    if isinstance(spec, (SwitchSpec, StorageSpec)):
-        return "max_power_w", "W", spec.max_power_w
-    if isinstance(spec, AcceleratorSpec):
-        return "tdp_w", "W", spec.tdp_w
-    if isinstance(spec, (NicSpec, TransceiverSpec, CableSpec)):
-        return "power_w", "W", spec.power_w
-    return None

@@ -411,7 +411,6 @@ def _cables_by_family(inventory: Inventory) -> dict[str, int]:
     out: dict[str, int] = {}
     for item in inventory.by_role("cable"):
         medium = str(item.spec.medium)
-
         out[medium] = out.get(medium, 0) + item.count
     return out
 

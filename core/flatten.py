@@ -137,7 +137,6 @@ class FlatDesign:
         """GPUs in one unit of every group (0 outside compute nodes)."""
         return self.per_group(
             lambda spec: int(spec.accelerators) if spec.kind in COMPUTE_KINDS else 0,
-
             dtype=np.int64)
 
     @cached_property

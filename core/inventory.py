@@ -15,7 +15,6 @@ import numpy as np
 
 from core.catalog import ComponentSpec
 from core.catalog_spec import NodeSpec, SwitchSpec
-
 from core.flatten import Codes, runs
 from core.optics import FIBER_TYPES, EndOption, choose_cable, end_options, pick_fiber
 from core.port_modes import breakout_words, links_per_port
@@ -58,7 +57,6 @@ class InventoryItem:
         """The user's override of the catalog field ``key`` if they set one (project files
         name overrides by field), else ``catalog_value``: the spec's own field."""
         return self.overrides.get(key, catalog_value)
-
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,6 @@ from typing import Any, Callable
 
 from core.catalog_spec import NodeSpec
 from core.design_fields import check, overrides_rule, show
-
 from core.errors import DesignError, DesignTooLargeError
 
 MAX_ACCELERATORS = 10_000_000

@@ -197,7 +197,6 @@ def _unsupported_speed(flat: FlatDesign, group: int, spec: ComponentSpec, speed:
     named = [f"{flat.paths[flat.bundle_a[k]]} - {flat.paths[flat.bundle_b[k]]}" for k in bundles]
     links = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
     offered = ", ".join(f"{count} x {float(s):g}G" for s, count in spec.ports_by_gbit_s.items())
-
     ends = dict.fromkeys([path, *(flat.paths[e] for k in bundles
                                   for e in (flat.bundle_a[k], flat.bundle_b[k]))])
     return Diagnostic(

@@ -102,7 +102,6 @@ def fabric_facts(flat: FlatDesign, ranks: np.ndarray, step: np.ndarray, lo: np.n
     return FabricFacts(
         mode=mode, modes_available=available, flow_control=flow_control,
         selective_retransmit=bool(nic.selective_retransmit) if nic is not None else False,
-
         leaf_buffer_mb_per_port=min(per_port, default=a.unknown_buffer_mb / 64.0),
         nic_gbyte_s=nic_speed / 8.0, paths=tuple(paths), sources=tuple(sources),
         flows_per_source=tuple(behind), uplink_gbit_s=tuple(speeds),

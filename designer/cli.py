@@ -441,7 +441,6 @@ def _cmd_catalog(args) -> int:
     else:
         rows = [("ID", "KIND", "VENDOR", "YEAR", "STATUS", "NAME")] + [
             (s.id, s.kind, s.vendor, str(s.year or "-"), s.status or "-", s.name)
-
             for s in specs]
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         text = "\n".join("  ".join(f"{cell:<{w}}" for cell, w in zip(r, widths)) + f"  {r[5]}"

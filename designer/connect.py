@@ -75,7 +75,6 @@ def default_link(design: Design, catalog: Catalog, block_path: str, a: str, b: s
     if any(s.kind == "storage" for s in specs) or any(n.tier == "storage" for n in nodes):
         kind = "storage"
     elif any(s.kind == "switch" and s.role == "scale-up" for s in specs):
-
         kind = "scale-up"
     fixed = [s for s in (_offered_speed(x, catalog, kind) for x in specs) if s]
     if fixed:

@@ -7,7 +7,6 @@ from html import escape
 
 from core.catalog import Catalog, ComponentSpec
 from core.catalog_spec import DpuSpec, NodeSpec, engines_of
-
 from core.dpu_engines import ENGINE_TITLES, FIELD_UNITS
 
 

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 
 from core.catalog import COMPUTE_KINDS, Catalog
 from core.catalog_spec import NodeSpec, power_field
-
 from core.cooling import COOLING_TYPES, cooling_type
 from core.errors import DesignError
 from core.model import LINK_KINDS, MEDIA, Block, Link, Node

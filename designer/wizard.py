@@ -177,7 +177,6 @@ class TemplateWizard(QDialog):
         switch = QComboBox()
         switch.addItem("(default: one at its NICs' speed)", "")
         for spec in sorted((s for s in self.catalog.by_kind("switch") if s.role == "scale-out"),
-
                            key=lambda s: s.name):
             switch.addItem(f"{spec.name} ({spec.id})", spec.id)
         switch.currentIndexChanged.connect(self._schedule)

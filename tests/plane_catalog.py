@@ -27,5 +27,4 @@ def plane_catalog() -> Catalog:
     switch102 = replace(switch, id="TEST-SWITCH-102T",
                         ports_by_gbit_s={"1600": 64, "800": 128, "400": 256, "200": 512},
                         capacity_tbit_s=102.4)
-
     return Catalog([*base, nic800, server800, switch102])

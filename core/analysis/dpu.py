@@ -26,7 +26,6 @@ import numpy as np
 
 from core.catalog import ComponentSpec
 from core.catalog_spec import DpuSpec, NodeSpec, engines_of
-
 from core.diagnostics import Diagnostic
 from core.dpu_engines import ENGINE_TITLES, ENGINES, cores_freed_per_dpu, engine_value
 from core.flatten import FlatDesign
@@ -161,7 +160,6 @@ def analyze_dpus(flat: FlatDesign, storage_classes: Mapping[str, Any],
             used |= {"storage", "compute_virtio"} | ({"security"} if encrypt else set())
         engines_used = tuple(e for e in listed if e in used)
         per_dpu = cores_freed_per_dpu(spec, engines_used) if isinstance(spec, DpuSpec) else None
-
         binds = binding.get(model, {})
         engine = min(binds, key=ENGINES.index) if binds else None
         models[model] = DpuModelResult(

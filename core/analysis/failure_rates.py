@@ -207,5 +207,4 @@ def _rate(item: InventoryItem, default: float, a: ReliabilityAssumptions) -> flo
 def _node_equivalents(item: InventoryItem) -> float:
     """8-GPU node equivalents of one compute item (a DGX = 1, an NVL72 = 9)."""
     gpus = item.spec.accelerators or 8
-
     return max(1.0, float(gpus) / 8.0)

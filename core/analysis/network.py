@@ -145,7 +145,6 @@ def _storage_gbyte_s(topology: Topology) -> tuple[float, float]:
     return min(read_gbyte_s, compute_side), min(write_gbyte_s, compute_side)
 
 
-
 # A hashed tier below this fraction for a pattern gets a warning naming the collisions.
 COLLISION_WARNING_FRACTION = 0.8
 # All-to-all incast that keeps less than this at the last hop gets a warning.

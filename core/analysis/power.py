@@ -208,7 +208,6 @@ class _RackTally:
             rack_ws = [(item.count * per_node, node_w / per_node)]
         else:
             per_rack = max(1, int(item.value("per_rack", item.spec.per_rack) or 1))
-
             full, rest = divmod(item.count, per_rack)
             rack_ws = [(full, per_rack * node_w), (1 if rest else 0, rest * node_w)]
         rack_ws = [(n, w) for n, w in rack_ws if n]

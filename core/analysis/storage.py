@@ -386,7 +386,6 @@ def _first_hop_words(flat: FlatDesign, start: np.ndarray, own: np.ndarray, conve
         what = f"{spec.nic} compute NICs" if spec.nic else "compute NICs"
     elif spec.dpu and spec.dpus:
         what = f"{spec.dpu} DPU ports"
-
     else:
         what = "storage NIC ports"
     return f"{ports:g} x {speeds} {what}"

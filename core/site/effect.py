@@ -73,7 +73,6 @@ def length_effect(cables, flat) -> LengthEffect | None:
     # per (medium, speed, reach bracket), not per half-metre step (a 100,000-GPU site has ~900
     # distinct placed lengths and a dozen brackets).
     reaches = np.unique([float(s.reach_m) for kind in ("cable", "transceiver")
-
                          for s in catalog.by_kind(kind)])
     fibre = flat.bundles_of_medium("fiber")[cables.bundle]
     speed_code = flat.speed_code[cables.bundle]

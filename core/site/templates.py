@@ -28,7 +28,6 @@ import numpy as np
 
 from core.catalog import COMPUTE_KINDS
 from core.catalog_spec import BOX_SPECS, RACKED_SPECS, ApplianceSpec, SwitchSpec
-
 from core.cooling import COOLING_TYPES, cooling_type
 from core.model import Block, Design
 
