@@ -21,7 +21,7 @@ from core.errors import ProjectFileError
 from core.evaluate import EVALUATION_FORMAT
 from core.jsonfile import read_json
 # HIGHER, LOWER, NEITHER, METRICS, Metric and metric_value are core/metrics.py's, named here for compare's callers.
-from core.metrics import HIGHER, LOWER, METRICS, NEITHER, Metric, metric_value, section_of  # noqa: F401
+from core.metrics import HIGHER, LOWER, METRICS, NEITHER, Metric, metric_value, section_of  # noqa: F401 (re-exported)
 from core.metrics import service_metrics as metrics_of_service
 from core.model import Design
 from core.project import load_project

@@ -228,7 +228,8 @@ PERFORMANCE = (
        kinds=TRAINING_ONLY, report_label="Tokens per second", panel_label="Tokens per second"),
     _m("performance.training_days", "Training time", "days", LOWER, 1,
        "Days to train on the workload's tokens, ETTR included", "training", "slower", "faster", "time",
-       kinds=TRAINING_ONLY, report_label="Training time (incl. ETTR)", panel_label="Training time (with ETTR)"),
+       kinds=TRAINING_ONLY, report_label="Training time (incl. ETTR)", panel_label="Training time (with ETTR)",
+       panel_labels=(("Overview", "Training time"),)),
     _m("performance.memory_per_gpu_gb", "Memory per GPU", "GB", NEITHER, 1,
        "HBM the busiest pipeline stage needs per GPU", kinds=TRAINING_ONLY),
 )
