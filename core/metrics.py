@@ -305,10 +305,39 @@ INFERENCE_METRICS = (
 # delta and a percentage, which a yes/no has not. The sweep results carry it as a column of its
 # own (core/sweep/results.py).
 
+# Figures the report and the panels show beside the headline metrics, defined here for their
+# labels, digits and explanations, but neither compared nor swept: the parts of a headline
+# figure (opex by part) or facts of the design no one trades against (the checkpoint's size).
+DETAILS = (
+    _m("power.typical_kw", "IT power, typical", "kW", NEITHER, 0,
+       "IT power at the typical draw of each part while training (below the nameplate)",
+       report_label="IT (typical in training)", panel_label="IT (typical in training)"),
+    _m("power.network_share", "Network share of IT", "fraction", NEITHER, 1,
+       "Switches, NICs and optics as a share of the IT power"),
+    _m("power.gpu_hours", "GPU-hours", "h", NEITHER, 0, "GPU-hours of the training run", kinds=TRAINING_ONLY),
+    _m("reliability.job_gpus", "Job GPUs", "GPUs", NEITHER, 0, "GPUs whose failure interrupts the job", **EXACT),
+    _m("reliability.checkpoint_size_gb", "Checkpoint size", "GB", NEITHER, 0,
+       "Model and optimizer states written at each checkpoint", kinds=TRAINING_ONLY),
+    _m("reliability.checkpoint_blocking_s", "Checkpoint blocking", "s", NEITHER, 2,
+       "Time the job stalls at each checkpoint", kinds=TRAINING_ONLY),
+    _m("reliability.checkpoint_recoverable_after_s", "Checkpoint recoverable after", "s", NEITHER, 2,
+       "Time until a copy of the checkpoint survives a failure; counted as rework in ETTR"),
+    _m("reliability.spares_for_target", "Spare nodes for target", "count", NEITHER, 0,
+       "Spare compute nodes that keep the job's GPUs available at the reliability target", **EXACT),
+    _m("cost.capex_usd_per_gpu", "Capex per GPU", "USD", NEITHER, 0, "Capex over the design's GPUs",
+       panel_label="Per GPU"),
+    _m("cost.energy_usd_per_year", "Energy per year", "USD/year", NEITHER, 0,
+       "Electricity of the facility power at the typical draw, a year", panel_label="Energy"),
+    _m("cost.maintenance_usd_per_year", "Maintenance per year", "USD/year", NEITHER, 0,
+       "Support contracts and repairs, a share of the hardware capex a year", panel_label="Maintenance"),
+    _m("cost.colocation_usd_per_year", "Colocation per year", "USD/year", NEITHER, 0,
+       "Rent of a colocated facility's power a year (0 when built)", panel_label="Colocation"),
+)
+
 METRICS: tuple[Metric, ...] = (*COUNTS, *BANDWIDTH, *LATENCY, *POWER, *RELIABILITY, *PERFORMANCE, *COST,
                                *INFERENCE_METRICS)
-BY_PATH: dict[str, Metric] = {m.path: m for m in METRICS}
-METRIC_PATHS: tuple[str, ...] = tuple(BY_PATH)
+METRIC_PATHS: tuple[str, ...] = tuple(m.path for m in METRICS)  # compared, swept: the sweep's columns
+BY_PATH: dict[str, Metric] = {m.path: m for m in (*METRICS, *DETAILS)}
 
 
 def metric(path: str) -> Metric:

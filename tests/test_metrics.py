@@ -14,8 +14,8 @@ import pytest
 from core.catalog import default_catalog
 from core.compare import BETTER, EQUAL, compare_evaluations
 from core.evaluate import evaluate, evaluation_to_json
-from core.metrics import (ALL_KINDS, INFERENCE, METRICS, NONE, TRAINING, metric, metric_value, section_of,
-                          service_metrics)
+from core.metrics import (ALL_KINDS, DETAILS, INFERENCE, METRICS, METRIC_PATHS, NONE, TRAINING, metric,
+                          metric_value, section_of, service_metrics)
 from core.project import load_project
 from core.report import report_sections
 from core.sweep.spec import parse_objective
@@ -59,7 +59,7 @@ def test_every_metric_resolves_in_every_bundled_evaluation(no_workload):
     evaluations = _golden_evaluations()
     assert {_kind(ev) for ev in evaluations.values()} == {TRAINING, INFERENCE}
     for name, evaluation in {**evaluations, "no workload": no_workload}.items():
-        _check_resolves(evaluation, METRICS, name)
+        _check_resolves(evaluation, (*METRICS, *DETAILS), name)
     assert _kind(no_workload) == NONE
 
 
@@ -74,9 +74,10 @@ def test_every_service_metric_resolves_in_each_service():
 
 
 def test_the_registry_is_well_formed():
-    assert len({m.path for m in METRICS}) == len(METRICS)
+    assert len({m.path for m in (*METRICS, *DETAILS)}) == len(METRICS) + len(DETAILS)
     assert len({m.label for m in METRICS}) == len(METRICS)  # compare's rows are told apart by label
-    for m in METRICS:
+    assert METRIC_PATHS == tuple(m.path for m in METRICS)  # the details are neither compared nor swept
+    for m in (*METRICS, *DETAILS):
         assert m.direction in ("higher", "lower", "neither") and m.explain and set(m.kinds) <= set(ALL_KINDS)
         assert m.rel_tol >= 0 and m.abs_tol >= 0 and m.digits >= 0
     with pytest.raises(KeyError, match="no metric 'bandwidth.nope'"):
@@ -123,7 +124,7 @@ def test_report_rows_of_a_metric_carry_its_label(example):
     for _, rows in report_sections(ev):
         for row in rows:
             path = re.sub(r"^services\.[^.]+\.", "inference.", row.key)
-            m = next((x for x in METRICS if x.path == path), None)
+            m = next((x for x in (*METRICS, *DETAILS) if x.path == path), None)
             if m is not None:
                 seen += 1
                 assert row.label.strip() == COMPOSITE_ROWS.get(m.path, m.in_report), row
@@ -147,13 +148,11 @@ def test_panels_mark_their_metrics_under_the_registrys_labels():
 NOT_A_METRIC = {
     ("core/compare.py", "GPUs"): "a unit",
     ("core/report/sections.py", "DPUs"): "the title of the DPU section",
-    ("core/report/sections.py", "Job GPUs"): "reliability.job_gpus (the job reliability counts), not compared",
     ("core/report/cost_rows.py", "Facility"): "the facility's kind (built or colocation)",
     ("designer/panels/serving_text.py", "Memory per GPU"): "a section title",
     ("designer/panels/storage.py", "DPUs"): "a section title",
     ("designer/panels/storage.py", "Checkpoint write"): "an I/O class's name",
     ("designer/panels/storage.py", "Checkpoint restore"): "an I/O class's name",
-    ("designer/panels/reliability.py", "Job GPUs"): "reliability.job_gpus, not compared",
     ("designer/panels/power.py", "Training run"): "a section title",
     ("designer/panels/cost.py", "GPUs"): "a chart bar (accelerators' capex)",
     ("designer/panels/cost.py", "Capex"): "a section title",
@@ -165,10 +164,10 @@ def test_no_consumer_spells_a_metric_label_of_its_own():
     """compare, the report, the sweep and the panels take each metric's label from
     core/metrics.py: a quoted label in their source is a second definition (or, listed above,
     the same words for something else)."""
-    labels = {label for m in METRICS
+    labels = {label for m in (*METRICS, *DETAILS)
               for label in (m.label, m.in_report, m.in_panel(), *(x for _, x in m.panel_labels))}
     consumers = ["core/compare.py", *glob.glob("core/report/*.py", root_dir=ROOT),
                  *glob.glob("core/sweep/*.py", root_dir=ROOT), *glob.glob("designer/panels/*.py", root_dir=ROOT)]
     found = {(path, label) for path in consumers for label in labels
              for source in [(ROOT / path).read_text()] if f'"{label}"' in source or f"'{label}'" in source}
-    assert found <= set(NOT_A_METRIC), sorted(found - set(NOT_A_METRIC))
+    assert found == set(NOT_A_METRIC), (sorted(found - set(NOT_A_METRIC)), sorted(set(NOT_A_METRIC) - found))

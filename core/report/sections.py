@@ -19,7 +19,7 @@ from core.dpu_engines import ENGINE_TITLES
 from core.evaluate import Evaluation
 from core.report.cost_rows import cost_rows
 from core.metrics import metric, value_text
-from core.report.rows import Row, metric_row, num, pct
+from core.report.rows import Row, metric_row, num
 from core.report.run_rows import bottleneck_rows, failure_rows, performance_rows, run_value
 from core.report.serving_rows import inference_bottleneck_rows, inference_rows, partition_rows, service_rows
 from core.report.site_rows import site_rows
@@ -143,11 +143,11 @@ def _power_rows(ev: Evaluation) -> list[Row]:
 
     return [
         metric_row("power.it_kw", p.it_kw),
-        Row("IT (typical in training)", num(p.typical_kw, 0, "kW"), "power.typical_kw"),
+        metric_row("power.typical_kw", p.typical_kw),
         metric_row("power.pue", p.pue),
         metric_row("power.facility_kw", p.facility_kw),
         metric_row("power.max_rack_kw", p.max_rack_kw),
-        Row("Network share of IT", pct(p.network_share), "power.network_share"),
+        metric_row("power.network_share", p.network_share),
         *[Row(f"  {kind} cooling: racks (max kW of limit, PUE)",
               f"{racks.racks:,} ({num(racks.max_rack_kw, 1, 'kW')} of {num(racks.rack_limit_kw, 0, 'kW')}, "
               f"PUE {num(racks.pue, 2)})"
@@ -161,16 +161,15 @@ def _power_rows(ev: Evaluation) -> list[Row]:
 
 def _reliability_rows(ev: Evaluation) -> list[Row]:
     r = ev.reliability
+    no_workload = None if r.checkpoint_size_gb is not None else "no workload"  # no checkpoint to write
     return [
-        Row("Job GPUs", f"{r.job_gpus:,}", "reliability.job_gpus"),
+        metric_row("reliability.job_gpus", r.job_gpus, f"{r.job_gpus:,}"),
         metric_row("reliability.interruptions_per_day", r.interruptions_per_day,
                    num(r.interruptions_per_day, metric("reliability.interruptions_per_day").digits)),
         metric_row("reliability.mtbi_hours", r.mtbi_hours, None if r.mtbi_hours is not None else "nothing can fail"),
-        Row("Checkpoint size", num(r.checkpoint_size_gb, 0, "GB") if r.checkpoint_size_gb is not None
-            else "no workload", "reliability.checkpoint_size_gb"),
+        metric_row("reliability.checkpoint_size_gb", r.checkpoint_size_gb, no_workload),
         metric_row("reliability.checkpoint_write_s", r.checkpoint_write_s, r.checkpoint_missing or None),
-        Row("Checkpoint blocking", num(r.checkpoint_blocking_s, 2, "s")
-            if r.checkpoint_size_gb is not None else "no workload", "reliability.checkpoint_blocking_s"),
+        metric_row("reliability.checkpoint_blocking_s", r.checkpoint_blocking_s, no_workload),
         metric_row("reliability.checkpoint_restore_s", r.checkpoint_restore_s, _restore_text(r)),
         metric_row("reliability.checkpoint_interval_min", r.checkpoint_interval_min, None
                    if r.checkpoint_interval_min is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from core.metrics import panel_paths
 from designer import style
 from designer.evaluator import Result
-from designer.format import num, pct, power, power_unit
+from designer.format import num, power, power_unit
 from designer.panels.base import MetricsPanel, metric_row
 from designer.panels.charts import BarChart
 from designer.panels.partition_rows import power_rows
@@ -27,11 +27,11 @@ class PowerPanel(MetricsPanel):
         p = result.evaluation.power
         rows: list = [
             metric_row("power.it_kw", p.it_kw, power(p.it_kw)),
-            ("IT (typical in training)", power(p.typical_kw)),
+            metric_row("power.typical_kw", p.typical_kw, power(p.typical_kw)),
             metric_row("power.pue", p.pue),
             metric_row("power.facility_kw", p.facility_kw, power(p.facility_kw)),
             metric_row("power.max_rack_kw", p.max_rack_kw, power(p.max_rack_kw)),
-            ("Network share of IT", pct(p.network_share)),
+            metric_row("power.network_share", p.network_share),
             ("All-in per GPU", num(p.it_w_per_gpu, 0, "W")),
         ]
         if p.cooling:
@@ -41,7 +41,7 @@ class PowerPanel(MetricsPanel):
             run = [metric_row("power.energy_mwh_facility", p.energy_mwh_facility),
                    metric_row("power.energy_cost_usd", p.energy_cost_usd),
                    metric_row("power.co2_t", p.co2_t),
-                   ("GPU-hours", num(p.gpu_hours, 0, "h"))]
+                   metric_row("power.gpu_hours", p.gpu_hours)]
             reasons = ev.cannot_run
             if reasons:  # no run, so nothing to charge: say why instead of a number
                 why = "\n".join(d.message for d in reasons)

@@ -36,12 +36,12 @@ class ReliabilityPanel(MetricsPanel):
         r = ev.reliability
         self.show_message("")
         self.set_rows([
-            ("Job GPUs", num(r.job_gpus)),
+            metric_row("reliability.job_gpus", r.job_gpus, num(r.job_gpus)),
             metric_row("reliability.interruptions_per_day", r.interruptions_per_day,
                        num(r.interruptions_per_day, 2)),
             metric_row("reliability.mtbi_hours", r.mtbi_hours, None if r.mtbi_hours is not None else "nothing can fail"),
-            ("Checkpoint size", num(r.checkpoint_size_gb, 0, "GB") if r.checkpoint_size_gb is not None
-             else "no workload"),
+            metric_row("reliability.checkpoint_size_gb", r.checkpoint_size_gb,
+                       None if r.checkpoint_size_gb is not None else "no workload"),
             metric_row("reliability.checkpoint_write_s", r.checkpoint_write_s, r.checkpoint_missing or None),
             metric_row("reliability.checkpoint_interval_min", r.checkpoint_interval_min, None
                        if r.checkpoint_interval_min is not None
@@ -49,7 +49,7 @@ class ReliabilityPanel(MetricsPanel):
             metric_row("reliability.ettr", r.ettr),
             ("Restart (detect + restart)", num(r.restart_total_min, 1, "min")),
             metric_row("reliability.single_points_of_failure", ev.spof_units),
-            ("Spare nodes for target", num(r.spares_for_target)),
+            metric_row("reliability.spares_for_target", r.spares_for_target),
             *self._plane_rows(ev.planes),
         ])
         if result.ettr_intervals_min:

@@ -56,17 +56,16 @@ class StoragePanel(MetricsPanel):
         rows += _dpu_rows(ev)
         rows += [("Checkpoint", None)]
         if r.checkpoint_size_gb is None:
-            rows.append(("Checkpoint size", "no workload"))
+            rows.append(metric_row("reliability.checkpoint_size_gb", None, "no workload"))
         else:
             tiers = " → ".join([*r.checkpoint_tiers_used, "storage"])
             rows += [
-                ("Checkpoint size", num(r.checkpoint_size_gb, 0, "GB")),
+                metric_row("reliability.checkpoint_size_gb", r.checkpoint_size_gb),
                 ("Checkpoint tiers", tiers, "checkpoint_tiers in the storage assumptions"),
-                ("Checkpoint blocking", num(r.checkpoint_blocking_s, 2, "s"), "the job stalls"),
+                metric_row("reliability.checkpoint_blocking_s", r.checkpoint_blocking_s),
                 metric_row("reliability.checkpoint_write_s", r.checkpoint_write_s, r.checkpoint_missing or None,
                            panel=self.title),
-                ("Checkpoint recoverable after", num(r.checkpoint_recoverable_after_s, 2, "s"),
-                 "until a copy survives a failure; counted as rework in ETTR"),
+                metric_row("reliability.checkpoint_recoverable_after_s", r.checkpoint_recoverable_after_s),
                 metric_row("reliability.checkpoint_restore_s", r.checkpoint_restore_s,
                            "no storage" if r.checkpoint_restore_s is None else
                            f"{num(r.checkpoint_restore_s, 2, 's')} from {r.checkpoint_restore_from}", panel=self.title),
