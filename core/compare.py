@@ -4,10 +4,11 @@ better/worse marks and one sentence per design.
 Works on evaluation JSON dicts (``evaluation_to_json``, format ``cluster-designer.evaluation/1``)
 rather than on ``Evaluation`` objects, so a saved evaluation compares like a fresh one and any
 section an analysis adds later (``cost``, ``inference``) is compared as soon as its metrics are
-defined in core/metrics.py (which also says, per metric, within what two values are equal): a metric absent from every design is left out, a metric absent or null in
-one design is "n/a" for that design, never a number. The inference services of designs with
-several workloads are compared by name: each service's serving metrics, "n/a" in a design
-without a service of that name.
+defined in core/metrics.py (which also says, per metric, within what two values are equal): a
+metric absent from every design is left out, a metric absent or null in one design is "n/a" for
+that design, never a number. The inference services of designs with several workloads are
+compared by name: each service's serving metrics, "n/a" in a design without a service of that
+name.
 """
 
 from __future__ import annotations

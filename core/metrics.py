@@ -105,7 +105,7 @@ SERVING_ONLY = (INFERENCE,)
 COUNTS = (
     _m("counts.gpus", "GPUs", "GPUs", NEITHER, 0, "Accelerators in the design", **EXACT),
     _m("counts.servers", "Servers / super-nodes", "count", NEITHER, 0,
-       "Compute servers, a rack-scale super-node counted once", **EXACT),
+       "Compute servers and rack-scale super-nodes", **EXACT),
     _m("counts.switches", "Scale-out switches", "count", NEITHER, 0,
        "Switches of the scale-out (and storage) fabric, every tier", **EXACT),
     _m("counts.scale_up_switches", "Scale-up switch chips", "count", NEITHER, 0,
@@ -114,8 +114,8 @@ COUNTS = (
     _m("counts.dpus", "DPUs", "count", NEITHER, 0, "Data-processing units (BlueField-class adapters)", **EXACT),
     _m("counts.storage_nodes", "Storage nodes", "count", NEITHER, 0, "Storage appliances or servers", **EXACT),
     _m("counts.links", "Links", "count", NEITHER, 0, "Point-to-point links, both ends counted once", **EXACT),
-    _m("counts.cables", "Cables", "count", NEITHER, 0, "Physical cables (a breakout cable counted once)", **EXACT),
-    _m("counts.transceivers", "Transceivers", "count", NEITHER, 0, "Optical modules, one per optical cage",
+    _m("counts.cables", "Cables", "count", NEITHER, 0, "Physical cables, copper and optical", **EXACT),
+    _m("counts.transceivers", "Transceivers", "count", NEITHER, 0, "Optical modules at the ends of optical links",
        **EXACT),
 )
 
@@ -130,7 +130,7 @@ BANDWIDTH = (
        "Each GPU's share of its server's scale-out NICs, per direction", report_label="Per-GPU scale-out",
        panel_label="Per-GPU scale-out"),
     _m("bandwidth.bisection_tbit_s", "Bisection bandwidth", "Tb/s", HIGHER, 1,
-       "Bandwidth across the worst cut of the scale-out fabric into two equal halves",
+       "Bandwidth between two equal halves of the GPUs over the scale-out fabric",
        report_label="Bisection", panel_label="Bisection"),
     _m("bandwidth.allreduce_busbw_gbyte_s", "All-reduce bus bandwidth", "GB/s", HIGHER, 0,
        "Bus bandwidth of a large all-reduce over every GPU (as nccl-tests reports it)",
@@ -208,7 +208,7 @@ RELIABILITY = (
        "Share of wall-clock time spent on useful training (checkpoints, restarts and rework taken out)",
        "effective training time"),
     _m("reliability.single_points_of_failure", "Single points of failure", "count", LOWER, 0,
-       "Parts whose failure cuts GPUs off the fabric", "single points of failure", "more", "fewer", **EXACT),
+       "Switch units whose failure alone cuts GPUs off the fabric", "single points of failure", "more", "fewer", **EXACT),
 )
 
 PERFORMANCE = (
@@ -264,7 +264,7 @@ COST = (
     _m("cost.wacc", "Cost of capital (WACC)", "fraction", NEITHER, 1,
        "Weighted average cost of capital: 0 writes off in a straight line, else an annuity"),
     _m("cost.training_run_usd", "Training run cost", "USD", LOWER, 0,
-       "The run's GPU-days at the delivered GPU-hour's cost", "run cost", theme="run-cost",
+       "The owning cost per GPU-hour x the job's GPUs x its wall-clock hours (failures included)", "run cost", theme="run-cost",
        kinds=TRAINING_ONLY, report_label="Training run", panel_label="Training run"),
     _m("cost.usd_per_million_tokens_trained", "Cost per million tokens trained", "USD/Mtoken", LOWER, 2,
        "Training run cost over the tokens it trains on, per million", "cost per token", "higher", "lower",

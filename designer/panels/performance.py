@@ -398,8 +398,8 @@ class PerformancePanel(MetricsPanel):
             rows += [(metric_label(path), DOES_NOT_FIT, why) for path in
                      ("performance.mfu", "performance.step_time_s", "performance.tokens_per_s",
                       "performance.training_days")]
-            rows += [metric_row("performance.memory_per_gpu_gb", perf.memory_per_gpu_gb, f"{memory} of {mem.hbm_gb:g} GB"
-                                + ("" if mem.fits else f"  ✗ {DOES_NOT_FIT}"))]
+            rows += [metric_row("performance.memory_per_gpu_gb", perf.memory_per_gpu_gb,
+                                f"{memory} of {mem.hbm_gb:g} GB" + ("" if mem.fits else f"  ✗ {DOES_NOT_FIT}"))]
             rows += [(f"   {name}", num(getattr(mem, field), 1, "GB")) for name, field in MEMORY_PARTS
                      if getattr(mem, field)]
         self.set_rows(rows)

@@ -132,10 +132,12 @@ def _throughput_rows(inference: Any) -> list[tuple]:
         (_label("output_tokens_per_s_per_gpu"), num(inference.output_tokens_per_s_per_gpu, 0, "tokens/s"),
          "Output tokens the deployment serves per second per GPU, each request's prefill counted, over "
          + ("both pools' GPUs" if dis else "every GPU of the deployment")),
-        (_label("decode_tokens_per_s_per_gpu"), _parts(num(inference.decode_tokens_per_s_per_gpu, 0, "tokens/s"), _bound(inference.decode)),
+        (_label("decode_tokens_per_s_per_gpu"),
+         _parts(num(inference.decode_tokens_per_s_per_gpu, 0, "tokens/s"), _bound(inference.decode)),
          f"Decode steps only (no prefill counted), per GPU of a {'decode-pool ' if dis else ''}replica. "
          + _phase_tip("Decode", inference.decode)),
-        (_label("prefill_tokens_per_s_per_gpu"), _parts(num(inference.prefill_tokens_per_s_per_gpu, 0, "tokens/s"), _bound(inference.prefill)),
+        (_label("prefill_tokens_per_s_per_gpu"),
+         _parts(num(inference.prefill_tokens_per_s_per_gpu, 0, "tokens/s"), _bound(inference.prefill)),
          f"Prompt tokens per second of prefill, per GPU of a {'prefill-pool ' if dis else ''}replica. "
          + _phase_tip("Prefill", inference.prefill)),
     ]
