@@ -10,7 +10,9 @@ precision x efficiency) (attention runs at the KV cache's precision, not the wei
 EP dispatch + combine) and a fixed cost per layer (kernel launches and tails, synchronisation)
 are added, not overlapped. Compute, HBM reads and KV fetches overlap (the larger binds): the
 fetches run on copy engines (host) or the NIC (storage) while the SMs work, layer by layer, as
-FlexGen's and Mooncake's layer-wise prefetch do.
+FlexGen's and Mooncake's layer-wise prefetch do. Fine-grained routed experts (an expert FFN
+narrower than the hidden size) are the exception: their grouped GEMMs read their weights, then
+compute, as NVIDIA's MoE kernels measure (``PhaseModel._serialise_experts``).
 
 Pipeline parallelism: a replica keeps min(pp, batch) micro-batches in flight (TensorRT-LLM
 schedules pp micro-batches), so every stage works on one micro-batch

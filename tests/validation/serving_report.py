@@ -206,7 +206,8 @@ def render(rows: list[RowResult]) -> list[str]:
     out += ["", "### Predicted steps (ms per stage step of one replica: decode, one micro-batch "
             "at the row's batch (the whole batch without pipeline stages); prefill, one mean "
             "prompt or the prefill pool's step. Compute, HBM and a KV fetch overlap, the "
-            "communication and the fixed cost per layer are added)", ""]
+            "communication and the fixed cost per layer are added; fine-grained experts' read "
+            "+ math is in the part that binds)", ""]
     out += markdown_table(["#", "Batch", "Decode compute / HBM / comm / fixed", "Decode bound",
                    "Prefill compute / HBM / comm / fixed", "Prefill bound", "Prefill share of time",
                    "TTFT ms", "TPOT ms"],
