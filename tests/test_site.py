@@ -255,6 +255,26 @@ def test_media_totals_hook_adds_up(catalog):
     assert totals["mmf"].length_m == pytest.approx(float(ev.site.cables.length_m.sum()))
 
 
+def test_b200_superpod_in_three_tiers_has_the_ra_counts_per_tier(catalog):
+    """RA "Larger DGX SuperPOD component counts" (B200, P): 16 SUs = 512 nodes, 128 leaf, 128
+    spine and 64 core switches, and 4,096 node-leaf, 4,096 leaf-spine and 4,096 spine-core
+    cables. The site places every one of them (its media add up to the cables) and none is
+    beyond reach. The RAs publish counts, not lengths (the H100 data-centre design guide gives
+    cable weights and diameters by type, Table 18): the lengths are checked by the SU's rack
+    layout (test_an_su_has_its_leaf_rack_between...) and by hand (test_one_row_by_hand)."""
+    design = generate_fat_tree(FatTreeOptions(16 * 32 * 8, "DGX-B200", "QM9700"), catalog)
+    assert design.metadata["switches_by_tier"] == {"leaf": 128, "spine": 128, "core": 64}
+    flat = flatten(design, catalog)
+    per_pair = {(flat.paths[flat.bundle_a[k]].split("/")[-1], flat.paths[flat.bundle_b[k]].split("/")[-1]):
+                b.cables for k, b in enumerate(flat.bundles)}
+    assert per_pair == {("nodes", "leaf"): 4096, ("leaf", "spine"): 4096, ("spine", "core"): 4096}
+    ev = evaluate(design, catalog)
+    site = evaluation_to_json(ev)["site"]
+    assert sum(site["links_by_medium"].values()) == 3 * 4096 == ev.counts.cables
+    assert site["reach_violations"] == 0
+    assert site["racks_by_kind"]["compute"] == 16 * 16  # 2 DGX B200 per rack, 16 racks per SU
+
+
 def test_runs_that_outgrow_multimode_cost_single_mode_optics(catalog):
     """Rows 40 m apart, one rack per row: the servers' runs to the leaf row are ~50 m; those
     past multimode's 50 m (LinkX) take single-mode, priced from the catalog's single-mode module
