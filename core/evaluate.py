@@ -76,7 +76,7 @@ from core.inventory import Inventory, build_inventory
 from core.jsonable import to_jsonable
 from core.preset_fit import fit_to_design
 from core.site.analysis import SITE_CODES, Placed, SiteResult, analyze_site, place_design
-from core.site.cables import bundle_lengths
+from core.site.bought import bought_at_placed_lengths
 from core.site.failures import with_placed_link_rates
 from core.model import Design
 from core.operations import SetOutOfService
@@ -398,11 +398,9 @@ def _placed_lengths(design: Design) -> bool:
 
 
 def _bought_for(flat: FlatDesign, design: Design, placed: Placed) -> FlatDesign:
-    """The flattened design the inventory counts: with every bundle at its longest placed
-    cable, or as drawn when the project's site says ``"cable_lengths": "drawn"``."""
-    if not _placed_lengths(design):
-        return flat
-    return replace(flat, length_m=bundle_lengths(placed.cables, len(flat.cables))[1])
+    """The flattened design the inventory counts: every bundle split by the reach its placed
+    runs need (core/site/bought.py), or as drawn when the site says "cable_lengths": "drawn"."""
+    return bought_at_placed_lengths(flat, placed.cables) if _placed_lengths(design) else flat
 
 
 def _placed_latency_us(ev: Evaluation) -> float | None:

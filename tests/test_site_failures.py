@@ -120,3 +120,30 @@ def test_a_user_rate_for_the_dac_wins_over_the_placed_media(catalog):
     drawn = evaluate(design, catalog)
     assert placed.reliability.rate_by_kind["link"] == pytest.approx(
         drawn.reliability.rate_by_kind["link"])
+
+
+# --------------------------------------------------------------------------- what is bought
+
+
+def test_a_bundle_is_bought_per_reach_bracket_never_short(catalog):
+    """core/site/bought.py: a bundle drawn once is bought exactly by bracket; a repeated one
+    buys every instance the parts of the instance that needs the most (never a part short of a
+    run). Two instances of 4 runs: (5, 60, 120, 10) and (5, 5, 5, 5) m."""
+    from core.site.bought import bought_at_placed_lengths
+    from core.flatten import flatten
+    from core.model import Block, Design, Link, Node
+
+    pod = Block("pod", count=2, children={"n": Node("n", "DGX-H100", 1),
+                                          "s": Node("s", "QM9700", 1)},
+                links=[Link("l", "n", "s", "scale-out", 400.0, 4, 10.0, "fiber")])
+    flat = flatten(Design("d", Block("root", children={"pod": pod})), catalog)
+    runs = np.array([5.0, 60.0, 120.0, 10.0, 5.0, 5.0, 5.0, 5.0])
+    placed = Cables(np.zeros(8, dtype=np.int64), np.zeros(8, dtype=np.int64),
+                    np.zeros(8, dtype=np.int64), runs, np.zeros(8, dtype=np.int8),
+                    np.zeros(8, dtype=bool), runs * 5)
+    bought = bought_at_placed_lengths(flat, placed)
+    # ranks: longest runs 120, 60, 10 and 5 m: brackets to 500, 100, 50 and 50 m
+    assert sorted(zip(bought.length_m.tolist(), bought.cables.tolist())) == [
+        (10.0, 4), (60.0, 2), (120.0, 2)]
+    assert int(bought.cables.sum()) == 8 and (bought.owner_instances == 2).all()
+
