@@ -4,7 +4,7 @@ The inventory (core/inventory.py) buys one cable and one module choice per bundl
 bundle's length. A placed bundle's cables have many lengths: buying all of them for the longest
 (a few runs of one SU split over two halls) prices thousands of short runs as long-reach optics.
 So each bundle is split into sub-bundles, one per catalog reach bracket its runs fall in (the
-cable and module a run takes change only where a catalog reach is passed, as in
+cable and module a run takes change only where a catalog reach of its medium is passed, as in
 core/site/effect.py), each at the longest placed run of its bracket.
 
 A repeated block's bundle stays repeated: the inventory counts ``per_instance`` cables in each
@@ -22,9 +22,12 @@ from dataclasses import replace
 import numpy as np
 
 
-def _brackets(catalog) -> np.ndarray:
-    return np.unique([float(s["reach_m"]) for kind in ("cable", "transceiver")
-                      for s in catalog.by_kind(kind)])
+def _brackets(catalog, medium: str) -> np.ndarray:
+    """The reaches where the parts of a ``medium`` run change: its cables' (and for fibre, the
+    modules'); a copper bracket of 2 m says nothing about fibre parts."""
+    kinds = ("cable", "transceiver") if medium == "fiber" else ("cable",)
+    return np.unique([float(s["reach_m"]) for kind in kinds for s in catalog.by_kind(kind)
+                      if kind == "transceiver" or s.get("medium") == medium])
 
 
 def bought_at_placed_lengths(flat, cables):
@@ -33,7 +36,7 @@ def bought_at_placed_lengths(flat, cables):
     bundles = len(flat.cables)
     if cables is None or not cables.count or not bundles:
         return flat
-    reaches = _brackets(flat.catalog)
+    brackets = {m: _brackets(flat.catalog, m) for m in flat.medium_names}
     count = np.bincount(cables.bundle, minlength=bundles)
     start = np.concatenate([[0], np.cumsum(count)[:-1]])
     order = np.argsort(cables.bundle, kind="stable")  # already in bundle order: a no-op sort
@@ -46,6 +49,7 @@ def bought_at_placed_lengths(flat, cables):
             source.append(k), parts.append(int(flat.cables[k])), length.append(float(flat.length_m[k]))
             continue
         ranked = np.sort(runs.reshape(n, -1), axis=1)[:, ::-1].max(axis=0)  # rank r: longest r-th run
+        reaches = brackets[flat.medium_names[flat.medium_code[k]]]
         bracket = np.searchsorted(reaches, ranked - 1e-9, side="left")
         for b in np.unique(bracket).tolist():
             on = bracket == b
