@@ -78,3 +78,12 @@ def test_the_other_site_files_refuse_pdf(tmp_path):
         export_site(design, tmp_path / "cables.pdf", "cables")
     assert not (tmp_path / "cables.pdf").exists()
     assert site_export_for(Path("plan.pdf")) is None  # any other PDF is the design diagram
+
+
+def test_the_export_command_writes_floor_pdf(tmp_path):
+    from designer.cli import main
+
+    out = tmp_path / "floor.pdf"
+    assert main(["export", str(EXAMPLES / "gb200-nvl72-su.json"), "-o", str(out)]) == 0
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF-1.") and "hall1" in re.sub(r"\s", "", pdf_text(data))
