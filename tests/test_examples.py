@@ -33,7 +33,8 @@ def test_example_evaluates(catalog, name, gpus):
         # A known miss, not fitted: placed on the floor (issue 26), its one central storage
         # fabric is 42-244 m from the SUs (median 127 m), and no 200G optic reaches that (NVIDIA
         # NDR-generation single-port modules: 100 m, MMS4X00-NS400 / MMS4X00-NM overviews, P):
-        # the storage links are LINK_TOO_LONG until its storage leaves sit with the pods.
+        # the storage links are LINK_TOO_LONG. Each storage leaf is cabled to nodes in every
+        # pod, so no placement of the leaf racks fixes it: the design's storage fabric does.
         assert [w.code for w in ev.errors] == ["LINK_TOO_LONG"]
         assert set(ev.errors[0].components) == {"pod/su/nodes", "storage-fabric/leaf"}
         return
