@@ -42,13 +42,15 @@ def assert_valid_price(entry: dict) -> None:
 # --------------------------------------------------------------------------- built-in prices
 
 
-def test_the_catalog_has_eighty_eight_entries_to_price():
-    # the counts the price tables cover: 61 in docs/reference/prices.md (50 + the four splitter
+def test_the_catalog_has_ninety_seven_entries_to_price():
+    # the counts the price tables cover: 71 in docs/reference/prices.md (50 + the four splitter
     # cables of breakout links + H800-SXM, HGX-H800 and MI325X-Platform for the inference
     # validation + the Jericho3-AI scheduled-fabric switch of issue 23 + the single-mode
     # OSFP-800G-2xDR4, OSFP-800G-DR4 and Fiber-SMF-Splitter-1x2 that match optics media at both
-    # ends, issue 22), 27 in docs/reference/prices-2025-26.md
-    assert len(BUILTIN_ENTRIES) == 88
+    # ends, issue 22 + seven long-reach single-mode modules, two long single-mode fibres and a
+    # patch-panel breakout for
+    # a placed site's cross-hall runs, issue 26), 27 in docs/reference/prices-2025-26.md
+    assert len(BUILTIN_ENTRIES) == 98
     assert sum(entry["price"]["source"].startswith("prices-2025-26.md") for _, entry in BUILTIN_ENTRIES) == 27
 
 
@@ -59,7 +61,7 @@ def test_every_price_cited_from_prices_md_is_in_the_section_it_cites():
                 re.findall(r"^## (\d+)\. .*?$(.*?)(?=^## |\Z)", text, re.M | re.S)}
     cited = [(entry, int(entry["price"]["source"].split("§")[1].split(";")[0]))
              for _, entry in BUILTIN_ENTRIES if entry["price"]["source"].startswith("prices.md §")]
-    assert len(cited) == 61
+    assert len(cited) == 71
     for entry, section in cited:
         row = re.search(rf"^\| {re.escape(entry['id'])} \| ([\d,]+) \| (\d{{4}}) \| (\w+) \|",
                         sections.get(section, ""), re.M)

@@ -6,8 +6,9 @@ for that length (one straight cable per link; at each fibre end the link's share
 half a twin-port module, a whole single-port one). The difference is what the floor plan adds
 (runs that outgrow multimode need single-mode optics; copper that outgrows its reach needs
 optics). It is a like-for-like estimate beside the inventory's own count (which also shares
-breakout splitters and cage modules), not a replacement for it; the inventory, and so cost and
-power, keep the drawn lengths (docs/guide/floor-plan.md).
+breakout splitters and cage modules), not a replacement for it. The inventory itself, and so
+cost and power, buys for the placed lengths unless the project's site says
+``"cable_lengths": "drawn"`` (core/evaluate.py, docs/guide/floor-plan.md).
 """
 
 from __future__ import annotations
