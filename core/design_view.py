@@ -2,15 +2,15 @@
 
 ``view_design`` flattens the design, derives its topology (switch tiers, GPU domains, the
 FabricView) and counts its inventory; the whole design is placed on the floor first
-(core/site), so the inventory can buy cables and optics for the placed lengths when the
-project's site asks for it. core/evaluate.py runs it on the whole design and on each
+(core/site), so the inventory buys cables and optics for the placed lengths unless the
+project's site says "cable_lengths": "drawn". core/evaluate.py runs it on the whole design and on each
 partition's cut-down one (core/partitions.py), which is not placed apart: it stands on the
 design's floor.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from core.assumptions import Assumptions
 from core.catalog import Catalog
@@ -19,7 +19,7 @@ from core.flatten import FlatDesign, flatten
 from core.inventory import Inventory, build_inventory
 from core.model import Design
 from core.site.analysis import Placed, place_design
-from core.site.cables import bundle_lengths
+from core.site.bought import bought_at_placed_lengths
 from core.topology import Topology, analyze_topology
 
 
@@ -50,9 +50,15 @@ def design_gpus(design: Design, catalog: Catalog) -> int:
     return flatten(design, catalog).gpus
 
 
+def placed_lengths(design: Design) -> bool:
+    """Cost, power and reliability follow the placed lengths unless the site says "drawn"."""
+    return design.site is None or design.site.placed_lengths
+
+
 def _bought_for(flat: FlatDesign, design: Design, placed: Placed | None) -> FlatDesign:
-    """The flattened design the inventory counts: as drawn, or with every bundle at its longest
-    placed cable when the project's site says ``"cable_lengths": "placed"``."""
-    if placed is None or design.site is None or design.site.cable_lengths != "placed":
+    """The flattened design the inventory counts: every bundle split by the reach its placed
+    runs need (core/site/bought.py), or as drawn when the site says "cable_lengths": "drawn"
+    (or the design is a partition's cut, not placed apart)."""
+    if placed is None or not placed_lengths(design):
         return flat
-    return replace(flat, length_m=bundle_lengths(placed.cables, len(flat.cables))[1])
+    return bought_at_placed_lengths(flat, placed.cables)

@@ -55,7 +55,7 @@ from core.analysis.planes import plane_structure
 from core.assumptions import Assumptions, assumptions_to_dict
 from core.catalog import Catalog, default_catalog
 from core.degrade import degraded_design, original_path, out_of_service
-from core.design_view import design_gpus, view_design
+from core.design_view import design_gpus, placed_lengths, view_design
 from core.diagnostics import Diagnostic, merge_diagnostics
 from core.evaluation import Evaluation
 from core.fabric import FabricView
@@ -67,6 +67,7 @@ from core.operations import SetOutOfService
 from core.partitions import CutEvaluation, PartitionView, has_partitions, resolve_partitions
 from core.preset_fit import fit_to_design
 from core.site.analysis import SITE_CODES
+from core.site.failures import with_placed_link_rates
 from core.topology import single_points_of_failure
 from core.units import CUT_UNITS, SECTIONS, UNITS, Stage, run_units
 from core.workload import Workload, workload_to_dict
@@ -183,8 +184,11 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     parts = (resolve_partitions(design, catalog, workload or serving, evaluate_cut)
              if has_partitions(design) else None)
     spof_units, spof_paths = single_points_of_failure(whole.flat, whole.topology.tiers)
+    # reliability counts link failures by their placed media unless the site says "drawn"
+    link_rates = (with_placed_link_rates(assumptions.reliability, whole.inventory, whole.placed.cables)
+                  if placed_lengths(design) else assumptions.reliability)
     stage = Stage(design, catalog, assumptions, workload, serving, whole, parts, spof_units,
-                  spof_paths, plane_structure(design, whole.flat))
+                  spof_paths, plane_structure(design, whole.flat), link_rates)
     results = run_units(stage, UNITS)
 
     cannot_run = _cannot_run(stage, results["performance"], results["inference"])

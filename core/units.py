@@ -62,6 +62,9 @@ class Stage:
     spof_units: int = 0                # switch units that are single points of failure
     spof_paths: tuple[str, ...] = ()
     plane_structure: PlaneStructure | None = None  # its planes or rails (core/analysis/planes.py)
+    # the reliability assumptions with the placed links' failure rates by medium
+    # (core/site/failures.py; the project's own when the site says "cable_lengths": "drawn")
+    link_rates: ReliabilityAssumptions | None = None
 
     @property
     def main(self) -> PartitionView | None:
@@ -153,7 +156,7 @@ def _reliability(s: Stage, storage):
     a = s.assumptions
     return analyze_reliability(
         s.job.inventory, s.job_fabric, s.workload,
-        storage.classes["checkpoint_write"].job_gbyte_s or 0.0, s.spof_paths, a.reliability,
+        storage.classes["checkpoint_write"].job_gbyte_s or 0.0, s.spof_paths, s.link_rates,
         storage_read_gbyte_s=storage.classes["checkpoint_restore"].job_gbyte_s or 0.0,
         checkpoint_tiers=a.storage.checkpoint_tier_list(),
         plane_failover=s.plane_structure.failover(a.reliability.plane_failover))
@@ -163,7 +166,7 @@ def _planes(s: Stage, bandwidth, latency):
     w = s.whole
     return analyze_planes(s.plane_structure, w.flat, w.topology.tiers, bandwidth.per_gpu_scale_out_gbit_s,
                           bandwidth.bisection_tbit_s, latency.max_switch_hops, w.inventory,
-                          w.topology.fabric, s.workload, s.assumptions.reliability)
+                          w.topology.fabric, s.workload, s.link_rates)
 
 
 def _performance(s: Stage, reliability):
@@ -227,14 +230,15 @@ def _services(s: Stage, partitions):
 def _site(s: Stage):
     w = s.whole
     return analyze_site(s.design, w.flat, w.topology.graph, s.design.site, s.assumptions.power,
-                        _cables_by_family(w), w.placed, w.topology.tiers, w.topology.tier_order)
+                        _cables_by_family(w), w.placed, w.topology.tiers, w.topology.tier_order,
+                        s.assumptions.reliability.link_per_1000_days)
 
 
 def _cables_by_family(view: DesignView) -> dict[str, int]:
     """Cables bought per drawn medium ("copper", "fiber"): what the site shares over its media."""
     out: dict[str, int] = {}
     for item in view.inventory.by_role("cable"):
-        medium = str(item.spec.get("medium", "fiber"))
+        medium = str(item.spec.medium)
         out[medium] = out.get(medium, 0) + item.count
     return out
 
