@@ -24,7 +24,8 @@ NONE = "(none: map every host in the mapping file)"
 EXPORTS = (("Design as &GraphML (devices)…", ".graphml", "device"),
            ("Design as GraphML (&blocks)…", ".graphml", "block"),
            ("Diagram as &draw.io…", ".drawio", None),
-           ("InfiniBand &topology file…", ".topo", None))
+           ("InfiniBand &topology file…", ".topo", None),
+           ("&ASTRA-sim inputs (folder)…", ".astra", None))
 
 
 class ImportDumpDialog(QDialog):
