@@ -45,6 +45,8 @@ class ImportSummary:
     cables: int
     pods: int
     pod_kinds: int
+    racks: int = 0                        # racks placed from the source (Nautobot)
+    notes: tuple[str, ...] = ()           # what the source held that the design could not keep
 
     def text(self) -> str:
         out = (f"{self.hosts:,} hosts, {self.switches:,} switches and {self.cables:,} cables folded "
@@ -54,7 +56,9 @@ class ImportSummary:
             names = ", ".join(self.hosts_left_out)
             more = self.hosts_left_out_count - len(self.hosts_left_out)
             out += f"; left out {self.hosts_left_out_count} hosts ({names}{f' and {more} more' * (more > 0)})"
-        return out
+        if self.racks:
+            out += f"; {self.racks:,} racks placed on the floor plan"
+        return "; ".join([out, *self.notes])
 
 
 def host_name(description: str, guid: int, shared: bool = False) -> str:
