@@ -16,7 +16,7 @@ expects: cables per instance of the block that owns the link.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.generators.clos import LEAF_SPINE_M, NODE_LEAF_M, SPINE_CORE_M
@@ -36,6 +36,9 @@ class Level:
     path: dict[str, str]             # unit -> its path relative to this level
     pods: int = 0                    # sub-pods folded at this level
     pod_kinds: int = 0
+    # (unit inside, unit outside, cable) of every cable end leaving the level's members: the
+    # level above reads a pod's uplinks here instead of walking every cable of the pod again
+    exits: list[tuple[str, str, tuple]] = field(default_factory=list)
 
 
 class Folder:
@@ -59,9 +62,18 @@ class Folder:
         ids = _ids(counts)
         path = {u: ids[self.groups[u]] for u in members}
         children = [_component(ids[g], g, n, i) for i, (g, n) in enumerate(sorted(counts.items(), key=_group_order))]
-        links = self._links(members, path)
+        inside = set(members)
+        bundles: Counter = Counter()
+        exits = []
+        for a in members:
+            for b, cable in self.adjacency[a]:
+                if b not in inside:
+                    exits.append((a, b, cable))
+                elif a < b:  # each cable once, from its smaller end
+                    self._bundle(bundles, a, b, path, cable)
+        links = _bundled(bundles)
         signature = (1, frozenset(counts.items()), frozenset(_link_counts(links)))
-        return Level(signature, children, links, path)
+        return Level(signature, children, links, path, exits=exits)
 
     def _tiered(self, members: list[str], top: int) -> Level:
         own = [u for u in members if self.groups[u][2] == top]
@@ -85,20 +97,28 @@ class Folder:
                              "children": first.children, "links": first.links})
             for pod in same:
                 path.update((u, f"{block_id}/{p}") for u, p in pod.path.items())
-        links = self._links(members, path, skip_inside=True)
+        # The level's own links: every cable of its top-tier units (a pod is a connected part
+        # without them, so no cable joins two pods; those inside a pod are the pod's block's)
+        inside = set(members)
+        own_set = set(own)
+        bundles: Counter = Counter()
+        exits = [exit for pod in pods for exit in pod.exits if exit[1] not in inside]
+        for a in own:
+            for b, cable in self.adjacency[a]:
+                if b not in inside:
+                    exits.append((a, b, cable))
+                elif b not in own_set or a < b:  # a cable between two own units once
+                    self._bundle(bundles, a, b, path, cable)
+        links = _bundled(bundles)
         signature = (top, frozenset(own_counts.items()),
                      frozenset(Counter(kind for kind, same in kinds.items() for _ in same).items()),
                      frozenset(_link_counts(links)))
-        return Level(signature, children, links, path, len(pods), len(kinds))
+        return Level(signature, children, links, path, len(pods), len(kinds), exits)
 
     def _uplinks(self, pod: Level) -> frozenset:
         """A pod's cables out of it, by inner path, far group and speed: two pods of the same
         make-up whose uplinks differ (one trained down to a lower speed) are not one block."""
-        out: Counter = Counter()
-        for unit, inner in pod.path.items():
-            for other, cable in self.adjacency[unit]:
-                if other not in pod.path:
-                    out[(inner, self.groups[other], cable)] += 1
+        out = Counter((pod.path[unit], self.groups[other], cable) for unit, other, cable in pod.exits)
         return frozenset(out.items())
 
     def _pods(self, members: set[str]) -> list[list[str]]:
@@ -120,29 +140,23 @@ class Folder:
             parts.append(part)
         return parts
 
-    def _links(self, members: list[str], path: dict[str, str], skip_inside: bool = False) -> list[dict]:
-        """The cables among ``members`` as bundles by (end paths, speed); with ``skip_inside``
-        those inside one pod are left to the pod's block (both ends' paths in the same block)."""
-        inside = set(members)
-        bundles: Counter = Counter()
-        for a in members:
-            for b, cable in self.adjacency[a]:
-                if b not in inside or b < a:
-                    continue  # each cable once, from its smaller end
-                pa, pb = path[a], path[b]
-                if skip_inside and "/" in pa and "/" in pb and pa.split("/")[0] == pb.split("/")[0]:
-                    continue
-                tier = max(self.groups[a][2], self.groups[b][2])
-                # The lower tier is end A, as the generators draw links: core/flatten.py gives
-                # each A unit an equal run of the cables spread over the B units, so a spine
-                # group as end A reaches every core, a core group as end A only a few spines.
-                ends = tuple(p for _, p in sorted(((self.groups[a][2], pa), (self.groups[b][2], pb))))
-                speed, kind, length_m, medium = cable
-                length_m = _LENGTH_M.get(tier, SPINE_CORE_M) if length_m is None else length_m
-                bundles[(ends, speed, kind, length_m, medium or "fiber")] += 1
-        return [{"id": f"l{n}", "a": a, "b": b, "kind": kind, "speed_gbit_s": speed, "count": count,
-                 "length_m": length_m, "medium": medium}
-                for n, (((a, b), speed, kind, length_m, medium), count) in enumerate(sorted(bundles.items()), 1)]
+    def _bundle(self, bundles: Counter, a: str, b: str, path: dict[str, str], cable: tuple) -> None:
+        """Count cable ``a``-``b`` in its bundle by (end paths, speed, kind, length, medium)."""
+        tier = max(self.groups[a][2], self.groups[b][2])
+        # The lower tier is end A, as the generators draw links: core/flatten.py gives each A
+        # unit an equal run of the cables spread over the B units, so a spine group as end A
+        # reaches every core, a core group as end A only a few spines.
+        pa, pb = path[a], path[b]
+        ends = (pa, pb) if (self.groups[a][2], pa) <= (self.groups[b][2], pb) else (pb, pa)
+        speed, kind, length_m, medium = cable
+        length_m = _LENGTH_M.get(tier, SPINE_CORE_M) if length_m is None else length_m
+        bundles[(ends, speed, kind, length_m, medium or "fiber")] += 1
+
+
+def _bundled(bundles: Counter) -> list[dict[str, Any]]:
+    return [{"id": f"l{n}", "a": a, "b": b, "kind": kind, "speed_gbit_s": speed, "count": count,
+             "length_m": length_m, "medium": medium}
+            for n, (((a, b), speed, kind, length_m, medium), count) in enumerate(sorted(bundles.items()), 1)]
 
 
 def _link_counts(links: list[dict]) -> list[tuple]:
