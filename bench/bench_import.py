@@ -31,7 +31,7 @@ from core.interop.drawio import drawio_xml  # noqa: E402
 from core.interop.fabric_import import design_from_fabric  # noqa: E402
 from core.interop.fabric_map import fabric_map  # noqa: E402
 from core.interop.graphml import design_graph  # noqa: E402
-from core.interop.ibnetdiscover import read_ibnetdiscover  # noqa: E402
+from core.interop.ibnetdiscover_read import read_ibnetdiscover  # noqa: E402
 from core.interop.ibnetdiscover_write import ibnetdiscover_text  # noqa: E402
 from core.project import load_project, save_project  # noqa: E402
 from timing import median_wall_cpu_s, peak_mb  # noqa: E402
@@ -64,7 +64,6 @@ def main() -> None:
                           ("fold into a design", lambda: design_from_fabric(dump, catalog, mapping)),
                           ("evaluate the import", lambda: evaluate(design, catalog))):
             _row(label, fn, args.repeat)
-        del dump
         _window_rows(project, dump_path, args.repeat)
     big = load_project(EXAMPLE, catalog)
     for label, fn in (("100k GraphML (blocks)", lambda: design_graph(big, catalog, "block")),

@@ -10,15 +10,15 @@ followed by one line per connected port:
 
 Every cable is listed from both of its ends; it is kept once, keyed by its unordered pair of
 (node GUID, port). The link's speed is its width times its lane rate (``4xNDR`` = 400 Gb/s).
-Read line by line, so a dump of 10,000 servers (hundreds of thousands of lines) never sits in
-memory whole; every problem is reported as ``FILE:LINE: what``.
+Read line by line, every problem reported as ``FILE:LINE: what``: the reference reader, which
+core/interop/ibnetdiscover_read.py (reading a dump file) uses for whatever its quick path does
+not take.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterable
 
 from core.errors import DesignError
@@ -37,7 +37,7 @@ _PORT = re.compile(r'^\[(\d+)\](?:\(([0-9a-fA-F]+)\))?\s+"([SHR])-([0-9a-fA-F]+)
 _SPEED = re.compile(r'\b(\d+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b')
 _QUOTED = re.compile(r'"([^"]*)"')
 _KEY_VALUE = re.compile(r'^[A-Za-z_]+=\S*$')
-_KIND = {"S": "switch", "H": "ca", "R": "router"}
+NODE_KIND = {"S": "switch", "H": "ca", "R": "router"}
 
 
 @dataclass
@@ -59,16 +59,6 @@ class FabricDump:
 
     def of_kind(self, kind: str) -> list[DumpNode]:
         return [n for n in self.nodes.values() if n.kind == kind]
-
-
-def read_ibnetdiscover(path: str | Path) -> FabricDump:
-    """The fabric in the dump at ``path``; a located ``DesignError`` when it is not one."""
-    path = Path(path)
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            return parse_ibnetdiscover(handle, path.name)
-    except OSError as exc:
-        raise DesignError(f"{path}: cannot read the dump ({exc.strerror or exc})") from None
 
 
 def parse_ibnetdiscover(lines: Iterable[str], source: str = "dump") -> FabricDump:
@@ -127,10 +117,10 @@ def _is_chassis(line: str) -> bool:
 def _node(dump: FabricDump, match: re.Match, number: int, where: str) -> DumpNode:
     word, ports, letter, guid_hex, comment = match.groups()
     kind = {"Switch": "switch", "Ca": "ca", "Rt": "router"}[word]
-    if _KIND[letter] != kind:
-        raise DesignError(f"{where}: a {word} line names a {_KIND[letter]} id {letter}-{guid_hex}")
+    if NODE_KIND[letter] != kind:
+        raise DesignError(f"{where}: a {word} line names a {NODE_KIND[letter]} id {letter}-{guid_hex}")
     guid = int(guid_hex, 16)
-    description = _first_quoted(comment)
+    description = first_quoted(comment)
     known = dump.nodes.get(guid)
     if known is not None and known.ports:
         raise DesignError(f"{where}: {letter}-{guid_hex} is listed twice (first on line {known.line})")
@@ -153,7 +143,7 @@ def _far_node(dump: FabricDump, guid: int, letter: str, comment: str | None, sou
     then the switch)."""
     if len(dump.nodes) >= MAX_NODES:
         raise DesignError(f"{source}:{number}: more than {MAX_NODES:,} nodes: too large a dump to import")
-    dump.nodes[guid] = DumpNode(guid, _KIND[letter], _first_quoted(comment), 0, number)
+    dump.nodes[guid] = DumpNode(guid, NODE_KIND[letter], first_quoted(comment), 0, number)
 
 
 def _bad_port(current: DumpNode, local: int, guid: int, far: int, source: str, number: int) -> None:
@@ -202,7 +192,7 @@ def _speed(comment: str | None, where: str) -> float:
     return speed
 
 
-def _first_quoted(comment: str | None) -> str:
+def first_quoted(comment: str | None) -> str:
     found = _QUOTED.search(comment or "")
     return found.group(1).strip() if found else ""
 
