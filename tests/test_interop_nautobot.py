@@ -203,3 +203,15 @@ def test_racks_moved_on_the_floor_plan_come_back_where_they_stand(server, tiny, 
     assert _placed(back, catalog) == _placed(moved, catalog)
     assert _placed(moved, catalog)["spine#0"][1:3] == (1, 0)  # row 2, slot 1
     assert [h.name for h in back.site.halls] == ["Hall A"]
+
+
+def test_a_location_that_holds_racks_is_never_written_into(exported, server, tiny, catalog):
+    url, token = server
+    api = connect(url, token)
+    location = f"cd-test-{uuid.uuid4().hex[:8]}"
+    site = api.dcim.locations.create(name=location, location_type=api.dcim.location_types.get(name="Site").id,
+                                     status=api.extras.statuses.get(name="Active").id)
+    api.dcim.racks.create(name="theirs", location=site.id, status=api.extras.statuses.get(name="Active").id)
+    with pytest.raises(DesignError, match=f"location '{location}' already holds 1 rack; choose another"):
+        export_to_nautobot(tiny, catalog, api, url, location)
+    assert api.dcim.devices.count(location=site.id) == 0

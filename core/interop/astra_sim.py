@@ -150,7 +150,7 @@ def astra_sim_files(design: Design, catalog: Catalog) -> dict[str, str]:
 
 
 def _number(value: float) -> str:
-    return f"{value:.6g}" if value != int(value) else f"{value:.1f}"
+    return f"{value:.10g}" if value != int(value) else f"{value:.1f}"
 
 
 def _network_yml(name: str, export: AstraExport) -> str:

@@ -116,10 +116,13 @@ def export_to_nautobot(design: Design, catalog: Catalog, api, url: str,
     require_rack_groups(api, url, _call, site_type)
     existing = _call(lambda: api.dcim.locations.get(name=location_name), url, "read locations")
     if existing is not None:
-        held = _call(lambda: api.dcim.devices.count(location=existing.id), url, "read devices")
-        if held:
-            raise DesignError(f"{url}: location {location_name!r} already holds {held:,} devices; "
-                              "choose another with --location")
+        for what, endpoint in (("devices", api.dcim.devices), ("racks", api.dcim.racks),
+                               ("rack groups", api.dcim.rack_groups)):
+            held = _call(lambda e=endpoint: e.count(location=existing.id), url, f"read {what}")
+            if held:
+                raise DesignError(f"{url}: location {location_name!r} already holds {held:,} "
+                                  f"{what[:-1] if held == 1 else what}; "
+                                  "choose another with --location")
         site = existing
     else:
         site = _call(lambda: api.dcim.locations.create(name=location_name, location_type=site_type.id,
