@@ -39,6 +39,7 @@ class Level:
     # (unit inside, unit outside, cable) of every cable end leaving the level's members: the
     # level above reads a pod's uplinks here instead of walking every cable of the pod again
     exits: list[tuple[str, str, tuple]] = field(default_factory=list)
+    tiers: dict[str, int] = field(default_factory=dict)  # path -> tier of the units there
 
 
 class Folder:
@@ -62,24 +63,27 @@ class Folder:
         ids = _ids(counts)
         path = {u: ids[self.groups[u]] for u in members}
         children = [_component(ids[g], g, n, i) for i, (g, n) in enumerate(sorted(counts.items(), key=_group_order))]
+        tiers = {ids[g]: g[2] for g in counts}
         inside = set(members)
-        bundles: Counter = Counter()
+        ends: Counter = Counter()   # (path, path, cable) -> cables: bundled once per kind below
         exits = []
         for a in members:
+            at = path[a]
             for b, cable in self.adjacency[a]:
                 if b not in inside:
                     exits.append((a, b, cable))
                 elif a < b:  # each cable once, from its smaller end
-                    self._bundle(bundles, a, b, path, cable)
-        links = _bundled(bundles)
+                    ends[(at, path[b], cable)] += 1
+        links = _bundled(ends, tiers)
         signature = (1, frozenset(counts.items()), frozenset(_link_counts(links)))
-        return Level(signature, children, links, path, exits=exits)
+        return Level(signature, children, links, path, exits=exits, tiers=tiers)
 
     def _tiered(self, members: list[str], top: int) -> Level:
         own = [u for u in members if self.groups[u][2] == top]
         own_counts = Counter(self.groups[u] for u in own)
         ids = _ids(own_counts)
         path = {u: ids[self.groups[u]] for u in own}
+        tiers = {ids[g]: g[2] for g in own_counts}
         pods = [self.fold(pod) for pod in self._pods(set(members) - set(own))]
         kinds: dict[Any, list[Level]] = defaultdict(list)
         for pod in pods:
@@ -95,25 +99,27 @@ class Folder:
                              "name": "Scalable unit" if base == "su" else "Pod",
                              "role": base, "x": 260.0 * k, "y": 200.0,
                              "children": first.children, "links": first.links})
+            tiers.update((f"{block_id}/{p}", t) for p, t in first.tiers.items())
             for pod in same:
                 path.update((u, f"{block_id}/{p}") for u, p in pod.path.items())
         # The level's own links: every cable of its top-tier units (a pod is a connected part
         # without them, so no cable joins two pods; those inside a pod are the pod's block's)
         inside = set(members)
         own_set = set(own)
-        bundles: Counter = Counter()
+        ends: Counter = Counter()
         exits = [exit for pod in pods for exit in pod.exits if exit[1] not in inside]
         for a in own:
+            at = path[a]
             for b, cable in self.adjacency[a]:
                 if b not in inside:
                     exits.append((a, b, cable))
                 elif b not in own_set or a < b:  # a cable between two own units once
-                    self._bundle(bundles, a, b, path, cable)
-        links = _bundled(bundles)
+                    ends[(at, path[b], cable)] += 1
+        links = _bundled(ends, tiers)
         signature = (top, frozenset(own_counts.items()),
                      frozenset(Counter(kind for kind, same in kinds.items() for _ in same).items()),
                      frozenset(_link_counts(links)))
-        return Level(signature, children, links, path, len(pods), len(kinds), exits)
+        return Level(signature, children, links, path, len(pods), len(kinds), exits, tiers)
 
     def _uplinks(self, pod: Level) -> frozenset:
         """A pod's cables out of it, by inner path, far group and speed: two pods of the same
@@ -140,20 +146,18 @@ class Folder:
             parts.append(part)
         return parts
 
-    def _bundle(self, bundles: Counter, a: str, b: str, path: dict[str, str], cable: tuple) -> None:
-        """Count cable ``a``-``b`` in its bundle by (end paths, speed, kind, length, medium)."""
-        tier = max(self.groups[a][2], self.groups[b][2])
+def _bundled(ends: Counter, tiers: dict[str, int]) -> list[dict[str, Any]]:
+    """Cables counted by (end path, end path, cable) as the level's links: one bundle per end
+    paths, speed, kind, length and medium."""
+    bundles: Counter = Counter()
+    for (pa, pb, (speed, kind, length_m, medium)), count in ends.items():
+        ta, tb = tiers[pa], tiers[pb]
         # The lower tier is end A, as the generators draw links: core/flatten.py gives each A
         # unit an equal run of the cables spread over the B units, so a spine group as end A
         # reaches every core, a core group as end A only a few spines.
-        pa, pb = path[a], path[b]
-        ends = (pa, pb) if (self.groups[a][2], pa) <= (self.groups[b][2], pb) else (pb, pa)
-        speed, kind, length_m, medium = cable
-        length_m = _LENGTH_M.get(tier, SPINE_CORE_M) if length_m is None else length_m
-        bundles[(ends, speed, kind, length_m, medium or "fiber")] += 1
-
-
-def _bundled(bundles: Counter) -> list[dict[str, Any]]:
+        pair = (pa, pb) if (ta, pa) <= (tb, pb) else (pb, pa)
+        length_m = _LENGTH_M.get(max(ta, tb), SPINE_CORE_M) if length_m is None else length_m
+        bundles[(pair, speed, kind, length_m, medium or "fiber")] += count
     return [{"id": f"l{n}", "a": a, "b": b, "kind": kind, "speed_gbit_s": speed, "count": count,
              "length_m": length_m, "medium": medium}
             for n, (((a, b), speed, kind, length_m, medium), count) in enumerate(sorted(bundles.items()), 1)]
