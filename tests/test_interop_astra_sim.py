@@ -108,7 +108,7 @@ def test_a_full_mesh_scale_up_is_fully_connected_with_the_bandwidth_per_link(cat
     design = generate_fat_tree(FatTreeOptions(gpus=64, server="MI300X-Platform", switch="QM9700"), catalog)
     network, system = _check(astra_sim_files(design, catalog))
     assert network["topology"][0] == "FullyConnected" and network["npus_count"][0] == 8
-    per_gpu = float(catalog.get("MI300X")["scale_up_gbyte_s_per_dir"])
+    per_gpu = float(catalog.get("MI300X").scale_up_gbyte_s_per_dir)
     assert network["bandwidth"][0] == pytest.approx(per_gpu / 7)
     assert system["all-reduce-implementation"][0] == "direct"
 

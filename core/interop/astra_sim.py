@@ -87,7 +87,7 @@ def astra_dimensions(fabric: FabricView) -> AstraExport:
     dims: list[AstraDimension] = []
     notes: list[str] = []
     inner = 1
-    mesh = any(word in str(fabric.accelerator.get("scale_up_tech") or "").lower() for word in _MESH_WORDS)
+    mesh = any(word in fabric.accelerator.scale_up_tech.lower() for word in _MESH_WORDS)
     for index, level in enumerate(fabric.levels):
         if level.name == UNCONNECTED:
             notes.append(f"{fabric.gpus - inner:,} GPUs the fabric does not reach are left out")
@@ -133,13 +133,12 @@ def astra_sim_files(design: Design, catalog: Catalog) -> dict[str, str]:
     export = astra_dimensions(fabric)
     precision = getattr(design.workload, "precision", None) or "bf16"
     accelerator = fabric.accelerator
-    table = accelerator.get("tflops_dense") or {}
-    tflops = table.get(precision) or table.get("bf16")
+    tflops = accelerator.tflops_dense.get(precision) or accelerator.tflops_dense.get("bf16")
     system = dict(_SCHEDULING)
     for collective in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all"):
         system[f"{collective}-implementation"] = [d.collectives[collective] for d in export.dimensions]
     # the accelerator's HBM and peak, for ASTRA-sim's roofline (off: the traces' own durations)
-    system["local-mem-bw"] = float(accelerator["hbm_tbyte_s"]) * 1000.0
+    system["local-mem-bw"] = float(accelerator.hbm_tbyte_s) * 1000.0
     system["roofline-enabled"] = 0
     if tflops:
         system["peak-perf"] = float(tflops)
