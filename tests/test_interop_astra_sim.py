@@ -34,6 +34,7 @@ from core.generators import FatTreeOptions, generate_fat_tree
 from core.interop.astra_sim import FILES, astra_sim_files, write_astra_sim
 from core.model import Block, Design, Node
 from core.project import load_project, save_project
+from core.topology import analyze_topology
 from designer.cli import main
 from tests.test_cli import ROOT
 
@@ -94,10 +95,21 @@ def test_the_100k_cluster_is_four_dimensions_with_its_bandwidth_and_latency(cata
     # per spine pod (4,096), and 24 whole pods of the 100,000 GPUs' 24.4 under the cores
     assert network["topology"] == ["Switch"] * 4
     assert network["npus_count"] == [8, 64, 8, 24]
-    # NVLink4 450 GB/s per direction (catalog), one 400G NIC per GPU = 50 GB/s at every tier
-    assert network["bandwidth"] == [450.0, 50.0, 50.0, 50.0]
+    # NVLink4 450 GB/s per direction (catalog), one 400G NIC per GPU = 50 GB/s at every tier,
+    # in ASTRA-sim's GB of 2^30 bytes (astra-network-analytical common/NetworkFunction.cpp
+    # bw_GBps_to_Bpns, l. 11-17)
+    assert network["bandwidth"] == pytest.approx([450e9 / 2**30] + [50e9 / 2**30] * 3, rel=1e-9)
     # the one-way latencies of the topology analysis (1.0, 1.7, 3.2, 5.4 us), two hops each
     assert network["latency"] == pytest.approx([500.0, 850.0, 1600.0, 2700.0])
+    # so a message across a dimension takes as long in ASTRA-sim (congestion_unaware
+    # BasicTopology.cpp compute_communication_delay: hops x latency + bytes / (GB/s x 2^30 / 1e9)
+    # B/ns; a Switch is two hops) as on the level here: its latency + bytes / line rate
+    fabric = analyze_topology(flatten(design, catalog)).fabric
+    size = 1 << 20
+    for dim, level in enumerate(fabric.levels[:4]):
+        astra_ns = 2 * network["latency"][dim] + size / (network["bandwidth"][dim] * 2**30 / 1e9)
+        ours_ns = level.latency_us * 1000 + size / level.per_gpu_gbyte_s
+        assert astra_ns == pytest.approx(ours_ns, rel=1e-9)
     assert system["local-mem-bw"] == 3350.0 and system["peak-perf"] == pytest.approx(989.4)
     assert "98,304 NPUs of the design's 100,000 GPUs" in files["README.md"]
     assert "24.41 domains of 4,096" in files["README.md"]
@@ -109,7 +121,7 @@ def test_a_full_mesh_scale_up_is_fully_connected_with_the_bandwidth_per_link(cat
     network, system = _check(astra_sim_files(design, catalog))
     assert network["topology"][0] == "FullyConnected" and network["npus_count"][0] == 8
     per_gpu = float(catalog.get("MI300X").scale_up_gbyte_s_per_dir)
-    assert network["bandwidth"][0] == pytest.approx(per_gpu / 7)
+    assert network["bandwidth"][0] == pytest.approx(per_gpu / 7 * 1e9 / 2**30)
     assert system["all-reduce-implementation"][0] == "direct"
 
 

@@ -4,7 +4,7 @@ system layer's system.json (plus the remote-memory file its command line asks fo
 ASTRA-sim (github.com/astra-sim/astra-sim) simulates a training step packet by packet, or
 chunk by chunk, from Chakra execution traces. Its analytical backend describes the network as
 dimensions: each a building block (Ring, FullyConnected or Switch) of ``npus_count`` NPUs with
-a link bandwidth (GB/s) and a per-hop latency (ns); the NPUs are the product of the counts, and
+a link bandwidth (GB/s, its GB being 2^30 bytes) and a per-hop latency (ns); the NPUs are the product of the counts, and
 NPU ids run fastest through the first dimension. Our topology analysis (core/topology.py) gives
 the same shape: nested GPU domains (the scale-up domain, then what each switch tier joins) with
 numbering that keeps consecutive GPUs in the innermost domains. So level ``i`` becomes dimension
@@ -13,7 +13,9 @@ numbering that keeps consecutive GPUs in the innermost domains. So level ``i`` b
 What is kept and what is approximated (also written into the export's README.md):
 
 * the per-GPU line bandwidth of every level, oversubscription below it divided out (ASTRA-sim
-  models the collective algorithm itself, so NCCL's efficiency is not applied a second time);
+  models the collective algorithm itself, so NCCL's efficiency is not applied a second time),
+  written in ASTRA-sim's GB/s of 2^30 bytes (NetworkFunction.cpp bw_GBps_to_Bpns): a 400 Gb/s NIC's
+  50 GB/s is 46.57 there, so a message takes the same time in both;
 * a switched level's one-way GPU-to-GPU latency split over its two hops (GPU -> switch ->
   GPU, ASTRA-sim's Switch block); a full-mesh scale-up (xGMI) is FullyConnected, one hop, its
   per-GPU bandwidth shared by the n - 1 links;
@@ -63,8 +65,13 @@ class AstraDimension:
     level: str                # our level: scale-up, leaf, spine, core...
     topology: str             # Ring | FullyConnected | Switch
     npus: int
-    bandwidth_gbyte_s: float  # per link
+    bandwidth_gbyte_s: float  # per link, GB/s of 10^9 bytes (ours)
     latency_ns: float         # per hop
+
+    @property
+    def astra_bandwidth(self) -> float:
+        """The bandwidth as network.yml holds it: ASTRA-sim's GB/s are of 2^30 bytes."""
+        return self.bandwidth_gbyte_s * 1e9 / 2**30
 
     @property
     def collectives(self) -> dict[str, str]:
@@ -160,13 +167,14 @@ def _network_yml(name: str, export: AstraExport) -> str:
             f"topology: [ {', '.join(d.topology for d in dims)} ]\n"
             f"# {export.npus:,} NPUs of the design's {export.design_gpus:,} GPUs\n"
             f"npus_count: [ {', '.join(str(d.npus) for d in dims)} ]\n"
-            f"bandwidth: [ {', '.join(_number(d.bandwidth_gbyte_s) for d in dims)} ]  # GB/s per link\n"
+            f"bandwidth: [ {', '.join(_number(d.astra_bandwidth) for d in dims)} ]  # GB/s (2^30 B) per link\n"
             f"latency: [ {', '.join(_number(d.latency_ns) for d in dims)} ]  # ns per hop\n")
 
 
 def _readme(name: str, export: AstraExport, accelerator: str, precision: str | None) -> str:
     rows = "\n".join(f"| {i} | {d.level} | {d.topology} | {d.npus} | {_number(d.bandwidth_gbyte_s)} | "
-                     f"{_number(d.latency_ns)} |" for i, d in enumerate(export.dimensions))
+                     f"{_number(d.astra_bandwidth)} | {_number(d.latency_ns)} |"
+                     for i, d in enumerate(export.dimensions))
     notes = "\n".join(f"* {note}" for note in export.notes) or "* nothing: every level maps exactly"
     peak = (f"`peak-perf` is the {accelerator}'s dense {precision} TFLOPS and `local-mem-bw` its HBM "
             "GB/s; `roofline-enabled` is 0, so compute nodes take the traces' durations (set it "
@@ -177,13 +185,14 @@ def _readme(name: str, export: AstraExport, accelerator: str, precision: str | N
 Written by Cluster Designer. {export.npus:,} NPUs of the design's {export.design_gpus:,} GPUs, in
 {len(export.dimensions)} dimension(s), innermost first:
 
-| dim | level | topology | NPUs | bandwidth GB/s per link | latency ns per hop |
-|---|---|---|---|---|---|
+| dim | level | topology | NPUs | GB/s per link (10^9 B) | as written (ASTRA-sim's GB/s, 2^30 B) | latency ns per hop |
+|---|---|---|---|---|---|---|
 {rows}
 
 Mapped: each level of the design's network (the scale-up domain, then what each switch tier
 joins) is a dimension; its bandwidth is the per-GPU line rate at that level with the
-oversubscription below it divided out, its latency the one-way GPU-to-GPU latency split over
+oversubscription below it divided out (written in ASTRA-sim's GB/s of 2^30 bytes, so a
+message takes as long there as here), its latency the one-way GPU-to-GPU latency split over
 the hops of the block (two through a Switch). Collectives: ring on switched dimensions, direct
 on a full mesh and for all-to-all. {peak}
 
