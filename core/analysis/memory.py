@@ -260,8 +260,9 @@ def memory_per_gpu(
 
     ``precision`` is the workload's recipe (core/precision_recipes.py: saved GEMM inputs,
     gradient and optimizer bytes); ``schedule`` "dualpipe" holds two stages' parameters and
-    p + 1 micro-batches in flight (DeepSeek-V3 Table 2); ``extra_warmup`` forwards more are in
-    flight with Megatron-Core's all-to-all overlap; ``skew`` is the busiest expert rank's
+    p + 1 micro-batches in flight (DeepSeek-V3 Table 2); ``extra_warmup`` (Megatron-Core's
+    all-to-all overlap: one warm-up forward more, then forwards and backwards combined layer by
+    layer) holds one layer more at the peak (pipeline.inflight_microbatches); ``skew`` is the busiest expert rank's
     routed tokens over the mean (moe_layer.expert_skew).
     """
     rec = RECIPES.get(precision, RECIPES["bf16"])
@@ -361,7 +362,8 @@ def memory_per_gpu(
     parts = {}
     for name, first, layers, index, head in kinds:
         dense, experts = stage_params(first, layers, first or head, head)
-        parts[name] = (dense, experts, *stage_activations(first, layers, head), head, index)
+        parts[name] = (dense, experts, *stage_activations(first, layers, head), head, index,
+                       layers)
     if dualpipe:
         # DualPipe: rank i runs stage i of one direction and stage p - 1 - i of the other, so
         # the first rank also holds the last stage (embedding, output head, MTP)
@@ -374,7 +376,8 @@ def memory_per_gpu(
     candidates = []
     for stage, held in ranks:
         index = held[0][6]
-        inflight = inflight_microbatches(pp, v, m, index, schedule, extra_warmup)
+        combined = held[0][7] if extra_warmup > 0 else 0
+        inflight = inflight_microbatches(pp, v, m, index, schedule, combined)
         dense = sum(h[0] for h in held)
         experts = sum(h[1] for h in held)
         # in flight: micro-batches of either stage (DualPipe: p + 1 chunks of the two)
