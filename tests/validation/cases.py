@@ -586,7 +586,10 @@ _BRIDGE_GB200_REASON = (
     "that calibrate GB200, published as tokens/s/GPU (step D): NVIDIA's GB200 software got "
     "faster between them (the 25.04 calibration predicts 13% longer steps for the 8B and 30% "
     "for the 405B on 256, a layout our memory model puts at 190 GB per GPU, over the 186 "
-    "GB, so the recipe uses memory savings or recompute the table does not list). Not fitted: the GB200 factor "
+    "GB: the recipe (scripts/performance llama31_workload_base_configs GB200_FP8_CS_V2) sets "
+    "no recompute or offload, but its FP8 primary weights (fp8_param_gather) take 1 byte on "
+    "Blackwell, which needs no transposed FP8 copy (TE non_tn_fp8_gemm_supported), 6.4 GB "
+    "less; the memory model does not know the GPU generation). Not fitted: the GB200 factor "
     "stays on the BF16 runs with a complete configuration")
 
 

@@ -218,8 +218,7 @@ KNOWN_MISS = {
     "MoE-Q235-B200-256": _B200.format(pair="DeepSeek-V3 3,328 vs 4,256; Qwen3-235B 3,776 vs "
                                            "5,680; Qwen3-30B 27,136 vs 26,112"),
     "MoE-Q30-B200-8": _B200.format(pair="DeepSeek-V3 3,328 vs 4,256; Qwen3-235B 3,776 vs "
-                                        "5,680; Qwen3-30B 27,136 vs 26,112")
-    + "; the memory model also puts MBS 4 without recompute above the B200's 180 GB",
+                                        "5,680; Qwen3-30B 27,136 vs 26,112"),
     "MoE-DSV3-GB200-256": _RELEASE_JUMP.format(old="4,256", new="4,969", gain="17%",
                                                other="MoE-DSV3-GB200-256-2604"),
     "MoE-Q30-GB200-8-2604": _RELEASE_JUMP.format(old="26,112", new="40,706", gain="56%",
