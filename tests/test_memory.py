@@ -231,3 +231,17 @@ def test_all_to_all_overlap_holds_one_layer_more_not_one_micro_batch():
     overlapped = memory_per_gpu(model, par, 1000.0, extra_warmup=1)
     per_layer = plain.activations_gb / model.layers
     assert overlapped.activations_gb == pytest.approx(plain.activations_gb + per_layer)
+
+
+def test_module_recompute_keeps_the_attention_scores_of_unfused_attention():
+    # Megatron-Core's recompute modules layernorm / mla_up_proj / mlp / moe_act do not re-run
+    # core attention ("core_attn" is its own module, the schema's "selective"): without
+    # FlashAttention the softmax (2 a s bytes per token without dropout) stays stored
+    model = gpt(24, 2048, 16)
+    scores = 2 * model.heads * model.seq_len
+    for mode in ("norms-up-proj", "moe-experts"):
+        unfused = activation_bytes_per_token(model, mode, flash_attention=False, dropout=False)
+        fused = activation_bytes_per_token(model, mode, flash_attention=True, dropout=False)
+        assert unfused - fused == scores
+    assert activation_bytes_per_token(model, "selective", flash_attention=False) == \
+        activation_bytes_per_token(model, "selective", flash_attention=True)

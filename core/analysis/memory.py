@@ -94,8 +94,8 @@ def activation_bytes_per_token(
     Korthikanti's 34 s b h for MHA + 4h MLP, by part (16-bit values, 1-byte dropout masks):
     LayerNorm inputs 4h; attention: QKV input 2h, Q 2h_q, K and V 4h_kv, core output 2h_q,
     dropout mask h (= 11h for MHA); MLP: fc1 input 2h, fc1 output 2(g-1)f, activation output
-    2f, dropout mask h (= 19h for a 4h GeLU MLP). Scores (no FlashAttention and no selective
-    recompute): 5 a s per token (softmax output 2, dropout mask 1, dropout output 2; the
+    2f, dropout mask h (= 19h for a 4h GeLU MLP). Scores (no FlashAttention, and core attention
+    not recomputed: every mode but selective and full): 5 a s per token (softmax output 2, dropout mask 1, dropout output 2; the
     attention-dropout part only with ``dropout``). Without ``dropout`` the two h masks go:
     8h + 4h_q + 4h_kv + 2(g - 1)f + 2f (= 32h for MHA + 4h GeLU).
 
@@ -151,7 +151,10 @@ def activation_bytes_per_token(
         f = model.ffn_hidden
         mlp = ln_out + mask + 2.0 * (g - 1) * f + act_out * f
     scores = 0.0
-    if recompute == "none" and not flash_attention:
+    # the module recompute modes leave core attention stored: Megatron-Core's recompute
+    # modules layernorm / mla_up_proj / mlp / moe_act do not re-run it; "core_attn" is a module
+    # of its own (TransformerConfig.recompute_modules, code read), the schema's "selective"
+    if recompute in ("none", "norms-up-proj", "moe-experts") and not flash_attention:
         scores = (5.0 if dropout else 2.0) * model.heads * model.seq_len
     return ln + attention + mlp + scores
 

@@ -110,4 +110,18 @@ MEMORY_CASES: tuple[MemoryCase, ...] = (
         _SRC.format(case="moe/gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed"),
         "P (60,111,630,336 bytes after 50 iterations: routing is not force-balanced, so the "
         "peak grows from 57.80 GB at iteration 2 as the busiest expert rank's load varies)"),
+    # the same model and layout with FP8 (tensorwise, hybrid E4M3/E5M2) linear layers: the
+    # saved inputs of the linear layers in FP8 (precision_recipes.py); no --fp8-param-gather,
+    # so TE also caches an FP8 copy of each weight across micro-batches, which the engine does
+    # not count (0.6 GB of weights here)
+    MemoryCase(
+        "MEM-MOE-MLA-TP2-PP2-EP4-FP8",
+        "as MEM-MOE-MLA-TP2-PP2-EP4 with FP8 tensorwise linear layers (--fp8-format hybrid "
+        "--fp8-recipe tensorwise)",
+        _MOE_MLA,
+        {"tp": 2, "pp": 2, "dp": 2, "ep": 4, "expert_tp": 1, "virtual_stages": 4,
+         "micro_batch": 4, "global_batch": 32, "zero_stage": 1, "recompute": "none"},
+        {**_MEGATRON_LM, "dropout": False, "flash_attention": False}, 57.58,
+        _SRC.format(case="moe/gpt3_mcore_te_tp2_pp2_ep4_etp1_mtp_resume_torch_dist_fp8"),
+        "P (57,578,217,472 bytes after 50 iterations)", precision="fp8"),
 )
