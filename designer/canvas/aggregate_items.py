@@ -9,11 +9,11 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle
 
-from designer import icons, style
 from designer.canvas.aggregate import GroupBundle, MemberGroup
+from designer.common import icons, style
 from designer.canvas.items import (BundleLine, _SUB, _TITLE, _draw_badge, _elide, bundle_path, label_rect_at,
                                    paint_link)
-from designer.format import count as fmt_count, speed as fmt_speed
+from designer.common.format import count as fmt_count, speed as fmt_speed
 
 GROUP_W, GROUP_H = 250.0, 84.0
 STACK_OFFSETS = (8.0, 4.0)       # the cards peeking out behind say "many"

@@ -14,9 +14,9 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem
 
-from designer import icons, style
 from designer.canvas.partition_tags import PartitionTag
-from designer.format import count as fmt_count, out_of_service_text, speed as fmt_speed
+from designer.common import icons, style
+from designer.common.format import count as fmt_count, out_of_service_text, speed as fmt_speed
 
 CARD_W, CARD_H = 200.0, 64.0
 BLOCK_W, BLOCK_H = 220.0, 84.0

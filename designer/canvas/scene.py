@@ -30,9 +30,9 @@ from core.catalog import Catalog
 from core.errors import DesignError
 from core.failure_paths import units_in_design
 from core.model import Block, Change, Design, Node
-from designer import style
 from designer.canvas.aggregate import BlockSummarizer, Summary, needs_aggregation
 from designer.canvas.aggregate_items import GROUP_W, BundleItem, GroupCard, group_name
+from designer.common import style
 from designer.canvas.items import (BlockItem, ComponentItem, ExternalLinkItem, LinkItem, PreviewChild,
                                    PreviewLink, _Card)
 from designer.canvas.partition_tags import PartitionTagger

@@ -16,13 +16,14 @@ from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsView, QLabel, QMenu
 from core.catalog import Catalog
 from core.errors import DesignError
 from core.operations import MoveItems
-from designer import edits, mime, style
 from designer.canvas.aggregate_items import BundleItem, GroupCard
 from designer.canvas.items import CARD_H, CARD_W, BlockItem, LinkItem, _Card
 from designer.canvas.placement import free_spot
 from designer.canvas.scene import DesignScene
-from designer.connect import components_inside, default_link, preferred_endpoint
-from designer.document import DesignDocument
+from designer.common import mime, style
+from designer.project import edits
+from designer.project.connect import components_inside, default_link, preferred_endpoint
+from designer.project.document import DesignDocument
 
 ZOOM_MIN, ZOOM_MAX = 0.03, 4.0
 ZOOM_STEP = 1.18

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from core.compare import Comparison
-from designer.delta_text import delta_text
+from designer.common.delta_text import delta_text
 from designer.panels.charts import LazyChart
 
 

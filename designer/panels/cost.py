@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import math
 
-from designer import style
-from designer.evaluator import Result
-from designer.format import money, money_unit
+from designer.common import style
+from designer.common.format import money, money_unit
 from designer.panels.base import MetricsPanel
 from designer.panels.charts import BarChart
 from designer.panels.cost_method import CostMethodEditor
 from designer.panels.partition_rows import cost_rows
 from designer.panels.performance import DOES_NOT_FIT
+from designer.project.evaluator import Result
 
 NOT_COMPUTABLE = "not computable"
 # Short bar labels for a narrow dock; the catalog kinds are the keys.

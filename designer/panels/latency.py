@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from core.report.sections import UNREACHABLE
-from designer.evaluator import Result
-from designer.format import num
+from designer.common.format import num
 from designer.panels.base import MetricsPanel
 from designer.panels.charts import BarChart
+from designer.project.evaluator import Result
 
 
 class LatencyPanel(MetricsPanel):

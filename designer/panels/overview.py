@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from core.analysis.failure import FailureResult
 from core.failure_paths import describe_target
-from designer.evaluator import Result
-from designer.format import num, out_of_service_text, pct
+from designer.common.format import num, out_of_service_text, pct
 from designer.panels.base import MetricsPanel
 from designer.panels.partition_rows import inference_headline, overview_rows
 from designer.panels.performance import DOES_NOT_FIT
+from designer.project.evaluator import Result
 
 
 class OverviewPanel(MetricsPanel):

@@ -25,12 +25,12 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 from core.analysis.inference_bottleneck import InferenceBottleneck
 from core.compare import Comparison
 from core.report.sections import mfu_range_text
-from designer.evaluator import Result
-from designer.format import num, pct, seconds
+from designer.common.format import num, pct, seconds
 from designer.panels.base import MetricsPanel
 from designer.panels.charts import LineChart, StackedBar
 from designer.panels.serving_chart import ThroughputLatencyChart, curve_marks
 from designer.panels.serving_details import ServingDetails, serving_bottleneck_html
+from designer.project.evaluator import Result
 from designer.panels.serving_text import (DOES_NOT_FIT, cannot_serve_html, serving_gpus, serving_rows,
                                           serving_status, slo_html)
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from designer.evaluator import Result
-from designer.format import num, pct
+from designer.common.format import num, pct
 from designer.panels.base import MetricsPanel
 from designer.panels.charts import LineChart
+from designer.project.evaluator import Result
 
 
 class ReliabilityPanel(MetricsPanel):

@@ -17,8 +17,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.analysis.inference_bottleneck import InferenceBottleneck, InferenceLimiter, InferenceWhatIf
-from designer.format import num
-from designer.inference_search_view import DeploymentSearchView
+from designer.common.format import num
+from designer.panels.deployment_search import DeploymentSearchView
 from designer.panels.serving_text import BOUND_TEXT, MEETS, MISSES
 
 LIMIT_PREFIX = "What limits serving"

@@ -15,7 +15,7 @@ from typing import Any
 
 from core.analysis.serving_phase import unit_gpus
 from core.inference_workload import Deployment, PhaseLayout
-from designer.format import money, num
+from designer.common.format import money, num
 
 DOES_NOT_FIT = "does not fit"
 # non-breaking hyphens: in a narrow dock the value wraps at " · ", not inside "compute-bound"

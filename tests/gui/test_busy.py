@@ -6,9 +6,9 @@ import time
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QProgressDialog, QPushButton
 
-import designer.main_window as main_window_module
+import designer.window.main_window as main_window_module
 from core.project import load_project, save_project
-from designer import busy
+from designer.common import busy
 
 SLOW_S = 1.2  # longer than busy.SHOW_AFTER_MS
 
@@ -84,7 +84,7 @@ def test_the_minutely_autosave_writes_off_the_gui_thread_and_a_discard_wins(wind
                                                                             monkeypatch):
     """A draft of a design drawn device by device takes 10+ s to write: the window must not
     freeze every minute, and a draft finished after a save (discard) must not be left behind."""
-    import designer.recovery as recovery_module
+    import designer.window.recovery as recovery_module
     from core.operations import SetProperty
 
     window.load_design(small_design, None)
