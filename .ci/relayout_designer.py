@@ -75,9 +75,35 @@ MOVES = {
 FILE_MOVES = {"cli": "cli/command"}
 
 # names that left the module they were first written in: (new module, name) -> their module now
+# ("module:new_name" when the name changed too: public once another module uses it)
 NAME_MOVES = {
     ("panels.deployment_search", "run_inference_search"): "workload.inference_search",
     ("panels.deployment_search", "InferenceSearchOutcome"): "workload.inference_search",
+    **{("window.main_window", name): "window.docks"
+       for name in ("LAYOUT_VERSION", "WARNINGS_HEIGHT_PX", "DOCK_TAB_STYLE")},
+    **{("window.main_window", name): "window.files" for name in ("MAX_RECENT", "PROJECT_FILTER", "STATUS_MS")},
+    ("window.main_window", "redo_shortcuts"): "window.menus",
+    **{("workload.workload_panel", name): "workload.searches" for name in ("SEARCH_COLUMNS", "WorkloadSearches")},
+    **{("workload.workload_panel", name): "workload.preset_list" for name in ("NONE", "CUSTOM")},
+    # canvas/items.py in four: the cards, their links, a block's preview, what they paint alike
+    **{("canvas.items", name): "canvas.links"
+       for name in ("BundleLine", "LinkItem", "ExternalLinkItem", "bundle_path", "label_rect_at", "paint_link")},
+    **{("canvas.items", name): "canvas.preview"
+       for name in ("PreviewChild", "PreviewLink", "PreviewTile", "PreviewWire", "Preview", "PREVIEW_MAX_CHILDREN",
+                    "TILE_W", "TILE_H", "TILE_GAP_X", "TILE_GAP_Y", "PREVIEW_MAX_SCALE", "PREVIEW_MARGIN",
+                    "PREVIEW_MAX_W", "PREVIEW_MAX_H", "PREVIEW_MIN_H", "PARALLEL_WIRE_GAP")},
+    ("canvas.items", "_layout_preview"): "canvas.preview:layout_preview",
+    ("canvas.items", "_NO_PREVIEW"): "canvas.preview:NO_PREVIEW",
+    ("canvas.items", "_paint_tile"): "canvas.preview:paint_tile",
+    ("canvas.items", "_paint_wire"): "canvas.preview:paint_wire",
+    ("canvas.items", "TAG_H"): "canvas.drawing",
+    ("canvas.items", "_TITLE"): "canvas.drawing:TITLE_FONT", ("canvas.items", "_SUB"): "canvas.drawing:SUB_FONT",
+    ("canvas.items", "_BADGE"): "canvas.drawing:BADGE_FONT", ("canvas.items", "_TAG"): "canvas.drawing:TAG_FONT",
+    ("canvas.items", "_TILE_BADGE"): "canvas.drawing:TILE_BADGE_FONT",
+    ("canvas.items", "_WIRE_LABEL"): "canvas.drawing:WIRE_LABEL_FONT",
+    ("canvas.items", "_elide"): "canvas.drawing:elide", ("canvas.items", "_draw_badge"): "canvas.drawing:draw_badge",
+    ("canvas.items", "_draw_pill"): "canvas.drawing:draw_pill", ("canvas.items", "_rect_exit"): "canvas.drawing:rect_exit",
+    ("canvas.items", "_Card"): "canvas.items:Card",
 }
 
 TEXT_GLOBS = ("designer/**/*.py", "tests/**/*.py", "bench/**/*.py", "docs/**/*.md",
@@ -108,8 +134,10 @@ DOTTED = re.compile(rf"(?<![-\w])designer\.({OLD})\b(?![\w/])")
 SLASHED = re.compile(rf"(?<![-\w])designer/({OLD}|cli)\.py\b")
 FROM_PACKAGE = re.compile(r"^(?P<indent>[ \t]*)from designer import (?P<names>[\w, ]+?)(?P<tail>[ \t]*(#.*)?)$",
                           re.M)
-FROM_MODULE = re.compile(r"^(?P<indent>[ \t]*)from designer\.(?P<module>[\w.]+) import (?P<names>[\w, ]+?)"
-                         r"(?P<tail>[ \t]*(#.*)?)$", re.M)
+# ``from designer.X import a, b`` on one line or parenthesised over several
+FROM_MODULE = re.compile(r"^(?P<indent>[ \t]*)from designer\.(?P<module>[\w.]+) import "
+                         r"(?:\((?P<wrapped>[^)]*)\)|(?P<names>[\w, ]+?))(?P<tail>[ \t]*(#.*)?)$", re.M)
+LINE_LIMIT = 110
 
 
 def _from_package(match: re.Match) -> str:
@@ -130,44 +158,84 @@ def _from_package(match: re.Match) -> str:
     return "\n".join(lines)
 
 
-def _from_module(match: re.Match) -> str:
-    """``from designer.X import a, b`` where some names moved on after the module did."""
+def _import_line(indent: str, module: str, names: list[str]) -> str:
+    """One import statement, wrapped in parentheses under the line limit as the code does."""
+    line = f"{indent}from {module} import {', '.join(names)}"
+    if len(line) <= LINE_LIMIT:
+        return line
+    head = f"{indent}from {module} import ("
+    lines, current = [], head
+    for n, name in enumerate(names):
+        piece = name + (", " if n < len(names) - 1 else ")")
+        if len(current) + len(piece.rstrip()) > LINE_LIMIT and current.strip() != head.strip():
+            lines.append(current.rstrip())
+            current = " " * len(head)
+        current += piece
+    return "\n".join([*lines, current])
+
+
+def _sorted_names(names: list[str]) -> list[str]:
+    """isort's order: CONSTANTS, Classes, functions (each case-sensitively)."""
+    def key(name: str) -> tuple[int, str]:
+        bare = name.split(" as ")[0]
+        return (0 if bare.isupper() else 1 if bare[:1].isupper() else 2, bare)
+    return sorted(names, key=key)
+
+
+def _from_module(match: re.Match, renamed: dict[str, str]) -> str:
+    """``from designer.X import a, b`` where some names moved on (or were renamed) after the
+    module did; ``renamed`` collects the renames, for the uses in the file."""
     module = match["module"]
-    names = [n.strip() for n in match["names"].split(",")]
+    names = [n.strip() for n in (match["wrapped"] or match["names"]).replace("\n", " ").split(",") if n.strip()]
     if not any((module, n.split(" as ")[0]) in NAME_MOVES for n in names):
         return match[0]
     by_module: dict[str, list[str]] = {}
     for name in names:
-        by_module.setdefault(NAME_MOVES.get((module, name.split(" as ")[0]), module), []).append(name)
-    lines = [f"{match['indent']}from designer.{m} import {', '.join(n)}" for m, n in sorted(by_module.items())]
+        bare, _, alias = name.partition(" as ")
+        where, _, new = NAME_MOVES.get((module, bare), module).partition(":")
+        if new and not alias:
+            renamed[bare] = new
+        by_module.setdefault(where, []).append((new or bare) + (f" as {alias}" if alias else ""))
+    lines = [_import_line(match["indent"], f"designer.{m}", _sorted_names(n)) for m, n in sorted(by_module.items())]
     lines[0] += match["tail"]
     return "\n".join(lines)
 
 
-SORTABLE = re.compile(r"^(from designer[\w.]* import [^(]*|import designer[\w.]*)$")
+# a top-level designer import: one line, or parenthesised over several
+TOP_IMPORT = re.compile(r"^(from designer[\w.]* import (\([^)]*\)|[^(\n]*)|import designer[\w.]*)$", re.M)
 
 
 def _sort_imports(text: str) -> str:
-    """Each run of one-line ``designer`` imports at the top level in module order again (a
-    run ends at any other line, so a parenthesised import stays where it is)."""
-    lines, out, run = text.split("\n"), [], []
-    for line in [*lines, None]:
-        if line is not None and SORTABLE.match(line):
-            run.append(line)
-            continue
-        out.extend(sorted(run, key=lambda s: s.split()[1]))
-        run = []
-        if line is not None:
-            out.append(line)
-    return "\n".join(out)
+    """Each run of top-level ``designer`` imports (nothing else between them) in module order."""
+    out, pos, run, run_end = [], 0, [], None
+    for match in TOP_IMPORT.finditer(text):
+        if run and text[run_end:match.start()] == "\n":
+            run.append(match[0])
+        else:
+            if run:
+                out.append("\n".join(sorted(run, key=lambda s: s.split()[1])))
+                pos = run_end
+            out.append(text[pos:match.start()])
+            run = [match[0]]
+        run_end = match.end()
+    if run:
+        out.append("\n".join(sorted(run, key=lambda s: s.split()[1])))
+        pos = run_end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def rewrite(text: str, python: bool) -> str:
     text = FROM_PACKAGE.sub(_from_package, text)
     text = DOTTED.sub(lambda m: f"designer.{MOVES[m[1]]}", text)
     text = SLASHED.sub(lambda m: f"designer/{(MOVES | FILE_MOVES)[m[1]].replace('.', '/')}.py", text)
-    text = FROM_MODULE.sub(_from_module, text)
-    return _sort_imports(text) if python else text
+    if not python:
+        return text
+    renamed: dict[str, str] = {}
+    text = FROM_MODULE.sub(lambda m: _from_module(m, renamed), text)
+    for old, new in renamed.items():
+        text = re.sub(rf"(?<![\w.]){re.escape(old)}\b", new, text)
+    return _sort_imports(text)
 
 
 def rewrite_files() -> list[Path]:

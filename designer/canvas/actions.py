@@ -15,7 +15,8 @@ from core.failure_paths import Target, current_state, describe_target, units_in_
 from core.operations import MoveItems, SetOutOfService, SetProperty
 from core.project import design_from_dict, design_to_dict
 from designer.canvas.aggregate_items import BundleItem, GroupCard
-from designer.canvas.items import BlockItem, LinkItem
+from designer.canvas.items import BlockItem
+from designer.canvas.links import LinkItem
 from designer.canvas.view import DesignView
 from designer.common import mime
 from designer.common.qaction import make_action

@@ -30,9 +30,9 @@ from designer.panels.base import MetricsPanel
 from designer.panels.charts import LineChart, StackedBar
 from designer.panels.serving_chart import ThroughputLatencyChart, curve_marks
 from designer.panels.serving_details import ServingDetails, serving_bottleneck_html
-from designer.project.evaluator import Result
 from designer.panels.serving_text import (DOES_NOT_FIT, cannot_serve_html, serving_gpus, serving_rows,
                                           serving_status, slo_html)
+from designer.project.evaluator import Result
 
 PART_NAMES = {
     "compute": "compute", "recompute": "recompute", "tp_comm": "TP comm", "cp_comm": "CP comm",

@@ -13,6 +13,7 @@ from core.inference_workload import InferenceWorkload, list_inference_presets, l
 from core.workload import Workload, list_presets, load_preset
 
 INFERENCE_TIP = "An inference (serving) preset, taken as written"
+NONE, CUSTOM = "(no workload)", "(custom)"  # the list's first and last entries
 
 
 def load_presets() -> tuple[dict[str, Workload], dict[str, InferenceWorkload]]:

@@ -111,7 +111,8 @@ def test_a_new_window_opens_fitted_to_its_screen_with_the_status_bar_on_it(inter
 
 
 def test_a_saved_layout_too_big_for_this_screen_is_corrected(interactive_window):
-    from designer.window.main_window import LAYOUT_VERSION, MainWindow
+    from designer.window.docks import LAYOUT_VERSION
+    from designer.window.main_window import MainWindow
 
     # Saved on a 2560x1440 monitor that is gone, with side columns taking nearly all the width.
     big = MainWindow(default_catalog(), interactive=False)
