@@ -31,8 +31,8 @@ def catalog_with_400g_q3400() -> tuple[Catalog, str]:
     q3400 = catalog.get("Q3400")
     if q3400.port_count_at(400):
         return catalog, "shipped Q3400 modes"
-    modes = {**q3400["ports_by_gbit_s"], "400": 2 * q3400.port_count_at(q3400.native_port_gbit_s)}
-    patched = dataclasses.replace(q3400, fields={**q3400.fields, "ports_by_gbit_s": modes})
+    modes = {**q3400.ports_by_gbit_s, "400": 2 * q3400.port_count_at(q3400.native_port_gbit_s)}
+    patched = dataclasses.replace(q3400, ports_by_gbit_s=modes)
     return Catalog([patched if spec.id == "Q3400" else spec for spec in catalog]), \
         f"Q3400 given {modes} in-process"
 

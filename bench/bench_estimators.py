@@ -45,7 +45,7 @@ def _accelerator(case: C.PerfCase) -> str:
     from core.catalog import default_catalog  # noqa: PLC0415
 
     catalog = default_catalog()
-    return catalog.get(suite.server_of(case.hardware))["accelerator"]
+    return catalog.get(suite.server_of(case.hardware)).accelerator
 
 
 def llm_analysis_step(case: C.PerfCase) -> tuple[float | None, str, float]:

@@ -2,7 +2,8 @@
 
 Every entry is a JSON object with ``id``, ``kind``, ``vendor``, ``name``, ``source`` and
 ``confidence`` plus the fields its kind declares in ``FIELDS`` below. Units are in the field
-names. A bad entry raises ``CatalogError`` naming the file, the id and the field.
+names. A bad entry raises ``CatalogError`` naming the file, the id and the field; a good one
+becomes its kind's frozen dataclass (core/catalog_spec.py), whose attributes the analyses read.
 """
 
 from __future__ import annotations
@@ -10,13 +11,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 from core.catalog_fabric import fabric_problem
 from core.catalog_media import media_problem
 from core.catalog_prices import RETIRED_PRICE_FIELD, RETIRED_PRICE_MESSAGE, price_problem
+from core.catalog_spec import ComponentSpec, NodeSpec, build_spec
 from core.cooling import CATALOG_COOLING
 from core.design_fields import EVIDENCE_TAGS_RE, MAX_ID_CHARS, check_text, show
 from core.dpu_engines import engines_problem
@@ -210,69 +211,6 @@ YEARS = (2000, 2035)
 COOLING = CATALOG_COOLING  # "liquid" (older files) is cold-plate
 
 
-@dataclass(frozen=True)
-class ComponentSpec:
-    """One catalog entry. ``fields`` holds every declared field with defaults filled in."""
-
-    id: str
-    kind: str
-    vendor: str
-    name: str
-    source: str
-    confidence: str
-    fields: Mapping[str, Any] = field(repr=False)
-    origin: str = ""
-
-    def __getitem__(self, key: str) -> Any:
-        return self.fields[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        value = self.fields.get(key)
-        return default if value is None else value
-
-    # Convenience accessors used across analyses. Each is only meaningful for some kinds.
-    def peak_tflops(self, precision: str) -> float:
-        table = self.fields["tflops_dense"]
-        if precision in table and table[precision]:
-            return float(table[precision])
-        raise CatalogError(f"{self.id}: no dense {precision} TFLOPs in the catalog")
-
-    def port_count_at(self, gbit_s: float) -> int:
-        """Ports this switch (or NIC, DPU) offers at ``gbit_s`` (breakout-aware), 0 if that
-        speed is not offered. A NIC without ``ports_by_gbit_s`` offers its ``ports`` at
-        ``port_gbit_s`` only."""
-        for speed, count in self.port_modes().items():
-            if abs(float(speed) - gbit_s) < 1e-6:
-                return int(count)
-        return 0
-
-    @property
-    def native_port_gbit_s(self) -> float:
-        """Fastest port speed of a switch or NIC (its native radix speed)."""
-        return max(float(s) for s in self.port_modes())
-
-    def port_modes(self) -> Mapping[str, int]:
-        """Port speed (Gb/s, as written) -> ports, for every mode of a switch or NIC."""
-        modes = self.fields.get("ports_by_gbit_s")
-        if modes:
-            return modes
-        if self.fields.get("port_gbit_s") and self.fields.get("ports"):
-            return {str(self.fields["port_gbit_s"]): self.fields["ports"]}
-        return {}
-
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "id": self.id,
-            "kind": self.kind,
-            "vendor": self.vendor,
-            "name": self.name,
-        }
-        out.update({k: v for k, v in self.fields.items() if v is not None})
-        out["source"] = self.source
-        out["confidence"] = self.confidence
-        return out
-
-
 class Catalog:
     """All component specs by id. Immutable after construction.
 
@@ -328,10 +266,10 @@ class Catalog:
             "dpu": ("dpu", "nic"),
         }
         for spec in self._specs.values():
-            if spec.kind not in COMPUTE_KINDS:
+            if not isinstance(spec, NodeSpec):
                 continue
             for key, kinds in refs.items():
-                ref = spec.fields.get(key)
+                ref = {"accelerator": spec.accelerator, "nic": spec.nic, "dpu": spec.dpu}[key]
                 if ref is None:
                     continue
                 target = self._specs.get(ref)
@@ -340,12 +278,12 @@ class Catalog:
                         f"{spec.origin}: entry {spec.id!r} field {key!r}: "
                         f"unknown {'/'.join(kinds)} id {ref!r}"
                     )
-            for index, item in enumerate(spec.fields.get("scale_up_switches") or []):
-                target = self._specs.get(item["id"])
+            for index, item in enumerate(spec.scale_up_switches):
+                target = self._specs.get(item.id)
                 if target is None or target.kind != "switch":
                     raise CatalogError(
                         f"{spec.origin}: entry {spec.id!r} field 'scale_up_switches[{index}]': "
-                        f"unknown switch id {item['id']!r}"
+                        f"unknown switch id {item.id!r}"
                     )
 
 
@@ -427,8 +365,7 @@ def parse_entry(raw: Any, origin: str, index: int) -> ComponentSpec:
         if problem:
             raise CatalogError(f"{origin}: {label} field {problem[0]!r}: {problem[1]}")
     _check_kind_rules(values, origin, f"entry {values['id']!r}")
-    common = {k: values.pop(k) for k in ("id", "kind", "vendor", "name", "source", "confidence")}
-    return ComponentSpec(fields=values, origin=origin, **common)
+    return build_spec(values, origin)
 
 
 def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
@@ -612,26 +549,22 @@ def _with_price_overrides(builtin: list[ComponentSpec],
     return [*merged, *rest]
 
 
-# Fields a user copy of a built-in entry may leave out: user catalogs written before entries
-# carried a release year and status restate the price without them, and must keep loading.
-_RELEASE_FIELDS = ("year", "status")
-
-
 def _with_release_of(builtin: ComponentSpec, user: ComponentSpec) -> ComponentSpec:
-    """``user`` with the built-in's release year and status where the user left them out."""
-    missing = {k: builtin.fields.get(k) for k in _RELEASE_FIELDS if user.fields.get(k) is None}
-    return dataclasses.replace(user, fields={**user.fields, **missing}) if missing else user
+    """``user`` with the built-in's release year and status where the user left them out: user
+    catalogs written before entries carried them restate the price without them."""
+    return dataclasses.replace(user, year=builtin.year if user.year is None else user.year,
+                               status=builtin.status if user.status is None else user.status)
 
 
 def _differs_only_in_price(builtin: ComponentSpec, user: ComponentSpec) -> bool:
-    left_out = {k for k in _RELEASE_FIELDS if user.fields.get(k) is None}
+    def spec_without_price(spec: ComponentSpec) -> ComponentSpec:
+        # the price, the file and the release fields the user left out aside
+        return dataclasses.replace(spec, price=None, origin="",
+                                   year=None if user.year is None else spec.year,
+                                   status=None if user.status is None else spec.status)
 
-    def spec_without_price(spec: ComponentSpec) -> tuple:
-        return (spec.kind, spec.vendor, spec.name, spec.source, spec.confidence,
-                {k: v for k, v in spec.fields.items() if k != "price" and k not in left_out})
 
-    return (spec_without_price(builtin) == spec_without_price(user)
-            and builtin.get("price") != user.get("price"))
+    return spec_without_price(builtin) == spec_without_price(user) and builtin.price != user.price
 
 
 _DEFAULT: Catalog | None = None

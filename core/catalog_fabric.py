@@ -74,10 +74,10 @@ def switch_modes(spec) -> tuple[str, ...]:
     """Modes a switch entry can run; an entry without the field (an old user catalog) runs
     static ECMP, or static routing with adaptive routing on InfiniBand (every Quantum switch
     has it)."""
-    modes = spec.get("load_balancing")
+    modes = spec.load_balancing
     if modes:
         return tuple(modes)
-    return ("ecmp", "adaptive") if spec.get("protocol") == "infiniband" else ("ecmp",)
+    return ("ecmp", "adaptive") if spec.protocol == "infiniband" else ("ecmp",)
 
 
 def nic_modes(spec, protocol: str) -> tuple[str, ...] | None:
@@ -85,7 +85,7 @@ def nic_modes(spec, protocol: str) -> tuple[str, ...] | None:
     switches decide alone)."""
     if spec is None:
         return None
-    by_protocol = spec.get("load_balancing_by_protocol")
+    by_protocol = spec.load_balancing_by_protocol
     if not by_protocol or protocol not in by_protocol:
         return None
     return tuple(by_protocol[protocol])

@@ -35,10 +35,10 @@ class CatalogQuery:
         if self.kind is not None and spec.kind != self.kind:
             return False
         # an entry without a year or status cannot be shown to match a filter on it
-        year = spec.get("year")
+        year = spec.year
         if self.since_year is not None and (year is None or year < self.since_year):
             return False
-        if self.status is not None and spec.get("status") != self.status:
+        if self.status is not None and spec.status != self.status:
             return False
         # vendors are written "Broadcom (generic 102.4T box)" or "Sugon / Hygon": a substring,
         # case-insensitive, finds them by the name a user types

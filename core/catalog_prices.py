@@ -3,7 +3,7 @@
 A price is ``{"usd": number > 0, "year": int, "evidence": "list" | "street" | "estimate",
 "source": text, "note": text (optional)}`` for ONE unit of the entry as the catalog defines it
 (a whole DGX system, one switch, one transceiver module, one cable). The cost analysis reads it
-as ``spec.get("price")``; an entry without one is unpriced, never free. The evidence behind the
+as ``spec.price`` (a ``core.catalog_spec.Price``); an entry without one is unpriced, never free. The evidence behind the
 built-in prices is in docs/reference/prices.md.
 """
 

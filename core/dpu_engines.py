@@ -16,7 +16,12 @@ instead be given once for the whole DPU (the entry's ``offload_cores_freed``), n
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+
+if TYPE_CHECKING:
+    from core.catalog_spec import DpuEngine, DpuSpec
+
 
 from core.design_fields import EVIDENCE_TAGS_RE, show
 
@@ -98,22 +103,21 @@ def _number_problem(value: Any, whole: bool, max_number: float, positive: bool) 
     return ""
 
 
-def engine_value(engines: Mapping[str, Any] | None, engine: str, key: str) -> float | None:
-    """One figure of one engine (None when the entry does not give it)."""
-    value = ((engines or {}).get(engine) or {}).get(key)
+def engine_value(engines: Mapping[str, DpuEngine], engine: str,
+                 figure: Callable[[DpuEngine], float | None]) -> float | None:
+    """One figure of one engine, read by ``figure`` (None when the entry does not give it)."""
+    record = engines.get(engine)
+    value = None if record is None else figure(record)
     return None if value is None else float(value)
 
 
-def cores_freed_per_dpu(spec_fields: Mapping[str, Any], used: tuple[str, ...]) -> float | None:
+def cores_freed_per_dpu(dpu: DpuSpec, used: tuple[str, ...]) -> float | None:
     """Host CPU cores one DPU frees with ``used`` engines at work (None when the entry gives
     no figure). A whole-DPU figure counts as soon as the DPU is used at all."""
-    whole = spec_fields.get("offload_cores_freed")
-    if whole is not None:
-        return float(whole) if used else 0.0
-    engines = spec_fields.get("engines") or {}
-    figures = [engines[name]["offload_cores_freed"] for name in engines
-               if "offload_cores_freed" in engines[name]]
-    if not figures:
+    if dpu.offload_cores_freed is not None:
+        return float(dpu.offload_cores_freed) if used else 0.0
+    engines = dpu.engines or {}
+    if all(engine.offload_cores_freed is None for engine in engines.values()):
         return None
-    return float(sum(engines[name].get("offload_cores_freed", 0.0)
+    return float(sum(engines[name].offload_cores_freed or 0.0
                      for name in used if name in engines))

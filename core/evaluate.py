@@ -76,7 +76,8 @@ from core.inventory import Inventory, build_inventory
 from core.jsonable import to_jsonable
 from core.preset_fit import fit_to_design
 from core.site.analysis import SITE_CODES, Placed, SiteResult, analyze_site, place_design
-from core.site.cables import bundle_lengths
+from core.site.bought import bought_at_placed_lengths
+from core.site.failures import with_placed_link_rates
 from core.model import Design
 from core.operations import SetOutOfService
 from core.partitions import Partitions, PartitionView, has_partitions, resolve_partitions, with_shares
@@ -286,10 +287,13 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     flat = flatten(design, catalog)
     topology = analyze_topology(flat, assumptions.network)
     # the floor plan: racks, rows, halls, every cable's length (core/site); the inventory buys
-    # cables and optics for the placed lengths when the project's site asks for it
+    # cables and optics for the placed lengths, and reliability counts failures by their media,
+    # unless the project's site says "cable_lengths": "drawn"
     placed = place_design(design, flat, topology.graph, design.site, assumptions.power)
     inventory, inventory_warnings = build_inventory(_bought_for(flat, design, placed),
                                                     topology.tiers)
+    link_rates = (with_placed_link_rates(assumptions.reliability, inventory, placed.cables)
+                  if _placed_lengths(design) else assumptions.reliability)
     spof_units, spof_paths = single_points_of_failure(flat, topology.tiers)
     fabric = topology.fabric
     structure = plane_structure(design, flat)
@@ -312,14 +316,14 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     reliability = analyze_reliability(
         job_inventory, job_fabric, workload,
         storage.classes["checkpoint_write"].job_gbyte_s or 0.0, spof_paths,
-        assumptions.reliability,
+        link_rates,
         storage_read_gbyte_s=storage.classes["checkpoint_restore"].job_gbyte_s or 0.0,
         checkpoint_tiers=assumptions.storage.checkpoint_tier_list(),
         plane_failover=structure.failover(assumptions.reliability.plane_failover),
     )
     planes = analyze_planes(structure, flat, topology.tiers, bandwidth.per_gpu_scale_out_gbit_s,
                             bandwidth.bisection_tbit_s, latency.max_switch_hops, inventory, fabric,
-                            workload, assumptions.reliability)
+                            workload, link_rates)
     fabric = job_fabric
     performance = None
     bottleneck = None
@@ -359,7 +363,8 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
         bottleneck = explain_inference_bottleneck(served)
     services = serve_services(design, parts, assumptions, topology) if parts is not None else ()
     site = analyze_site(design, flat, topology.graph, design.site, assumptions.power,
-                        _cables_by_family(inventory), placed, topology.tiers, topology.tier_order)
+                        _cables_by_family(inventory), placed, topology.tiers, topology.tier_order,
+                        assumptions.reliability.link_per_1000_days)
 
     warnings: list[Diagnostic] = [*topology.diagnostics, *inventory_warnings,
                                   *bandwidth.diagnostics, *cannot_run]
@@ -387,12 +392,15 @@ def _evaluate(design: Design, catalog: Catalog, workload: Workload | InferenceWo
     )
 
 
+def _placed_lengths(design: Design) -> bool:
+    """Cost, power and reliability follow the placed lengths unless the site says "drawn"."""
+    return design.site is None or design.site.placed_lengths
+
+
 def _bought_for(flat: FlatDesign, design: Design, placed: Placed) -> FlatDesign:
-    """The flattened design the inventory counts: as drawn, or with every bundle at its longest
-    placed cable when the project's site says ``"cable_lengths": "placed"``."""
-    if design.site is None or design.site.cable_lengths != "placed":
-        return flat
-    return replace(flat, length_m=bundle_lengths(placed.cables, len(flat.cables))[1])
+    """The flattened design the inventory counts: every bundle split by the reach its placed
+    runs need (core/site/bought.py), or as drawn when the site says "cable_lengths": "drawn"."""
+    return bought_at_placed_lengths(flat, placed.cables) if _placed_lengths(design) else flat
 
 
 def _placed_latency_us(ev: Evaluation) -> float | None:
@@ -410,7 +418,7 @@ def _cables_by_family(inventory: Inventory) -> dict[str, int]:
     """Cables bought per drawn medium ("copper", "fiber"): what the site shares over its media."""
     out: dict[str, int] = {}
     for item in inventory.by_role("cable"):
-        medium = str(item.spec.get("medium", "fiber"))
+        medium = str(item.spec.medium)
         out[medium] = out.get(medium, 0) + item.count
     return out
 

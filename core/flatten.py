@@ -136,7 +136,7 @@ class FlatDesign:
     def gpus_per_group_unit(self) -> np.ndarray:
         """GPUs in one unit of every group (0 outside compute nodes)."""
         return self.per_group(
-            lambda spec: int(spec["accelerators"]) if spec.kind in COMPUTE_KINDS else 0,
+            lambda spec: int(spec.accelerators) if spec.kind in COMPUTE_KINDS else 0,
             dtype=np.int64)
 
     @cached_property

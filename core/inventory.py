@@ -9,17 +9,18 @@ inside the server's power budget; do not count it twice").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from core.catalog import ComponentSpec
+from core.catalog_spec import NodeSpec, SwitchSpec
 from core.flatten import Codes, runs
 from core.optics import FIBER_TYPES, EndOption, choose_cable, end_options, pick_fiber
 from core.port_modes import breakout_words, links_per_port
 
 # An end whose cage the catalog does not describe: modules by link speed alone.
-_NO_CAGE = ComponentSpec("", "storage", "", "", "", "", {})
+_NO_CAGE = ComponentSpec(id="", kind="storage", vendor="", name="", source="", confidence="")
 
 # Roles an item can play. Switch roles follow the scale-out tier names of the evaluation JSON.
 ROLES = (
@@ -52,11 +53,10 @@ class InventoryItem:
     # entry's), one of core/cooling.py's types. Other kinds: "" (only compute racks are cooled).
     cooling: str = ""
 
-    def value(self, key: str, default: float | None = None) -> float | None:
-        """An override if the user set one, else the catalog value, else ``default``."""
-        if key in self.overrides:
-            return self.overrides[key]
-        return self.spec.get(key, default)
+    def value(self, key: str, catalog_value: Any) -> Any:
+        """The user's override of the catalog field ``key`` if they set one (project files
+        name overrides by field), else ``catalog_value``: the spec's own field."""
+        return self.overrides.get(key, catalog_value)
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,8 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
 
     catalog = flat.catalog
     n = len(flat.multiplicity)
-    slots = 4 + max((len(spec.get("scale_up_switches") or []) for spec in flat.specs), default=0)
+    slots = 4 + max((len(spec.scale_up_switches) for spec in flat.specs if isinstance(spec, NodeSpec)),
+                    default=0)
     if not n:
         return slots
     # Role of every group: compute, the switch tier, or the catalog kind.
@@ -176,18 +177,18 @@ def _count_nodes(flat, tiers: Mapping[int, str], tally: _Tally) -> int:
         if spec.kind in COMPUTE_KINDS:
             tally.add(spec, "compute", True, node.overrides, total, position, groups,
                       cooling=cooling[i])
-            tally.add(catalog.get(spec["accelerator"]), "accelerator", False, {},
-                      total * int(spec["accelerators"]), position + 1, groups)
-            if spec.get("nic") and spec.get("nics"):
-                tally.add(catalog.get(spec["nic"]), "nic", False, {}, total * int(spec["nics"]),
+            tally.add(catalog.get(spec.accelerator), "accelerator", False, {},
+                      total * int(spec.accelerators), position + 1, groups)
+            if spec.nic and spec.nics:
+                tally.add(catalog.get(spec.nic), "nic", False, {}, total * int(spec.nics),
                           position + 2, groups)
-            dpus = int(node.overrides.get("dpus", spec.get("dpus") or 0))  # a node may override
-            if spec.get("dpu") and dpus:
-                tally.add(catalog.get(spec["dpu"]), "dpu", False, {}, total * dpus,
+            dpus = int(node.overrides.get("dpus", spec.dpus))  # a node may override
+            if spec.dpu and dpus:
+                tally.add(catalog.get(spec.dpu), "dpu", False, {}, total * dpus,
                           position + 3, groups)
-            for m, item in enumerate(spec.get("scale_up_switches") or []):
-                tally.add(catalog.get(item["id"]), "scale-up", False, {},
-                          total * int(item["count"]), position + 4 + m, groups)
+            for m, item in enumerate(spec.scale_up_switches):
+                tally.add(catalog.get(item.id), "scale-up", False, {},
+                          total * int(item.count), position + 4 + m, groups)
         else:
             tally.add(spec, role[i], True, node.overrides, total, position, groups)
     return slots
@@ -255,7 +256,7 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
                 if cable not in chosen:
                     chosen.append(cable)
                 item[r] = chosen.index(cable)
-            if cable is None or float(cable["reach_m"]) < length:
+            if cable is None or float(cable.reach_m) < length:
                 kind = f"{medium} cable" if f == 1 else f"1:{f} {medium} splitter cable"
                 for k in np.flatnonzero(on)[inverse == r].tolist():
                     paths, ends = where(k)
@@ -263,7 +264,7 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
                         "NO_CABLE", f"no {kind} in the catalog for {paths}", ends)
                         if cable is None else Diagnostic(
                         "LINK_TOO_LONG",
-                        f"{paths}: {length:g} m exceeds the {cable['reach_m']:g} m reach of "
+                        f"{paths}: {length:g} m exceeds the {cable.reach_m:g} m reach of "
                         f"{cable.id}", ends)))
         per_bundle = np.full(len(cables), -1, dtype=np.int64)
         per_bundle[on] = item[inverse]
@@ -279,9 +280,9 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
     splitter = [pick_cables(fanout_a > 1, fanout_a), pick_cables(fanout_b > 1, fanout_b)]
     carried = [np.where(both, -(-cables // 2), cables), np.where(both, cables // 2, cables)]
     _tally_held(flat, tally, "cable", chosen, [(item, np.ones(len(cables))) for item in splitter],
-                np.array([int(c.get("fanout", 1)) for c in chosen], dtype=np.int64),
+                np.array([int(c.fanout) for c in chosen], dtype=np.int64),
                 first_position, sides=(0, 0), links=carried, words=(words, phrases),
-                word=lambda spec, w: f"{int(spec.get('fanout', 1))}-way splitter: {w}")
+                word=lambda spec, w: f"{int(spec.fanout)}-way splitter: {w}")
 
     # Optics: both ends of every fiber bundle, by the module each end's port calls for.
     fiber = flat.bundles_of_medium("fiber")
@@ -292,7 +293,7 @@ def _count_links(flat, tally: _Tally, first_position: int) -> list:
             "NO_TRANSCEIVER",
             f"no {float(flat.speed_gbit_s[k]):g} Gb/s transceiver in the catalog for {paths}",
             ends)))
-    lanes = np.array([int(m["lanes"]) for m in modules], dtype=np.int64)
+    lanes = np.array([int(m.lanes) for m in modules], dtype=np.int64)
     _tally_held(flat, tally, "transceiver", modules,
                 [(module, 1.0 / fanout) for module, fanout in sides], lanes, first_position,
                 sides=(1, 2), by_power=True, words=(words, phrases),
@@ -335,8 +336,8 @@ def _link_ends(flat, split: np.ndarray, modules: list[ComponentSpec], problems: 
         keys.append(((row * len(speeds) + flat.speed_code) * len(lengths) + flat.length_code) * 2
                     + scale_out)
     fiber_code = np.zeros(n, dtype=np.int64)
-    co_packaged = np.array([bool(spec.get("co_packaged_optics")) for spec in flat.specs],
-                           dtype=bool)
+    co_packaged = np.array([isinstance(spec, SwitchSpec) and spec.co_packaged_optics
+                            for spec in flat.specs], dtype=bool)
     for k in np.flatnonzero(~fiber & (co_packaged[flat.spec_row[flat.bundle_a]]
                                       | co_packaged[flat.spec_row[flat.bundle_b]])).tolist():
         paths, ends = where(k)

@@ -40,6 +40,7 @@ import math
 import operator
 from typing import Any, Callable
 
+from core.catalog_spec import NodeSpec
 from core.design_fields import check, overrides_rule, show
 from core.errors import DesignError, DesignTooLargeError
 
@@ -141,8 +142,8 @@ def check_design_size(design: Any, catalog: Any = None) -> None:
         if catalog is not None and nodes:
             ids = list(map(_CATALOG_ID, nodes))
             for catalog_id in set(ids).difference(per_unit):
-                per_unit[catalog_id] = (catalog.get(catalog_id).get("accelerators", 0)
-                                        if catalog_id in catalog else 0)
+                spec = catalog.get(catalog_id) if catalog_id in catalog else None
+                per_unit[catalog_id] = spec.accelerators if isinstance(spec, NodeSpec) else 0
             add("accelerators", instances, list(map(operator.mul, counts, map(per_unit.__getitem__, ids))),
                 lambda i: prefix + nodes[i].id, lambda i: (prefix, None, nodes[i].id))
     for kind, what, limit in (("accelerators", "accelerators", MAX_ACCELERATORS),

@@ -34,7 +34,7 @@ MULTIMODE, SINGLE_MODE = FIBER_TYPES = FIBER_KINDS  # the preference order: mult
 
 def fiber_types(spec: ComponentSpec) -> tuple[str, ...]:
     """The fibre types a module or cable takes (both when its entry does not say)."""
-    kind = spec.get("fiber")
+    kind = spec.fiber
     return FIBER_TYPES if kind is None else (kind,)
 
 
@@ -51,11 +51,11 @@ class EndOption:
 def _pick(candidates: list[tuple[ComponentSpec, int]], length_m: float) -> EndOption | None:
     """The fewest splits, then the shortest reach covering ``length_m``; else the longest
     reach (counted, marked as not reaching: the run's cable then reports LINK_TOO_LONG)."""
-    fitting = [c for c in candidates if float(c[0]["reach_m"]) >= length_m]
+    fitting = [c for c in candidates if float(c[0].reach_m) >= length_m]
     if fitting:
-        return EndOption(*min(fitting, key=lambda c: (c[1], float(c[0]["reach_m"]), c[0].id)))
+        return EndOption(*min(fitting, key=lambda c: (c[1], float(c[0].reach_m), c[0].id)))
     if candidates:
-        module, fanout = max(candidates, key=lambda c: (float(c[0]["reach_m"]), -c[1], c[0].id))
+        module, fanout = max(candidates, key=lambda c: (float(c[0].reach_m), -c[1], c[0].id))
         return EndOption(module, fanout, reaches=False)
     return None
 
@@ -70,11 +70,11 @@ def _cage_candidates(catalog, cage_gbit_s: float, speed_gbit_s: float, max_fanou
     if speed_gbit_s <= 0:  # a link forced past the model's checks to 0 Gb/s takes no module
         return out
     for module in catalog.by_kind("transceiver"):
-        if abs(float(module["gbit_s"]) - cage_gbit_s) > 1e-6:
+        if abs(float(module.gbit_s) - cage_gbit_s) > 1e-6:
             continue
-        if module_ports is not None and int(module["lanes"]) != module_ports:
+        if module_ports is not None and int(module.lanes) != module_ports:
             continue
-        port_gbit_s = float(module["gbit_s"]) / int(module["lanes"])
+        port_gbit_s = float(module.gbit_s) / int(module.lanes)
         fanout = round(port_gbit_s / speed_gbit_s)
         if 1 <= fanout <= max_fanout and abs(fanout * speed_gbit_s - port_gbit_s) < 1e-6:
             out.append((module, fanout))
@@ -85,8 +85,8 @@ def _speed_candidates(catalog, speed_gbit_s: float):
     """Modules by link speed alone, for ends whose cage the catalog does not describe (storage
     and appliances): a twin-port module of 2 x speed or a single-port one, straight."""
     return [(m, 1) for m in catalog.by_kind("transceiver")
-            if (int(m["lanes"]) == 2 and abs(float(m["gbit_s"]) - 2 * speed_gbit_s) < 1e-6)
-            or (int(m["lanes"]) == 1 and abs(float(m["gbit_s"]) - speed_gbit_s) < 1e-6)]
+            if (int(m.lanes) == 2 and abs(float(m.gbit_s) - 2 * speed_gbit_s) < 1e-6)
+            or (int(m.lanes) == 1 and abs(float(m.gbit_s) - speed_gbit_s) < 1e-6)]
 
 
 def _by_type(candidates, length_m: float, prefer_twin: bool = False) -> dict[str, EndOption]:
@@ -94,7 +94,7 @@ def _by_type(candidates, length_m: float, prefer_twin: bool = False) -> dict[str
     for kind in FIBER_TYPES:
         of_kind = [c for c in candidates if kind in fiber_types(c[0])]
         if prefer_twin:  # a twin-port module when one reaches (two ports per cage)
-            twins = [c for c in of_kind if int(c[0]["lanes"]) == 2]
+            twins = [c for c in of_kind if int(c[0].lanes) == 2]
             twin = _pick(twins, length_m)
             of_kind = twins if twin is not None and twin.reaches else of_kind
         picked = _pick(of_kind, length_m)
@@ -110,14 +110,14 @@ def end_options(catalog, spec: ComponentSpec, scale_out: bool, speed_gbit_s: flo
     the link is on a compute node's NICs. Empty: no module in the catalog fits."""
     if spec.kind == "switch":
         split = links_per_port(spec, speed_gbit_s)
-        if spec.get("co_packaged_optics"):
+        if spec.co_packaged_optics:
             return {SINGLE_MODE: EndOption(None, max(1, split))}
-        cage = spec.native_port_gbit_s * int(spec.get("ports_per_cage", 2))
+        cage = spec.native_port_gbit_s * int(spec.ports_per_cage)
         return _by_type(_cage_candidates(catalog, cage, speed_gbit_s, max(1, split)), length_m)
-    nic = catalog.get(spec["nic"]) if (spec.kind in COMPUTE_KINDS and scale_out and spec.get("nic")
-                                       and spec["nic"] in catalog) else None
+    nic = catalog.get(spec.nic) if (spec.kind in COMPUTE_KINDS and scale_out and spec.nic
+                                    and spec.nic in catalog) else None
     if nic is not None:
-        per_cage = int(spec.get("nic_ports_per_cage", 1))
+        per_cage = int(spec.nic_ports_per_cage)
         split = max(1, links_per_port(nic, speed_gbit_s))
         return _by_type(_cage_candidates(catalog, nic.native_port_gbit_s * per_cage,
                                          speed_gbit_s, split, per_cage), length_m)
@@ -138,11 +138,11 @@ def choose_cable(catalog, medium: str, length_m: float, fanout: int = 1,
     """The cable for a run: straight (``fanout`` 1) or a splitter fanning out to ``fanout``,
     of fibre type ``fiber`` when given; the shortest that reaches, else the longest."""
     candidates = [c for c in catalog.by_kind("cable")
-                  if c["medium"] == medium and int(c.get("fanout", 1)) == fanout
+                  if c.medium == medium and int(c.fanout) == fanout
                   and (fiber is None or medium != "fiber" or fiber in fiber_types(c))]
     if not candidates:
         return None
-    fitting = [c for c in candidates if float(c["reach_m"]) >= length_m]
+    fitting = [c for c in candidates if float(c.reach_m) >= length_m]
     if fitting:
-        return min(fitting, key=lambda c: float(c["reach_m"]))
-    return max(candidates, key=lambda c: float(c["reach_m"]))
+        return min(fitting, key=lambda c: float(c.reach_m))
+    return max(candidates, key=lambda c: float(c.reach_m))

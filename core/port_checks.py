@@ -22,7 +22,7 @@ def _port_device(spec: ComponentSpec, catalog, link_class: str) -> ComponentSpec
     if spec.kind in COMPUTE_KINDS:
         if link_class == "scale-up":
             return None
-        device_id = spec.get("nic" if link_class == "scale-out" else "dpu")
+        device_id = spec.nic if link_class == "scale-out" else spec.dpu
         return catalog.get(device_id) if device_id in catalog else None
     return spec
 
@@ -47,14 +47,13 @@ def _node_ports(spec: ComponentSpec, catalog, link_class: str) -> tuple[int, flo
     """
     if spec.kind in COMPUTE_KINDS:
         if link_class == "scale-up":
-            return int(spec.get("scale_up_ports") or 0), float(spec.get("scale_up_port_gbit_s") or 0)
-        field_id, field_n = ("nic", "nics") if link_class == "scale-out" else ("dpu", "dpus")
-        device_id = spec.get(field_id)
-        if device_id not in catalog or not spec.get(field_n):
+            return int(spec.scale_up_ports or 0), float(spec.scale_up_port_gbit_s or 0)
+        device_id, devices = (spec.nic, spec.nics) if link_class == "scale-out" else (spec.dpu, spec.dpus)
+        if device_id not in catalog or not devices:
             return 0, 0.0
         device = catalog.get(device_id)
-        return int(spec[field_n]) * int(device["ports"]), float(device["port_gbit_s"])
-    return int(spec["ports"]), float(spec["port_gbit_s"])
+        return int(devices) * int(device.ports), float(device.port_gbit_s)
+    return int(spec.ports), float(spec.port_gbit_s)
 
 
 _LINK_CLASSES = ("scale-out", "scale-up", "other")
@@ -197,7 +196,7 @@ def _unsupported_speed(flat: FlatDesign, group: int, spec: ComponentSpec, speed:
     path = flat.paths[group]
     named = [f"{flat.paths[flat.bundle_a[k]]} - {flat.paths[flat.bundle_b[k]]}" for k in bundles]
     links = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
-    offered = ", ".join(f"{count} x {float(s):g}G" for s, count in spec["ports_by_gbit_s"].items())
+    offered = ", ".join(f"{count} x {float(s):g}G" for s, count in spec.ports_by_gbit_s.items())
     ends = dict.fromkeys([path, *(flat.paths[e] for k in bundles
                                   for e in (flat.bundle_a[k], flat.bundle_b[k]))])
     return Diagnostic(

@@ -64,9 +64,10 @@ _FIGURES = {
     "in_rack_extra_m": 0.5,  # a cable inside one rack: its height difference plus this (E)
 }
 # Which length the inventory buys cables and optics for (and so cost and power price and power
-# them at): each link's drawn ``length_m`` (the default: projects evaluate as before the floor
-# plan), or the longest placed cable of its bundle.
-CABLE_LENGTHS = ("drawn", "placed")
+# them at, and reliability counts their media's failures at): the longest placed cable of each
+# bundle (the default since the floor plan's lengths were wired in, issue 26), or each link's
+# drawn ``length_m`` (``"drawn"``: the figures as before the floor plan).
+CABLE_LENGTHS = ("placed", "drawn")
 _INTEGERS = {"racks_per_row", "rows_per_hall", "rack_height_u"}
 
 
@@ -88,7 +89,12 @@ class SiteSpec:
     slack_fraction: float = _FIGURES["slack_fraction"]
     service_loop_m: float = _FIGURES["service_loop_m"]
     in_rack_extra_m: float = _FIGURES["in_rack_extra_m"]
-    cable_lengths: str = "drawn"
+    cable_lengths: str = "placed"
+
+    @property
+    def placed_lengths(self) -> bool:
+        """True when cost, power and reliability follow the placed cable lengths (the default)."""
+        return self.cable_lengths == "placed"
 
     @property
     def drawn(self) -> bool:
@@ -133,7 +139,7 @@ def site_from_dict(raw: Any, path: str = "$.site") -> SiteSpec:
     if unknown:
         _fail(f"{path}.{unknown[0]}", "unknown key (expected halls, racks, cable_lengths or one of "
               + ", ".join(_FIGURES) + ")")
-    lengths = raw.get("cable_lengths", "drawn")
+    lengths = raw.get("cable_lengths", "placed")
     if lengths not in CABLE_LENGTHS:
         _fail(f"{path}.cable_lengths", f"expected one of {', '.join(CABLE_LENGTHS)}, got {lengths!r}")
     values: dict[str, Any] = {}

@@ -47,8 +47,8 @@ def fabric_facts(flat: FlatDesign, ranks: np.ndarray, step: np.ndarray, lo: np.n
     switch = (flat.kind == "switch") & (ranks >= 1)
     units = np.bincount(ranks[switch], weights=flat.multiplicity[switch].astype(float),
                         minlength=max_rank + 1)
-    nic = catalog.get(server["nic"]) if server.get("nic") and server["nic"] in catalog else None
-    nic_speed = float(nic["port_gbit_s"]) if nic is not None else float(
+    nic = catalog.get(server.nic) if server.nic and server.nic in catalog else None
+    nic_speed = float(nic.port_gbit_s) if nic is not None else float(
         np.max(flat.speed_gbit_s[step & (lo == 0)], initial=0.0))
     paths, sources, behind, speeds = [], [], [], []
     carried = 1.0
@@ -67,7 +67,7 @@ def fabric_facts(flat: FlatDesign, ranks: np.ndarray, step: np.ndarray, lo: np.n
     switch_specs = [flat.specs[row] for row in np.unique(flat.spec_row[switch]).tolist()]
     leaf_specs = [flat.specs[row] for row in
                   np.unique(flat.spec_row[switch & (ranks == 1)]).tolist()]
-    protocol = switch_specs[0].get("protocol", "") if switch_specs else ""
+    protocol = switch_specs[0].protocol if switch_specs else ""
     shared = set(LOAD_BALANCING_MODES)
     for spec in switch_specs:
         shared &= set(switch_modes(spec))
@@ -85,7 +85,7 @@ def fabric_facts(flat: FlatDesign, ranks: np.ndarray, step: np.ndarray, lo: np.n
                 "LOAD_BALANCING_UNSUPPORTED",
                 f"network.load_balancing {mode!r} is not supported by the switches and NICs "
                 f"(they support {', '.join(available)}): evaluated as a what-if", ()))
-    flows = [spec.get("flow_control") or ("credit" if spec.get("protocol") == "infiniband" else "pfc")
+    flows = [spec.flow_control or ("credit" if spec.protocol == "infiniband" else "pfc")
              for spec in switch_specs]
     if a.flow_control != "auto":
         flow_control = a.flow_control
@@ -98,10 +98,10 @@ def fabric_facts(flat: FlatDesign, ranks: np.ndarray, step: np.ndarray, lo: np.n
     per_port = []
     for spec in leaf_specs:
         ports = spec.port_count_at(nic_speed) or max(spec.port_modes().values(), default=1)
-        per_port.append(float(spec.get("buffer_mb") or a.unknown_buffer_mb) / max(1, ports))
+        per_port.append(float(spec.buffer_mb or a.unknown_buffer_mb) / max(1, ports))
     return FabricFacts(
         mode=mode, modes_available=available, flow_control=flow_control,
-        selective_retransmit=bool(nic.get("selective_retransmit")) if nic is not None else False,
+        selective_retransmit=bool(nic.selective_retransmit) if nic is not None else False,
         leaf_buffer_mb_per_port=min(per_port, default=a.unknown_buffer_mb / 64.0),
         nic_gbyte_s=nic_speed / 8.0, paths=tuple(paths), sources=tuple(sources),
         flows_per_source=tuple(behind), uplink_gbit_s=tuple(speeds),

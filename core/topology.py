@@ -19,6 +19,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from core.catalog import COMPUTE_KINDS, ComponentSpec
+from core.catalog_spec import SwitchSpec
 from core.catalog_fabric import FLOW_CONTROLS, LOAD_BALANCING_MODES
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView, NetworkLevel, TierBehaviour
@@ -115,8 +116,18 @@ class Topology:
         return self.flat.gpus
 
 
+def _switch_latency_ns(spec: ComponentSpec) -> float:
+    """A switch's port-to-port latency; 0 for any other kind of node."""
+    return float(spec.latency_ns) if isinstance(spec, SwitchSpec) else 0.0
+
+
+def _reduces_in_network(spec: ComponentSpec) -> bool:
+    return isinstance(spec, SwitchSpec) and spec.in_network_reduction
+
+
 def _is_scale_out_switch(spec: ComponentSpec) -> bool:
-    return spec.kind == "switch" and spec["role"] == "scale-out"
+
+    return spec.kind == "switch" and spec.role == "scale-out"
 
 
 def _hops_from_compute(flat: FlatDesign, bundle_mask: np.ndarray, through: np.ndarray) -> np.ndarray:
@@ -161,7 +172,7 @@ def assign_tiers(flat: FlatDesign) -> dict[int, str]:
     storage_touch[flat.bundle_b[other]] = True
     depth = _hops_from_compute(flat, flat.bundles_of_kind("scale-out"),
                                flat.per_group(_is_scale_out_switch, dtype=bool))
-    role = flat.per_group(lambda spec: spec.get("role") if spec.kind == "switch" else None,
+    role = flat.per_group(lambda spec: spec.role if spec.kind == "switch" else None,
                           dtype=object)
     tiers: dict[int, str] = {}
     for i in np.flatnonzero(flat.kind == "switch").tolist():
@@ -384,8 +395,8 @@ def _drawn_scale_up(flat: FlatDesign, graph: UnitGraph, gpu_weight: np.ndarray,
         return ()
     edge_mask = bundles[graph.edge_bundle]
     cable_ns = _cable_ns(flat)
-    latency_ns = flat.per_group(lambda spec: float(spec.get("latency_ns", 0.0)))
-    reduction = flat.per_group(lambda spec: bool(spec.get("in_network_reduction")), dtype=bool)
+    latency_ns = flat.per_group(_switch_latency_ns)
+    reduction = flat.per_group(_reduces_in_network, dtype=bool)
     out: list[DrawnScaleUp] = []
     below_ns = cables_ns = 0.0
     narrowest = math.inf
@@ -422,19 +433,19 @@ def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
     compute = np.flatnonzero(flat.is_compute)
     server = _main_server(flat)
     catalog = flat.catalog
-    accelerator = catalog.get(server["accelerator"])
+    accelerator = catalog.get(server.accelerator)
     gpus = flat.gpus
-    line = float(accelerator["scale_up_gbyte_s_per_dir"])
-    effective = float(accelerator.get("scale_up_effective_gbyte_s") or line * a.scale_up_efficiency)
+    line = float(accelerator.scale_up_gbyte_s_per_dir)
+    effective = float(accelerator.scale_up_effective_gbyte_s or line * a.scale_up_efficiency)
     scale_up_domain = int(flat.per_group(
-        lambda spec: int(spec["scale_up_domain"]) if spec.kind in COMPUTE_KINDS else 0,
+        lambda spec: int(spec.scale_up_domain) if spec.kind in COMPUTE_KINDS else 0,
         dtype=np.int64)[compute].min())
     if scale_up_domain <= 1:
         line = effective = 0.0
     # NVLS-style in-switch reduction exists when the node's scale-up switches offer it.
     reduction = any(
-        bool(catalog.get(item["id"]).get("in_network_reduction"))
-        for item in server.get("scale_up_switches") or []
+        bool(catalog.get(item.id).in_network_reduction)
+        for item in server.scale_up_switches
     )
     nvls = a.in_network_reduction in ("nvls", "both", "auto")
     sharp = a.in_network_reduction in ("sharp", "both", "auto")
@@ -442,8 +453,8 @@ def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
                            reduction, in_network_gbyte_s=line * a.nvls_efficiency if reduction and nvls else 0.0)]
     # Drawn tiers: the GPU's own scale-up rate, or less when the drawing gives each GPU fewer
     # scale-up cables than it has links; a tier that joins no more GPUs adds no level.
-    accel_line = float(accelerator["scale_up_gbyte_s_per_dir"])
-    ratio = float(accelerator.get("scale_up_effective_gbyte_s") or
+    accel_line = float(accelerator.scale_up_gbyte_s_per_dir)
+    ratio = float(accelerator.scale_up_effective_gbyte_s or
                   accel_line * a.scale_up_efficiency) / accel_line
     for n, tier in enumerate(drawn, start=1):
         if tier.domain_gpus <= levels[-1].domain_gpus:
@@ -458,13 +469,13 @@ def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
         levels = [level] if levels[-1].domain_gpus <= 1 else levels + [level]
     scale_up_levels = len(levels)
     nic_ratio = a.nic_efficiency
-    if server.get("nic") and server.get("nic") in catalog:
-        nic = catalog.get(server["nic"])
-        measured = nic.get("effective_gbyte_s")
+    if server.nic and server.nic in catalog:
+        nic = catalog.get(server.nic)
+        measured = nic.effective_gbyte_s
         if measured:
-            nic_ratio = float(measured) / (float(nic["port_gbit_s"]) / 8.0)
-    latency_ns = flat.per_group(lambda spec: float(spec.get("latency_ns", 0.0)))
-    reduction_of = flat.per_group(lambda spec: bool(spec.get("in_network_reduction")), dtype=bool)
+            nic_ratio = float(measured) / (float(nic.port_gbit_s) / 8.0)
+    latency_ns = flat.per_group(_switch_latency_ns)
+    reduction_of = flat.per_group(_reduces_in_network, dtype=bool)
     scale_out = flat.bundles_of_kind("scale-out")
     # rank of the lower end of every bundle, unranked ends (compute, storage...) counting as 0
     ranked = np.maximum(ranks, 0)
@@ -493,7 +504,7 @@ def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
                 facts.flows_per_source[below] if below >= 0 else 1.0,
                 (facts.uplink_gbit_s[below] / 8.0 / facts.nic_gbyte_s
                  if below >= 0 and facts.nic_gbyte_s > 0 else 1.0),
-                levels[-1].domain_gpus, domain, int(server["accelerators"]),
+                levels[-1].domain_gpus, domain, int(server.accelerators),
                 facts.flow_control, facts.selective_retransmit, facts.leaf_buffer_mb_per_port,
                 facts.nic_gbyte_s, 2.0 * latency_us, a.qps_per_connection, a.channels_per_nic,
                 a.alltoall_peers_in_flight, a.flowlet_splits, a.pfc_hol_efficiency,
@@ -512,7 +523,7 @@ def _fabric_view(flat: FlatDesign, tier_names: np.ndarray, ranks: np.ndarray,
         # GPUs the fabric cannot reach: an outer level with no bandwidth, so jobs that need them
         # show as impossible instead of silently using a faster level.
         levels.append(NetworkLevel("unconnected", gpus, 0.0, 0.0, levels[-1].latency_us, 0))
-    gpus_per_server = int(server["accelerators"])
+    gpus_per_server = int(server.accelerators)
     return FabricView(gpus, accelerator, gpus_per_server, tuple(levels), scale_up_levels,
                       rails if rails > 1 else 0)
 

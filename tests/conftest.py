@@ -31,13 +31,13 @@ def with_prices():
     from core.catalog import Catalog
 
     def build(catalog, prices):
+        from core.catalog_spec import Price
+
         specs = []
         for spec in catalog:
-            fields = {k: v for k, v in spec.fields.items() if k != "price"}
-            if spec.id in prices:
-                fields["price"] = {"usd": prices[spec.id], "year": 2024, "evidence": "estimate",
-                                   "source": "tests"}
-            specs.append(dataclasses.replace(spec, fields=fields))
+            price = (Price(usd=prices[spec.id], year=2024, evidence="estimate", source="tests")
+                     if spec.id in prices else None)
+            specs.append(dataclasses.replace(spec, price=price))
         return Catalog(specs)
     return build
 

@@ -19,14 +19,12 @@ from core.catalog import Catalog, default_catalog
 def plane_catalog() -> Catalog:
     base = default_catalog()
     nic = base.get("ConnectX-7")
-    nic800 = replace(nic, id="TEST-NIC-800", fields={
-        **nic.fields, "port_gbit_s": 800, "ports": 1,
-        "ports_by_gbit_s": {"800": 1, "400": 2, "200": 4}})
+    nic800 = replace(nic, id="TEST-NIC-800", port_gbit_s=800, ports=1,
+                     ports_by_gbit_s={"800": 1, "400": 2, "200": 4})
     server = base.get("DGX-B200")
-    server800 = replace(server, id="TEST-SERVER-8x800",
-                        fields={**server.fields, "nic": "TEST-NIC-800"})
+    server800 = replace(server, id="TEST-SERVER-8x800", nic="TEST-NIC-800")
     switch = base.get("TH5")
-    switch102 = replace(switch, id="TEST-SWITCH-102T", fields={
-        **switch.fields, "ports_by_gbit_s": {"1600": 64, "800": 128, "400": 256, "200": 512},
-        "capacity_tbit_s": 102.4})
+    switch102 = replace(switch, id="TEST-SWITCH-102T",
+                        ports_by_gbit_s={"1600": 64, "800": 128, "400": 256, "200": 512},
+                        capacity_tbit_s=102.4)
     return Catalog([*base, nic800, server800, switch102])

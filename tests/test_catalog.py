@@ -5,6 +5,7 @@ Spec numbers are checked against /work/shared/reference/ (cited per assertion).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -12,14 +13,18 @@ from pathlib import Path
 import pytest
 
 from core.catalog import (
+    _COMMON,
     BUILTIN_CATALOG_DIR,
     COMPUTE_KINDS,
+    FIELDS,
     KINDS,
     Catalog,
     load_catalog,
     load_catalog_file,
+    parse_entry,
 )
 from core.errors import CatalogError, DesignError
+from core.catalog_spec import SPEC_CLASSES, ScaleUpSwitchSlot
 
 REQUIRED_IDS = {
     "accelerator": [
@@ -70,19 +75,36 @@ def test_every_kind_is_represented(catalog):
     assert {spec.kind for spec in catalog} == set(KINDS)
 
 
+def test_every_kind_loads_as_a_typed_spec_with_exactly_its_schema_fields(catalog):
+    # analyses read attributes, so a field the schema accepts must be an attribute of its
+    # kind's class (and nothing else may be), and no entry can be read by a string key
+    for kind in KINDS:
+        declared = {f.name for f in dataclasses.fields(SPEC_CLASSES[kind])} - {"origin"}
+        assert declared == set(_COMMON) | set(FIELDS[kind]), kind
+    for spec in catalog:
+        assert type(spec) is SPEC_CLASSES[spec.kind], spec.id
+        assert not hasattr(spec, "get") and not hasattr(spec, "__getitem__"), spec.id
+
+
+def test_every_entry_round_trips_through_its_json(catalog):
+    # `catalog --format json` writes what a user copies into their own catalog
+    for spec in catalog:
+        assert parse_entry(spec.to_json(), spec.origin, 0) == spec, spec.id
+
+
 def test_every_entry_has_source_and_confidence(catalog):
     for spec in catalog:
         assert spec.source.strip(), spec.id
         assert CONFIDENCE_RE.match(spec.confidence), (spec.id, spec.confidence)
         assert spec.name.strip() and spec.vendor.strip(), spec.id
-        if spec.get("failure_rate_per_1000_days") is not None:
-            assert spec.get("failure_rate_source", "").strip(), spec.id
+        if spec.failure_rate_per_1000_days is not None:
+            assert spec.failure_rate_source.strip(), spec.id
 
 
 def test_estimates_are_labelled(catalog):
     # Entries whose notes call a field an estimate must carry an E in their tag.
     for spec in catalog:
-        notes = spec.get("notes", "")
+        notes = spec.notes
         if re.search(r"\bis E\b|\bare E\b|ESTIMATE", notes):
             assert "E" in spec.confidence.split("/"), spec.id
 
@@ -92,11 +114,11 @@ def test_h100_dense_not_sparse(catalog):
     h100 = catalog.get("H100-SXM5-80GB")
     assert h100.peak_tflops("bf16") == pytest.approx(989.4)
     assert h100.peak_tflops("fp8") == pytest.approx(1978.9)
-    assert h100["hbm_gb"] == 80
-    assert h100["tdp_w"] == 700
+    assert h100.hbm_gb == 80
+    assert h100.tdp_w == 700
     # hardware.md §1: NVLink4 450 GB/s/dir; topologies.md §7: ~370 NCCL-effective (nccl-tests #212).
-    assert h100["scale_up_gbyte_s_per_dir"] == 450
-    assert h100["scale_up_effective_gbyte_s"] == 370
+    assert h100.scale_up_gbyte_s_per_dir == 450
+    assert h100.scale_up_effective_gbyte_s == 370
 
 
 @pytest.mark.parametrize(
@@ -115,15 +137,15 @@ def test_h100_dense_not_sparse(catalog):
 def test_accelerator_dense_bf16_and_scale_up(catalog, component_id, bf16, scale_up):
     spec = catalog.get(component_id)
     assert spec.peak_tflops("bf16") == pytest.approx(bf16)
-    assert spec["scale_up_gbyte_s_per_dir"] == scale_up
+    assert spec.scale_up_gbyte_s_per_dir == scale_up
     # reliability-power.md §2: GPU default 0.25 per 1000 GPU-days.
-    assert spec["failure_rate_per_1000_days"] == 0.25
+    assert spec.failure_rate_per_1000_days == 0.25
 
 
 def test_no_sparse_figures_slipped_in(catalog):
     # Dense FP8 is 2x dense BF16 on every part here except Gaudi 3 (equal); a sparse value would be 4x.
     for spec in catalog.by_kind("accelerator"):
-        table = spec["tflops_dense"]
+        table = spec.tflops_dense
         if "fp8" in table:
             assert table["fp8"] <= 2.001 * table["bf16"], spec.id  # datasheet rounding
 
@@ -131,29 +153,29 @@ def test_no_sparse_figures_slipped_in(catalog):
 def test_dgx_h100_power_and_layout(catalog):
     # hardware.md §2 DGX H100 row: 10.2 kW (6 x 3.3 kW, 4+2), 8U, 8 x CX-7 400G, 4 NVSwitch.
     dgx = catalog.get("DGX-H100")
-    assert dgx["max_power_kw"] == pytest.approx(10.2)
-    assert dgx["accelerator"] == "H100-SXM5-80GB"
-    assert dgx["accelerators"] == 8
-    assert dgx["nic"] == "ConnectX-7" and dgx["nics"] == 8
-    assert dgx["rack_units"] == 8
-    assert dgx["scale_up_switches"] == [{"id": "NVSwitch-Gen3", "count": 4}]
+    assert dgx.max_power_kw == pytest.approx(10.2)
+    assert dgx.accelerator == "H100-SXM5-80GB"
+    assert dgx.accelerators == 8
+    assert dgx.nic == "ConnectX-7" and dgx.nics == 8
+    assert dgx.rack_units == 8
+    assert dgx.scale_up_switches == (ScaleUpSwitchSlot("NVSwitch-Gen3", 4),)
     # reliability-power.md §8.1: HGX H100 averages ~76% of 10.2 kW in training.
-    assert dgx["typical_power_kw"] == pytest.approx(0.76 * 10.2, abs=0.01)
+    assert dgx.typical_power_kw == pytest.approx(0.76 * 10.2, abs=0.01)
     # topologies.md §2: >40 kW per rack, 4 DGX H100.
-    assert dgx["per_rack"] == 4
+    assert dgx.per_rack == 4
     # reliability-power.md §2: host non-GPU 0.45 per 1000 node-days.
-    assert dgx["failure_rate_per_1000_days"] == 0.45
+    assert dgx.failure_rate_per_1000_days == 0.45
 
 
 def test_other_dgx_power(catalog):
     # hardware.md §2: DGX A100 6.5 kW, DGX H200 10.2 kW, DGX B200 14.3 kW with 2 x BlueField-3.
-    assert catalog.get("DGX-A100")["max_power_kw"] == pytest.approx(6.5)
-    assert catalog.get("DGX-A100")["nic"] == "ConnectX-6"
-    assert catalog.get("DGX-H200")["max_power_kw"] == pytest.approx(10.2)
+    assert catalog.get("DGX-A100").max_power_kw == pytest.approx(6.5)
+    assert catalog.get("DGX-A100").nic == "ConnectX-6"
+    assert catalog.get("DGX-H200").max_power_kw == pytest.approx(10.2)
     b200 = catalog.get("DGX-B200")
-    assert b200["max_power_kw"] == pytest.approx(14.3)
-    assert b200["rack_units"] == 10
-    assert b200["dpu"] == "BlueField-3" and b200["dpus"] == 2
+    assert b200.max_power_kw == pytest.approx(14.3)
+    assert b200.rack_units == 10
+    assert b200.dpu == "BlueField-3" and b200.dpus == 2
 
 
 def test_qm9700_radix(catalog):
@@ -163,8 +185,8 @@ def test_qm9700_radix(catalog):
     assert qm.port_count_at(200) == 128
     assert qm.port_count_at(800) == 0
     assert qm.native_port_gbit_s == 400
-    assert qm["in_network_reduction"] is True
-    assert qm["latency_ns"] == 130  # hardware.md §4 per-hop default (E)
+    assert qm.in_network_reduction is True
+    assert qm.latency_ns == 130  # hardware.md §4 per-hop default (E)
 
 
 def test_51t_ethernet_and_xdr_radix(catalog):
@@ -172,39 +194,39 @@ def test_51t_ethernet_and_xdr_radix(catalog):
     for sid in ("SN5600", "TH5"):
         sw = catalog.get(sid)
         assert (sw.port_count_at(800), sw.port_count_at(400), sw.port_count_at(200)) == (64, 128, 256)
-        assert sw["protocol"] == "ethernet"
+        assert sw.protocol == "ethernet"
     assert catalog.get("Q3400").port_count_at(800) == 144
 
 
 def test_gb200_nvl72_is_one_72_gpu_domain(catalog):
     # hardware.md §3 / topologies.md §4: 72 GPUs, 36 Grace, one NVLink5 tier, 18 switch chips.
     nvl = catalog.require("GB200-NVL72", "supernode")
-    assert nvl["accelerator"] == "GB200"
-    assert nvl["accelerators"] == 72
-    assert nvl["scale_up_domain"] == 72
-    assert nvl["scale_up_tiers"] == 1
-    assert nvl["scale_up_switches"] == [{"id": "NVLink5-Switch-Chip", "count": 18}]
-    assert nvl["cpus"] == 36
-    assert nvl["cooling"] == "liquid"
-    assert 120 <= nvl["max_power_kw"] <= 145
+    assert nvl.accelerator == "GB200"
+    assert nvl.accelerators == 72
+    assert nvl.scale_up_domain == 72
+    assert nvl.scale_up_tiers == 1
+    assert nvl.scale_up_switches == (ScaleUpSwitchSlot("NVLink5-Switch-Chip", 18),)
+    assert nvl.cpus == 36
+    assert nvl.cooling == "liquid"
+    assert 120 <= nvl.max_power_kw <= 145
     # NVL72: 72 x 18 = 1,296 GPU ports = 18 chips x 72 ports (topologies.md §2 test vectors).
     chip = catalog.get("NVLink5-Switch-Chip")
-    assert 18 * chip.port_count_at(400) == 72 * catalog.get("GB200")["scale_up_links"]
+    assert 18 * chip.port_count_at(400) == 72 * catalog.get("GB200").scale_up_links
 
 
 def test_cloudmatrix384(catalog):
     # hardware.md §3 / topologies.md §4: 384 NPUs, 192 CPUs, 16 racks, L1 336 + L2 112, 2 tiers.
     cm = catalog.require("CloudMatrix384", "supernode")
-    assert cm["accelerator"] == "Ascend-910C"
-    assert cm["accelerators"] == 384
-    assert cm["scale_up_domain"] == 384
-    assert cm["scale_up_tiers"] == 2
-    counts = {item["id"]: item["count"] for item in cm["scale_up_switches"]}
+    assert cm.accelerator == "Ascend-910C"
+    assert cm.accelerators == 384
+    assert cm.scale_up_domain == 384
+    assert cm.scale_up_tiers == 2
+    counts = {item.id: item.count for item in cm.scale_up_switches}
     assert counts == {"UB-Switch-L1": 336, "UB-Switch-L2": 112}
     assert counts["UB-Switch-L1"] == 48 * 7 and counts["UB-Switch-L2"] == 7 * 16
-    assert cm["racks"] == 16
-    assert cm["cpus"] == 192
-    assert cm["max_power_kw"] == pytest.approx(559)  # SemiAnalysis estimate (S)
+    assert cm.racks == 16
+    assert cm.cpus == 192
+    assert cm.max_power_kw == pytest.approx(559)  # SemiAnalysis estimate (S)
     # Every L1 uplink lands on an L2 port: 336 x 16 = 112 x 48.
     l1, l2 = catalog.get("UB-Switch-L1"), catalog.get("UB-Switch-L2")
     assert 336 * (l1.port_count_at(224) // 2) == 112 * l2.port_count_at(224)
@@ -213,30 +235,30 @@ def test_cloudmatrix384(catalog):
 def test_nics_and_dpu(catalog):
     # hardware.md §5: CX-7 400G, NCCL-effective 46-48 GB/s (nccl-tests #290); CX-6 23.5 (SimAI).
     cx7 = catalog.get("ConnectX-7")
-    assert cx7["port_gbit_s"] == 400 and cx7["ports"] == 1
-    assert 46 <= cx7["effective_gbyte_s"] <= 48
-    assert catalog.get("ConnectX-6")["effective_gbyte_s"] == 23.5
+    assert cx7.port_gbit_s == 400 and cx7.ports == 1
+    assert 46 <= cx7.effective_gbyte_s <= 48
+    assert catalog.get("ConnectX-6").effective_gbyte_s == 23.5
     # hardware.md §5: BlueField-3 B3220 2 x 200G.
     bf3 = catalog.require("BlueField-3", "dpu")
-    assert (bf3["ports"], bf3["port_gbit_s"]) == (2, 200)
-    assert 75 <= bf3["power_w"] <= 150
+    assert (bf3.ports, bf3.port_gbit_s) == (2, 200)
+    assert 75 <= bf3.power_w <= 150
 
 
 def test_storage(catalog):
     # hardware.md §7: AI400X2 ~90 GB/s read, ~65 write, 2U.
     ai = catalog.get("AI400X2")
-    assert (ai["read_gbyte_s"], ai["write_gbyte_s"], ai["rack_units"]) == (90, 65, 2)
+    assert (ai.read_gbyte_s, ai.write_gbyte_s, ai.rack_units) == (90, 65, 2)
 
 
 def test_compute_references_resolve(catalog):
     for spec in catalog:
         if spec.kind not in COMPUTE_KINDS:
             continue
-        assert catalog.get(spec["accelerator"]).kind == "accelerator"
-        for item in spec["scale_up_switches"]:
-            assert catalog.get(item["id"])["role"] == "scale-up", spec.id
-        if spec["nics"]:
-            assert catalog.get(spec["nic"]).kind in ("nic", "dpu")
+        assert catalog.get(spec.accelerator).kind == "accelerator"
+        for item in spec.scale_up_switches:
+            assert catalog.get(item.id).role == "scale-up", spec.id
+        if spec.nics:
+            assert catalog.get(spec.nic).kind in ("nic", "dpu")
 
 
 # --------------------------------------------------------------------------- bad input
@@ -409,8 +431,8 @@ def test_user_entry_is_usable(tmp_path):
     cat = load_catalog(extra_files=[path], include_user=False)
     spec = cat.get("Acme-NIC-400")
     assert spec.kind == "nic"
-    assert spec["port_gbit_s"] == 400
-    assert spec.get("effective_gbyte_s") == 45
+    assert spec.port_gbit_s == 400
+    assert spec.effective_gbyte_s == 45
     assert spec.origin == str(path)
     # Built-ins are still there.
     assert "ConnectX-7" in cat
@@ -433,8 +455,8 @@ def test_user_server_can_use_builtin_parts(tmp_path):
     path = _write(tmp_path, [server])
     cat = load_catalog(extra_files=[path], include_user=False)
     spec = cat.require("Acme-H100-Box", "server")
-    assert spec["scale_up_domain"] == 8  # defaults to the accelerator count
-    assert spec["per_rack"] == 1 and spec["cooling"] == "air"
+    assert spec.scale_up_domain == 8  # defaults to the accelerator count
+    assert spec.per_rack == 1 and spec.cooling == "air"
 
 
 def test_user_catalog_from_environment(tmp_path, monkeypatch):

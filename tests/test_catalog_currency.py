@@ -53,27 +53,27 @@ def _section_headings(path: Path) -> set[str]:
 def test_every_new_entry_has_year_status_source_price_and_evidence(builtin, component_id):
     spec = builtin.get(component_id)
     assert spec.kind == NEW_IDS[component_id]
-    assert 2024 <= spec.get("year") <= 2026
-    assert spec.get("status") == ("announced" if component_id in ANNOUNCED else "shipping")
+    assert 2024 <= spec.year <= 2026
+    assert spec.status == ("announced" if component_id in ANNOUNCED else "shipping")
     # the source names the section of the reference file that holds the figures, and it exists
     cited = re.match(r"hardware-2025-26\.md §(\d+)", spec.source)
     assert cited and cited.group(1) in _section_headings(HARDWARE_DOC), spec.source[:60]
     assert re.fullmatch(r"[PSE](/[PSE])*", spec.confidence)
-    price = spec.get("price")
-    assert price_problem(price, 100_000) is None
-    cited = re.match(r"prices-2025-26\.md §(\d+)", price["source"])
+    price = spec.price
+    assert price_problem(price.to_json(), 100_000) is None
+    cited = re.match(r"prices-2025-26\.md §(\d+)", price.source)
     assert cited and cited.group(1) in _section_headings(PRICES_DOC)
     # a price or figure nobody published says how it was reached
-    if price["evidence"] == "estimate":
-        assert len(price.get("note", "")) > 40
+    if price.evidence == "estimate":
+        assert len(price.note or "") > 40
     if "E" in spec.confidence.split("/"):
-        assert re.search(r"\bE\b|ESTIMATE", spec.get("notes", "")), "an estimate must say which figure"
+        assert re.search(r"\bE\b|ESTIMATE", spec.notes), "an estimate must say which figure"
 
 
 def test_announced_hardware_says_so_where_a_user_reads_it(builtin):
     for component_id in ANNOUNCED:
         spec = builtin.get(component_id)
-        assert "announced" in spec.name.lower() or spec.get("notes", "").startswith("ANNOUNCED"), component_id
+        assert "announced" in spec.name.lower() or spec.notes.startswith("ANNOUNCED"), component_id
 
 
 def test_every_price_of_the_evidence_file_is_the_entrys_price(builtin):
@@ -81,14 +81,14 @@ def test_every_price_of_the_evidence_file_is_the_entrys_price(builtin):
     rows = re.findall(r"^\| ([\w.-]+) \| ([\d,]+) \| (\d{4}) \| (\w+) \|", PRICES_DOC.read_text(encoding="utf-8"), re.M)
     assert {row[0] for row in rows} == set(NEW_IDS)
     for component_id, usd, year, evidence in rows:
-        price = builtin.get(component_id).get("price")
-        assert (price["usd"], price["year"], price["evidence"]) == (int(usd.replace(",", "")), int(year), evidence)
+        price = builtin.get(component_id).price
+        assert (price.usd, price.year, price.evidence) == (int(usd.replace(",", "")), int(year), evidence)
 
 
 # --------------------------------------------------------------------------- figures vs sources
 
 def _value(spec, path: str):
-    value = spec.fields
+    value = spec.to_json()
     for part in path.split("."):
         value = value[part]
     return value
@@ -180,7 +180,7 @@ QUOTED = [
                          ids=[f"{row[0]}-{row[1]}-{i}" for i, row in enumerate(QUOTED)])
 def test_a_key_figure_follows_from_the_figure_its_source_quotes(builtin, component_id, field, pattern, figure):
     spec = builtin.get(component_id)
-    text = f"{spec.source} {spec.get('notes', '')}"
+    text = f"{spec.source} {spec.notes}"
     quoted = re.search(pattern, text)
     assert quoted, f"{component_id}: the source text no longer quotes {pattern!r}"
     # 1% covers rounding in the quote (a 130 TB/s rack total, a '~153 GB/s' link)
@@ -190,7 +190,7 @@ def test_a_key_figure_follows_from_the_figure_its_source_quotes(builtin, compone
 def test_a_changed_figure_is_caught_by_its_quote(builtin):
     # the check above would fail if someone edited GB300's peak without its source
     spec = builtin.get("GB300")
-    text = f"{spec.source} {spec.get('notes', '')}"
+    text = f"{spec.source} {spec.notes}"
     quoted = re.search(r"FP16/BF16 ([\d.]+) PF", text).groups()
     assert 2600 != pytest.approx(_num(quoted[0]) * 1000, rel=0.01)
 
@@ -198,18 +198,18 @@ def test_a_changed_figure_is_caught_by_its_quote(builtin):
 def test_every_switch_mode_carries_the_switch_capacity(builtin):
     # a port mode is a breakout of the same lanes: ports x speed is the capacity in every mode
     for spec in builtin.by_kind("switch"):
-        if spec.get("capacity_tbit_s") is None:
+        if spec.capacity_tbit_s is None:
             continue
-        for speed, count in spec["ports_by_gbit_s"].items():
-            assert count * float(speed) / 1000 == pytest.approx(spec["capacity_tbit_s"], rel=0.005), (spec.id, speed)
+        for speed, count in spec.ports_by_gbit_s.items():
+            assert count * float(speed) / 1000 == pytest.approx(spec.capacity_tbit_s, rel=0.005), (spec.id, speed)
 
 
 def test_nic_plane_modes_split_the_same_line_rate(builtin):
-    modes = builtin.get("ConnectX-8")["ports_by_gbit_s"]
+    modes = builtin.get("ConnectX-8").ports_by_gbit_s
     assert modes == {"800": 1, "400": 2, "200": 4}
     for nic in [*builtin.by_kind("nic"), *builtin.by_kind("dpu")]:
-        for speed, count in (nic.get("ports_by_gbit_s") or {}).items():
-            assert count * float(speed) == nic["ports"] * nic["port_gbit_s"], nic.id
+        for speed, count in (nic.ports_by_gbit_s or {}).items():
+            assert count * float(speed) == nic.ports * nic.port_gbit_s, nic.id
 
 
 def test_a_1600g_link_finds_its_optic(builtin):
@@ -221,17 +221,17 @@ def test_a_1600g_link_finds_its_optic(builtin):
 
 def test_q3400_offers_only_the_800g_mode_its_documents_state(builtin):
     # hardware-2025-26.md §4: no 2 x 400G split of a Q3400 port is documented
-    assert builtin.get("Q3400")["ports_by_gbit_s"] == {"800": 144}
+    assert builtin.get("Q3400").ports_by_gbit_s == {"800": 144}
 
 
 def test_systems_are_built_from_what_their_parts_offer(builtin):
     # a GB300 tray's NVLink ports are its GPUs' links; the rack is 18 such trays
     tray, rack, gpu = builtin.get("GB300-Compute-Tray"), builtin.get("GB300-NVL72"), builtin.get("GB300")
-    assert tray["scale_up_ports"] == tray["accelerators"] * gpu["scale_up_links"]
-    assert rack["accelerators"] == tray["per_rack"] * tray["accelerators"]
-    assert rack["nics"] == tray["per_rack"] * tray["nics"]
+    assert tray.scale_up_ports == tray.accelerators * gpu.scale_up_links
+    assert rack.accelerators == tray.per_rack * tray.accelerators
+    assert rack.nics == tray.per_rack * tray.nics
     # the tray power fits in the rack's budget
-    assert tray["per_rack"] * tray["max_power_kw"] <= rack["max_power_kw"]
+    assert tray.per_rack * tray.max_power_kw <= rack.max_power_kw
 
 
 # --------------------------------------------------------------------------- validation
@@ -271,7 +271,7 @@ def test_a_user_nic_with_plane_modes_loads(tmp_path):
     path.write_text(json.dumps({"components": [_user_entry(
         year=2026, status="announced", ports_by_gbit_s={"800": 1, "400": 2})]}), encoding="utf-8")
     spec = load_catalog(extra_files=[path], include_user=False).get("My-NIC")
-    assert (spec["year"], spec["status"], spec["ports_by_gbit_s"]) == (2026, "announced", {"800": 1, "400": 2})
+    assert (spec.year, spec.status, spec.ports_by_gbit_s) == (2026, "announced", {"800": 1, "400": 2})
 
 
 # --------------------------------------------------------------------------- the catalog command
@@ -354,21 +354,21 @@ def test_a_new_system_evaluates_to_plausible_per_gpu_figures(tmp_path, capsys, b
                                                              gpus, domain, scale_out_gbit_s):
     result = _generate_and_evaluate(tmp_path, capsys, *generate_args)
     spec = builtin.get(system)
-    gpu = builtin.get(spec["accelerator"])
+    gpu = builtin.get(spec.accelerator)
     assert result["counts"]["gpus"] == gpus
     assert result["bandwidth"]["scale_up_domain_gpus"] == domain
     assert result["bandwidth"]["per_gpu_scale_out_gbit_s"] == pytest.approx(scale_out_gbit_s)
-    assert result["bandwidth"]["per_gpu_scale_up_gbyte_s"] == pytest.approx(gpu["scale_up_gbyte_s_per_dir"])
+    assert result["bandwidth"]["per_gpu_scale_up_gbyte_s"] == pytest.approx(gpu.scale_up_gbyte_s_per_dir)
     performance = result["performance"]
     # Llama 3 70B fits every one of these accelerators' HBM, and uses a share of it
-    assert performance["fits_memory"] and 0 < performance["memory_per_gpu_gb"] < gpu["hbm_gb"]
+    assert performance["fits_memory"] and 0 < performance["memory_per_gpu_gb"] < gpu.hbm_gb
     # an MFU outside 0.2-0.75 would mean a wrong peak or a broken fabric, not a fast part
     assert 0.2 < performance["mfu"] < 0.75
-    assert performance["tflops_per_gpu"] == pytest.approx(performance["mfu"] * gpu["tflops_dense"]["bf16"], rel=0.01)
+    assert performance["tflops_per_gpu"] == pytest.approx(performance["mfu"] * gpu.tflops_dense["bf16"], rel=0.01)
     # the hardware is priced and draws at least its systems' typical power
-    systems = gpus // spec["accelerators"]
-    assert result["cost"]["hardware_capex_usd"] >= systems * spec["price"]["usd"]
-    assert result["power"]["it_kw"] >= systems * spec["typical_power_kw"]
+    systems = gpus // spec.accelerators
+    assert result["cost"]["hardware_capex_usd"] >= systems * spec.price.usd
+    assert result["power"]["it_kw"] >= systems * spec.typical_power_kw
     assert not [w for w in result["warnings"] if w["severity"] == "error"]
 
 

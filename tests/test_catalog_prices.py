@@ -4,6 +4,8 @@ and the field. Sanity checks compare prices the way a buyer would."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import copy
 import json
 import re
@@ -23,7 +25,7 @@ BUILTIN_ENTRIES = [
 
 
 def usd(catalog, component_id: str) -> float:
-    return catalog.get(component_id).get("price")["usd"]
+    return catalog.get(component_id).price.usd
 
 
 def assert_valid_price(entry: dict) -> None:
@@ -40,13 +42,15 @@ def assert_valid_price(entry: dict) -> None:
 # --------------------------------------------------------------------------- built-in prices
 
 
-def test_the_catalog_has_eighty_eight_entries_to_price():
-    # the counts the price tables cover: 61 in docs/reference/prices.md (50 + the four splitter
+def test_the_catalog_has_ninety_seven_entries_to_price():
+    # the counts the price tables cover: 71 in docs/reference/prices.md (50 + the four splitter
     # cables of breakout links + H800-SXM, HGX-H800 and MI325X-Platform for the inference
     # validation + the Jericho3-AI scheduled-fabric switch of issue 23 + the single-mode
     # OSFP-800G-2xDR4, OSFP-800G-DR4 and Fiber-SMF-Splitter-1x2 that match optics media at both
-    # ends, issue 22), 27 in docs/reference/prices-2025-26.md
-    assert len(BUILTIN_ENTRIES) == 88
+    # ends, issue 22 + seven long-reach single-mode modules, two long single-mode fibres and a
+    # patch-panel breakout for
+    # a placed site's cross-hall runs, issue 26), 27 in docs/reference/prices-2025-26.md
+    assert len(BUILTIN_ENTRIES) == 98
     assert sum(entry["price"]["source"].startswith("prices-2025-26.md") for _, entry in BUILTIN_ENTRIES) == 27
 
 
@@ -57,7 +61,7 @@ def test_every_price_cited_from_prices_md_is_in_the_section_it_cites():
                 re.findall(r"^## (\d+)\. .*?$(.*?)(?=^## |\Z)", text, re.M | re.S)}
     cited = [(entry, int(entry["price"]["source"].split("§")[1].split(";")[0]))
              for _, entry in BUILTIN_ENTRIES if entry["price"]["source"].startswith("prices.md §")]
-    assert len(cited) == 61
+    assert len(cited) == 71
     for entry, section in cited:
         row = re.search(rf"^\| {re.escape(entry['id'])} \| ([\d,]+) \| (\d{{4}}) \| (\w+) \|",
                         sections.get(section, ""), re.M)
@@ -91,9 +95,9 @@ def test_the_built_in_check_fails_on_an_entry_without_a_proper_price(damage):
 
 
 def test_prices_reach_the_loaded_specs_and_the_catalog_json(catalog):
-    price = catalog.get("DGX-H100").get("price")
-    assert price["usd"] > 0 and price["evidence"] in PRICE_EVIDENCE
-    assert catalog.get("DGX-H100").to_json()["price"] == price  # `catalog --format json` shows it
+    price = catalog.get("DGX-H100").price
+    assert price.usd > 0 and price.evidence in PRICE_EVIDENCE
+    assert catalog.get("DGX-H100").to_json()["price"] == price.to_json()  # `catalog --format json` shows it
 
 
 # --------------------------------------------------------------------------- sanity checks
@@ -104,22 +108,22 @@ def test_a_dgx_costs_more_than_the_gpus_it_holds(catalog):
     # server and module prices disagree about what a unit is.
     for server in ("DGX-A100", "DGX-H100", "DGX-H200", "DGX-B200", "MI300X-Platform", "HLS-3"):
         spec = catalog.get(server)
-        gpus = spec["accelerators"] * usd(catalog, spec["accelerator"])
-        nics = (spec.get("nics") or 0) * usd(catalog, spec["nic"]) if spec.get("nic") else 0
+        gpus = spec.accelerators * usd(catalog, spec.accelerator)
+        nics = spec.nics * usd(catalog, spec.nic) if spec.nic else 0
         assert usd(catalog, server) > gpus + nics, server
 
 
 def test_a_super_node_costs_more_than_its_accelerators(catalog):
     for system in ("GB200-NVL72", "CloudMatrix384", "GB200-Compute-Tray"):
         spec = catalog.get(system)
-        assert usd(catalog, system) > spec["accelerators"] * usd(catalog, spec["accelerator"])
+        assert usd(catalog, system) > spec.accelerators * usd(catalog, spec.accelerator)
 
 
 def test_a_dgx_b300_costs_what_public_reporting_says_and_no_less_than_its_parts(catalog):
     # issue 22: $555k against $300-410k in public reporting (prices-2025-26.md, changes)
     spec = catalog.get("DGX-B300")
-    parts = (spec["accelerators"] * usd(catalog, "B300") + 50_000  # the $50,000 host platform
-             + spec["nics"] * usd(catalog, spec["nic"]) + 2 * usd(catalog, "BlueField-3"))
+    parts = (spec.accelerators * usd(catalog, "B300") + 50_000  # the $50,000 host platform
+             + spec.nics * usd(catalog, spec.nic) + 2 * usd(catalog, "BlueField-3"))
     assert 300_000 <= usd(catalog, "DGX-B300") <= 410_000
     assert usd(catalog, "DGX-B300") >= parts
 
@@ -128,8 +132,8 @@ def test_cloudmatrix384_is_the_sum_of_its_parts(catalog):
     # prices.md §2's table: the FT's $8.2M = 384 NPUs + UB switches + NICs + 6,912 800G LPO
     # modules at $250 (SemiAnalysis' count) + hosts and racks; the remainder must be positive
     spec = catalog.get("CloudMatrix384")
-    parts = spec["accelerators"] * usd(catalog, spec["accelerator"]) + spec["nics"] * usd(catalog, spec["nic"])
-    parts += sum(s["count"] * usd(catalog, s["id"]) for s in spec["scale_up_switches"])
+    parts = spec.accelerators * usd(catalog, spec.accelerator) + spec.nics * usd(catalog, spec.nic)
+    parts += sum(s.count * usd(catalog, s.id) for s in spec.scale_up_switches)
     hosts_and_racks = usd(catalog, "CloudMatrix384") - parts - 6_912 * 250
     assert hosts_and_racks == pytest.approx(276_800)
 
@@ -227,7 +231,7 @@ def test_an_entry_without_a_price_loads_as_unpriced(tmp_path):
     entry = _entry()
     del entry["price"]
     (spec,) = load_catalog_file(_write(tmp_path, [entry]))
-    assert spec.get("price") is None  # the cost analysis reports it unpriced, never as free
+    assert spec.price is None  # the cost analysis reports it unpriced, never as free
 
 
 # --------------------------------------------------------------------------- user catalog
@@ -249,14 +253,14 @@ def test_a_user_entry_overrides_a_built_in_price(user_catalog, catalog):
     path = user_catalog([mine])
     loaded = load_catalog()
     assert loaded.warnings == ()
-    assert loaded.get("QM9700").get("price")["usd"] == 30000
+    assert loaded.get("QM9700").price.usd == 30000
     assert loaded.get("QM9700").origin == str(path)  # the BOM can say whose price it is
     # only that entry changed: every other price and every spec is the built-in one
     for spec in catalog:
         if spec.id != "QM9700":
-            assert loaded.get(spec.id).fields == spec.fields
-    assert {k: v for k, v in loaded.get("QM9700").fields.items() if k != "price"} == \
-        {k: v for k, v in catalog.get("QM9700").fields.items() if k != "price"}
+            assert loaded.get(spec.id) == spec
+    assert dataclasses.replace(loaded.get("QM9700"), price=None, origin="") == \
+        dataclasses.replace(catalog.get("QM9700"), price=None, origin="")
 
 
 def test_a_price_override_written_before_release_years_still_loads(user_catalog, catalog):
@@ -268,8 +272,8 @@ def test_a_price_override_written_before_release_years_still_loads(user_catalog,
     user_catalog([mine])
     loaded = load_catalog()
     assert loaded.warnings == ()
-    assert loaded.get("QM9700").get("price")["usd"] == 30000
-    assert (loaded.get("QM9700")["year"], loaded.get("QM9700")["status"]) == (2022, "shipping")
+    assert loaded.get("QM9700").price.usd == 30000
+    assert (loaded.get("QM9700").year, loaded.get("QM9700").status) == (2022, "shipping")
 
 
 def test_a_user_entry_changing_more_than_the_price_is_left_out(user_catalog, catalog):
@@ -280,7 +284,7 @@ def test_a_user_entry_changing_more_than_the_price_is_left_out(user_catalog, cat
     loaded = load_catalog()
     (warning,) = loaded.warnings
     assert str(path) in warning and "duplicate catalog id" in warning and "'price'" in warning
-    assert loaded.get("QM9700").get("price")["usd"] == usd(catalog, "QM9700")
+    assert loaded.get("QM9700").price.usd == usd(catalog, "QM9700")
 
 
 def test_a_malformed_user_price_is_a_warning_naming_where(user_catalog, catalog):
@@ -292,4 +296,4 @@ def test_a_malformed_user_price_is_a_warning_naming_where(user_catalog, catalog)
     assert warning.startswith("user catalog ignored: ")
     assert str(path) in warning and "'QM9700'" in warning and "'price.evidence'" in warning
     # the built-in catalog keeps working with its own prices
-    assert loaded.get("QM9700").get("price")["usd"] == usd(catalog, "QM9700")
+    assert loaded.get("QM9700").price.usd == usd(catalog, "QM9700")

@@ -203,7 +203,7 @@ def test_rack_counts_and_pue_mix_hold_for_any_mix(catalog, groups):
         overrides = {"per_rack": float(per_rack)} if spec.kind == "server" else {}
         items.append(racks(catalog, system_id, count, cooling, **overrides))
         expected_racks += (-(-count // per_rack) if spec.kind == "server"
-                           else count * int(spec["racks"]))
+                           else count * int(spec.racks))
     result = analyze_power(Inventory(tuple(items)), None, None)
     assert sum(r.racks for r in result.cooling.values()) == expected_racks
     assert result.facility_kw == pytest.approx(sum(r.it_kw * r.pue for r in result.cooling.values()))

@@ -58,14 +58,14 @@ def test_hardware_capex_is_the_sum_of_the_bom_extended_prices(priced):
     # are in the DGX's price, not bought again.
     for row in rows:
         if row["extended_price_usd"]:
-            unit = priced.get(row["catalog_id"])["price"]["usd"]
+            unit = priced.get(row["catalog_id"]).price.usd
             assert float(row["unit_price_usd"]) == pytest.approx(unit)
             assert float(row["extended_price_usd"]) == pytest.approx(unit * int(row["quantity"]))
         else:
             assert row["role"] in ("accelerator", "nic", "scale-up") and "host" in row["note"]
     dgx = [r for r in rows if r["catalog_id"] == "DGX-H100"]
     assert sum(int(r["quantity"]) for r in dgx) == 32
-    assert out["capex_by_kind_usd"]["server"] == pytest.approx(32 * priced.get("DGX-H100")["price"]["usd"])
+    assert out["capex_by_kind_usd"]["server"] == pytest.approx(32 * priced.get("DGX-H100").price.usd)
     assert out["capex_usd"] == pytest.approx(out["hardware_capex_usd"] + out["facility_capex_usd"])
     assert out["capex_usd_per_gpu"] == pytest.approx(out["capex_usd"] / 256)
 
@@ -82,7 +82,7 @@ def test_a_price_override_changes_exactly_its_lines(priced):
             assert float(new["extended_price_usd"]) == 31_000.0 * int(new["quantity"])
         else:
             assert new == old
-    old_price = priced.get("QM9700")["price"]["usd"]
+    old_price = priced.get("QM9700").price.usd
     assert switches > 0
     assert after.cost.hardware_capex_usd - before.cost.hardware_capex_usd == pytest.approx(
         switches * (31_000.0 - old_price))

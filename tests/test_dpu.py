@@ -54,30 +54,30 @@ def _load_error(tmp_path: Path, entry) -> str:
 @pytest.mark.parametrize("dpu_id", DPU_IDS)
 def test_builtin_dpus_list_all_five_engines_with_evidence(dpu_id):
     spec = load_catalog(include_user=False).get(dpu_id)
-    engines = spec["engines"]
+    engines = spec.engines
     assert tuple(engines) == ENGINES
     for name, engine in engines.items():
-        assert engine["evidence"], (dpu_id, name)
-        assert engine["note"], (dpu_id, name)
+        assert engine.evidence, (dpu_id, name)
+        assert engine.note, (dpu_id, name)
     # the network engine's line rate is the card's
-    assert engines["network"]["gbit_s"] == spec["ports"] * spec["port_gbit_s"]
+    assert engines["network"].gbit_s == spec.ports * spec.port_gbit_s
     assert "§8 (DPU engines)" in spec.source
 
 
 def test_builtin_dpu_figures_follow_their_sources():
     catalog = load_catalog(include_user=False)
-    bf3, bf4, panshi = (catalog.get(i)["engines"] for i in DPU_IDS)
-    assert bf3["security"]["ipsec_gbit_s"] == 400          # datasheet: line-rate IPsec
-    assert bf3["control"]["arm_cores"] == 16
-    assert bf4["control"]["arm_cores"] == 64
-    assert panshi["network"]["gbit_s"] == 400              # article 003: ~400 Gbps
+    bf3, bf4, panshi = (catalog.get(i).engines for i in DPU_IDS)
+    assert bf3["security"].ipsec_gbit_s == 400          # datasheet: line-rate IPsec
+    assert bf3["control"].arm_cores == 16
+    assert bf4["control"].arm_cores == 64
+    assert panshi["network"].gbit_s == 400              # article 003: ~400 Gbps
     # figures nobody publishes are tagged as estimates
-    assert "E" in panshi["storage"]["evidence"] and "E" in bf4["security"]["evidence"]
+    assert "E" in panshi["storage"].evidence and "E" in bf4["security"].evidence
 
 
 def test_a_user_dpu_with_engines_loads(tmp_path):
     catalog = load_catalog(extra_files=[_write(tmp_path, [_dpu()])], include_user=False)
-    assert catalog.get("My-DPU")["engines"]["storage"]["gbyte_s"] == 20
+    assert catalog.get("My-DPU").engines["storage"].gbyte_s == 20
 
 
 @pytest.mark.parametrize("engines, where", [
@@ -152,7 +152,7 @@ def _codes(ev) -> dict:
 def test_storage_through_bluefield3_names_the_dpu_and_its_engines_cap_it(catalog):
     ev = _evaluate(catalog, "DGX-B200", storage_nodes=16)
     nodes = 256 // 8
-    per_dpu = catalog.get("BlueField-3")["engines"]["storage"]["gbyte_s"]
+    per_dpu = catalog.get("BlueField-3").engines["storage"].gbyte_s
     for io_class in ("data_loading", "checkpoint_write", "checkpoint_restore"):
         result = ev.storage.classes[io_class]
         assert "BlueField-3 DPU ports" in result.path
@@ -167,7 +167,7 @@ def test_one_bluefield3_per_node_caps_storage_at_its_storage_engine(catalog):
     # A node overridden to one DPU (its links as drawn): its storage engine, not the links or
     # the 200 storage nodes, sets the job's storage bandwidth, and the warning names the nodes.
     ev = _evaluate(catalog, "DGX-B200", storage_nodes=200, dpus_override=1)
-    per_dpu = catalog.get("BlueField-3")["engines"]["storage"]["gbyte_s"]
+    per_dpu = catalog.get("BlueField-3").engines["storage"].gbyte_s
     write = ev.storage.classes["checkpoint_write"]
     assert write.bottleneck == "BlueField-3 storage engine"
     assert write.job_gbyte_s == pytest.approx(32 * 1 * per_dpu)
@@ -229,9 +229,9 @@ def test_encryption_on_a_dpu_without_a_security_engine_is_said(tmp_path, catalog
 @pytest.mark.parametrize("encrypt", [False, True])
 def test_cores_freed_are_count_times_the_per_dpu_figure_of_the_engines_used(catalog, encrypt):
     ev = _evaluate(catalog, "DGX-B200", storage_nodes=16, encrypt=encrypt)
-    engines = catalog.get("BlueField-3")["engines"]
+    engines = catalog.get("BlueField-3").engines
     used = ["compute_virtio", "storage", "network", "control"] + (["security"] if encrypt else [])
-    per_dpu = sum(engines[e]["offload_cores_freed"] for e in used)
+    per_dpu = sum(engines[e].offload_cores_freed for e in used)
     model = ev.dpus.models["BlueField-3"]
     assert model.count == ev.counts.dpus == 64
     assert sorted(model.engines_used) == sorted(used)
@@ -247,11 +247,11 @@ def test_dpus_off_the_storage_path_free_only_network_and_control_cores(catalog):
     design = generate_fat_tree(FatTreeOptions(256, "DGX-B200", "QM9700", storage="AI400X2",
                                               storage_nodes=8, storage_fabric="converged"), catalog)
     ev = evaluate(design, catalog, _job(256))
-    engines = catalog.get("BlueField-3")["engines"]
+    engines = catalog.get("BlueField-3").engines
     model = ev.dpus.models["BlueField-3"]
     assert not model.on_storage_path and model.engines_used == ("network", "control")
-    assert model.cores_freed_per_dpu == (engines["network"]["offload_cores_freed"]
-                                         + engines["control"]["offload_cores_freed"])
+    assert model.cores_freed_per_dpu == (engines["network"].offload_cores_freed
+                                         + engines["control"].offload_cores_freed)
     assert not any("BlueField-3" in s for s in ev.storage.classes["data_loading"].stages_gbyte_s)
 
 
@@ -307,6 +307,6 @@ def test_reachable_storage_bandwidth_is_capped_by_the_dpus_too(catalog):
     # storage path does: one BlueField-3 per node passes half of what the links would
     full = _evaluate(catalog, "DGX-B200", storage_nodes=200)
     one = _evaluate(catalog, "DGX-B200", storage_nodes=200, dpus_override=1)
-    per_dpu = catalog.get("BlueField-3")["engines"]["storage"]["gbyte_s"]
+    per_dpu = catalog.get("BlueField-3").engines["storage"].gbyte_s
     assert one.bandwidth.storage_read_gbyte_s == pytest.approx(32 * per_dpu)
     assert full.bandwidth.storage_read_gbyte_s == pytest.approx(2 * 32 * per_dpu)

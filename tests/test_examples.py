@@ -29,6 +29,15 @@ def test_example_evaluates(catalog, name, gpus):
     blocking = {"PARALLELISM_EXCEEDS_GPUS", "SWITCH_PORTS_EXCEEDED", "NODE_PORTS_EXCEEDED",
                 "GPU_WITHOUT_SCALE_OUT", "DOES_NOT_FIT_MEMORY", "FABRIC_PARTITIONED"}
     assert not blocking & {w.code for w in ev.warnings}
+    if name == "h100-100k":
+        # A known miss, not fitted: placed on the floor (issue 26), its one central storage
+        # fabric is 42-244 m from the SUs (median 127 m), and no 200G optic reaches that (NVIDIA
+        # NDR-generation single-port modules: 100 m, MMS4X00-NS400 / MMS4X00-NM overviews, P):
+        # the storage links are LINK_TOO_LONG. Each storage leaf is cabled to nodes in every
+        # pod, so no placement of the leaf racks fixes it: the design's storage fabric does.
+        assert [w.code for w in ev.errors] == ["LINK_TOO_LONG"]
+        assert set(ev.errors[0].components) == {"pod/su/nodes", "storage-fabric/leaf"}
+        return
     assert ev.valid, [f"{w.code}: {w.message}" for w in ev.errors]  # buildable as drawn
 
 

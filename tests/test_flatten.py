@@ -114,7 +114,7 @@ def modules_counted_device_by_device(flat) -> int:
             module, fanout = module_at(unit, k)
             if module is None:
                 continue
-            lanes[module.id] = int(module["lanes"])
+            lanes[module.id] = int(module.lanes)
             ports[unit, module.id] = ports.get((unit, module.id), 0) + Fraction(1, fanout)
     return sum(math.ceil(count / lanes[module]) for (_, module), count in ports.items())
 

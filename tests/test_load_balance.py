@@ -189,9 +189,9 @@ def test_fabrics_of_the_seed_carry_their_behaviour(catalog):
     for switch_id in ("QM9700", "Q3400", "SN5600", "TH5", "TH6", "TH-Ultra",
                       "scaleFabric-400G", "J3AI-DDC"):
         spec = catalog.get(switch_id)
-        assert spec["load_balancing"] and spec["flow_control"] and spec["fabric_source"]
-    assert catalog.get("J3AI-DDC")["load_balancing"][-1] == "scheduled"
-    assert "adaptive" in catalog.get("ConnectX-8")["load_balancing_by_protocol"]["ethernet"]
+        assert spec.load_balancing and spec.flow_control and spec.fabric_source
+    assert catalog.get("J3AI-DDC").load_balancing[-1] == "scheduled"
+    assert "adaptive" in catalog.get("ConnectX-8").load_balancing_by_protocol["ethernet"]
 
 
 @pytest.mark.parametrize("entry, field", [

@@ -164,8 +164,8 @@ def test_every_published_training_run_fits_its_gpu(case):
     from core.workload import workload_from_dict
     wl = workload_from_dict({"model": case.model, "parallelism": case.parallelism,
                              "precision": case.precision})
-    acc = CATALOG.get(CATALOG.get(server_of(case.hardware))["accelerator"])
-    memory = memory_for(wl.model, wl.parallelism, float(acc["hbm_gb"]),
+    acc = CATALOG.get(CATALOG.get(server_of(case.hardware)).accelerator)
+    memory = memory_for(wl.model, wl.parallelism, float(acc.hbm_gb),
                         PerformanceAssumptions(**case.stack), precision=case.precision)
     if case.id in KNOWN_MEMORY_MISSES:
         assert not memory.fits, f"{case.id} fits now: remove it from KNOWN_MEMORY_MISSES"

@@ -275,18 +275,18 @@ def test_designs_without_planes_report_one_plane():
 
 
 @pytest.mark.parametrize("system", [spec.id for spec in CATALOG
-                                    if spec.kind == "supernode" and spec.get("nics")])
+                                    if spec.kind == "supernode" and spec.nics])
 def test_supernode_accepts_every_scale_up_system_in_the_catalog(system):
     spec = CATALOG.get(system)
-    nic = CATALOG.get(spec["nic"])
-    speed = float(nic["port_gbit_s"])
+    nic = CATALOG.get(spec.nic)
+    speed = float(nic.port_gbit_s)
     # the widest switch at the NIC's speed: an 8,192-NPU super-node has 4,096 ports per plane
-    switch = max((s for s in CATALOG if s.kind == "switch" and s["role"] == "scale-out"),
+    switch = max((s for s in CATALOG if s.kind == "switch" and s.role == "scale-out"),
                  key=lambda s: s.port_count_at(speed))
     out = _json(generate_supernode(SupernodeOptions(system, 4, switch.id, planes=2), CATALOG))
-    assert out["counts"]["gpus"] == 4 * int(spec["accelerators"])
+    assert out["counts"]["gpus"] == 4 * int(spec.accelerators)
     assert out["bandwidth"]["planes"] == 2
-    assert out["bandwidth"]["scale_up_domain_gpus"] == int(spec["scale_up_domain"])
+    assert out["bandwidth"]["scale_up_domain_gpus"] == int(spec.scale_up_domain)
 
 
 def test_supernode_planes_split_the_racks_nics():

@@ -29,14 +29,14 @@ def nodes(catalog, server_id, n):
     server = catalog.get(server_id)
     items = [
         item(server, "compute", n),
-        item(catalog.get(server["accelerator"]), "accelerator", n * server["accelerators"], False),
+        item(catalog.get(server.accelerator), "accelerator", n * server.accelerators, False),
     ]
-    if server["nics"]:
-        items.append(item(catalog.get(server["nic"]), "nic", n * server["nics"], False))
-    if server["dpus"]:
-        items.append(item(catalog.get(server["dpu"]), "dpu", n * server["dpus"], False))
-    for su in server["scale_up_switches"]:
-        items.append(item(catalog.get(su["id"]), "scale-up", n * su["count"], False))
+    if server.nics:
+        items.append(item(catalog.get(server.nic), "nic", n * server.nics, False))
+    if server.dpus:
+        items.append(item(catalog.get(server.dpu), "dpu", n * server.dpus, False))
+    for su in server.scale_up_switches:
+        items.append(item(catalog.get(su.id), "scale-up", n * su.count, False))
     return items
 
 

@@ -43,11 +43,11 @@ def dgx_nodes(catalog, n, server_id="DGX-H100"):
     server = catalog.get(server_id)
     items = [
         item(server, "compute", n),
-        item(catalog.get(server["accelerator"]), "accelerator", n * 8, False),
-        item(catalog.get(server["nic"]), "nic", n * server["nics"], False),
+        item(catalog.get(server.accelerator), "accelerator", n * 8, False),
+        item(catalog.get(server.nic), "nic", n * server.nics, False),
     ]
-    for su in server["scale_up_switches"]:
-        items.append(item(catalog.get(su["id"]), "scale-up", n * su["count"], False))
+    for su in server.scale_up_switches:
+        items.append(item(catalog.get(su.id), "scale-up", n * su.count, False))
     return items
 
 

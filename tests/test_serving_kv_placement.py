@@ -76,7 +76,7 @@ def test_the_host_link_comes_from_the_workload_else_the_catalog_else_an_error():
                                              "host_link_gbyte_s": 32}), 10.0)
     assert own.kv_placement.host_link_gbyte_s == 32
     a100 = evaluate(generate_supernode(SupernodeOptions("DGX-A100", 1), CATALOG), CATALOG).topology.fabric
-    assert a100.accelerator.get("host_link_gbyte_s") is None
+    assert a100.accelerator.host_link_gbyte_s is None
     result = analyze_inference(a100, _workload({"placement": "host", "host_gb_per_gpu": 256}), 10.0)
     assert not result.runs and result.tpot_ms is None
     (reason,) = result.cannot_run
@@ -90,7 +90,7 @@ def test_the_host_link_comes_from_the_workload_else_the_catalog_else_an_error():
                                                ("GB200", 225), ("GB300", 225)])
 def test_the_catalog_gives_the_host_link_with_its_source(accelerator, link):
     spec = CATALOG.get(accelerator)
-    assert spec.get("host_link_gbyte_s") == link
+    assert spec.host_link_gbyte_s == link
     assert "host_link_gbyte_s: " in spec.source and "serving-model.md" in spec.source
 
 

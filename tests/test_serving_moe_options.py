@@ -88,13 +88,17 @@ def test_the_busiest_rank_sets_the_expert_time_and_a_measured_imbalance_replaces
     chance = analyze_inference(H200, _workload(DEEPSEEK, deployment=layout), 10.0)
     skewed = analyze_inference(H200, _workload(DEEPSEEK, deployment=layout,
                                                expert_placement={"load_imbalance": 1.5}), 10.0)
-    assert balanced.decode.compute_s < chance.decode.compute_s < skewed.decode.compute_s
+    def compute(result):  # the overlapped part of the step: compute, the experts' math in it
+        step = result.decode
+        return step.stage_s - step.communication_s - step.fixed_s
+
+    assert compute(balanced) < compute(chance) < compute(skewed)
     assert balanced.decode.communication_s < chance.decode.communication_s < skewed.decode.communication_s
     # balls into bins: 256 x 8 ranks' tokens x top-8 = 16,384 copies over 8 ranks, 2,048 each on
     # average, sd 42; the busiest of 8 is ~1.42 sd above: +2.9% on the routed FLOPs, part of
     # the step's
-    extra = chance.decode.compute_s / balanced.decode.compute_s - 1.0
-    assert 0.005 < extra < 0.03
+    extra = compute(chance) / compute(balanced) - 1.0
+    assert 0.003 < extra < 0.03
 
 
 @settings(max_examples=30, deadline=None)

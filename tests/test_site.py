@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from core.errors import DesignError, ProjectFileError
 from core.evaluate import evaluate, evaluation_to_json
+from core.flatten import flatten
 from core.generators import FatTreeOptions, generate_fat_tree
 from core.model import Block, Design, Link, Node
 from core.project import design_from_dict, design_to_dict, load_project
@@ -254,6 +255,26 @@ def test_media_totals_hook_adds_up(catalog):
     assert totals["mmf"].length_m == pytest.approx(float(ev.site.cables.length_m.sum()))
 
 
+def test_b200_superpod_in_three_tiers_has_the_ra_counts_per_tier(catalog):
+    """RA "Larger DGX SuperPOD component counts" (B200, P): 16 SUs = 512 nodes, 128 leaf, 128
+    spine and 64 core switches, and 4,096 node-leaf, 4,096 leaf-spine and 4,096 spine-core
+    cables. The site places every one of them (its media add up to the cables) and none is
+    beyond reach. The RAs publish counts, not lengths (the H100 data-centre design guide gives
+    cable weights and diameters by type, Table 18): the lengths are checked by the SU's rack
+    layout (test_an_su_has_its_leaf_rack_between...) and by hand (test_one_row_by_hand)."""
+    design = generate_fat_tree(FatTreeOptions(16 * 32 * 8, "DGX-B200", "QM9700"), catalog)
+    assert design.metadata["switches_by_tier"] == {"leaf": 128, "spine": 128, "core": 64}
+    flat = flatten(design, catalog)
+    per_pair = {(flat.paths[flat.bundle_a[k]].split("/")[-1], flat.paths[flat.bundle_b[k]].split("/")[-1]):
+                b.cables for k, b in enumerate(flat.bundles)}
+    assert per_pair == {("nodes", "leaf"): 4096, ("leaf", "spine"): 4096, ("spine", "core"): 4096}
+    ev = evaluate(design, catalog)
+    site = evaluation_to_json(ev)["site"]
+    assert sum(site["links_by_medium"].values()) == 3 * 4096 == ev.counts.cables
+    assert site["reach_violations"] == 0
+    assert site["racks_by_kind"]["compute"] == 16 * 16  # 2 DGX B200 per rack, 16 racks per SU
+
+
 def test_runs_that_outgrow_multimode_cost_single_mode_optics(catalog):
     """Rows 40 m apart, one rack per row: the servers' runs to the leaf row are ~50 m; those
     past multimode's 50 m (LinkX) take single-mode, priced from the catalog's single-mode module
@@ -270,14 +291,38 @@ def test_runs_that_outgrow_multimode_cost_single_mode_optics(catalog):
     assert effect.beyond_catalog_reach == 0
 
 
+def test_cross_hall_runs_take_long_reach_single_mode_optics(catalog):
+    """The 100,000-GPU example's cross-hall 400G runs (up to ~234 m) are past the 100 m DR4
+    parts but within the 500 m ones (NVIDIA MMS4X00-NM 2xDR4, 500 m, P): the inventory (placed
+    lengths by default) buys them. What no catalog part reaches are its 200G storage runs past
+    50 m (the one 200G module is multimode; NVIDIA's 200G single-mode mode of its 400G DR4
+    module reaches 100 m, and these reach 244 m): they alone leave the placed price null."""
+    design = load_project(EXAMPLES / "h100-100k.json")
+    ev = evaluate(design, catalog)
+    bought = {item.catalog_id for item in ev.inventory.items}
+    assert {"OSFP-800G-2xDR4-500m", "Fiber-SMF-500m"} <= bought
+    flat = flatten(design, catalog)
+    c = ev.site.cables
+    speed = flat.speed_values[flat.speed_code][c.bundle]
+    effect = ev.site.cables_optics
+    assert effect.beyond_catalog_reach == int(((speed == 200.0) & (c.length_m > 50.0)).sum()) > 0
+    assert effect.capex_usd_placed is None
+    # the 400G runs of 100-500 m (spine-core across halls) all have a part now
+    assert int(((speed == 400.0) & (c.length_m > 100.0)).sum()) > 50_000
+
+
 def test_runs_no_catalog_item_reaches_are_not_priced(catalog):
-    """The 100,000-GPU example's cross-hall spine-core runs (up to ~240 m) exceed the catalog's
-    longest fibre module and cable (100 m): their placed price and power are null, not a number
-    for optics that could not serve them."""
-    effect = evaluate(load_project(EXAMPLES / "h100-100k.json"), catalog).site.cables_optics
+    """Rows 2.5 km apart: past every catalog fibre module and cable (2 km FR4): the placed
+    price and power are null, not a number for optics that could not serve them, and the
+    inventory, buying for placed lengths, says LINK_TOO_LONG."""
+    design = one_row_design()
+    design.site = SiteSpec(racks_per_row=1, row_pitch_m=2500.0)
+    ev = evaluate(design, catalog)
+    effect = ev.site.cables_optics
     assert effect.beyond_catalog_reach > 0
     assert effect.capex_usd_placed is None and effect.power_kw_placed is None
     assert effect.capex_usd_drawn is not None
+    assert "LINK_TOO_LONG" in {w.code for w in ev.warnings}
 
 
 def test_a_failure_what_if_keeps_the_intact_site(catalog):
@@ -333,22 +378,27 @@ def test_any_site_key_loads_or_fails_in_one_line(catalog, site):
 
 
 def test_placed_cable_lengths_reach_the_inventory_cost_and_power(catalog):
-    """With "cable_lengths": "placed" the inventory buys cables and optics for each bundle's
-    longest placed cable: rows 40 m apart push the server-leaf runs past multimode's 50 m, so
-    the optics are single-mode and cost more; by default (drawn) the figures are as before."""
+    """By default the inventory buys cables and optics for each bundle's longest placed cable:
+    rows 40 m apart push the server-leaf runs past multimode's 50 m, so the optics are
+    single-mode and cost more than with "cable_lengths": "drawn" (the figures before the floor
+    plan); "drawn" is saved and read back, and a project that says "placed" (written when it
+    was not the default) still loads to the same site."""
     design = one_row_design()
     design.site = SiteSpec(racks_per_row=1, row_pitch_m=40.0)
-    drawn = evaluate(design, catalog)
-    design.site = replace(design.site, cable_lengths="placed")
     placed = evaluate(design, catalog)
+    assert "cable_lengths" not in design_to_dict(design)["site"]  # the default is not written
+    design.site = replace(design.site, cable_lengths="drawn")
+    drawn = evaluate(design, catalog)
     by_kind = lambda ev: ev.cost.capex_by_kind_usd.get("transceiver", 0.0)  # noqa: E731
     assert by_kind(placed) > by_kind(drawn)
     assert placed.power.it_kw >= drawn.power.it_kw
+    saved = design_to_dict(design)["site"]
+    assert saved["cable_lengths"] == "drawn"
+    assert design_from_dict(design_to_dict(design), catalog).site == design.site
+    assert site_from_dict({"cable_lengths": "placed"}) == SiteSpec()
+    # a design with no site key is placed automatically, and priced at its placed lengths
     assert evaluate(one_row_design(), catalog).cost.capex_usd == pytest.approx(
         evaluate(Design("one row", one_row_design().root), catalog).cost.capex_usd)
-    saved = design_to_dict(design)["site"]
-    assert saved["cable_lengths"] == "placed"
-    assert design_from_dict(design_to_dict(design), catalog).site == design.site
 
 
 @pytest.mark.parametrize("example", ["dgx-h100-superpod-4su.json", "hand-drawn-nvl72-x4.json"])

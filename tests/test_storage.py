@@ -382,4 +382,4 @@ def test_generated_storage_is_within_its_ports_or_refused_plainly(
     spec = catalog.get(storage)
     read = ev.storage.classes["data_loading"]
     assert ev.counts.storage_nodes == nodes and ev.storage.fabric == fabric
-    assert read.job_gbyte_s <= nodes * spec["read_gbyte_s"] * (1 + 1e-9)
+    assert read.job_gbyte_s <= nodes * spec.read_gbyte_s * (1 + 1e-9)

@@ -37,7 +37,7 @@ def test_an_uncalibrated_chip_never_beats_its_generations_least_efficient_calibr
     the lowest MFU of the calibrated families of its generation. Before issue 22 a Hygon DCU
     took the A100-derived 0.799 and showed MFU 60% against a calibrated H100's 47%."""
     model = load_preset("llama3-70b")
-    year = CATALOG.get(accelerator_id).get("year")
+    year = CATALOG.get(accelerator_id).year
     family = least_efficient_family(A, year)
     peers = [f for f, y in CALIBRATED_FAMILY_YEAR.items()
              if _generation(y) == _generation(CALIBRATED_FAMILY_YEAR[family])]

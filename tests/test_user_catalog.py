@@ -8,6 +8,7 @@ import pytest
 
 import core.catalog as catalog_module
 from core.catalog import USER_CATALOG_ENV, load_catalog
+from core.catalog_spec import NicSpec, Price
 from designer.cli import main
 from core.errors import CatalogError
 
@@ -115,3 +116,23 @@ def test_the_cli_warns_in_one_line_and_carries_on(tmp_path, monkeypatch, capsys,
     assert captured.err == f"cluster-designer: warning: user catalog ignored: {bad}: invalid JSON at line 1 " \
                            f"column 2: Expecting property name enclosed in double quotes\n"
     assert "BlueField-3" in captured.out or out.is_file()
+
+
+def test_a_user_entry_with_the_retired_price_usd_is_left_out_saying_what_to_write(home, user_nic):
+    # an early catalog format priced entries with price_usd, which was never read: a user file
+    # that still has it is left out with the fix, instead of loading as silently unpriced
+    entry = {**user_nic, "price_usd": 1500}
+    entry.pop("price", None)
+    path = write(home / ".config" / "cluster-designer" / "user-catalog.json", [entry])
+    assert_left_out(load_catalog(), str(path), "'Acme-NIC'", "field 'price_usd' is retired",
+                    '"price": {"usd": N')
+
+
+def test_a_user_entry_loads_as_its_kinds_typed_spec(home, user_nic):
+    user_nic["price"] = {"usd": 1500, "year": 2025, "evidence": "list", "source": "our quote"}
+    write(home / ".config" / "cluster-designer" / "user-catalog.json", [user_nic])
+    spec = load_catalog().get("Acme-NIC")
+    assert isinstance(spec, NicSpec) and spec.origin.endswith("user-catalog.json")
+    assert (spec.ports, spec.port_gbit_s) == (user_nic["ports"], user_nic["port_gbit_s"])
+    assert spec.price == Price(usd=1500, year=2025, evidence="list", source="our quote")
+    assert spec.to_json() == user_nic  # what `catalog --format json` shows is what was written

@@ -115,9 +115,9 @@ from hypothesis import strategies as st  # noqa: E402
 from core.errors import DesignError  # noqa: E402
 from core.generators import SupernodeOptions, generate_supernode  # noqa: E402
 
-SERVERS = sorted(s.id for s in CATALOG if s.kind == "server" and s.get("nic"))
+SERVERS = sorted(s.id for s in CATALOG if s.kind == "server" and s.nic)
 SYSTEMS = sorted(s.id for s in CATALOG if s.kind == "supernode")
-SWITCHES = sorted(s.id for s in CATALOG.by_kind("switch") if s["role"] == "scale-out")
+SWITCHES = sorted(s.id for s in CATALOG.by_kind("switch") if s.role == "scale-out")
 STORAGES = sorted(s.id for s in CATALOG.by_kind("storage"))
 
 
@@ -133,7 +133,7 @@ def generator_options(draw):
         nodes = draw(st.integers(1, 48))
         storage = draw(st.sampled_from([None, None, *STORAGES]))
         return ("fat-tree", FatTreeOptions(
-            gpus=nodes * int(CATALOG.get(server)["accelerators"]), server=server,
+            gpus=nodes * int(CATALOG.get(server).accelerators), server=server,
             switch=draw(st.sampled_from(SWITCHES)), planes=planes, rail_only=rail_only,
             oversubscription=draw(st.sampled_from([1.0, 1.0, 2.0])),
             storage=storage, storage_nodes=draw(st.integers(1, 4)) if storage else 0,
@@ -190,7 +190,7 @@ def test_a_catalog_fibre_type_is_checked_in_one_line():
         parse_entry(entry, "user.json", 0)
     assert "\n" not in str(raised.value)
     entry["fiber"] = "single-mode"
-    assert parse_entry(entry, "user.json", 0).get("fiber") == "single-mode"
+    assert parse_entry(entry, "user.json", 0).fiber == "single-mode"
 
 
 # --------------------------------------------------------------------------- optics media
@@ -232,7 +232,7 @@ def test_both_ends_and_the_fibre_share_one_type_and_hosts_count_per_cage():
              if i.role in ("transceiver", "cable")}
     assert items[("OSFP-800G-2xDR4", False)] == 4          # 8 NICs, 2 per cage
     assert ("Fiber-SMF-Splitter-1x2", True) in items
-    assert not any(i.spec.get("fiber") == "multimode" for i in ev.inventory.items
+    assert not any(i.spec.fiber == "multimode" for i in ev.inventory.items
                    if i.role in ("transceiver", "cable"))
     for planes in (1, 2, 4):
         design = generate_fat_tree(FatTreeOptions(gpus=256, server="DGX-B300", switch="TH6",

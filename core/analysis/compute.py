@@ -38,7 +38,7 @@ def dense_peak(accelerator: ComponentSpec, precision: str,
     rec = RECIPES.get(precision)
     gemm = rec.gemm_precision if rec is not None else precision
     reason = f"has no dense {gemm} peak in the catalog"
-    if rec is not None and rec.needs_block_scaling and "fp4" not in accelerator["tflops_dense"]:
+    if rec is not None and rec.needs_block_scaling and "fp4" not in accelerator.tflops_dense:
         reason = f"has no block-scaled ({precision}) tensor cores"
     else:
         try:
@@ -67,7 +67,7 @@ class Hardware:
     def __init__(self, accelerator: ComponentSpec, precision: str, peak_tflops: float,
                  a: PerformanceAssumptions):
         peak = peak_tflops * 1e12
-        basis = efficiency_basis(a, accelerator.id, accelerator.get("year"))
+        basis = efficiency_basis(a, accelerator.id, accelerator.year)
         scale = basis.scale
         rec = recipe(precision)
         bf16 = min(peak, accelerator.peak_tflops("bf16") * 1e12)
@@ -80,7 +80,7 @@ class Hardware:
         self.peak = peak if share <= 0 else 1.0 / ((1.0 - share) / peak + share / bf16)
         # FLOP/s for the attention core: it stays bf16 under the low-precision recipes
         self.peak_attn = bf16 if rec.low_precision_gemm else peak
-        self.hbm = accelerator["hbm_tbyte_s"] * 1e12 * a.hbm_efficiency  # achieved B/s
+        self.hbm = accelerator.hbm_tbyte_s * 1e12 * a.hbm_efficiency  # achieved B/s
         self.a = a
         # calibration (x the fp8 factor) for linear layers; the attention core takes it plain
         self.gemm_scale = scale * (a.fp8_gemm_efficiency_scale if rec.low_precision_gemm else 1.0)

@@ -188,10 +188,7 @@ class CostResult:
 
 
 def _catalog_price_usd(item: InventoryItem) -> float | None:
-    price = item.spec.get("price")
-    if isinstance(price, Mapping) and price.get("usd") is not None:
-        return float(price["usd"])
-    return None
+    return None if item.spec.price is None else float(item.spec.price.usd)
 
 
 def price_lines(inventory: Inventory, assumptions: CostAssumptions) -> tuple[LinePrice, ...]:

@@ -25,6 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from core.catalog import ComponentSpec
+from core.catalog_spec import DpuSpec, NodeSpec, engines_of
 from core.diagnostics import Diagnostic
 from core.dpu_engines import ENGINE_TITLES, ENGINES, cores_freed_per_dpu, engine_value
 from core.flatten import FlatDesign
@@ -47,11 +48,13 @@ class DpuStage:
 
 def dpus_per_group(flat: FlatDesign) -> tuple[np.ndarray, np.ndarray]:
     """(DPU catalog id or "" per group, DPUs per unit of the group) with node overrides."""
-    ids = flat.per_group(lambda s: (s.get("dpu") or "") if s.get("dpus") else "", dtype=object)
-    per_unit = flat.per_group(lambda s: float(s.get("dpus") or 0) if s.get("dpu") else 0.0)
+    ids = flat.per_group(lambda s: (s.dpu or "") if isinstance(s, NodeSpec) and s.dpus else "",
+                         dtype=object)
+    per_unit = flat.per_group(lambda s: float(s.dpus) if isinstance(s, NodeSpec) and s.dpu else 0.0)
     for i in [i for i, node in enumerate(flat.nodes) if "dpus" in node.overrides]:
-        if ids[i] or flat.specs[flat.spec_row[i]].get("dpu"):
-            ids[i] = flat.specs[flat.spec_row[i]]["dpu"]
+        spec = flat.specs[flat.spec_row[i]]
+        if ids[i] or (isinstance(spec, NodeSpec) and spec.dpu):
+            ids[i] = spec.dpu
             per_unit[i] = float(int(flat.nodes[i].overrides["dpus"]))
     ids[per_unit <= 0] = ""
     return ids, per_unit
@@ -68,16 +71,17 @@ def storage_path_stages(flat: FlatDesign, start: np.ndarray, own_gbit_s: np.ndar
     if not on_path.any():
         return ()
     models = sorted(set(ids[on_path].tolist()))
-    specs = {m: flat.catalog.get(m) for m in models}
+    engines = {m: engines_of(flat.catalog.get(m)) for m in models}
     own_gbyte_s = own_gbit_s / 8.0
-    figures = [("storage engine", "storage", "gbyte_s", 1.0, False),
-               ("network engine", "network", "gbit_s", 1.0 / 8.0, False),
-               ("storage engine IOPS", "storage", "iops", small_read_bytes / 1e9, True)]
+    figures = [("storage engine", "storage", lambda e: e.gbyte_s, 1.0, False),
+               ("network engine", "network", lambda e: e.gbit_s, 1.0 / 8.0, False),
+               ("storage engine IOPS", "storage", lambda e: e.iops, small_read_bytes / 1e9, True)]
     if encrypt:
-        figures.append(("security engine (IPsec)", "security", "ipsec_gbit_s", 1.0 / 8.0, False))
+        figures.append(("security engine (IPsec)", "security", lambda e: e.ipsec_gbit_s,
+                        1.0 / 8.0, False))
     stages = []
-    for words, engine, key, to_gbyte_s, small in figures:
-        rate = {m: engine_value(specs[m].get("engines"), engine, key) for m in models}
+    for words, engine, figure, to_gbyte_s, small in figures:
+        rate = {m: engine_value(engines[m], engine, figure) for m in models}
         listed = [m for m in models if rate[m] is not None]
         if not listed:
             continue
@@ -150,12 +154,12 @@ def analyze_dpus(flat: FlatDesign, storage_classes: Mapping[str, Any],
     models = {}
     for model, count in counts.items():
         spec: ComponentSpec = flat.catalog.get(model)
-        listed = tuple(e for e in ENGINES if e in (spec.get("engines") or {}))
+        listed = tuple(e for e in ENGINES if e in engines_of(spec))
         used = {"network", "control"}
         if model in on_path:
             used |= {"storage", "compute_virtio"} | ({"security"} if encrypt else set())
         engines_used = tuple(e for e in listed if e in used)
-        per_dpu = cores_freed_per_dpu(spec.fields, engines_used)
+        per_dpu = cores_freed_per_dpu(spec, engines_used) if isinstance(spec, DpuSpec) else None
         binds = binding.get(model, {})
         engine = min(binds, key=ENGINES.index) if binds else None
         models[model] = DpuModelResult(

@@ -147,14 +147,14 @@ def job_failure_rates(
             rate = _rate(item, a.nic_per_1000_days, a)
             kind_rate["nic"] += n * node_share * rate
             node_hw += n * node_share * rate
-            node_links += n * int(item.spec.get("ports", 1) or 1)
+            node_links += n * int(item.spec.ports or 1)
         elif kind == "switch" and role == "scale-up":
             rate = _rate(item, a.scale_up_switch_per_1000_days, a)
             kind_rate["scale-up"] += n * node_share * rate
             node_hw += n * node_share * rate
         elif kind == "switch":
             default = a.switch_per_1000_days * (
-                a.chassis_multiplier if item.spec.get("chassis", False) else 1.0
+                a.chassis_multiplier if item.spec.chassis else 1.0
             )
             rate = n * tier_share(role) * _rate(item, default, a)
             if plane_failover and role in DEFAULT_TIER_LEVEL:
@@ -168,7 +168,7 @@ def job_failure_rates(
             cable_count += links
             cable_rate_sum += links * _rate(item, a.link_per_1000_days, a)
         elif kind == "transceiver" and item.powered:
-            switch_ends += n * max(1, int(item.spec.get("lanes", 1) or 1))
+            switch_ends += n * max(1, int(item.spec.lanes or 1))
 
     if cable_count > 0:
         link_rate = cable_rate_sum / cable_count
@@ -200,11 +200,11 @@ def _rate(item: InventoryItem, default: float, a: ReliabilityAssumptions) -> flo
         return float(item.overrides[RATE_KEY])
     if item.catalog_id in a.rate_overrides:
         return float(a.rate_overrides[item.catalog_id])
-    value = item.spec.get(RATE_KEY)
+    value = item.spec.failure_rate_per_1000_days
     return default if value is None else float(value)
 
 
 def _node_equivalents(item: InventoryItem) -> float:
     """8-GPU node equivalents of one compute item (a DGX = 1, an NVL72 = 9)."""
-    gpus = item.spec.get("accelerators", 8) or 8
+    gpus = item.spec.accelerators or 8
     return max(1.0, float(gpus) / 8.0)

@@ -146,7 +146,7 @@ def _pct(x: float) -> str:
 
 
 def _supports(fabric: FabricView, precision: str) -> bool:
-    return bool(fabric.accelerator["tflops_dense"].get(precision))
+    return bool(fabric.accelerator.tflops_dense.get(precision))
 
 
 def _kv_share(base: _Base) -> float | None:

@@ -125,13 +125,13 @@ def _storage_gbyte_s(topology: Topology) -> tuple[float, float]:
     ends = ends.ravel()
     links_gbit_s = np.bincount(ends[ends >= 0], weights=np.repeat(
         flat.capacity_gbit_s[touching], 2)[ends >= 0], minlength=len(storage))
-    devices = {"read_gbyte_s": 0.0, "write_gbyte_s": 0.0}
+    read_gbyte_s = write_gbyte_s = 0.0
     for i in np.flatnonzero(storage).tolist():
         multiplicity = int(flat.multiplicity[i])
         link_gbyte_s = float(links_gbit_s[i]) / 8.0 / multiplicity
-        for field in devices:
-            devices[field] += multiplicity * min(float(flat.specs[flat.spec_row[i]][field]),
-                                                 link_gbyte_s)
+        spec = flat.specs[flat.spec_row[i]]
+        read_gbyte_s += multiplicity * min(float(spec.read_gbyte_s), link_gbyte_s)
+        write_gbyte_s += multiplicity * min(float(spec.write_gbyte_s), link_gbyte_s)
     compute = flat.is_compute
     side = (flat.bundles_of_kind("storage", "frontend")
             & (compute[flat.bundle_a] | compute[flat.bundle_b]))
@@ -142,7 +142,7 @@ def _storage_gbyte_s(topology: Topology) -> tuple[float, float]:
         compute_side = topology.up_capacity_gbit_s[0] / 8.0
     else:
         compute_side = 0.0
-    return min(devices["read_gbyte_s"], compute_side), min(devices["write_gbyte_s"], compute_side)
+    return min(read_gbyte_s, compute_side), min(write_gbyte_s, compute_side)
 
 
 # A hashed tier below this fraction for a pattern gets a warning naming the collisions.

@@ -310,7 +310,7 @@ def search_parallelism(
     model = workload.model
     gpus = max(1, fabric.connected_gpus)
     peak_tflops, precision = dense_peak(fabric.accelerator, workload.precision, None)
-    hbm_gb = float(fabric.accelerator["hbm_gb"])
+    hbm_gb = float(fabric.accelerator.hbm_gb)
     target_sequences = auto_target_sequences(workload, gpus, a)
 
     specs = _enumerate(fabric, model, a, target_sequences)

@@ -192,7 +192,7 @@ def cannot_run_reasons(fabric: FabricView, par: Parallelism, memory: MemoryBreak
             f"needs {memory.total_gb:.1f} GB per GPU ({memory.stage} pipeline stage) but "
             f"{fabric.accelerator.id} has {memory.hbm_gb:g} GB",
             (fabric.accelerator.id,)))
-    no_host_link = par.activation_offload and not fabric.accelerator.get("host_link_gbyte_s")
+    no_host_link = par.activation_offload and not fabric.accelerator.host_link_gbyte_s
     if no_host_link:
         reasons.append(Diagnostic(
             "NO_HOST_LINK",
@@ -253,7 +253,7 @@ def layout_performance(
             core = bracket.step
         memory = core.memory
     else:  # no fabric to run on: only what does not depend on one
-        memory = memory_for(model, par, float(fabric.accelerator["hbm_gb"]), a, par.microbatches,
+        memory = memory_for(model, par, float(fabric.accelerator.hbm_gb), a, par.microbatches,
                             precision)
     diags.extend(_layout_diagnostics(fabric, model, par, a))
     reasons = cannot_run_reasons(fabric, par, memory, core.step_time_s if core else None)
@@ -312,7 +312,7 @@ def _layout_diagnostics(fabric: FabricView, model: ModelSpec, par: Parallelism,
                         a: PerformanceAssumptions) -> list[Diagnostic]:
     """What the user should know about this layout on this fabric, besides its numbers."""
     diags: list[Diagnostic] = []
-    uncalibrated = uncalibrated_diagnostic(a, fabric.accelerator.id, fabric.accelerator.get("year"))
+    uncalibrated = uncalibrated_diagnostic(a, fabric.accelerator.id, fabric.accelerator.year)
     if uncalibrated is not None:
         diags.append(uncalibrated)
     if par.tp * par.cp > fabric.scale_up_domain_gpus:

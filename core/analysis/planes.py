@@ -95,8 +95,8 @@ def plane_structure(design: Design, flat: FlatDesign) -> PlaneStructure:
     gpus = flat.multiplicity * flat.gpus_per_group_unit
     main = flat.specs[flat.spec_row[flat.compute_groups[int(gpus[flat.compute_groups].argmax())]]]
     ports = 0
-    if main.get("nic") and main["nic"] in flat.catalog:
-        ports = flat.catalog.get(main["nic"]).port_count_at(speed)
+    if main.nic and main.nic in flat.catalog:
+        ports = flat.catalog.get(main.nic).port_count_at(speed)
     if rails:
         return PlaneStructure(1, count, tuple(rails), speed, ports)
     return PlaneStructure(count, 0, tuple(planes), speed, ports)

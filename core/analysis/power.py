@@ -159,20 +159,20 @@ class PowerResult:
 
 def _item_power_w(item: InventoryItem) -> tuple[float, float | None]:
     """(nameplate W, typical W or None) of one device of ``item``."""
-    kind = item.kind
+    kind, spec = item.kind, item.spec
     if kind in ("server", "supernode"):
-        typical = item.value("typical_power_kw")
+        typical = item.value("typical_power_kw", spec.typical_power_kw)
         return (
-            float(item.value("max_power_kw", 0.0)) * 1000.0,
+            float(item.value("max_power_kw", spec.max_power_kw)) * 1000.0,
             None if typical is None else float(typical) * 1000.0,
         )
     if kind in ("switch", "storage", "appliance"):
-        typical = item.value("typical_power_w")
-        return float(item.value("max_power_w", 0.0)), None if typical is None else float(typical)
+        typical = item.value("typical_power_w", spec.typical_power_w)
+        return float(item.value("max_power_w", spec.max_power_w)), None if typical is None else float(typical)
     if kind == "accelerator":
-        return float(item.value("tdp_w", 0.0)), None
+        return float(item.value("tdp_w", spec.tdp_w)), None
     # nic, dpu, transceiver, cable: one load-independent figure, used as nameplate and typical.
-    power = float(item.value("power_w", 0.0))
+    power = float(item.value("power_w", spec.power_w))
     return power, power
 
 
@@ -182,7 +182,7 @@ def _by_kind_key(item: InventoryItem) -> str:
 
 def item_cooling(item: InventoryItem) -> str:
     """The cooling of a compute item's racks: the design's override, else its catalog entry's."""
-    return item.cooling or cooling_type(str(item.value("cooling", "air")))
+    return item.cooling or cooling_type(str(item.value("cooling", item.spec.cooling)))
 
 
 class _RackTally:
@@ -204,10 +204,10 @@ class _RackTally:
         must give the numbers of the same design drawn as repeated blocks, and which drawn
         servers share a rack is not in the model."""
         if item.kind == "supernode":
-            per_node = max(1, int(item.value("racks", 1) or 1))
+            per_node = max(1, int(item.value("racks", item.spec.racks) or 1))
             rack_ws = [(item.count * per_node, node_w / per_node)]
         else:
-            per_rack = max(1, int(item.value("per_rack", 1) or 1))
+            per_rack = max(1, int(item.value("per_rack", item.spec.per_rack) or 1))
             full, rest = divmod(item.count, per_rack)
             rack_ws = [(full, per_rack * node_w), (1 if rest else 0, rest * node_w)]
         rack_ws = [(n, w) for n, w in rack_ws if n]

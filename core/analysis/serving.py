@@ -438,7 +438,7 @@ def _kv_tiers(accel: ComponentSpec, kv: KvCacheSpec, a: InferenceAssumptions,
               ) -> tuple[KvTiers, KvPlacement, tuple[Diagnostic, ...]]:
     """The KV tiers of ``kv`` on ``accel``'s servers and the design's storage, or why not."""
     if kv.placement == "host":
-        link = kv.host_link_gbyte_s if kv.host_link_gbyte_s is not None else accel.get("host_link_gbyte_s")
+        link = kv.host_link_gbyte_s if kv.host_link_gbyte_s is not None else accel.host_link_gbyte_s
         placement = KvPlacement("host", kv.host_gb_per_gpu, link)
         if link is None:
             return KvTiers(), placement, (Diagnostic(
@@ -515,7 +515,7 @@ def _cannot_run(fabric: FabricView, workload: InferenceWorkload, prefill: PhaseM
                 decode: PhaseModel, a: InferenceAssumptions) -> tuple[Diagnostic, ...]:
     accel, dep = fabric.accelerator, workload.deployment
     reasons: list[Diagnostic] = []
-    table = accel["tflops_dense"]
+    table = accel.tflops_dense
     if not table.get(workload.precision):
         reasons.append(Diagnostic(
             "SERVING_PRECISION_UNSUPPORTED",
@@ -533,7 +533,7 @@ def _cannot_run(fabric: FabricView, workload: InferenceWorkload, prefill: PhaseM
             f"inference.deployment: the prefill and decode pools ({dep.gpus:,} GPUs, one after the "
             f"other) span the {level.name} level, which has no bandwidth: the KV cache cannot be "
             "handed over"))
-    usable = float(accel["hbm_gb"]) * 1e9 * (1.0 - a.activation_reserve_fraction)
+    usable = float(accel.hbm_gb) * 1e9 * (1.0 - a.activation_reserve_fraction)
     pools = (("inference.deployment.prefill", prefill), ("inference.deployment.decode", decode)) \
         if dep.disaggregated else (("inference.deployment", decode),)
     for where, model in pools:

@@ -10,7 +10,9 @@ precision x efficiency) (attention runs at the KV cache's precision, not the wei
 EP dispatch + combine) and a fixed cost per layer (kernel launches and tails, synchronisation)
 are added, not overlapped. Compute, HBM reads and KV fetches overlap (the larger binds): the
 fetches run on copy engines (host) or the NIC (storage) while the SMs work, layer by layer, as
-FlexGen's and Mooncake's layer-wise prefetch do.
+FlexGen's and Mooncake's layer-wise prefetch do. Fine-grained routed experts (an expert FFN
+narrower than the hidden size) are the exception: their grouped GEMMs read their weights, then
+compute, as NVIDIA's MoE kernels measure (``PhaseModel._serialise_experts``).
 
 Pipeline parallelism: a replica keeps min(pp, batch) micro-batches in flight (TensorRT-LLM
 schedules pp micro-batches), so every stage works on one micro-batch
@@ -118,7 +120,7 @@ def attention_precision(workload: InferenceWorkload, accelerator) -> str:
     FP8 context FMHA with its FP8 KV cache under NVFP4 weights (configs/*/llama2-70b.py);
     native FP8 MLA decode kernels on SM100 (modular/modular max/kernels/src/nn/
     mla_decode_sm100_qkv_fp8.mojo) and AMD aiter's a8w8 MLA decode (fp8 Q and KV) on MI355X."""
-    table = accelerator["tflops_dense"]
+    table = accelerator.tflops_dense
     kv = workload.kv_cache_precision
     if workload.attention_precision is not None:
         # the engine's kernels say (FlashMLA's SM90 decode computes in BF16 over an FP8 cache)
@@ -236,11 +238,15 @@ class PhaseModel:
         fetched = hit * input_tokens * self.kv_bytes_per_token
         tokens = (1.0 - hit) * input_tokens
         # the busiest EP rank's extra share of the routed experts' FLOPs
-        flops_at_weight_peak += (2.0 * self.shape.routed_active_params * tokens
-                                 * (self._ep_imbalance(tokens) - 1.0))
+        routed = 2.0 * self.shape.routed_active_params * tokens * self._ep_imbalance(tokens)
+        flops_at_weight_peak += routed - 2.0 * self.shape.routed_active_params * tokens
+        efficiency = self.assumptions.prefill_compute_efficiency
+        compute_s, memory_s = self._serialise_experts(
+            self._compute_s(flops_at_weight_peak, efficiency), self.weights_bytes / self._hbm_bytes_s,
+            self._compute_s(routed, efficiency), self.routed_bytes / self._hbm_bytes_s)
         return PhaseTime(
-            compute_s=self._compute_s(flops_at_weight_peak, self.assumptions.prefill_compute_efficiency),
-            memory_s=self.weights_bytes / self._hbm_bytes_s,
+            compute_s=compute_s,
+            memory_s=memory_s,
             communication_s=self.communication_s((1.0 - hit) * input_tokens),
             kv_fetch_s=fetched / self.tiers.storage_read_bytes_s if fetched else 0.0,
             kv_fetch_over=STORAGE if fetched else "",
@@ -284,19 +290,59 @@ class PhaseModel:
         flops = tokens * (2.0 * self.shape.active_params + context_tokens * model.layers
                           * self.shape.decode_attention_flops_per_context_token * self._attention_slowdown)
         # the busiest EP rank's extra share of the routed experts' FLOPs
-        flops += 2.0 * self.shape.routed_active_params * tokens * (self._ep_imbalance(tokens) - 1.0)
-        weights = self.weights_bytes - self.routed_bytes * (1.0 - self._experts_touched(tokens))
+        routed = 2.0 * self.shape.routed_active_params * tokens * self._ep_imbalance(tokens)
+        flops += routed - 2.0 * self.shape.routed_active_params * tokens
+        touched = self.routed_bytes * self._experts_touched(tokens)
+        weights = self.weights_bytes - self.routed_bytes + touched
         kv = batch * context_tokens * self.kv_bytes_per_token
         from_host = max(0.0, kv - max(0.0, self.hbm_free_bytes)) if self.tiers.host_bytes else 0.0
         from_host *= micro / batch
+        efficiency = self.assumptions.decode_compute_efficiency
+        compute_s, memory_s = self._serialise_experts(
+            self._compute_s(flops, efficiency), (weights + kv * micro / batch) / self._hbm_bytes_s,
+            self._compute_s(routed, efficiency), touched / self._hbm_bytes_s)
         return PhaseTime(
-            compute_s=self._compute_s(flops, self.assumptions.decode_compute_efficiency),
-            memory_s=(weights + kv * micro / batch) / self._hbm_bytes_s,
+            compute_s=compute_s,
+            memory_s=memory_s,
             communication_s=self.communication_s(tokens),
             kv_fetch_s=from_host / self.tiers.host_link_bytes_s if from_host else 0.0,
             kv_fetch_over=HOST_LINK if from_host else "",
             fixed_s=self._fixed_s,
         )
+
+    def _serialise_experts(self, compute_s: float, memory_s: float, experts_compute_s: float,
+                           experts_read_s: float) -> tuple[float, float]:
+        """(compute, HBM) of a step whose totals are ``compute_s`` and ``memory_s``, of which the
+        routed experts' grouped GEMMs take ``experts_compute_s`` of math and ``experts_read_s``
+        of weight reads. Coarse experts overlap the two with the rest of the step, as every
+        other layer does. Fine-grained experts (an expert FFN narrower than the hidden size,
+        DeepSeekMoE's segmentation) do not: their GEMMs cost the weights' read plus the math,
+        one after the other, added to whichever of the rest binds (so the bound stays the
+        rest's and nothing is counted twice).
+
+        Measured, not assumed (P: NVIDIA's TensorRT-LLM 1.3.0rc20 MoE op, isolated on silicon,
+        ai-dynamo/aiconfigurator 0.12.0 systems/data/{h200_sxm,b200_sxm}/moe/trtllm/1.3.0rc20/
+        moe_perf.parquet, balanced routing, 64-512 tokens per expert): DeepSeek-V3's experts
+        (7,168 x 2,048, 32 per GPU at EP 8) take 0.86-1.00x (B200 FP8) and 0.92-1.31x (H200
+        FP8-block) of read + math at this model's efficiency and HBM rate, 1.4-1.8x of the larger
+        of them; the other fine-grained shapes of the same file (4,096 x 1,536, 4,096 x 2,048,
+        6,144 x 2,048) 0.7-1.5x of the sum; Mixtral's coarse experts (4,096 x 14,336) 0.5-0.9x of
+        the sum, 0.6-1.5x of the larger: overlapped."""
+        if not self._fine_grained_experts:
+            return compute_s, memory_s
+        serial = experts_compute_s + experts_read_s
+        rest_compute, rest_memory = compute_s - experts_compute_s, memory_s - experts_read_s
+        if rest_compute >= rest_memory:
+            return rest_compute + serial, rest_memory
+        return rest_compute, rest_memory + serial
+
+    @functools.cached_property
+    def _fine_grained_experts(self) -> bool:
+        """Routed experts whose FFN is narrower than the hidden size (DeepSeekMoE's fine-grained
+        segmentation: DeepSeek-V3 2,048 of 7,168, Qwen3-MoE 1,536 of 4,096; Mixtral's 14,336
+        of 4,096 is coarse)."""
+        model = self.workload.model
+        return model.moe.enabled and (model.moe.expert_ffn_hidden or model.ffn_hidden) < model.hidden
 
     def communication_s(self, tokens: float) -> float:
         """TP all-reduces (after attention and after the MLP) and EP dispatch + combine of one
@@ -376,7 +422,7 @@ class PhaseModel:
 
     @property
     def _hbm_bytes_s(self) -> float:
-        return float(self.fabric.accelerator["hbm_tbyte_s"]) * 1e12 * self.assumptions.hbm_efficiency
+        return float(self.fabric.accelerator.hbm_tbyte_s) * 1e12 * self.assumptions.hbm_efficiency
 
     def _compute_s(self, flops_at_weight_peak: float, efficiency: float) -> float:
         """One stage's share of ``flops_at_weight_peak`` on its tp GPUs."""
@@ -422,7 +468,7 @@ def phase_model(fabric: FabricView, workload: InferenceWorkload, layout: PhaseLa
     routed = shape.routed_params * copies / (max(layout.ep, layout.tp) * layout.pp) * weight_bytes
     weights = (shape.total_params - shape.routed_params) / layout.replica_gpus * weight_bytes + routed
     kv_split = 1 if workload.mla is not None else min(layout.tp, workload.model.kv_heads_effective)
-    usable = float(fabric.accelerator["hbm_gb"]) * 1e9 * (1.0 - assumptions.activation_reserve_fraction)
+    usable = float(fabric.accelerator.hbm_gb) * 1e9 * (1.0 - assumptions.activation_reserve_fraction)
     return PhaseModel(fabric, workload, layout, assumptions, shape, tiers, weights, routed,
                       shape.kv_bytes_per_token / layout.pp / kv_split, usable - weights,
                       attention_precision(workload, fabric.accelerator))

@@ -162,7 +162,7 @@ def layout_step_time(
     parts["straggler"] = subtotal * straggler if straggler > 0 else 0.0
     parts["other"] = a.step_overhead_s
 
-    memory = memory_for(model, par, float(fabric.accelerator["hbm_gb"]), a, m, precision)
+    memory = memory_for(model, par, float(fabric.accelerator.hbm_gb), a, m, precision)
     if par.activation_offload:
         parts["offload"] = _offload_exposed_s(fabric, memory, m, parts["compute"])
     step = sum(parts.values())
@@ -177,7 +177,7 @@ def _offload_exposed_s(fabric: FabricView, memory: MemoryBreakdown, microbatches
     activations go to host memory after their forward and come back before their backward,
     over the accelerator's host link (PCIe, NVLink-C2C), hidden behind the compute but for
     what exceeds it."""
-    link = fabric.accelerator.get("host_link_gbyte_s")
+    link = fabric.accelerator.host_link_gbyte_s
     if not link:  # no host link in the catalog: nothing to offload over
         return math.inf
     moved = 2.0 * microbatches * memory.offloaded_gb_per_microbatch * 1e9

@@ -156,7 +156,7 @@ def _job_gpus(total_gpus: int, workload: Workload | None) -> int:
 
 def _scale_out_switches(flat: FlatDesign) -> np.ndarray:
     return flat.per_group(
-        lambda spec: spec.kind == "switch" and spec.get("role") == "scale-out", dtype=bool)
+        lambda spec: spec.kind == "switch" and spec.role == "scale-out", dtype=bool)
 
 
 def _path_groups(flat: FlatDesign, kinds: tuple[str, ...]):
@@ -320,11 +320,9 @@ def _stage_chain(topology: Topology, on_path: np.ndarray, first_links: np.ndarra
     rows = np.flatnonzero(reached_storage)
     mult = flat.multiplicity[rows].astype(float)
     specs = [flat.specs[flat.spec_row[i]] for i in rows]
-    read = float(np.dot(mult, [float(s.get("read_gbyte_s", 0.0)) for s in specs]))
-    write = float(np.dot(mult, [float(s.get("write_gbyte_s", 0.0)) for s in specs]))
-    iops = float(np.dot(mult, [float(s.get("read_iops") or
-                                     float(s.get("read_gbyte_s", 0.0)) * a.iops_per_read_gbyte_s)
-                               for s in specs]))
+    read = float(np.dot(mult, [float(s.read_gbyte_s) for s in specs]))
+    write = float(np.dot(mult, [float(s.write_gbyte_s) for s in specs]))
+    iops = float(np.dot(mult, [float(s.read_gbyte_s) * a.iops_per_read_gbyte_s for s in specs]))
     units_by_id: dict[str, int] = {}
     for i, spec in zip(rows.tolist(), specs):
         units_by_id[spec.id] = units_by_id.get(spec.id, 0) + int(flat.multiplicity[i])
@@ -335,7 +333,7 @@ def _stage_chain(topology: Topology, on_path: np.ndarray, first_links: np.ndarra
     switch_ns = 0.0
     for r in range(1, top + 1):
         at = np.flatnonzero(switches & (rank == r))
-        ns = float(np.mean([float(flat.specs[flat.spec_row[i]].get("latency_ns", 0.0)) for i in at]))
+        ns = float(np.mean([float(flat.specs[flat.spec_row[i]].latency_ns) for i in at]))
         switch_ns += ns * (2 if attach <= r < top else 1)
     node_ids = sorted({flat.specs[flat.spec_row[i]].id for i in np.flatnonzero(start)})
     first_words = _first_hop_words(flat, start, own, converged)
@@ -385,9 +383,9 @@ def _first_hop_words(flat: FlatDesign, start: np.ndarray, own: np.ndarray, conve
     ports = float(flat.cables[own].sum()) / units if units else 0.0
     speeds = "/".join(f"{v:g}G" for v in np.unique(flat.speed_gbit_s[own]))
     if converged:
-        what = f"{spec['nic']} compute NICs" if spec.get("nic") else "compute NICs"
-    elif spec.get("dpu") and spec.get("dpus"):
-        what = f"{spec['dpu']} DPU ports"
+        what = f"{spec.nic} compute NICs" if spec.nic else "compute NICs"
+    elif spec.dpu and spec.dpus:
+        what = f"{spec.dpu} DPU ports"
     else:
         what = "storage NIC ports"
     return f"{ports:g} x {speeds} {what}"

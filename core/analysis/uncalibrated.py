@@ -44,7 +44,7 @@ def bracket_step(view: FabricView, model: ModelSpec, par: Parallelism, precision
     acc = view.accelerator
     if acc.id in a.gemm_efficiency_scale_by_accelerator:
         return None
-    year = acc.get("year")
+    year = acc.year
     optimistic = a.uncalibrated_efficiency == "optimistic"
     other = replace(a, uncalibrated_efficiency="conservative" if optimistic else "optimistic")
     other_core = (layout_step_time(view, model, par, precision, other, peak_tflops, job_gpus)

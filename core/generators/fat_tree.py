@@ -36,16 +36,16 @@ class FatTreeOptions:
 
 def scale_out_endpoints(spec: ComponentSpec, catalog: Catalog) -> tuple[int, float]:
     """(ports, Gb/s per port) a compute node offers to the compute fabric."""
-    if not spec.get("nic") or not spec.get("nics"):
+    if not spec.nic or not spec.nics:
         raise GeneratorError(f"{spec.id} has no scale-out NICs in the catalog")
-    nic = catalog.get(spec["nic"])
-    return int(spec["nics"]) * int(nic["ports"]), float(nic["port_gbit_s"])
+    nic = catalog.get(spec.nic)
+    return int(spec.nics) * int(nic.ports), float(nic.port_gbit_s)
 
 
 def switch_radix(switch: ComponentSpec, speed_gbit_s: float) -> int:
     radix = switch.port_count_at(speed_gbit_s)
     if radix == 0:
-        offered = ", ".join(f"{c}x{s}G" for s, c in switch["ports_by_gbit_s"].items())
+        offered = ", ".join(f"{c}x{s}G" for s, c in switch.ports_by_gbit_s.items())
         raise GeneratorError(
             f"switch {switch.id} has no {speed_gbit_s:g} Gb/s ports (offers {offered})"
         )
@@ -119,9 +119,9 @@ def port_metadata(ports: FabricPorts) -> dict:
 def generate_fat_tree(options: FatTreeOptions, catalog: Catalog) -> Design:
     server = catalog.require(options.server, *COMPUTE_KINDS)
     switch = catalog.require(options.switch, "switch")
-    if switch["role"] != "scale-out":
+    if switch.role != "scale-out":
         raise GeneratorError(f"{switch.id} is a scale-up switch; pick a scale-out switch")
-    gpus_per_node = int(server["accelerators"])
+    gpus_per_node = int(server.accelerators)
     if options.gpus < 1:
         raise GeneratorError(f"--gpus must be positive, got {options.gpus}")
     if options.gpus % gpus_per_node:
@@ -198,7 +198,7 @@ def _generate_planes(options: FatTreeOptions, catalog: Catalog, server: Componen
         choice = choose_plane_mode(server, catalog, switch, options.planes)
         plan = plan_clos(nodes, choice.per_plane_endpoints, switch_radix(switch, choice.gbit_s),
                          _tiers(options), options.oversubscription,
-                         _island_nodes(options, int(server["accelerators"])),
+                         _island_nodes(options, int(server.accelerators)),
                          options.island_oversubscription)
         by_tier = {tier: n * choice.planes for tier, n in plan.switches_by_tier.items()}
     require_matching_optics(server, switch, choice.gbit_s, catalog)

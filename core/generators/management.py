@@ -47,7 +47,7 @@ def add_fabric_managers(root: Block, catalog: Catalog, plan: ClosPlan, switch: C
     if count == 0:
         return
     appliance = catalog.require(appliance_id, "appliance")
-    speed = float(appliance["port_gbit_s"])
+    speed = float(appliance.port_gbit_s)
     if switch.port_count_at(speed) == 0:
         raise GeneratorError(f"switch {switch.id} has no {speed:g} Gb/s ports for {appliance.id}")
     free = 0
@@ -59,7 +59,7 @@ def add_fabric_managers(root: Block, catalog: Catalog, plan: ClosPlan, switch: C
             root.children["ufm"] = Node("ufm", appliance.id, count, "Fabric managers (UFM)",
                                         x=-400.0, y=260.0)
             root.links.append(Link("ufm", "ufm", f"{path}/leaf", "scale-out", speed,
-                                   count * int(appliance["ports"]), NODE_LEAF_M, "fiber"))
+                                   count * int(appliance.ports), NODE_LEAF_M, "fiber"))
             return
     if free:
         raise GeneratorError(

@@ -78,13 +78,13 @@ class PlaneChoice:
 
 
 def _server_nic(server: ComponentSpec, catalog: Catalog) -> tuple[ComponentSpec, int]:
-    if not server.get("nic") or not server.get("nics"):
+    if not server.nic or not server.nics:
         raise GeneratorError(f"{server.id} has no scale-out NICs in the catalog")
-    return catalog.get(server["nic"]), int(server["nics"])
+    return catalog.get(server.nic), int(server.nics)
 
 
 def _offered(switch: ComponentSpec) -> str:
-    return ", ".join(f"{c}x{s}G" for s, c in switch["ports_by_gbit_s"].items())
+    return ", ".join(f"{c}x{s}G" for s, c in switch.ports_by_gbit_s.items())
 
 
 def _nic_modes(nic: ComponentSpec, switch: ComponentSpec) -> tuple[list, list]:

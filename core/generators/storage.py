@@ -55,9 +55,9 @@ def _compute_groups(root: Block) -> list[tuple[str, int]]:
 def compute_storage_ports(server: ComponentSpec, catalog: Catalog) -> tuple[int, float]:
     """(ports, Gb/s per port) a compute node offers to the storage fabric: its DPUs' ports,
     else the default two 200G storage ports."""
-    if server.get("dpu") and server.get("dpus"):
-        dpu = catalog.require(server["dpu"], "dpu")
-        return int(server["dpus"]) * int(dpu["ports"]), float(dpu["port_gbit_s"])
+    if server.dpu and server.dpus:
+        dpu = catalog.require(server.dpu, "dpu")
+        return int(server.dpus) * int(dpu.ports), float(dpu.port_gbit_s)
     return DEFAULT_STORAGE_LINKS_PER_NODE, DEFAULT_STORAGE_LINK_GBIT_S
 
 
@@ -68,8 +68,8 @@ def _storage_links(storage: ComponentSpec, switch: ComponentSpec,
     it, else split into links of the fabric's speed where the storage lists that mode. Any
     other pairing would be built invalid (links faster than the storage's ports, or more
     links than it has ports: issue 22), so it is refused."""
-    ports = int(storage["ports"])
-    port_gbit_s = float(storage.get("port_gbit_s") or fabric_gbit_s)
+    ports = int(storage.ports)
+    port_gbit_s = float(storage.port_gbit_s or fabric_gbit_s)
     at_own_speed = switch.port_count_at(port_gbit_s)
     if at_own_speed:
         return ports, port_gbit_s, switch.port_count_at(fabric_gbit_s) / at_own_speed
@@ -90,7 +90,7 @@ def _storage_entry(catalog: Catalog, storage_id: str | None, storage_nodes: int,
     storage = catalog.require(storage_id, "storage")
     if storage_nodes < 1:
         raise GeneratorError(f"--storage-nodes must be positive, got {storage_nodes}")
-    if switch["role"] != "scale-out":
+    if switch.role != "scale-out":
         raise GeneratorError(f"--storage-switch {switch.id} is a scale-up switch; pick a scale-out switch")
     return storage
 
@@ -107,10 +107,10 @@ def add_storage(root: Block, catalog: Catalog, storage_id: str | None, storage_n
         # the switch cannot run the compute side's speed: its native ports, one per node port,
         # where they are slower (a downshift of the node's port); faster links than the DPU's
         # ports would be built invalid (LINK_FASTER_THAN_PORT), so that is refused
-        if switch.native_port_gbit_s > speed and server.get("dpu") and server.get("dpus"):
+        if switch.native_port_gbit_s > speed and server.dpu and server.dpus:
             raise GeneratorError(
                 f"{switch.id} has no {speed:g} Gb/s ports for {server.id}'s {speed:g}G "
-                f"storage ports ({server['dpu']}); pick a --storage-switch with {speed:g}G ports")
+                f"storage ports ({server.dpu}); pick a --storage-switch with {speed:g}G ports")
         speed = switch.native_port_gbit_s
         radix = switch.port_count_at(speed)
     storage_links, storage_gbit_s, port_share = _storage_links(storage, switch, speed)

@@ -30,9 +30,9 @@ DEFAULT_SWITCHES = {400.0: "QM9700", 800.0: "Q3400", 1600.0: "TH6"}
 def default_switch(system, catalog: Catalog) -> str:
     """The switch ``generate supernode`` uses without ``--switch``: one whose ports run at the
     system's NIC speed (a GB300 NVL72's 800G ConnectX-8 on Q3400, not on 400G QM9700)."""
-    if not system.get("nic") or system["nic"] not in catalog:
+    if not system.nic or system.nic not in catalog:
         raise GeneratorError(f"{system.id} has no scale-out NICs in the catalog")
-    gbit_s = catalog.get(system["nic"]).native_port_gbit_s
+    gbit_s = catalog.get(system.nic).native_port_gbit_s
     preferred = DEFAULT_SWITCHES.get(gbit_s)
     if preferred in catalog:
         return preferred
@@ -68,7 +68,7 @@ def generate_supernode(options: SupernodeOptions, catalog: Catalog) -> Design:
         root.children["nodes"] = Node("nodes", system.id, 1, system.name, x=0, y=0)
         return Design(name, root, metadata=metadata)
     switch = catalog.require(options.switch or default_switch(system, catalog), "switch")
-    if switch["role"] != "scale-out":
+    if switch.role != "scale-out":
         raise GeneratorError(f"{switch.id} is a scale-up switch; pick a scale-out switch")
     if options.rail_only:
         # Rail-only's own setting (Wang et al. 2024): large scale-up domains, one switch per rail

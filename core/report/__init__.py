@@ -5,6 +5,7 @@ and the tests see the same numbers; ``formats.render_report`` picks the format.
 """
 
 from core.report.formats import FORMATS, render_report
-from core.report.sections import Row, bom_rows, report_sections
+from core.report.rows import Row
+from core.report.sections import bom_rows, report_sections
 
 __all__ = ["FORMATS", "Row", "bom_rows", "render_report", "report_sections"]

@@ -8,6 +8,7 @@ cables.py     every cable's length from its ends' positions; summaries
 analysis.py   analyze_site -> SiteResult (the evaluation JSON's "site" section, its warnings)
 hook.py       per-medium totals and per-bundle propagation for cost, power and latency
 effect.py     cables and optics priced and powered at drawn and at placed lengths
+failures.py   link failure rates by placed medium (DAC, active copper, optics), for reliability
 latency.py    what placed lengths change in latency, per tier
 place.py      a design placed without the other analyses (for the exports)
 export.py     cable schedule CSV, rack elevations, floor plan SVG

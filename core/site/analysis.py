@@ -17,6 +17,7 @@ from core.cooling import COOLING_TYPES
 from core.diagnostics import Diagnostic
 from core.site.cables import Cables, bought_by_medium, by_medium, cable_lengths, length_summary
 from core.site.effect import LengthEffect, length_effect
+from core.site.failures import failures_per_day
 from core.site.latency import latency_delta_us
 from core.site.layout import LIQUID, Layout, lay_out
 from core.site_spec import SiteSpec
@@ -49,6 +50,8 @@ class SiteResult:
     cables_optics: LengthEffect | None = None
     # per scale-out tier: what placed lengths add to the latency of a path turning there (us)
     latency_delta_us: dict[str, float] = field(default_factory=dict)
+    # link failures per day of the placed design by medium (core/site/failures.py)
+    link_failures_per_day: dict[str, float] = field(default_factory=dict)
     diagnostics: tuple[Diagnostic, ...] = ()
     # what the exports and the floor view draw (not in the JSON)
     spec: SiteSpec = field(default_factory=SiteSpec, repr=False, compare=False)
@@ -71,6 +74,7 @@ class SiteResult:
             "propagation_max_us": self.propagation_max_us,
             "cables_optics": self.cables_optics.to_json() if self.cables_optics else None,
             "latency_delta_us": dict(self.latency_delta_us),
+            "link_failures_per_day": dict(self.link_failures_per_day),
         }
 
 
@@ -96,12 +100,14 @@ def place_design(design, flat, graph, spec: SiteSpec | None, power_assumptions) 
 
 def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions,
                  bought: dict[str, int] | None = None, placed: Placed | None = None,
-                 tiers: dict[int, str] | None = None, tier_order: tuple[str, ...] = ()) -> SiteResult:
+                 tiers: dict[int, str] | None = None, tier_order: tuple[str, ...] = (),
+                 link_per_1000_days: float | None = None) -> SiteResult:
     """Place ``design`` (its flattened form ``flat`` and unit graph ``graph``) on ``spec``'s
     site (None: automatic), check it and measure its cables. ``bought``: the inventory's cables
     per drawn medium ("copper", "fiber"; None: one per link); ``placed``: the placement, when
     the caller made it already; ``tiers``/``tier_order``: the topology's switch tiers, for what
-    placed lengths change in latency (core/site/hook.py)."""
+    placed lengths change in latency (core/site/hook.py); ``link_per_1000_days``: the failure
+    rate of an optical link, for the links' failures by medium (None: not given)."""
     spec = spec or SiteSpec()
     pa = power_assumptions
     placed = placed or place_design(design, flat, graph, spec, pa)
@@ -131,6 +137,8 @@ def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions,
         propagation_max_us=(round(float(cables.ns.max()) / 1000.0, 4) if cables.count else None),
         cables_optics=length_effect(cables, flat),
         latency_delta_us=latency_delta_us(cables, flat, tiers or {}, tier_order),
+        link_failures_per_day=(failures_per_day(cables, link_per_1000_days)
+                               if link_per_1000_days is not None else {}),
         diagnostics=tuple(diagnostics), spec=spec, template=template, layout=layout,
         cables=cables, row_kw=row_kw)
 

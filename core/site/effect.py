@@ -6,8 +6,9 @@ for that length (one straight cable per link; at each fibre end the link's share
 half a twin-port module, a whole single-port one). The difference is what the floor plan adds
 (runs that outgrow multimode need single-mode optics; copper that outgrows its reach needs
 optics). It is a like-for-like estimate beside the inventory's own count (which also shares
-breakout splitters and cage modules), not a replacement for it; the inventory, and so cost and
-power, keep the drawn lengths (docs/guide/floor-plan.md).
+breakout splitters and cage modules), not a replacement for it. The inventory itself, and so
+cost and power, buys for the placed lengths unless the project's site says
+``"cable_lengths": "drawn"`` (core/evaluate.py, docs/guide/floor-plan.md).
 """
 
 from __future__ import annotations
@@ -43,8 +44,7 @@ def _round(value: float | None) -> float | None:
 
 
 def _price(spec) -> float | None:
-    price = spec.get("price")
-    return float(price["usd"]) if isinstance(price, dict) and "usd" in price else None
+    return None if spec.price is None else float(spec.price.usd)
 
 
 def _per_link(catalog, fibre: bool, speed: float, length: float) -> tuple[float | None, float, bool]:
@@ -52,17 +52,17 @@ def _per_link(catalog, fibre: bool, speed: float, length: float) -> tuple[float 
     cable = choose_cable(catalog, "fiber" if fibre else "copper", length)
     usd: float | None = 0.0
     watts = 0.0
-    reaches = cable is not None and float(cable["reach_m"]) >= length
+    reaches = cable is not None and float(cable.reach_m) >= length
     if cable is not None:
         usd = _price(cable)
     if fibre:
         module = choose_transceiver(catalog, speed, length)
-        reaches = reaches and module is not None and float(module["reach_m"]) >= length
+        reaches = reaches and module is not None and float(module.reach_m) >= length
         if module is not None:
-            share = 2.0 / int(module.get("lanes", 1) or 1)  # two ends, a twin-port serves two
+            share = 2.0 / int(module.lanes or 1)  # two ends, a twin-port serves two
             price = _price(module)
             usd = None if usd is None or price is None else usd + share * price
-            watts += share * float(module.get("power_w", 0.0) or 0.0)
+            watts += share * float(module.power_w or 0.0)
     return usd, watts, reaches
 
 
@@ -73,7 +73,7 @@ def length_effect(cables, flat) -> LengthEffect | None:
     # The cable and module a run takes change only where a catalog reach is passed: one pick
     # per (medium, speed, reach bracket), not per half-metre step (a 100,000-GPU site has ~900
     # distinct placed lengths and a dozen brackets).
-    reaches = np.unique([float(s["reach_m"]) for kind in ("cable", "transceiver")
+    reaches = np.unique([float(s.reach_m) for kind in ("cable", "transceiver")
                          for s in catalog.by_kind(kind)])
     fibre = flat.bundles_of_medium("fiber")[cables.bundle]
     speed_code = flat.speed_code[cables.bundle]

@@ -8,10 +8,10 @@ and ``bundle_propagation_ns`` gives the latency model each bundle's placed propa
 ``latency_delta_us`` is what placed lengths change in the latency of a path that turns at
 each scale-out tier, by the rule core/topology.py's FabricView levels use for drawn lengths (the
 longest cable into each tier, crossed twice); the evaluation adds it to the drawn latency as
-``site.gpu_to_gpu_max_us``. Cost and power read placed lengths only when the project's site
-says ``"cable_lengths": "placed"`` (the inventory then buys for them, core/evaluate.py); else
-``media_totals`` and core/site/effect.py show what they would change
-(docs/guide/floor-plan.md, "What the site does not change yet").
+``site.gpu_to_gpu_max_us``. Cost and power read placed lengths through the inventory, which buys
+for them unless the project's site says ``"cable_lengths": "drawn"`` (core/evaluate.py), and
+reliability reads the placed media's failure rates (core/site/failures.py); core/site/effect.py
+prices both lengths side by side (docs/guide/floor-plan.md).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.catalog import COMPUTE_KINDS
+from core.catalog_spec import BOX_SPECS, RACKED_SPECS, ApplianceSpec, SwitchSpec
 from core.cooling import COOLING_TYPES, cooling_type
 from core.model import Block, Design
 
@@ -129,8 +130,9 @@ def unit_height_u(flat, g: int) -> float:
     """Rack units one unit of group ``g`` takes: its catalog ``rack_units``; a switch chip
     (``chassis`` false) is half of a 1U tray (an NVLink Switch tray holds 2 chips); else 1U."""
     spec = flat.specs[flat.spec_row[g]]
-    value = flat.nodes[g].overrides.get("rack_units", spec.get("rack_units", 0))
-    return float(value or 0) or (0.5 if spec.get("chassis", True) is False else 1.0)
+    value = flat.nodes[g].overrides.get(
+        "rack_units", spec.rack_units if isinstance(spec, RACKED_SPECS) else 0)
+    return float(value or 0) or (0.5 if isinstance(spec, SwitchSpec) and not spec.chassis else 1.0)
 
 
 class Racker:
@@ -185,18 +187,23 @@ class Racker:
     def _class(self, g: int) -> int:
         spec = self.flat.specs[self.flat.spec_row[g]]
         # scale-up switches (NVLink switch trays) sit in the racks of the nodes they join
-        if spec.kind in COMPUTE_KINDS or spec.get("role") == "scale-up":
+        if spec.kind in COMPUTE_KINDS or (isinstance(spec, (SwitchSpec, ApplianceSpec))
+                                          and spec.role == "scale-up"):
             return COMPUTE
         return STORAGE if spec.kind == "storage" else NETWORK
 
     def _height_u(self, g: int) -> float:
         return unit_height_u(self.flat, g)
 
-    def _value(self, g: int, key: str, default=None):
-        node = self.flat.nodes[g]
-        if key in node.overrides:
-            return node.overrides[key]
-        return self.flat.specs[self.flat.spec_row[g]].get(key, default)
+    def _value(self, g: int, key: str, catalog_value):
+        """The override of catalog field ``key`` on group ``g``'s node, else ``catalog_value``."""
+        return self.flat.nodes[g].overrides.get(key, catalog_value)
+
+    def _box_w(self, g: int) -> float:
+        """Nameplate W of one unit of a network or storage group (0 for a kind without one)."""
+        spec = self.flat.specs[self.flat.spec_row[g]]
+        return float(self._value(g, "max_power_w", spec.max_power_w if isinstance(spec, BOX_SPECS)
+                                 else 0.0) or 0.0)
 
     def _nodes(self, groups: list[int], klass: int) -> Template:
         """Racks for one instance of the components ``groups`` (all of one rack class)."""
@@ -211,7 +218,7 @@ class Racker:
         # the groups' units one after another, ``per_rack`` to a rack (and by U)
         counts = np.array([self.flat.nodes[g].count for g in groups], dtype=np.int64)
         heights = np.array([self._height_u(g) for g in groups])
-        watts = np.array([float(self._value(g, "max_power_w", 0.0) or 0.0) for g in groups])
+        watts = np.array([self._box_w(g) for g in groups])
         per_rack = int(max(1, min(per_rack, self.height_u // max(1, int(heights.max())),
                                   self.air_rack_limit_w // watts.max() if watts.max() > 0 else per_rack)))
         total = int(counts.sum())
@@ -256,13 +263,13 @@ class Racker:
         counts = np.array([self.flat.nodes[i].count for i in run], dtype=np.int64)
         n = int(counts.sum())
         node = self.flat.nodes[g]
-        w = float(self._value(g, "max_power_kw", 0.0) or 0.0) * 1000.0
+        w = float(self._value(g, "max_power_kw", spec.max_power_kw) or 0.0) * 1000.0
         cooling = node.cooling or self.flat.block_cooling[g] or cooling_type(
-            str(self._value(g, "cooling", "air")))
+            str(self._value(g, "cooling", spec.cooling)))
         code = COOLING_TYPES.index(cooling) if cooling in COOLING_TYPES else 0
         first_unit = np.concatenate([[0], np.cumsum(counts)[:-1]])
         if spec.kind == "supernode":
-            span = max(1, int(self._value(g, "racks", 1) or 1))
+            span = max(1, int(self._value(g, "racks", spec.racks) or 1))
             racks = n * span
             rack = np.arange(n, dtype=np.int64) * span
             return Template(np.zeros(racks, dtype=np.int8), np.full(racks, w / span),
@@ -272,8 +279,8 @@ class Racker:
                             _pieces_of(racks, max(span, self.row_racks // span * span)),
                             {i: (rack[a:a + c], np.zeros(c))
                              for i, a, c in zip(run, first_unit.tolist(), counts.tolist())})
-        per_rack = max(1, int(self._value(g, "per_rack", 1) or 1))
-        height = (float(self._value(g, "rack_units", 0) or 0)
+        per_rack = max(1, int(self._value(g, "per_rack", spec.per_rack) or 1))
+        height = (float(self._value(g, "rack_units", spec.rack_units) or 0)
                   or max(1.0, float(self.height_u // per_rack)))
         per_rack = max(1, min(per_rack, int(self.height_u // height)))
         unit = np.arange(n, dtype=np.int64)
@@ -297,7 +304,7 @@ class Racker:
         owner = np.repeat(np.arange(len(trays)), counts)
         rack = np.arange(len(owner), dtype=np.int64) * t.racks // len(owner)
         height = np.array([self._height_u(g) for g in trays])[owner]
-        watts = np.array([float(self._value(g, "max_power_w", 0.0) or 0.0) for g in trays])[owner]
+        watts = np.array([self._box_w(g) for g in trays])[owner]
         # bottom U: above the servers, then the trays below it in its rack
         stacked = np.cumsum(height) - height
         u = t.rack_u[rack] + stacked - stacked[np.searchsorted(rack, rack)]

@@ -20,12 +20,12 @@ from typing import Any
 
 from core.assumptions import Assumptions, assumptions_from_dict, assumptions_to_dict
 from core.catalog import Catalog, default_catalog
-from core.compare import METRICS, metric_value
 from core.errors import DesignError
 from core.evaluate import evaluate, evaluation_to_json
 from core.flatten import flatten
 from core.generators import FatTreeOptions, SupernodeOptions, generate_fat_tree, generate_supernode
 from core.inference_workload import any_workload_from_dict, list_inference_presets, load_inference_preset
+from core.metrics import METRICS, metric_value
 from core.model import Design
 from core.preset_fit import fit_to_design
 from core.stacks import PRESETS as STACK_PRESETS

@@ -3,7 +3,7 @@
 Columns, in order: ``index`` (the combination's position in the cross product), ``template``,
 one column per option the spec lists (``gpus``, ``switch``...), ``workload``, ``stack``,
 ``assumptions.<section.field>`` per swept assumption, every headline metric of
-core.compare.METRICS under its flat name (``bandwidth.bisection_tbit_s``, ``cost.capex_usd``,
+core/metrics.py under its flat name (its id) (``bandwidth.bisection_tbit_s``, ``cost.capex_usd``,
 ``inference.usd_per_million_output_tokens``), ``inference.meets_slo`` (true/false for a serving
 workload, empty otherwise), then ``error`` (why the combination was skipped, its job cannot
 run or the design is not valid as drawn; empty when it ran), ``pareto`` (true/false on the spec's objectives) and ``recipe`` (JSON
@@ -33,7 +33,8 @@ from core.atomic_write import atomic_write_text
 from core.errors import DesignError
 from core.limits import MAX_FILE_BYTES
 from core.sweep.pareto import pareto_mask
-from core.sweep.spec import MAXIMIZE, METRIC_PATHS, Objective, SweepSpec
+from core.metrics import METRIC_PATHS
+from core.sweep.spec import MAXIMIZE, Objective, SweepSpec
 
 TAIL_COLUMNS = ("error", "pareto", "recipe")
 # Before the tail; absent from files written before sweeps served (they read as all empty).

@@ -38,13 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from core.assumptions import assumptions_from_dict
-from core.compare import HIGHER, LOWER, METRICS
 from core.errors import DesignError
 from core.generators import FatTreeOptions, SupernodeOptions
 from core.inference_workload import (InferenceWorkload, any_workload_from_dict, any_workload_to_dict,
                                      list_inference_presets, load_any_workload)
 from core.jsonfile import read_json
 from core.limits import MAX_SWEEP_COMBINATIONS
+from core.metrics import HIGHER, LOWER, METRIC_PATHS, METRICS
 from core.stacks import PRESETS as STACK_PRESETS
 from core.workload import list_presets
 
@@ -65,7 +65,6 @@ SERVING_OBJECTIVES = (("inference.usd_per_million_output_tokens", MINIMIZE),
 # Without a workload, or with both kinds (each kind's figures are empty on the other's rows,
 # which would then never be on the front): what every row has.
 FABRIC_OBJECTIVES = (("cost.capex_usd", MINIMIZE), ("power.facility_kw", MINIMIZE))
-METRIC_PATHS = tuple(m.path for m in METRICS)
 
 
 class SweepSpecError(DesignError):
@@ -74,7 +73,7 @@ class SweepSpecError(DesignError):
 
 @dataclass(frozen=True)
 class Objective:
-    metric: str  # a metric path of core.compare.METRICS, e.g. "cost.capex_usd"
+    metric: str  # a metric path of core/metrics.py, e.g. "cost.capex_usd"
     direction: str  # MINIMIZE or MAXIMIZE
 
     @property

@@ -440,7 +440,7 @@ def _cmd_catalog(args) -> int:
         text = json.dumps([s.to_json() for s in specs], indent=2)
     else:
         rows = [("ID", "KIND", "VENDOR", "YEAR", "STATUS", "NAME")] + [
-            (s.id, s.kind, s.vendor, str(s.get("year", "-")), s.get("status", "-"), s.name)
+            (s.id, s.kind, s.vendor, str(s.year or "-"), s.status or "-", s.name)
             for s in specs]
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         text = "\n".join("  ".join(f"{cell:<{w}}" for cell, w in zip(r, widths)) + f"  {r[5]}"

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.catalog import COMPUTE_KINDS, Catalog
+from core.catalog_spec import NodeSpec, power_field
 from core.cooling import COOLING_TYPES, cooling_type
 from core.errors import DesignError
 from core.model import LINK_KINDS, MEDIA, Block, Link, Node
@@ -41,10 +42,6 @@ from designer.project.edits import link_end_choices, move_link_end
 
 RATE_KEY = "failure_rate_per_1000_days"
 # The catalog field an item's power override replaces, by kind (as core/analysis/power.py reads).
-POWER_KEY = {"server": ("max_power_kw", "kW"), "supernode": ("max_power_kw", "kW"),
-             "switch": ("max_power_w", "W"), "storage": ("max_power_w", "W"),
-             "accelerator": ("tdp_w", "W"), "nic": ("power_w", "W"), "dpu": ("power_w", "W"),
-             "transceiver": ("power_w", "W"), "cable": ("power_w", "W")}
 TIERS = ["", "leaf", "spine", "core", "storage"]
 ROLES = ["", "rack", "su", "pod", "island", "storage"]
 SPEEDS = [25, 50, 100, 200, 400, 800, 1600]
@@ -386,16 +383,16 @@ class InspectorWidget(QScrollArea):
             self._choice(form, "Tier", "tier", [(t or "(infer from links)", t) for t in TIERS], editable=True)
         if kind in COMPUTE_KINDS and spec is not None:
             # "" follows the catalog entry (shown with its type); a type sets these racks' limit and PUE
-            own = cooling_type(str(spec.get("cooling") or "air"))
+            own = cooling_type(str(spec.cooling or "air"))
             self._choice(form, "Cooling", "cooling",
                          [(f"{own} (catalog)", "")] + [(t, t) for t in COOLING_TYPES])
         self._override(form, "Failure rate", RATE_KEY, "per 1000 days",
-                       spec.get(RATE_KEY) if spec else None)
-        if kind in POWER_KEY and spec is not None:
-            key, unit = POWER_KEY[kind]
-            self._override(form, f"Power ({unit})", key, unit, spec.get(key))
-        if spec is not None and spec.get("dpu"):  # how many DPUs front this node's storage
-            self._override(form, "DPUs per unit", "dpus", "", spec.get("dpus"))
+                       spec.failure_rate_per_1000_days if spec else None)
+        power = power_field(spec) if spec is not None else None
+        if power is not None:
+            self._override(form, f"Power ({power[1]})", *power)
+        if isinstance(spec, NodeSpec) and spec.dpu:  # how many DPUs front this node's storage
+            self._override(form, "DPUs per unit", "dpus", "", spec.dpus)
         path = self._target[1]  # type: ignore[index]
         info = [f"<b>Path</b> {path}", f"<b>Catalog id</b> {node.catalog_id}"]
         if spec is not None:

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from designer.common.format import num, pct
-from designer.panels.base import MetricsPanel
+from core.metrics import metric, panel_paths
+from designer.common.format import pct
+from designer.panels.base import MetricsPanel, metric_row
 from designer.panels.charts import BarChart
 from designer.project.evaluator import Result
 
 
 class BandwidthPanel(MetricsPanel):
     title = "Bandwidth"
-    metric_paths = {
-        "Scale-up domain": "bandwidth.scale_up_domain_gpus",
-        "Per-GPU scale-up": "bandwidth.per_gpu_scale_up_gbyte_s",
-        "Per-GPU scale-out": "bandwidth.per_gpu_scale_out_gbit_s",
-        "Bisection": "bandwidth.bisection_tbit_s",
-        "All-reduce bus bandwidth": "bandwidth.allreduce_busbw_gbyte_s",
-        "All-to-all per GPU": "bandwidth.alltoall_per_gpu_gbyte_s",
-        "Storage read": "bandwidth.storage_read_gbyte_s",
-        "Storage write": "bandwidth.storage_write_gbyte_s",
-    }
+    metric_paths = panel_paths(
+        "bandwidth.scale_up_domain_gpus", "bandwidth.per_gpu_scale_up_gbyte_s",
+        "bandwidth.per_gpu_scale_out_gbit_s", "bandwidth.bisection_tbit_s", "bandwidth.allreduce_busbw_gbyte_s",
+        "bandwidth.alltoall_per_gpu_gbyte_s", "bandwidth.storage_read_gbyte_s", "bandwidth.storage_write_gbyte_s")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -70,17 +65,18 @@ class BandwidthPanel(MetricsPanel):
         over = ", ".join(f"{tier} {ratio:g}:1" for tier, ratio in b.oversubscription_by_tier.items()) or "—"
         self.show_message("")
         self.set_rows([
-            ("Scale-up domain", num(b.scale_up_domain_gpus, unit="GPUs")),
-            ("Per-GPU scale-up", num(b.per_gpu_scale_up_gbyte_s, 0, "GB/s"), "per direction"),
-            ("Per-GPU scale-out", num(b.per_gpu_scale_out_gbit_s, 0, "Gb/s"), "per direction"),
-            ("Bisection", num(b.bisection_tbit_s, 1, "Tb/s"), f"method: {b.bisection_method}"),
+            metric_row("bandwidth.scale_up_domain_gpus", b.scale_up_domain_gpus),
+            metric_row("bandwidth.per_gpu_scale_up_gbyte_s", b.per_gpu_scale_up_gbyte_s),
+            metric_row("bandwidth.per_gpu_scale_out_gbit_s", b.per_gpu_scale_out_gbit_s),
+            metric_row("bandwidth.bisection_tbit_s", b.bisection_tbit_s,
+                       tip=f"{metric('bandwidth.bisection_tbit_s').explain}; method: {b.bisection_method}"),
             *([("Bisection lost", pct(failure.lost_bisection_fraction),
                 f"failure what-if: {failure.bisection_tbit_s_intact:,.1f} Tb/s intact")] if failure else []),
             ("Oversubscription", over, "down:up ratio per tier"),
-            ("All-reduce bus bandwidth", num(b.allreduce_busbw_gbyte_s, 0, "GB/s"), "all GPUs, large messages"),
-            ("All-to-all per GPU", num(b.alltoall_per_gpu_gbyte_s, 1, "GB/s")),
-            ("Storage read", num(b.storage_read_gbyte_s, 0, "GB/s")),
-            ("Storage write", num(b.storage_write_gbyte_s, 0, "GB/s")),
+            metric_row("bandwidth.allreduce_busbw_gbyte_s", b.allreduce_busbw_gbyte_s),
+            metric_row("bandwidth.alltoall_per_gpu_gbyte_s", b.alltoall_per_gpu_gbyte_s),
+            metric_row("bandwidth.storage_read_gbyte_s", b.storage_read_gbyte_s),
+            metric_row("bandwidth.storage_write_gbyte_s", b.storage_write_gbyte_s),
             *self._fabric_rows(b),
             *self._plane_rows(result.evaluation.planes),
         ])

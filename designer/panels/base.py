@@ -6,7 +6,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from core.compare import Comparison
+from core.metrics import metric
 from designer.common.delta_text import delta_text
+from designer.common.format import num, pct
 from designer.panels.charts import LazyChart
 
 
@@ -14,8 +16,8 @@ class MetricsPanel(QScrollArea):
     """Rows of (label, value) plus optional charts, in a scroll area so nothing is clipped."""
 
     title = ""
-    # Row label -> the path of the same metric in core.compare.METRICS: those rows get a small
-    # "+12% better" mark beside their value while a baseline is set.
+    # Row label -> the path of the same metric in core/metrics.py (core.metrics.panel_paths):
+    # those rows get a small "+12% better" mark beside their value while a baseline is set.
     metric_paths: dict[str, str] = {}
 
     def __init__(self, parent=None):
@@ -155,3 +157,18 @@ class MetricsPanel(QScrollArea):
     def value(self, label: str) -> str:
         """The text shown for ``label`` (tests read panels through this)."""
         return self._values[label].text()
+
+
+def metric_label(path: str, panel: str = "") -> str:
+    """The row label of metric ``path`` in the panel titled ``panel`` (core/metrics.py)."""
+    return metric(path).in_panel(panel)
+
+
+def metric_row(path: str, value: float | int | None, text: str | None = None, tip: str | None = None,
+               panel: str = "") -> tuple[str, str, str]:
+    """(label, value, tooltip) of metric ``path``: its panel label, ``text`` (default: the value
+    in the metric's digits and unit) and ``tip`` (default: the metric's one-line explanation)."""
+    m = metric(path)
+    if text is None:
+        text = pct(value, m.digits) if m.unit == "fraction" else num(value, m.digits, m.symbol)
+    return m.in_panel(panel), text, m.explain if tip is None else tip

@@ -93,7 +93,8 @@ class ComparisonPanel(QScrollArea):
             brush = QBrush(QColor(text.color))
             for column in (3, 4):
                 item.setForeground(column, brush)
-            item.setToolTip(0, f"{item.text(0)}: {metric.path}")
+            item.setToolTip(0, f"{item.text(0)}: {metric.explain} ({metric.path})" if metric.explain
+                            else f"{item.text(0)}: {metric.path}")
             self._rows[metric.path] = item
         self._table.expandAll()
         self._table.show()

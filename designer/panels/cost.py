@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 
+from core.metrics import metric, panel_paths
+from core.report.cost_rows import no_run_to_price
 from designer.common import style
 from designer.common.format import money, money_unit
-from designer.panels.base import MetricsPanel
+from designer.panels.base import MetricsPanel, metric_label
 from designer.panels.charts import BarChart
 from designer.panels.cost_method import CostMethodEditor
 from designer.panels.partition_rows import cost_rows
@@ -28,16 +30,11 @@ PART_LABELS = {"servers": "Servers and GPUs", "network": "Network", "building_sh
 
 class CostPanel(MetricsPanel):
     title = "Cost"
-    metric_paths = {
-        "Hardware": "cost.hardware_capex_usd", "Facility": "cost.facility_capex_usd",
-        "Total": "cost.capex_usd", "Opex": "cost.opex_usd_per_year",
-        "TCO (depreciation + opex)": "cost.tco_usd_per_year", "Per GPU-hour": "cost.usd_per_gpu_hour",
-        "Per delivered GPU-hour": "cost.usd_per_delivered_gpu_hour",
-        "Training run": "cost.training_run_usd",
-        "Per million tokens trained": "cost.usd_per_million_tokens_trained",
-        # an inference main workload's row
-        "Per million output tokens": "inference.usd_per_million_output_tokens",
-    }
+    metric_paths = panel_paths(
+        "cost.hardware_capex_usd", "cost.facility_capex_usd", "cost.capex_usd", "cost.opex_usd_per_year",
+        "cost.tco_usd_per_year", "cost.usd_per_gpu_hour", "cost.usd_per_delivered_gpu_hour", "cost.training_run_usd",
+        "cost.usd_per_million_tokens_trained",
+        "inference.usd_per_million_output_tokens")  # an inference main workload's row
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -57,9 +54,15 @@ class CostPanel(MetricsPanel):
         def usd(value: float | None) -> tuple[str, str] | tuple[str, str, str]:
             return (money(value),) if value is not None else (NOT_COMPUTABLE, why)
 
+        def row(key: str, shown: tuple | None = None) -> tuple:
+            """A cost metric's row: its label, its value (or why none), its tooltip."""
+            path = f"cost.{key}"
+            value, *tip = shown if shown is not None else usd(getattr(c, key))
+            return metric_label(path), value, tip[0] if tip else metric(path).explain
+
         run: tuple = usd(c.training_run_usd)
         per_tokens: tuple = usd(c.usd_per_million_tokens_trained)
-        if c.usd_per_gpu_hour is not None and c.training_run_usd is None:
+        if no_run_to_price(c):
             if ev.cannot_run:  # no run to charge: say why instead of a number
                 reasons = "\n".join(d.message for d in ev.cannot_run)
                 run = per_tokens = (DOES_NOT_FIT, reasons)
@@ -67,27 +70,28 @@ class CostPanel(MetricsPanel):
                 run = per_tokens = ("n/a (no workload)",)
         rows: list = [
             ("Capex", None),
-            ("Hardware", *usd(c.hardware_capex_usd)),
-            ("Facility", *usd(c.facility_capex_usd)),
-            ("Total", *usd(c.capex_usd)),
-            ("Per GPU", *usd(c.capex_usd_per_gpu)),
+            row("hardware_capex_usd"),
+            row("facility_capex_usd"),
+            row("capex_usd"),
+            row("capex_usd_per_gpu"),
             ("Per year", None),
-            ("Energy", *usd(c.energy_usd_per_year)),
-            ("Maintenance", *usd(c.maintenance_usd_per_year)),
-            ("Colocation", *usd(c.colocation_usd_per_year)),
-            ("Opex", *usd(c.opex_usd_per_year)),
-            ("TCO (depreciation + opex)", *usd(c.tco_usd_per_year)),
+            row("energy_usd_per_year"),
+            row("maintenance_usd_per_year"),
+            row("colocation_usd_per_year"),
+            row("opex_usd_per_year"),
+            row("tco_usd_per_year"),
             ("Written off per year", None),
             *self._capital_rows(c, usd),
             ("Use", None),
-            ("Per GPU-hour", *usd(c.usd_per_gpu_hour),
-             "Owning, fully allocated: TCO per year / (GPUs x 8,760 h)"),
-            ("Per delivered GPU-hour", *self._delivered(c, usd)),
+            row("usd_per_gpu_hour"),
+            row("usd_per_delivered_gpu_hour", self._delivered(c, usd)),
         ]
         if ev.inference is not None:  # a served workload: no run to price, its tokens instead
-            rows.append(("Per million output tokens", *self._per_output_tokens(ev.inference, usd)))
+            path = "inference.usd_per_million_output_tokens"
+            value, *tip = self._per_output_tokens(ev.inference, usd)
+            rows.append((metric_label(path), value, tip[0] if tip else metric(path).explain))
         else:
-            rows += [("Training run", *run), ("Per million tokens trained", *per_tokens)]
+            rows += [row("training_run_usd", run), row("usd_per_million_tokens_trained", per_tokens)]
         rows += cost_rows(ev, {row[0] for row in rows})
         self.show_message(f"Cost {NOT_COMPUTABLE}: {why}" if why else "")
         self.set_rows(rows)

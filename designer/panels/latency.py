@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+from core.metrics import panel_paths
 from core.report.sections import UNREACHABLE
 from designer.common.format import num
-from designer.panels.base import MetricsPanel
+from designer.panels.base import MetricsPanel, metric_row
 from designer.panels.charts import BarChart
 from designer.project.evaluator import Result
 
 
 class LatencyPanel(MetricsPanel):
     title = "Latency"
-    metric_paths = {
-        "Max switch hops": "latency.max_switch_hops", "GPU-to-GPU max": "latency.gpu_to_gpu_max_us",
-        "GPU-to-GPU mean": "latency.gpu_to_gpu_mean_us",
-        "Small all-reduce (all GPUs)": "latency.allreduce_small_us",
-    }
+    metric_paths = panel_paths("latency.max_switch_hops", "latency.gpu_to_gpu_max_us", "latency.gpu_to_gpu_mean_us",
+                               "latency.allreduce_small_us")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -26,13 +24,14 @@ class LatencyPanel(MetricsPanel):
         lat = result.evaluation.latency
         self.show_message("")
 
-        def latency(us: float | None) -> str:
-            return num(us, 2, "µs") if us is not None else UNREACHABLE
+        def latency(key: str) -> tuple[str, str, str]:  # None: no path between some GPUs
+            us = getattr(lat, key)
+            return metric_row(f"latency.{key}", us, None if us is not None else UNREACHABLE)
 
         self.set_rows([
-            ("Max switch hops", num(lat.max_switch_hops)),
-            ("GPU-to-GPU max", latency(lat.gpu_to_gpu_max_us)),
-            ("GPU-to-GPU mean", latency(lat.gpu_to_gpu_mean_us)),
-            ("Small all-reduce (all GPUs)", num(lat.allreduce_small_us, 1, "µs"), "8-byte all-reduce"),
+            metric_row("latency.max_switch_hops", lat.max_switch_hops, num(lat.max_switch_hops)),
+            latency("gpu_to_gpu_max_us"),
+            latency("gpu_to_gpu_mean_us"),
+            metric_row("latency.allreduce_small_us", lat.allreduce_small_us),
         ])
         self.levels.set_data(list(lat.by_level_us), list(lat.by_level_us.values()), fmt="{:,.2f}")

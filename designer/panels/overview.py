@@ -7,43 +7,31 @@ from __future__ import annotations
 
 from core.analysis.failure import FailureResult
 from core.failure_paths import describe_target
+from core.metrics import COUNTS as COUNT_METRICS
+from core.metrics import panel_paths
 from designer.common.format import num, out_of_service_text, pct
-from designer.panels.base import MetricsPanel
+from designer.panels.base import MetricsPanel, metric_row
 from designer.panels.partition_rows import inference_headline, overview_rows
 from designer.panels.performance import DOES_NOT_FIT
 from designer.project.evaluator import Result
 
 
+COUNTS = tuple(m.path for m in COUNT_METRICS)
+
+
 class OverviewPanel(MetricsPanel):
     title = "Overview"
-    metric_paths = {
-        "GPUs": "counts.gpus", "Servers / super-nodes": "counts.servers",
-        "Scale-out switches": "counts.switches", "Scale-up switch chips": "counts.scale_up_switches",
-        "NICs": "counts.nics", "DPUs": "counts.dpus", "Storage nodes": "counts.storage_nodes",
-        "Links": "counts.links", "Cables": "counts.cables", "Transceivers": "counts.transceivers",
-        "MFU": "performance.mfu", "Training time": "performance.training_days",
-        "Time to first token": "inference.ttft_ms", "Time per output token": "inference.tpot_ms",
-        "Decode per GPU": "inference.decode_tokens_per_s_per_gpu",
-    }
+    metric_paths = panel_paths(*COUNTS, "performance.mfu", "performance.training_days", "inference.ttft_ms",
+                               "inference.tpot_ms", "inference.decode_tokens_per_s_per_gpu", panel=title)
 
     def update_result(self, result: Result) -> None:
         ev = result.evaluation
         c = ev.counts
-        rows: list = [
-            ("GPUs", num(c.gpus)),
-            ("Servers / super-nodes", num(c.servers)),
-            ("Scale-out switches", num(c.switches)),
-        ]
-        rows += [(f"   {tier}", num(n)) for tier, n in c.switches_by_tier.items() if tier != "scale-up"]
-        rows += [
-            ("Scale-up switch chips", num(c.scale_up_switches)),
-            ("NICs", num(c.nics)),
-            ("DPUs", num(c.dpus)),
-            ("Storage nodes", num(c.storage_nodes)),
-            ("Links", num(c.links)),
-            ("Cables", num(c.cables)),
-            ("Transceivers", num(c.transceivers)),
-        ]
+        counts = [metric_row(path, getattr(c, path.partition(".")[2]), num(getattr(c, path.partition(".")[2])))
+                  for path in COUNTS]
+        # the switches by tier under the scale-out switches
+        rows: list = [*counts[:3], *[(f"   {tier}", num(n)) for tier, n in c.switches_by_tier.items()
+                                     if tier != "scale-up"], *counts[3:]]
         if ev.failure is not None:
             rows = failure_rows(ev.failure) + [("Degraded design", None)] + rows
         if not ev.valid:  # first: no figure below is that of a buildable design
@@ -58,7 +46,8 @@ class OverviewPanel(MetricsPanel):
                 why = "\n".join(d.message for d in reasons)
                 rows += [("Result", f"{DOES_NOT_FIT}: {reasons[0].message}", why)]
             elif perf is not None:
-                rows += [("MFU", pct(perf.mfu)), ("Training time", num(perf.training_days, 1, "days"))]
+                rows += [metric_row("performance.mfu", perf.mfu),
+                         metric_row("performance.training_days", perf.training_days, panel=self.title)]
         elif ev.inference is not None:
             rows += [("Workload", None), ("Model", ev.inference.workload.name), *serving_headline_rows(ev.inference)]
         rows += overview_rows(ev, {row[0] for row in rows})
@@ -73,9 +62,11 @@ def serving_headline_rows(inference) -> list:
     if not inference.runs:
         return [("Result", inference_headline(inference), "\n".join(d.message for d in inference.cannot_run))]
     slo = inference.workload.slo
-    return [("Time to first token", f"{num(inference.ttft_ms, 0, 'ms')} (SLO {num(slo.ttft_ms, 0, 'ms')})"),
-            ("Time per output token", f"{num(inference.tpot_ms, 1, 'ms')} (SLO {num(slo.tpot_ms, 1, 'ms')})"),
-            ("Decode per GPU", num(inference.decode_tokens_per_s_per_gpu, 0, "tokens/s"))]
+    return [metric_row("inference.ttft_ms", inference.ttft_ms,
+                       f"{num(inference.ttft_ms, 0, 'ms')} (SLO {num(slo.ttft_ms, 0, 'ms')})"),
+            metric_row("inference.tpot_ms", inference.tpot_ms,
+                       f"{num(inference.tpot_ms, 1, 'ms')} (SLO {num(slo.tpot_ms, 1, 'ms')})"),
+            metric_row("inference.decode_tokens_per_s_per_gpu", inference.decode_tokens_per_s_per_gpu)]
 
 
 def failure_rows(f: FailureResult) -> list:

@@ -24,14 +24,15 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
 from core.analysis.inference_bottleneck import InferenceBottleneck
 from core.compare import Comparison
-from core.report.sections import mfu_range_text
+from core.metrics import panel_paths
+from core.report.run_rows import mfu_range_text
 from designer.common.format import num, pct, seconds
-from designer.panels.base import MetricsPanel
+from designer.panels.base import MetricsPanel, metric_label, metric_row
 from designer.panels.charts import LineChart, StackedBar
 from designer.panels.serving_chart import ThroughputLatencyChart, curve_marks
 from designer.panels.serving_details import ServingDetails, serving_bottleneck_html
-from designer.panels.serving_text import (DOES_NOT_FIT, cannot_serve_html, serving_gpus, serving_rows,
-                                          serving_status, slo_html)
+from designer.panels.serving_text import (DOES_NOT_FIT, SERVING_PATHS, cannot_serve_html, serving_gpus,
+                                          serving_rows, serving_status, slo_html)
 from designer.project.evaluator import Result
 
 PART_NAMES = {
@@ -219,20 +220,10 @@ def moe_rows(perf) -> list[tuple[str, str]]:
 
 class PerformancePanel(MetricsPanel):
     title = "Performance"
-    metric_paths = {
-        "MFU": "performance.mfu", "Achieved per GPU": "performance.tflops_per_gpu",
-        "Step time": "performance.step_time_s", "Tokens per second": "performance.tokens_per_s",
-        "Training time (with ETTR)": "performance.training_days",
-        "Memory per GPU": "performance.memory_per_gpu_gb",
-        # an inference workload's rows (panels/serving_text.py)
-        "Time to first token": "inference.ttft_ms", "Time per output token": "inference.tpot_ms",
-        "Prefill per GPU": "inference.prefill_tokens_per_s_per_gpu",
-        "Decode per GPU": "inference.decode_tokens_per_s_per_gpu",
-        "Tokens per second per MW": "inference.tokens_per_s_per_mw",
-        "Served output per GPU": "inference.output_tokens_per_s_per_gpu",
-        "Output of the design": "inference.design_output_tokens_per_s",
-        "Per million output tokens": "inference.usd_per_million_output_tokens",
-    }
+    metric_paths = panel_paths(
+        "performance.mfu", "performance.tflops_per_gpu", "performance.step_time_s", "performance.tokens_per_s",
+        "performance.training_days", "performance.memory_per_gpu_gb",
+        *SERVING_PATHS)  # an inference workload's rows (panels/serving_text.py)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -383,31 +374,32 @@ class PerformancePanel(MetricsPanel):
         rows: list = [
             ("Workload", ev.workload.name if ev.workload else "—"),
             ("Parallelism", f"TP {par.tp} · PP {par.pp} · DP {par.dp} · CP {par.cp} · EP {par.ep}"),
-            ("Job GPUs", num(perf.job_gpus)),
+            metric_row("performance.job_gpus", perf.job_gpus, num(perf.job_gpus)),
         ]
-        memory = num(perf.memory_per_gpu_gb, 1, "GB")
+        memory = metric_row("performance.memory_per_gpu_gb", perf.memory_per_gpu_gb)[1]
         if runs:
             rows += [
-                ("MFU", pct(perf.mfu)),
+                metric_row("performance.mfu", perf.mfu),
                 *([("   range (uncalibrated)", mfu_range_text(perf),
                     "no fitted run of this accelerator: conservative (no better than its "
                     "generation's least efficient calibrated part, the figure above) to "
                     "optimistic (its own estimate); see the UNCALIBRATED_ACCELERATOR warning")]
                   if perf.mfu_range is not None else []),
-                ("Achieved per GPU", num(perf.tflops_per_gpu, 0, "TFLOP/s")),
-                ("Step time", seconds(perf.step_time_s)),
-                ("Tokens per second", num(perf.tokens_per_s, 0)),
-                ("Training time (with ETTR)", num(perf.training_days, 1, "days")),
-                ("Memory per GPU", memory),
+                metric_row("performance.tflops_per_gpu", perf.tflops_per_gpu),
+                metric_row("performance.step_time_s", perf.step_time_s, seconds(perf.step_time_s)),
+                metric_row("performance.tokens_per_s", perf.tokens_per_s, num(perf.tokens_per_s, 0)),
+                metric_row("performance.training_days", perf.training_days),
+                metric_row("performance.memory_per_gpu_gb", perf.memory_per_gpu_gb, memory),
             ]
             rows += moe_rows(perf)
         else:
             why = "\n".join(d.message for d in ev.cannot_run)
             mem = perf.memory
-            rows += [(label, DOES_NOT_FIT, why) for label in
-                     ("MFU", "Step time", "Tokens per second", "Training time (with ETTR)")]
-            rows += [("Memory per GPU", f"{memory} of {mem.hbm_gb:g} GB"
-                      + ("" if mem.fits else f"  ✗ {DOES_NOT_FIT}"))]
+            rows += [(metric_label(path), DOES_NOT_FIT, why) for path in
+                     ("performance.mfu", "performance.step_time_s", "performance.tokens_per_s",
+                      "performance.training_days")]
+            rows += [metric_row("performance.memory_per_gpu_gb", perf.memory_per_gpu_gb,
+                                f"{memory} of {mem.hbm_gb:g} GB" + ("" if mem.fits else f"  ✗ {DOES_NOT_FIT}"))]
             rows += [(f"   {name}", num(getattr(mem, field), 1, "GB")) for name, field in MEMORY_PARTS
                      if getattr(mem, field)]
         self.set_rows(rows)

@@ -3,9 +3,10 @@ training run; kW by kind; with several workloads, each partition's IT and facili
 
 from __future__ import annotations
 
+from core.metrics import panel_paths
 from designer.common import style
-from designer.common.format import num, pct, power, power_unit
-from designer.panels.base import MetricsPanel
+from designer.common.format import num, power, power_unit
+from designer.panels.base import MetricsPanel, metric_row
 from designer.panels.charts import BarChart
 from designer.panels.partition_rows import power_rows
 from designer.panels.performance import DOES_NOT_FIT
@@ -14,11 +15,8 @@ from designer.project.evaluator import Result
 
 class PowerPanel(MetricsPanel):
     title = "Power"
-    metric_paths = {
-        "IT (nameplate)": "power.it_kw", "PUE": "power.pue", "Facility": "power.facility_kw",
-        "Max rack": "power.max_rack_kw", "Energy (facility)": "power.energy_mwh_facility",
-        "Electricity cost": "power.energy_cost_usd", "CO₂": "power.co2_t",
-    }
+    metric_paths = panel_paths("power.it_kw", "power.pue", "power.facility_kw", "power.max_rack_kw",
+                               "power.energy_mwh_facility", "power.energy_cost_usd", "power.co2_t")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -28,26 +26,26 @@ class PowerPanel(MetricsPanel):
     def update_result(self, result: Result) -> None:
         p = result.evaluation.power
         rows: list = [
-            ("IT (nameplate)", power(p.it_kw)),
-            ("IT (typical in training)", power(p.typical_kw)),
-            ("PUE", num(p.pue, 2)),
-            ("Facility", power(p.facility_kw)),
-            ("Max rack", power(p.max_rack_kw)),
-            ("Network share of IT", pct(p.network_share)),
+            metric_row("power.it_kw", p.it_kw, power(p.it_kw)),
+            metric_row("power.typical_kw", p.typical_kw, power(p.typical_kw)),
+            metric_row("power.pue", p.pue),
+            metric_row("power.facility_kw", p.facility_kw, power(p.facility_kw)),
+            metric_row("power.max_rack_kw", p.max_rack_kw, power(p.max_rack_kw)),
+            metric_row("power.network_share", p.network_share),
             ("All-in per GPU", num(p.it_w_per_gpu, 0, "W")),
         ]
         if p.cooling:
             rows += [("Compute racks by cooling", None), *cooling_rows(p.cooling)]
         ev = result.evaluation
         if ev.workload is not None:
-            run = [("Energy (facility)", num(p.energy_mwh_facility, 0, "MWh")),
-                   ("Electricity cost", num(p.energy_cost_usd, 0, "USD")),
-                   ("CO₂", num(p.co2_t, 0, "t")),
-                   ("GPU-hours", num(p.gpu_hours, 0, "h"))]
+            run = [metric_row("power.energy_mwh_facility", p.energy_mwh_facility),
+                   metric_row("power.energy_cost_usd", p.energy_cost_usd),
+                   metric_row("power.co2_t", p.co2_t),
+                   metric_row("power.gpu_hours", p.gpu_hours)]
             reasons = ev.cannot_run
             if reasons:  # no run, so nothing to charge: say why instead of a number
                 why = "\n".join(d.message for d in reasons)
-                run = [(label, DOES_NOT_FIT, why) for label, _ in run]
+                run = [(row[0], DOES_NOT_FIT, why) for row in run]
             rows += [("Training run", None), *run]
         rows += power_rows(ev, {row[0] for row in rows})
         # The over-limit warning stays in sight above the rows (also in the Warnings panel).

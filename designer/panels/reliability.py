@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from designer.common.format import num, pct
-from designer.panels.base import MetricsPanel
+from core.metrics import panel_paths
+from designer.common.format import num
+from designer.panels.base import MetricsPanel, metric_row
 from designer.panels.charts import LineChart
 from designer.project.evaluator import Result
 
 
 class ReliabilityPanel(MetricsPanel):
     title = "Reliability"
-    metric_paths = {
-        "Interruptions per day": "reliability.interruptions_per_day",
-        "Mean time between interruptions": "reliability.mtbi_hours",
-        "Checkpoint write": "reliability.checkpoint_write_s",
-        "Checkpoint interval (optimum)": "reliability.checkpoint_interval_min",
-        "Effective training time ratio": "reliability.ettr",
-        "Single points of failure": "reliability.single_points_of_failure",
-    }
+    metric_paths = panel_paths("reliability.interruptions_per_day", "reliability.mtbi_hours",
+                               "reliability.checkpoint_write_s", "reliability.checkpoint_interval_min",
+                               "reliability.ettr", "reliability.single_points_of_failure")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -40,20 +36,21 @@ class ReliabilityPanel(MetricsPanel):
         r = ev.reliability
         self.show_message("")
         self.set_rows([
-            ("Job GPUs", num(r.job_gpus)),
-            ("Interruptions per day", num(r.interruptions_per_day, 2)),
-            ("Mean time between interruptions",
-             num(r.mtbi_hours, 1, "h") if r.mtbi_hours is not None else "nothing can fail"),
-            ("Checkpoint size", num(r.checkpoint_size_gb, 0, "GB") if r.checkpoint_size_gb is not None
-             else "no workload"),
-            ("Checkpoint write", r.checkpoint_missing or num(r.checkpoint_write_s, 1, "s")),
-            ("Checkpoint interval (optimum)", num(r.checkpoint_interval_min, 1, "min")
-             if r.checkpoint_interval_min is not None
-             else "no workload" if r.checkpoint_size_gb is None else "no checkpoints needed"),
-            ("Effective training time ratio", pct(r.ettr)),
+            metric_row("reliability.job_gpus", r.job_gpus, num(r.job_gpus)),
+            metric_row("reliability.interruptions_per_day", r.interruptions_per_day,
+                       num(r.interruptions_per_day, 2)),
+            metric_row("reliability.mtbi_hours", r.mtbi_hours,
+                       None if r.mtbi_hours is not None else "nothing can fail"),
+            metric_row("reliability.checkpoint_size_gb", r.checkpoint_size_gb,
+                       None if r.checkpoint_size_gb is not None else "no workload"),
+            metric_row("reliability.checkpoint_write_s", r.checkpoint_write_s, r.checkpoint_missing or None),
+            metric_row("reliability.checkpoint_interval_min", r.checkpoint_interval_min, None
+                       if r.checkpoint_interval_min is not None
+                       else "no workload" if r.checkpoint_size_gb is None else "no checkpoints needed"),
+            metric_row("reliability.ettr", r.ettr),
             ("Restart (detect + restart)", num(r.restart_total_min, 1, "min")),
-            ("Single points of failure", num(ev.spof_units)),
-            ("Spare nodes for target", num(r.spares_for_target)),
+            metric_row("reliability.single_points_of_failure", ev.spof_units),
+            metric_row("reliability.spares_for_target", r.spares_for_target),
             *self._plane_rows(ev.planes),
         ])
         if result.ettr_intervals_min:

@@ -3,7 +3,8 @@ what limits serving and the change that would help most (core.analysis.inference
 ``Evaluation.bottleneck``), every what-if served again, and, for a workload whose deployment is
 "auto", what the deployment search chose and the runners-up (``Evaluation.inference_search``).
 
-The texts and numbers are core's; this module only lays them out. The paragraph goes in the
+The texts and numbers are core's (what limits serving: core/analysis/serving_explanation.py);
+this module only lays them out. The paragraph goes in the
 panel's bottleneck label (the training paragraph's place, under the SLO line); the what-ifs and
 the search go under the chart (``ServingDetails``).
 """
@@ -16,68 +17,28 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from core.analysis.inference_bottleneck import InferenceBottleneck, InferenceLimiter, InferenceWhatIf
-from designer.common.format import num
+from core.analysis.inference_bottleneck import InferenceBottleneck, InferenceWhatIf
+from core.analysis.serving_explanation import explain_serving, gain_text
 from designer.panels.deployment_search import DeploymentSearchView
-from designer.panels.serving_text import BOUND_TEXT, MEETS, MISSES
+from designer.panels.serving_text import MEETS, MISSES
 
 LIMIT_PREFIX = "What limits serving"
 HELP_PREFIX = "What would help most"
 WHAT_IFS_TITLE = "What-ifs, each served again (output tokens/s of the service)"
 SEARCH_TITLE = "Deployment search (the deployment is auto)"
 SECTION_STYLE = "font-weight: 600; color: #37474f; margin-top: 6px;"  # as the panels' section titles
-OTHERS_SHOWN = 2  # limiters named after the binding one
-
-
-def _gain(gain: float | None) -> str:
-    return "cannot run" if gain is None else f"{100 * gain:+.0f}%"
-
-
-# where a KV fetch comes from, by the workload's KV-cache placement
-FETCHED_FROM = {"host": "host memory", "remote": "the remote prefix cache"}
-
-
-def _binding(limiter: InferenceLimiter, kv_share: float | None, placement: str | None) -> str:
-    """"decode is HBM‑bound (weights 83%, KV cache 17% of the bytes)" and the like."""
-    phase, part = limiter.phase, limiter.key.removeprefix(f"{limiter.phase}_")
-    if part == "memory":
-        split = (f" (weights {1 - kv_share:.0%}, KV cache {kv_share:.0%} of the bytes)"
-                 if phase == "decode" and kv_share is not None else "")
-        return f"{phase} is {BOUND_TEXT['memory']}{split}"
-    if part == "kv_fetch":
-        return f"{phase} waits for the KV cache from {FETCHED_FROM.get(placement, 'host memory or storage')}"
-    if part == "communication":
-        return f"{phase} is {BOUND_TEXT['communication']} (TP all‑reduces, EP dispatch and combine)"
-    if part == "fixed":
-        return f"{phase} is held by its layers' fixed costs (kernel launches, tails, syncs)"
-    return f"{phase} is {BOUND_TEXT['compute']}"
 
 
 def serving_bottleneck_html(bottleneck: InferenceBottleneck, placement: str | None = None) -> str:
-    """The paragraph: the part of a phase that takes the most of a request's GPU time (its
-    share of the phase's step, the phase's share of the GPU time), the next ones, then the
-    what-if that helps most within the SLOs (or that none does). ``placement``: the KV cache's
-    ("host", "remote"), naming what a KV fetch waits for."""
-    limiters = bottleneck.limiters
-    if not limiters:
+    """The paragraph: core's explanation of what limits serving (core/analysis/
+    serving_explanation.py) laid out, the binding part and what would help most in bold."""
+    said = explain_serving(bottleneck, placement)
+    if said is None:
         return ""
-    top = limiters[0]
-    phase_share = top.gpu_time_share / top.share if top.share > 0 else 0.0
-    binding = _binding(top, bottleneck.kv_share_of_decode_bytes, placement)
-    head = (f"<b>{LIMIT_PREFIX}:</b> {html.escape(binding)}: "
-            f"{top.share:.0%} of the {top.phase} step, and {top.phase} takes {phase_share:.0%} of a request's "
-            "GPU time")
-    others = [f"{html.escape(x.name)} ({x.gpu_time_share:.0%})" for x in limiters[1:1 + OTHERS_SHOWN]]
-    if others:
-        head += f"; then {', '.join(others)}"
-    best = bottleneck.best
-    if best is None:
-        tail = "no single change tried raises output tokens/s by 1% within the SLOs"
-    else:
-        tail = (f"{html.escape(best.description)}: {_gain(best.gain)} output tokens/s "
-                f"({num(bottleneck.output_tokens_per_s_per_gpu, 0)} → {num(best.output_tokens_per_s_per_gpu, 0)} "
-                "per GPU), meets the SLOs")
-    return f"{head}.<br><b>{HELP_PREFIX}:</b> {tail}."
+    head = f"<b>{LIMIT_PREFIX}:</b> {html.escape(said.binding)}: {html.escape(said.share, quote=False)}"
+    if said.others:
+        head += f"; then {', '.join(html.escape(x) for x in said.others)}"
+    return f"{head}.<br><b>{HELP_PREFIX}:</b> {html.escape(said.help)}."
 
 
 def _misses(x: InferenceWhatIf, slo: Any) -> str:
@@ -101,7 +62,7 @@ def what_ifs_html(bottleneck: InferenceBottleneck, slo: Any) -> str:
         note = f"<br><span style='color:#78909c'>{html.escape(why)}</span>" if why else ""
         color = "#1b5e20" if meets and (x.gain or 0.0) > 0 else "#37474f"
         rows.append(f"<tr><td>{html.escape(x.description)}{note}</td>"
-                    f"<td align='right' style='color:{color}; white-space:nowrap'>&nbsp;{_gain(x.gain)}</td>"
+                    f"<td align='right' style='color:{color}; white-space:nowrap'>&nbsp;{gain_text(x.gain)}</td>"
                     f"<td align='center'>&nbsp;{MEETS if meets else MISSES}</td></tr>")
     if not rows:
         return "<i>No change could be tried.</i>"

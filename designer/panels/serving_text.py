@@ -13,19 +13,25 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from core.analysis.serving_explanation import BOUND_TEXT
 from core.analysis.serving_phase import unit_gpus
 from core.inference_workload import Deployment, PhaseLayout
+from core.metrics import metric
 from designer.common.format import money, num
 
 DOES_NOT_FIT = "does not fit"
-# non-breaking hyphens: in a narrow dock the value wraps at " · ", not inside "compute-bound"
-# (a KV cache read back from host memory or a remote prefix cache can bind a phase too)
-BOUND_TEXT = {"compute": "compute\u2011bound", "memory": "HBM\u2011bound", "communication": "communication\u2011bound",
-              "host_link": "host\u2011link\u2011bound", "storage": "storage\u2011bound"}
 MEETS, MISSES = "✓", "✗"
-# The rows a workload that cannot run still lists, each saying why it has no value.
-SERVING_LABELS = ("Time to first token", "Time per output token", "Served output per GPU", "Decode per GPU",
-                  "Prefill per GPU", "Tokens per second per MW", "Per million output tokens")
+# The serving metrics the panel shows (core/metrics.py); a workload that cannot run still lists
+# their rows, each saying why it has no value.
+SERVING_PATHS = ("inference.ttft_ms", "inference.tpot_ms", "inference.output_tokens_per_s_per_gpu",
+                 "inference.decode_tokens_per_s_per_gpu", "inference.prefill_tokens_per_s_per_gpu",
+                 "inference.tokens_per_s_per_mw", "inference.usd_per_million_output_tokens",
+                 "inference.design_output_tokens_per_s")
+SERVING_LABELS = tuple(metric(p).in_panel() for p in SERVING_PATHS if p != "inference.design_output_tokens_per_s")
+
+
+def _label(key: str) -> str:
+    return metric(f"inference.{key}").in_panel()
 
 
 def _layout(deployment: Deployment, phase: str) -> str:
@@ -101,11 +107,11 @@ def _latency_rows(inference: Any) -> list[tuple]:
         ttft = _against(inference.ttft_ms, slo.ttft_ms, 0)
     rows: list[tuple] = [
         (f"Latency at batch {inference.batch:,}", None),
-        ("Time to first token", ttft, ttft_tip),
+        (_label("ttft_ms"), ttft, ttft_tip),
         ("TTFT alone", num(inference.ttft_unloaded_ms, 0, "ms"),
          "A prompt alone on an idle " + ("prefill replica, with its KV hand-over" if dis is not None else
                                          "replica") + " (mean over the request classes)"),
-        ("Time per output token", _against(inference.tpot_ms, slo.tpot_ms, 1),
+        (_label("tpot_ms"), _against(inference.tpot_ms, slo.tpot_ms, 1),
          "The decode step: the decode pool does nothing else" if dis is not None else
          "At load: the decode step plus the prefills each replica interleaves with its decode steps"),
     ]
@@ -123,13 +129,15 @@ def _throughput_rows(inference: Any) -> list[tuple]:
     dis = inference.disaggregated is not None
     return [
         ("Throughput per GPU", None),
-        ("Served output per GPU", num(inference.output_tokens_per_s_per_gpu, 0, "tokens/s"),
+        (_label("output_tokens_per_s_per_gpu"), num(inference.output_tokens_per_s_per_gpu, 0, "tokens/s"),
          "Output tokens the deployment serves per second per GPU, each request's prefill counted, over "
          + ("both pools' GPUs" if dis else "every GPU of the deployment")),
-        ("Decode per GPU", _parts(num(inference.decode_tokens_per_s_per_gpu, 0, "tokens/s"), _bound(inference.decode)),
+        (_label("decode_tokens_per_s_per_gpu"),
+         _parts(num(inference.decode_tokens_per_s_per_gpu, 0, "tokens/s"), _bound(inference.decode)),
          f"Decode steps only (no prefill counted), per GPU of a {'decode-pool ' if dis else ''}replica. "
          + _phase_tip("Decode", inference.decode)),
-        ("Prefill per GPU", _parts(num(inference.prefill_tokens_per_s_per_gpu, 0, "tokens/s"), _bound(inference.prefill)),
+        (_label("prefill_tokens_per_s_per_gpu"),
+         _parts(num(inference.prefill_tokens_per_s_per_gpu, 0, "tokens/s"), _bound(inference.prefill)),
          f"Prompt tokens per second of prefill, per GPU of a {'prefill-pool ' if dis else ''}replica. "
          + _phase_tip("Prefill", inference.prefill)),
     ]
@@ -147,11 +155,11 @@ def _design_rows(inference: Any, gpus: int | None) -> list[tuple]:
          f"{serving:,}{of} GPUs serve copies of {what} ({copies:,} of {unit:,} GPUs each, every one serving "
          "as this deployment does); the GPUs left over serve nothing but draw power and cost money (they "
          "count in tokens/s per MW and $ per million tokens)"),
-        ("Output of the design", num(inference.design_output_tokens_per_s, 0, "tokens/s"),
+        (_label("design_output_tokens_per_s"), num(inference.design_output_tokens_per_s, 0, "tokens/s"),
          "Served output tokens per second of every copy of the deployment"),
-        ("Tokens per second per MW", num(inference.tokens_per_s_per_mw, 0),
+        (_label("tokens_per_s_per_mw"), num(inference.tokens_per_s_per_mw, 0),
          "Served output tokens per second of the design per MW of its facility power"),
-        ("Per million output tokens", money(inference.usd_per_million_output_tokens)
+        (_label("usd_per_million_output_tokens"), money(inference.usd_per_million_output_tokens)
          if inference.usd_per_million_output_tokens is not None else "— (no price)",
          "Every GPU of the design at the cost panel's price per GPU-hour, over the output tokens it serves"),
     ]

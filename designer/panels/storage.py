@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from core.analysis.storage import IO_CLASS_TITLES
 from core.dpu_engines import ENGINE_TITLES
+from core.metrics import panel_paths
 from designer.common.format import num
-from designer.panels.base import MetricsPanel
+from designer.panels.base import MetricsPanel, metric_row
 from designer.panels.charts import BarChart
 from designer.project.evaluator import Result
 
@@ -21,10 +22,7 @@ SHORT_NAMES = {
 
 class StoragePanel(MetricsPanel):
     title = "Storage"
-    metric_paths = {
-        "Checkpoint persisted after": "reliability.checkpoint_write_s",
-        "Checkpoint restore": "reliability.checkpoint_restore_s",
-    }
+    metric_paths = panel_paths("reliability.checkpoint_write_s", "reliability.checkpoint_restore_s", panel=title)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -58,18 +56,19 @@ class StoragePanel(MetricsPanel):
         rows += _dpu_rows(ev)
         rows += [("Checkpoint", None)]
         if r.checkpoint_size_gb is None:
-            rows.append(("Checkpoint size", "no workload"))
+            rows.append(metric_row("reliability.checkpoint_size_gb", None, "no workload"))
         else:
             tiers = " → ".join([*r.checkpoint_tiers_used, "storage"])
             rows += [
-                ("Checkpoint size", num(r.checkpoint_size_gb, 0, "GB")),
+                metric_row("reliability.checkpoint_size_gb", r.checkpoint_size_gb),
                 ("Checkpoint tiers", tiers, "checkpoint_tiers in the storage assumptions"),
-                ("Checkpoint blocking", num(r.checkpoint_blocking_s, 2, "s"), "the job stalls"),
-                ("Checkpoint persisted after", r.checkpoint_missing or num(r.checkpoint_write_s, 1, "s")),
-                ("Checkpoint recoverable after", num(r.checkpoint_recoverable_after_s, 2, "s"),
-                 "until a copy survives a failure; counted as rework in ETTR"),
-                ("Checkpoint restore", "no storage" if r.checkpoint_restore_s is None else
-                 f"{num(r.checkpoint_restore_s, 2, 's')} from {r.checkpoint_restore_from}"),
+                metric_row("reliability.checkpoint_blocking_s", r.checkpoint_blocking_s),
+                metric_row("reliability.checkpoint_write_s", r.checkpoint_write_s, r.checkpoint_missing or None,
+                           panel=self.title),
+                metric_row("reliability.checkpoint_recoverable_after_s", r.checkpoint_recoverable_after_s),
+                metric_row("reliability.checkpoint_restore_s", r.checkpoint_restore_s,
+                           "no storage" if r.checkpoint_restore_s is None else
+                           f"{num(r.checkpoint_restore_s, 2, 's')} from {r.checkpoint_restore_from}", panel=self.title),
             ]
         self.set_rows(rows)
         if storage is not None and storage.fabric is not None:

@@ -26,7 +26,7 @@ def preferred_endpoint(design: Design, catalog: Catalog, block_path: str, candid
     def rank(rel: str) -> tuple[int, int]:
         node = _node(design, block_path, rel)
         spec = catalog.get(node.catalog_id) if node.catalog_id in catalog else None
-        is_switch = spec is not None and spec.kind == "switch" and spec.get("role") == "scale-out"
+        is_switch = spec is not None and spec.kind == "switch" and spec.role == "scale-out"
         return (1 if is_switch else 0, TIER_RANK.get(node.tier, 0))
     return max(candidates, key=rank)
 
@@ -50,21 +50,21 @@ def units(design: Design, block_path: str, rel: str) -> int:
 def _offered_speed(spec: ComponentSpec, catalog: Catalog, kind: str) -> float | None:
     """Port speed of a fixed-speed end (NIC-attached node, storage, NIC); None for switches."""
     if spec.kind in COMPUTE_KINDS and kind == "scale-up":
-        return float(spec.get("scale_up_port_gbit_s") or 0) or None
-    if spec.kind in COMPUTE_KINDS and spec.get("nic") and spec.get("nic") in catalog:
-        return float(catalog.get(spec["nic"])["port_gbit_s"])
+        return float(spec.scale_up_port_gbit_s or 0) or None
+    if spec.kind in COMPUTE_KINDS and spec.nic and spec.nic in catalog:
+        return float(catalog.get(spec.nic).port_gbit_s)
     if spec.kind in ("storage", "nic", "dpu"):
-        return float(spec["port_gbit_s"])
+        return float(spec.port_gbit_s)
     return None
 
 
 def _ports(spec: ComponentSpec, catalog: Catalog, kind: str) -> int | None:
     if spec.kind in COMPUTE_KINDS and kind == "scale-up":
-        return int(spec.get("scale_up_ports") or 0) or None
-    if spec.kind in COMPUTE_KINDS and spec.get("nic") and spec.get("nics"):
-        return int(spec["nics"]) * int(catalog.get(spec["nic"])["ports"])
+        return int(spec.scale_up_ports or 0) or None
+    if spec.kind in COMPUTE_KINDS and spec.nic and spec.nics:
+        return int(spec.nics) * int(catalog.get(spec.nic).ports)
     if spec.kind == "storage":
-        return int(spec["ports"])
+        return int(spec.ports)
     return None
 
 
@@ -74,7 +74,7 @@ def default_link(design: Design, catalog: Catalog, block_path: str, a: str, b: s
     kind = "scale-out"
     if any(s.kind == "storage" for s in specs) or any(n.tier == "storage" for n in nodes):
         kind = "storage"
-    elif any(s.kind == "switch" and s.get("role") == "scale-up" for s in specs):
+    elif any(s.kind == "switch" and s.role == "scale-up" for s in specs):
         kind = "scale-up"
     fixed = [s for s in (_offered_speed(x, catalog, kind) for x in specs) if s]
     if fixed:

@@ -8,15 +8,20 @@ of 36,000 racks is one item, not 36,000."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QGraphicsItem, QGraphicsScene, QGraphicsView,
-                               QHBoxLayout, QLabel, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QFileDialog, QGraphicsItem, QGraphicsScene,
+                               QGraphicsView, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout,
+                               QWidget)
 
 from core.cooling import COOLING_TYPES
-from core.site.export import MEDIUM_COLOURS
+from core.errors import DesignError
+from core.project import atomic_write_bytes, atomic_write_text
+from core.site.export import MEDIUM_COLOURS, floor_svg
 from core.site.media import MEDIA
 from core.site.templates import RACK_CLASSES
 
@@ -214,6 +219,9 @@ class FloorView(QWidget):
         self.colour.addItems(["Colour by kW", "Colour by cooling"])
         self.cables = QCheckBox("Cables")
         self.cables.setChecked(True)
+        self.export = QPushButton("Export…")
+        self.export.setToolTip("Save the floor plan as PDF or SVG, coloured as shown")
+        self.export.setEnabled(False)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.legend = QLabel("")
@@ -223,6 +231,7 @@ class FloorView(QWidget):
         bar = QHBoxLayout()
         bar.addWidget(self.colour)
         bar.addWidget(self.cables)
+        bar.addWidget(self.export)
         bar.addWidget(self.summary, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -231,9 +240,11 @@ class FloorView(QWidget):
         layout.addWidget(self.view, 1)
         self.colour.currentIndexChanged.connect(self._restyle)
         self.cables.toggled.connect(self._restyle)
+        self.export.clicked.connect(self._export_clicked)
         self.view.rack_clicked.connect(self._clicked)
         self.view.rack_dropped.connect(lambda r, row, slot: self.rack_moved.emit(r + 1, row + 1, slot + 1))
         self._flat = None
+        self._title = ""
         self._fitted = False
         self.view.describe = self.describe_rack
         self.legend.setText(self.legend_html())
@@ -278,7 +289,9 @@ class FloorView(QWidget):
         if site is None:
             return
         self._flat = ev.topology.flat
+        self._title = ev.design_name
         self.item.set_site(site)
+        self.export.setEnabled(True)
         self.view.scene().setSceneRect(self.item.boundingRect())
         lengths = site.cable_length_m
         media = ", ".join(f"{m} {n:,}" for m, n in site.cables_by_medium.items() if n) or "no cables"
@@ -289,6 +302,33 @@ class FloorView(QWidget):
             + (f"; {site.reach_violations:,} beyond reach" if site.reach_violations else ""))
         if not self._fitted:
             self.fit()
+
+    def export_to(self, path: str) -> Path:
+        """Write the floor plan shown to ``path`` (.pdf or .svg; another name gets .pdf), racks
+        coloured as in the view; returns the file written."""
+        from designer.site.site_export import svg_pdf_bytes  # noqa: PLC0415 - Qt PDF only when asked
+
+        if self.item.site is None:
+            raise DesignError("nothing is placed yet: the floor plan follows the first evaluation")
+        out = Path(path)
+        if out.suffix.lower() not in (".pdf", ".svg"):
+            out = out.with_name(out.name + ".pdf")
+        svg = floor_svg(self.item.site, self.item.colour_by)
+        if out.suffix.lower() == ".svg":
+            atomic_write_text(out, svg)
+        else:
+            atomic_write_bytes(out, svg_pdf_bytes(svg, f"{self._title or 'design'}: floor plan"))
+        return out
+
+    def _export_clicked(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, "Export the floor plan", "floor.pdf",
+                                              "PDF (*.pdf);;SVG (*.svg)")
+        if not name:
+            return
+        try:
+            self.export_to(name)
+        except (DesignError, OSError) as exc:
+            QMessageBox.warning(self, "Export the floor plan", str(exc))
 
     def fit(self) -> None:
         if self.item.site is not None:

@@ -32,7 +32,7 @@ def design_counts(design: Design, catalog: Catalog) -> dict[str, object]:
     tiers: dict[str, int] = {}
     for group in flat.groups:
         if group.spec.kind == "switch":
-            name = group.node.tier or group.spec.get("role", "switch")
+            name = group.node.tier or group.spec.role
             tiers[name] = tiers.get(name, 0) + group.multiplicity
     return {
         "gpus": flat.gpus,
@@ -126,8 +126,8 @@ class TemplateWizard(QDialog):
     def _fat_tree_page(self, islands: bool) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
-        has_nics = lambda s: bool(s.get("nics"))  # noqa: E731 - only compute nodes with NICs fit a fabric
-        scale_out = lambda s: s.get("role") == "scale-out"  # noqa: E731
+        has_nics = lambda s: bool(s.nics)  # noqa: E731 - only compute nodes with NICs fit a fabric
+        scale_out = lambda s: s.role == "scale-out"  # noqa: E731
         fields = {
             "gpus": self._int(16_384 if islands else 1_024, 1, 10_000_000, 8),
             "server": self._combo(COMPUTE_KINDS, "DGX-H100", has_nics),
@@ -176,7 +176,7 @@ class TemplateWizard(QDialog):
         system = self._combo(("supernode",), "GB200-NVL72")
         switch = QComboBox()
         switch.addItem("(default: one at its NICs' speed)", "")
-        for spec in sorted((s for s in self.catalog.by_kind("switch") if s.get("role") == "scale-out"),
+        for spec in sorted((s for s in self.catalog.by_kind("switch") if s.role == "scale-out"),
                            key=lambda s: s.name):
             switch.addItem(f"{spec.name} ({spec.id})", spec.id)
         switch.currentIndexChanged.connect(self._schedule)

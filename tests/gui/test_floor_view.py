@@ -32,3 +32,18 @@ def test_a_clicked_rack_selects_its_contents_on_the_canvas(window, small_design)
     assert selected  # the block holding the rack's servers
     # and the canvas selection lights up the racks holding it
     assert window.floor_view.item.highlight[compute]
+
+
+def test_the_floor_tab_exports_the_plan_as_pdf_and_svg(window, small_design, tmp_path):
+    window.load_design(small_design, None)
+    floor = window.floor_view
+    assert not floor.export.isEnabled()  # nothing placed yet
+    floor.update_result(window.evaluate_now())
+    assert floor.export.isEnabled()
+    pdf = floor.export_to(str(tmp_path / "plan"))  # no extension: a PDF
+    assert pdf.suffix == ".pdf"
+    data = pdf.read_bytes()
+    assert data.startswith(b"%PDF-1.") and b"/Type /Page\n" in data.replace(b"/Type /Pages", b"")
+    floor.colour.setCurrentIndex(1)  # coloured by cooling, as shown
+    svg = floor.export_to(str(tmp_path / "plan.svg")).read_text()
+    assert svg.startswith("<svg") and "#9ecae1" in svg  # the air-cooled racks' colour

@@ -466,7 +466,7 @@ BP_CASES: tuple[ServingCase, ...] = (
         "1,024 / 2,048", "DGX-B200", _B200_NOTE, "fp4", "bf16", 384, 4548.0,
         "4,548.0105 output tok/s/GPU (36,384 total)", "#55",
         "TensorRT-LLM (PyTorch), trtllm-bench, nvidia/DeepSeek-R1-FP4, BF16 KV (\"FP16 KV cache\"), "
-        "max_batch_size 384, concurrency 3,072, max_num_tokens 1,536"),
+        "max_batch_size 384, concurrency 3,072, max_num_tokens 1,536", policy="gated"),
     _bp("TRT-BP-DSR1-H200-DEP8-b128", "DeepSeek-R1 FP8, H200 DEP8, 128 per rank, 1,024 / 2,048",
         "DGX-H200", _H200_NOTE, "fp8", "bf16", 128, 1436.2, "1,436.1584 output tok/s/GPU (11,489 total)",
         "#56", "TensorRT-LLM (PyTorch), trtllm-bench, deepseek-ai/DeepSeek-R1 FP8, KV cache at the "

@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 from core.analysis.inference_assumptions import InferenceAssumptions
+from core.analysis.serving_phase import PhaseModel
 
 from . import inference_cases as IC
 from .markdown import hardware_cell, markdown_table
@@ -74,13 +76,29 @@ def _is_adp(case: IC.ServingCase) -> bool:
     return d["mode"] == "aggregated" and _is_ep(case) and d["ep"] > d["tp"]
 
 
+def _fine_grained(case: IC.ServingCase) -> bool:
+    moe = case.model["moe"]
+    return moe["experts"] > 0 and (moe.get("expert_ffn_hidden") or case.model["ffn_hidden"]) < case.model["hidden"]
+
+
+def _without_serial_experts(case: IC.ServingCase, folder: Path) -> str:
+    """The row with its fine-grained experts inside the step's one roofline (their read and
+    math overlapped with the rest, as before issue 21's change): a model law, not a workload
+    option, so it is turned off in the model for this evaluation only."""
+    if not _fine_grained(case):
+        return "—"
+    with mock.patch.object(PhaseModel, "_fine_grained_experts", False):
+        value = predict_serving(case, folder).value
+    return f"{100 * (value / case.published - 1.0):+.1f}%"
+
+
 def _terms_table(computed: list[RowResult]) -> list[list[str]]:
     """Each MoE row's error with every term, then without each term that applies to it."""
     table = []
     with tempfile.TemporaryDirectory() as folder:
         for r in computed:
             case = r.extra["case"]
-            cells = []
+            cells = [_without_serial_experts(case, Path(folder))]
             for _, applies, off in _TERMS:
                 if not applies(case):
                     cells.append("—")
@@ -188,21 +206,24 @@ def render(rows: list[RowResult]) -> list[str]:
     out += ["", "### Predicted steps (ms per stage step of one replica: decode, one micro-batch "
             "at the row's batch (the whole batch without pipeline stages); prefill, one mean "
             "prompt or the prefill pool's step. Compute, HBM and a KV fetch overlap, the "
-            "communication and the fixed cost per layer are added)", ""]
+            "communication and the fixed cost per layer are added; fine-grained experts' read "
+            "+ math is in the part that binds)", ""]
     out += markdown_table(["#", "Batch", "Decode compute / HBM / comm / fixed", "Decode bound",
                    "Prefill compute / HBM / comm / fixed", "Prefill bound", "Prefill share of time",
                    "TTFT ms", "TPOT ms"],
                   [_steps(r) for r in computed])
     out += ["", "### What the mixture-of-experts terms move (issue 21; serving-model.md §1b, §3)", "",
             "Every mixture-of-experts row evaluated again without each term that applies to it "
-            "(— where it does not): the busiest EP rank's share by chance (off: "
+            "(— where it does not): fine-grained experts' grouped GEMMs costing their weights' "
+            "read plus their math (serving-model.md §1; off: overlapped with the rest of the "
+            "step in its one roofline, as coarse experts are), the busiest EP rank's share by chance (off: "
             "`load_imbalance` 1.0), the wait of attention-DP ranks for the one prefilling most "
             "when the engine does not align their prefills (off: `attention_dp_balance`), "
             "attention at the engine's precision (MLA decode in BF16 on Hopper; off: at the KV "
             "cache's), MTP drafts (off: no speculative decoding). A status that changed with "
             "them shows in the last column against the error without the term.", ""]
-    out += markdown_table(["#", "Error (all terms)", *(f"without {name}" for name, _, _ in _TERMS),
-                           "Status"], _terms_table(computed))
+    out += markdown_table(["#", "Error (all terms)", "without the fine-grained experts' serial read + math",
+                           *(f"without {name}" for name, _, _ in _TERMS), "Status"], _terms_table(computed))
     notes: dict[tuple[str, str], list[str]] = {}
     for r in serving:
         if r.note and r.status != "pass":

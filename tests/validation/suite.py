@@ -162,7 +162,7 @@ def _row_flops_per_step(case: C.PerfCase) -> float:
 
 def _peak_flops(case: C.PerfCase) -> float:
     catalog = default_catalog()
-    acc = catalog.get(catalog.get(server_of(case.hardware))["accelerator"])
+    acc = catalog.get(catalog.get(server_of(case.hardware)).accelerator)
     # the dense peak of the precision the recipe runs its linear GEMMs at (mxfp8, fp8-block: fp8)
     return acc.peak_tflops(recipe(case.precision).gemm_precision) * 1e12
 
@@ -318,11 +318,11 @@ def _topology_counts(case: C.TopologyCase, folder: Path) -> dict:
         by_id[row["catalog_id"]] = by_id.get(row["catalog_id"], 0) + int(row["quantity"])
     if case.kind == "nvl72":
         system = catalog.get(case.params["system"])
-        acc = catalog.get(system["accelerator"])
+        acc = catalog.get(system.accelerator)
         chips = ev["counts"]["scale_up_switches"]
-        chip = catalog.get(system["scale_up_switches"][0]["id"])
-        ports = sum(chip["ports_by_gbit_s"].values())
-        return {"gpu_links": ev["counts"]["gpus"] * int(acc["scale_up_links"]),
+        chip = catalog.get(system.scale_up_switches[0].id)
+        ports = sum(chip.ports_by_gbit_s.values())
+        return {"gpu_links": ev["counts"]["gpus"] * int(acc.scale_up_links),
                 "switch_ports": chips * ports, "switch_chips": chips}
     return {k: by_id.get(k, 0) for k in case.expected}
 
