@@ -55,7 +55,7 @@ MOVES = {
     "workload_panel": "workload.workload_panel", "inference_form": "workload.inference_form",
     "inference_editors": "workload.inference_editors", "model_fields": "workload.model_fields",
     "moe_fields": "workload.moe_fields", "stack_selector": "workload.stack_selector",
-    "preset_list": "workload.preset_list", "search": "workload.search",
+    "preset_list": "workload.preset_list", "search": "workload.search_runner",
     # services
     "services_panel": "services.services_panel", "partition_editor": "services.partition_editor",
     # sweep, site, interop

@@ -22,7 +22,7 @@ from designer.common.search_table import SearchTable
 from designer.panels.deployment_search import deployment_name
 from designer.workload.inference_search import InferenceSearchOutcome
 from designer.workload.preset_list import NONE
-from designer.workload.search import Candidate, SearchOutcome
+from designer.workload.search_runner import Candidate, SearchOutcome
 
 # Search table: (header, tooltip) per column; column 0 holds the "Use" button.
 SEARCH_COLUMNS = [

@@ -43,7 +43,7 @@ from designer.workload.inference_search import InferenceSearchOutcome, run_infer
 from designer.workload.model_fields import MODEL_INTS, MOE_INTS
 from designer.workload.moe_fields import MoeFields
 from designer.workload.preset_list import CUSTOM, NONE, fill_preset_combo, load_presets
-from designer.workload.search import SearchOutcome, SearchRunner
+from designer.workload.search_runner import SearchOutcome, SearchRunner
 from designer.workload.searches import WorkloadSearches
 from designer.workload.stack_selector import StackSelector
 
