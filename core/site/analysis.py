@@ -15,8 +15,8 @@ import numpy as np
 
 from core.cooling import COOLING_TYPES
 from core.diagnostics import Diagnostic
-from core.site.cables import (Cables, bought_by_medium, by_medium, cable_lengths, length_summary,
-                              unit_racks)
+from core.site.cables import (Cables, bought_by_medium, by_medium, cable_lengths, edge_lengths,
+                              length_summary, unit_racks)
 from core.site.effect import LengthEffect, length_effect
 from core.site.failures import failures_per_day
 from core.site.latency import latency_delta_us
@@ -97,7 +97,7 @@ def place_design(design, flat, graph, spec: SiteSpec | None, power_assumptions) 
     spec = spec or SiteSpec()
     pa = power_assumptions
 
-    def placed(pools) -> Placed:
+    def laid_out(pools) -> tuple[Template, Layout]:
         racker = Racker(design, flat, pa.switches_per_rack, pa.storage_per_rack,
                         spec.rack_height_u, spec.racks_per_row, pa.rack_limit_kw("air") * 1000.0,
                         frozenset(p.group for p in pools))
@@ -105,12 +105,15 @@ def place_design(design, flat, graph, spec: SiteSpec | None, power_assumptions) 
         spread = (spread_of(pools, flat, graph, unit_racks(flat, graph, template)[0],
                             template.racks, [racker.network_rack(p.group) for p in pools])
                   if pools else None)
-        template, layout = lay_out(template, spec, spread)
-        return Placed(template, layout, cable_lengths(flat, graph, template, layout, spec, pools))
+        return lay_out(template, spec, spread)
 
-    central = placed(())
-    far = far_pools(find_pools(flat, graph), central.cables.length_m)
-    return placed(far) if far else central
+    template, layout = laid_out(())
+    pools = find_pools(flat, graph)
+    far = (far_pools(pools, lambda edges: edge_lengths(flat, graph, template, layout, spec, edges))
+           if pools else ())
+    if far:
+        template, layout = laid_out(far)
+    return Placed(template, layout, cable_lengths(flat, graph, template, layout, spec, far))
 
 
 def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions,

@@ -75,18 +75,30 @@ def cable_lengths(flat, graph, t: Template, layout: Layout, spec: SiteSpec,
             wire(pool, int(flat.multiplicity[pool.group]), int(graph.offsets[pool.group]),
                  row, key, row_start, src, dst)
     ra, rb = rack[src], rack[dst]
-    za, zb = z[src], z[dst]
-    across = (np.abs(layout.x_m[ra] - layout.x_m[rb]) + np.abs(layout.y_m[ra] - layout.y_m[rb])
-              + (spec.tray_above_floor_m - za) + (spec.tray_above_floor_m - zb))
-    same = ra == rb
-    length = np.where(same, np.abs(za - zb) + spec.in_rack_extra_m,
-                      across * (1.0 + spec.slack_fraction) + spec.service_loop_m)
+    length = _routed_m(ra, rb, z[src], z[dst], layout, spec)
     bundle = graph.edge_bundle
     fibre_bundle = flat.bundles_of_medium("fiber")
     speed = flat.speed_gbit_s[bundle]
     medium, over = choose_media(length, speed, fibre_bundle[bundle])
     ns_per_m = np.array([NS_PER_M.get(m, 5.0) for m in flat.medium_names])[flat.medium_code]
     return Cables(ra, rb, bundle, length, medium, over, length * ns_per_m[bundle], src, dst)
+
+
+def _routed_m(ra: np.ndarray, rb: np.ndarray, za: np.ndarray, zb: np.ndarray, layout: Layout,
+              spec: SiteSpec) -> np.ndarray:
+    """The length of cables between racks ``ra`` and ``rb`` from ports at heights ``za``, ``zb``."""
+    across = (np.abs(layout.x_m[ra] - layout.x_m[rb]) + np.abs(layout.y_m[ra] - layout.y_m[rb])
+              + (spec.tray_above_floor_m - za) + (spec.tray_above_floor_m - zb))
+    return np.where(ra == rb, np.abs(za - zb) + spec.in_rack_extra_m,
+                    across * (1.0 + spec.slack_fraction) + spec.service_loop_m)
+
+
+def edge_lengths(flat, graph, t: Template, layout: Layout, spec: SiteSpec,
+                 edges: np.ndarray) -> np.ndarray:
+    """The lengths of the graph's cables ``edges`` alone, as drawn in the graph."""
+    rack, z = unit_racks(flat, graph, t)
+    src, dst = graph.src[edges], graph.dst[edges]
+    return _routed_m(rack[src], rack[dst], z[src], z[dst], layout, spec)
 
 
 def length_summary(c: Cables) -> dict[str, float | None]:

@@ -107,13 +107,18 @@ def lay_out(t: Template, spec: SiteSpec, spread: Spread | None = None) -> tuple[
                     & (np.add.reduceat((t.rack_class == STORAGE).astype(np.int64), t.pieces) > 0)
                     if n else np.zeros(0, dtype=bool))
     order = np.concatenate([np.flatnonzero(~storage_only), np.flatnonzero(storage_only)])
-    # pooled leaves' endpoint cables up to every rack: a row keeps room for the leaf racks its
-    # racks' cables call for (none without a spread)
+    # pooled leaves' endpoint cables up to every rack (Python lists: the loop is over pieces and
+    # must stay cheap): a row keeps room for the leaf racks its racks' cables call for
     pools = len(spread.pools) if spread is not None else 0
-    cum = np.vstack([np.zeros((1, pools), dtype=np.int64),
-                     np.cumsum(spread.demand, axis=0) if pools else np.zeros((n, 0), dtype=np.int64)])
+    cum = (np.vstack([np.zeros((1, pools), dtype=np.int64), np.cumsum(spread.demand, axis=0)])
+           .tolist() if pools else [[]] * (n + 1))
     reserve = spread.racks_for if pools else (lambda ports: 0)
-    row_ports: list[np.ndarray] = []
+
+    def span(a: int, b: int, ports: list[int]) -> list[int]:
+        """``ports`` plus the pools' endpoint cables of racks a..b-1."""
+        return [x + hi - lo for x, lo, hi in zip(ports, cum[a], cum[b])]
+
+    row_ports: list[list[int]] = []
     row_used: list[int] = []
     used = capacity = 0
     row_liquid = 0.0
@@ -122,15 +127,20 @@ def lay_out(t: Template, spec: SiteSpec, spread: Spread | None = None) -> tuple[
 
     def open_row(kw: float) -> int:
         floor.new_row(kw)
-        row_ports.append(np.zeros(pools, dtype=np.int64))
+        row_ports.append([0] * pools)
         row_used.append(0)
         return floor.row_racks()
 
     for p in order.tolist():
         start, stop = int(bounds[p]), int(bounds[p + 1])
         size, kw = stop - start, float(piece_w[p]) / 1000.0
-        fits = (zone == bool(storage_only[p]) and row_liquid + piece_liquid[p] <= cdu_w
-                and used + size + reserve(row_ports[-1] + cum[stop] - cum[start]) <= capacity)
+        same = zone == bool(storage_only[p]) and row_liquid + piece_liquid[p] <= cdu_w
+        fits = same and used + size + reserve(span(start, stop, row_ports[-1])) <= capacity
+        if (not fits and same and pools and size <= capacity < size + reserve(span(start, stop, [0] * pools))
+                and used + 1 + reserve(span(start, start + 1, row_ports[-1])) <= capacity):
+            # a piece a row holds only without its leaves' racks (a full row of racks) would
+            # leave every row half empty: it flows on from this row, as a longer piece does
+            fits = True
         if not fits:
             capacity = open_row(kw)
             used, row_liquid, zone = 0, 0.0, bool(storage_only[p])
@@ -139,8 +149,11 @@ def lay_out(t: Template, spec: SiteSpec, spread: Spread | None = None) -> tuple[
         while at < stop:
             ports = row_ports[-1]
             take = min(stop - at, capacity - used)
-            while take > 0 and used + take + reserve(ports + cum[at + take] - cum[at]) > capacity:
-                take -= 1
+            while take > 0:
+                over = used + take + reserve(span(at, at + take, ports)) - capacity
+                if over <= 0:
+                    break
+                take -= over  # the reserve only shrinks with fewer racks: this one fits
             if take <= 0 and used == 0:
                 take = min(stop - at, max(1, capacity))  # a row too short for a rack and its leaves
             if take <= 0:
@@ -150,7 +163,7 @@ def lay_out(t: Template, spec: SiteSpec, spread: Spread | None = None) -> tuple[
             rack_row[at:at + take] = len(floor.row_hall) - 1
             rack_slot[at:at + take] = np.arange(used, used + take)
             if pools:
-                added = ports + cum[at + take] - cum[at]
+                added = span(at, at + take, ports)
                 floor.hall_kw += spread.kw_for(added) - spread.kw_for(ports)
                 row_ports[-1] = added
             used += take

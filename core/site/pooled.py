@@ -19,8 +19,8 @@ than multimode reaches (``CENTRAL_REACH_M``): a small cluster keeps them in one 
 Its leaves are shared over the rows in proportion to the endpoint ports (compute and storage
 nodes) each row holds, racked at the end of the row (core/site/layout.py reserves their racks
 while it fills the row), and the endpoints' cables are dealt to the leaves in floor order
-(``deal``): each leaf serves the nodes of its own row (a leaf straddling two rows: the next
-one, never two halls while spare ports allow) and no leaf more ports than ceil(D/L), the
+(``deal``): each leaf serves the nodes of its own row (a leaf straddling two rows sits in the
+one it serves most, never two halls while spare ports allow) and no leaf more ports than ceil(D/L), the
 fullest leaf of the drawing. The leaves are
 interchangeable in the design (every one has the same uplinks), so this is a choice of wiring
 the design leaves open, not a change to it: the topology, bandwidth and counts are unchanged.
@@ -104,10 +104,10 @@ def find_pools(flat, graph) -> tuple[Pool, ...]:
 CENTRAL_REACH_M = 50.0
 
 
-def far_pools(pools: tuple[Pool, ...], length_m: np.ndarray) -> tuple[Pool, ...]:
-    """The pools some of whose endpoint cables, at ``length_m`` (every cable's placed length
+def far_pools(pools: tuple[Pool, ...], lengths) -> tuple[Pool, ...]:
+    """The pools some of whose endpoint cables, at ``lengths(edges)`` (their placed lengths
     with the pools racked with their fabric), are past ``CENTRAL_REACH_M``."""
-    return tuple(p for p in pools if len(p.edges) and float(length_m[p.edges].max()) > CENTRAL_REACH_M)
+    return tuple(p for p in pools if len(p.edges) and float(lengths(p.edges).max()) > CENTRAL_REACH_M)
 
 
 @dataclass(frozen=True)
@@ -121,20 +121,28 @@ class Spread:
     unit_w: np.ndarray          # per pool: nameplate W of one leaf
     unit_u: np.ndarray          # per pool: U of one leaf
 
+    def __post_init__(self):
+        # the per-pool figures as Python numbers: the row filling asks once per piece
+        object.__setattr__(self, "_rule", tuple(
+            (int(leaves), max(1, len(pool.edges)), int(per_rack), float(w) / 1000.0)
+            for pool, leaves, per_rack, w in zip(self.pools, self.leaves, self.per_rack,
+                                                  self.unit_w)))
+
     @property
     def total(self) -> np.ndarray:
         return np.array([len(p.edges) for p in self.pools], dtype=np.int64)
 
-    def leaves_for(self, ports: np.ndarray) -> np.ndarray:
-        """Leaves a row with ``ports`` endpoint cables per pool can be given at most (the
-        floor-order share of a row never exceeds this; core/site/pooled.py's module doc)."""
-        return np.ceil(ports * self.leaves / np.maximum(1, self.total) - 1e-9).astype(np.int64)
+    def leaves_for(self, ports: list[int]) -> list[int]:
+        """Leaves a row with ``ports`` endpoint cables per pool gets at most: ``deal`` gives a
+        row no more than ceil(ports / cap) <= ceil(ports L / D), one more at the end of a hall
+        (the leaf its last ports share with none of the next hall's)."""
+        return [-(-x * leaves // total) + (x > 0) for x, (leaves, total, _, _) in zip(ports, self._rule)]
 
-    def racks_for(self, ports: np.ndarray) -> int:
-        return int((-(-self.leaves_for(ports) // self.per_rack)).sum())
+    def racks_for(self, ports: list[int]) -> int:
+        return sum(-(-n // rule[2]) for n, rule in zip(self.leaves_for(ports), self._rule))
 
-    def kw_for(self, ports: np.ndarray) -> float:
-        return float((self.leaves_for(ports) * self.unit_w).sum()) / 1000.0
+    def kw_for(self, ports: list[int]) -> float:
+        return sum(n * rule[3] for n, rule in zip(self.leaves_for(ports), self._rule))
 
 
 def spread_of(pools: tuple[Pool, ...], flat, graph, racks_of_unit: np.ndarray, racks: int,
@@ -157,7 +165,8 @@ def deal(spread: Spread, row_ports: np.ndarray, row_hall: np.ndarray) -> list[tu
     (no leaf gets more than the drawing's fullest one): leaf j takes positions [j cap, (j+1)
     cap). At the end of a hall the position jumps to the next leaf while the spare ports (L cap
     - D) allow, so no leaf serves two halls (its cables would cross the gap between them). A
-    leaf sits in the row its first position falls in (leaves left over: the last row served)."""
+    leaf sits in the row of the middle of the ports it serves (leaves left over: the last row
+    served)."""
     out = []
     rows = len(row_hall)
     last_of_hall = np.flatnonzero(np.concatenate([row_hall[1:] != row_hall[:-1], [True]]))
@@ -176,10 +185,18 @@ def deal(spread: Spread, row_ports: np.ndarray, row_hall: np.ndarray) -> list[tu
                 gap[r], spare, cursor = waste, spare - waste, cursor + waste
         start = before + np.cumsum(gap) - gap
         served = np.flatnonzero(ports > 0)
-        leaf_row = (served[np.maximum(0, np.searchsorted(start[served], np.arange(leaves) * cap,
-                                                          side="right") - 1)]
-                    if len(served) else np.full(leaves, rows - 1, dtype=np.int64))
-        out.append((start, leaf_row))
+        if not len(served):
+            out.append((start, np.full(leaves, rows - 1, dtype=np.int64)))
+            continue
+        # a leaf sits in the row of the middle of the ports it serves (the end of its hall's
+        # ports bounds them): with the rows between empty of endpoints (spine rows), the row
+        # most of its cables come from
+        first = np.arange(leaves, dtype=np.int64) * cap
+        row_of = lambda at: served[np.maximum(0, np.searchsorted(start[served], at, side="right") - 1)]
+        hall_end = np.zeros(int(row_hall.max()) + 1, dtype=np.int64)
+        np.maximum.at(hall_end, row_hall[served], start[served] + ports[served])
+        used_end = np.maximum(first + 1, np.minimum(first + cap, hall_end[row_hall[row_of(first)]]))
+        out.append((start, row_of((first + used_end - 1) // 2)))
     return out
 
 
