@@ -85,33 +85,37 @@ def length_effect(cables, flat) -> LengthEffect | None:
     # distinct placed lengths and a dozen brackets).
     reaches = np.unique([float(s.reach_m) for kind in ("cable", "transceiver")
                          for s in catalog.by_kind(kind)])
-    # the ends' catalog entries and the link class (what an end's module depends on), as one
-    # code per bundle: a few distinct codes in any design
+    # the ends' catalog entries and the link class (what an end's module depends on), speed and
+    # fibre as one code per bundle: a few distinct codes in any design
     ends = (flat.spec_row[flat.bundle_a] * len(flat.specs) + flat.spec_row[flat.bundle_b]) * 2 \
         + flat.bundles_of_kind("scale-out")
     classes, bundle_class = np.unique(ends, return_inverse=True)
     n_classes = len(classes)
-    fibre = flat.bundles_of_medium("fiber")[cables.bundle]
-    speed_code = flat.speed_code[cables.bundle] * n_classes + bundle_class[cables.bundle]
-    n_speeds = len(flat.speed_values) * n_classes
+    code = ((flat.speed_code * n_classes + bundle_class) * 2
+            + flat.bundles_of_medium("fiber")).astype(np.int64)
+    span = len(flat.speed_values) * n_classes * 2
     totals = []
     # a representative length of every bracket: its upper reach (past the longest reach, a
     # step beyond it): any run of the bracket picks the same items as it does
     representative = np.append(reaches, (reaches[-1] if len(reaches) else 0.0) + STEP_M)
-    for lengths in (flat.length_m[cables.bundle], cables.length_m):
-        steps = np.ceil(lengths / STEP_M - 1e-9)
-        bracket = np.searchsorted(reaches, steps * STEP_M, side="left")
-        key = (bracket * n_speeds + speed_code) * 2 + fibre
-        counts = np.bincount(key)  # the keys are a few hundred small integers: no sort of the cables
+
+    def bracket(lengths: np.ndarray) -> np.ndarray:
+        return np.searchsorted(reaches, np.ceil(lengths / STEP_M - 1e-9) * STEP_M, side="left")
+
+    # drawn lengths are the bundles': counted per bundle, weighted by its placed cables
+    per_bundle = np.bincount(cables.bundle, minlength=len(code))
+    drawn = np.bincount(bracket(flat.length_m) * span + code, weights=per_bundle)
+    placed = np.bincount(bracket(cables.length_m) * span + code[cables.bundle])
+    for counts in (drawn.astype(np.int64), placed):  # a few hundred small keys: no sort of the cables
         distinct = np.flatnonzero(counts)
         counts = counts[distinct]
         usd = np.zeros(len(distinct))
         watts = np.zeros(len(distinct))
         reach = np.zeros(len(distinct), dtype=bool)
         unpriced = False
-        for i, code in enumerate(distinct.tolist()):
-            rest, is_fibre = divmod(code, 2)
-            where, rest = divmod(rest, n_speeds)
+        for i, key in enumerate(distinct.tolist()):
+            where, rest = divmod(key, span)
+            rest, is_fibre = divmod(rest, 2)
             speed, klass = divmod(rest, n_classes)
             row_ab, scale_out = divmod(int(classes[klass]), 2)
             row_a, row_b = divmod(row_ab, len(flat.specs))
