@@ -193,7 +193,8 @@ def _build_parser() -> argparse.ArgumentParser:
               "Export the top level of a project's diagram as SVG, PNG or PDF (no display needed), or "
               "the design as GraphML (devices and cable bundles, for graph tools), diagrams.net "
               "(.drawio, every block a page) or an ibnetdiscover topology file (.topo: the planned "
-              "InfiniBand cabling, to diff against the built fabric), or the floor plan: the cable "
+              "InfiniBand cabling, to diff against the built fabric), ASTRA-sim's network and system inputs "
+              "(a folder named *.astra), or the floor plan: the cable "
               "schedule (.csv), rack elevations (racks.csv, racks.svg) and the floor (floor.svg).",
               "cluster-designer export cluster.json -o diagram.svg\n"
               "cluster-designer export cluster.json -o cluster.graphml --level block\n"
@@ -202,7 +203,8 @@ def _build_parser() -> argparse.ArgumentParser:
     add_nautobot_export_options(ex)
     ex.add_argument("-o", "--output", metavar="FILE",
                     help="file to write; its extension picks the format: .svg, .png, .pdf, .graphml, "
-                         ".drawio, .topo, or .csv (cable schedule; see --site)")
+                         ".drawio, .topo, .astra (a folder: ASTRA-sim's network.yml and system.json), "
+                         "or .csv (cable schedule; see --site)")
     ex.add_argument("--level", choices=("device", "block"), default="device",
                     help="GraphML: one node per device (default) or per group of the design, as "
                          "stored (for huge designs)")

@@ -93,7 +93,7 @@ def run_import_command(args) -> int:
     from core.catalog import default_catalog  # noqa: PLC0415
     from core.interop.fabric_import import design_from_fabric  # noqa: PLC0415
     from core.interop.fabric_map import fabric_map  # noqa: PLC0415
-    from core.interop.ibnetdiscover import read_ibnetdiscover  # noqa: PLC0415
+    from core.interop.ibnetdiscover_read import read_ibnetdiscover  # noqa: PLC0415
     from core.project import save_project  # noqa: PLC0415
 
     catalog = default_catalog()

@@ -24,7 +24,8 @@ NONE = "(none: map every host in the mapping file)"
 EXPORTS = (("Design as &GraphML (devices)…", ".graphml", "device"),
            ("Design as GraphML (&blocks)…", ".graphml", "block"),
            ("Diagram as &draw.io…", ".drawio", None),
-           ("InfiniBand &topology file…", ".topo", None))
+           ("InfiniBand &topology file…", ".topo", None),
+           ("&ASTRA-sim inputs (folder)…", ".astra", None))
 
 
 class ImportDumpDialog(QDialog):
@@ -90,7 +91,7 @@ class InteropController(QObject):
     def import_dump(self, dump: Path, server: str | None, switch: str | None, mapping: Path | None) -> bool:
         from core.interop.fabric_import import design_from_fabric  # noqa: PLC0415
         from core.interop.fabric_map import fabric_map  # noqa: PLC0415
-        from core.interop.ibnetdiscover import read_ibnetdiscover  # noqa: PLC0415
+        from core.interop.ibnetdiscover_read import read_ibnetdiscover  # noqa: PLC0415
 
         window = self._window
         if not window.maybe_save():

@@ -17,7 +17,8 @@ from core.evaluate import evaluate, evaluation_to_json
 from core.generators import FatTreeOptions, generate_fat_tree
 from core.interop.fabric_import import design_from_fabric, host_name
 from core.interop.fabric_map import fabric_map
-from core.interop.ibnetdiscover import parse_ibnetdiscover, read_ibnetdiscover
+from core.interop.ibnetdiscover import parse_ibnetdiscover
+from core.interop.ibnetdiscover_read import parse_fast, read_ibnetdiscover
 from core.interop.ibnetdiscover_write import ibnetdiscover_text, speed_token
 from designer.cli import main
 
@@ -159,7 +160,7 @@ GOOD_SWITCH = ('Switch\t36 "S-0000000000000001"\t# "MF0;leaf01:MQM9700/U1" base 
                '[1]\t"H-0000000000000002"[1](2)\t# "node1 HCA-1" lid 2 4xNDR\n')
 
 
-@pytest.mark.parametrize("text, message", [
+MALFORMED = [
     ("", "no Switch or Ca records"),
     ("hello world\n", "dump:1: not an ibnetdiscover line"),
     ('[1]\t"S-0000000000000001"[1]\t# "x" lid 1 4xNDR\n', "dump:1: a port line before any Switch"),
@@ -169,7 +170,10 @@ GOOD_SWITCH = ('Switch\t36 "S-0000000000000001"\t# "MF0;leaf01:MQM9700/U1" base 
      "dump:3: port [1] of MF0;leaf01:MQM9700/U1 is cabled twice"),
     (GOOD_SWITCH + "\n" + GOOD_SWITCH, "dump:4: S-0000000000000001 is listed twice"),
     ('Ca\t1 "S-0000000000000001"\t# "x"\n', "dump:1: a Ca line names a switch id"),
-])
+]
+
+
+@pytest.mark.parametrize("text, message", MALFORMED)
 def test_malformed_dumps_are_located(text, message):
     with pytest.raises(DesignError, match=message.replace("[", r"\[").replace("]", r"\]")):
         parse_ibnetdiscover(text.splitlines(True), "dump")
@@ -229,3 +233,66 @@ def test_cli_import_of_a_missing_or_binary_dump(tmp_path, capsys):
     binary.write_bytes(bytes(range(256)) * 4)
     assert main(["import", "ibnetdiscover", str(binary), "-o", str(tmp_path / "c.json")]) == 2
     assert "b.txt:1: not an ibnetdiscover line" in capsys.readouterr().err
+
+
+# --- the quick reader: the same dump as the line-by-line reader, or it steps aside -------------
+
+def _read_both(text: str, tmp_path):
+    """(what read_ibnetdiscover gives for ``text`` as a file, what the line-by-line reader gives);
+    each a (nodes, cables) pair or the error message."""
+    path = tmp_path / "d.txt"
+    path.write_text(text)
+    out = []
+    for read in (lambda: read_ibnetdiscover(path), lambda: parse_ibnetdiscover(text.split("\n"), "d.txt")):
+        try:
+            dump = read()
+            out.append((list(dump.nodes.items()), dump.cables))
+        except DesignError as exc:
+            out.append(str(exc))
+    return out
+
+
+@pytest.mark.parametrize("name", ["manpage-example.txt", "edr-two-tier.txt"])
+def test_quick_reader_reads_real_dumps_as_line_by_line(name, tmp_path):
+    text = (DATA / name).read_text()
+    assert parse_fast(text, name) is not None  # the quick path takes them
+    quick, careful = _read_both(text, tmp_path)
+    assert quick == careful and not isinstance(quick, str)
+
+
+@pytest.mark.parametrize("text, message", MALFORMED)
+def test_malformed_dump_files_are_located_the_same(text, message, tmp_path):
+    quick, careful = _read_both(text, tmp_path)
+    assert quick == careful and message.replace("dump:", "d.txt:") in quick
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(servers=st.integers(2, 40), cut=st.integers(0, 10_000), how=st.sampled_from(
+    ["none", "drop", "repeat", "indent", "blank", "swap", "port", "speed", "crlf", "trail"]))
+def test_quick_reader_agrees_on_any_dump_and_any_damage(catalog, tmp_path, servers, cut, how):
+    design = generate_fat_tree(FatTreeOptions(gpus=8 * servers, server="DGX-H100", switch="QM9700"), catalog)
+    lines = ibnetdiscover_text(design, catalog).split("\n")
+    k = cut % len(lines)
+    if how == "drop":
+        del lines[k]
+    elif how == "repeat":
+        lines.insert(k, lines[k])
+    elif how == "indent":
+        lines[k] = "  " + lines[k]
+    elif how == "blank":
+        lines.insert(k, "")
+    elif how == "swap":
+        lines[k], lines[(k + 7) % len(lines)] = lines[(k + 7) % len(lines)], lines[k]
+    elif how == "port":
+        lines[k] = lines[k].replace("[1]", "[2]", 1)
+    elif how == "speed":
+        lines[k] = lines[k].replace("4xNDR", "4xHDR")
+    elif how == "crlf":
+        lines[k] += "\r"
+    elif how == "trail":
+        lines[k] += " \t"
+    text = "\n".join(lines)
+    if how in ("none", "trail"):
+        assert parse_fast(text, "d.txt") is not None  # taken by the quick path
+    quick, careful = _read_both(text, tmp_path)
+    assert quick == careful

@@ -16,9 +16,12 @@ import pytest
 from core.errors import DesignError
 from core.evaluate import evaluate, evaluation_to_json
 from core.interop.fabric_map import fabric_map
+from core.interop.graphml import unit_names
 from core.interop.nautobot import connect, design_from_nautobot, export_to_nautobot
+from core.interop.nautobot_racks import rack_plan
 from core.model import Block, Design, Link, Node
 from core.project import load_project, save_project
+from core.site_spec import Hall, RackMove, SiteSpec
 from designer.cli import main
 
 SECTIONS = ("counts", "bandwidth", "latency", "power", "reliability", "cost")
@@ -157,3 +160,58 @@ def test_an_unknown_location_is_named(server, catalog):
     url, token = server
     with pytest.raises(DesignError, match="no location named 'nowhere-at-all'"):
         design_from_nautobot(connect(url, token), url, catalog, "nowhere-at-all", fabric_map(None, catalog))
+
+
+def _placed(design, catalog) -> dict:
+    """Every device by name: (hall, row, slot, U) on the design's floor plan."""
+    plan, flat, graph = rack_plan(design, catalog)
+    names = unit_names(flat, graph.offsets)
+    return {name: (plan.hall_names[plan.rack_hall[rack]], plan.rack_row[rack], plan.rack_slot[rack], u)
+            for name, rack, u in zip(names, plan.unit_rack, plan.unit_position)}
+
+
+def test_export_puts_every_device_in_its_rack_at_its_unit(exported, server, tiny, catalog):
+    location, summary = exported
+    api = connect(*server)
+    site = api.dcim.locations.get(name=location)
+    racks = {r.name: r for r in api.dcim.racks.filter(location=site.id)}
+    # the floor plan of the tiny design: one row of five racks, leaf / compute / spine / leaf /
+    # compute (core/site: a scalable unit's network rack beside its compute rack)
+    assert summary.racks == 5 and sorted(racks) == [f"rack {k}" for k in range(1, 6)]
+    assert [racks[f"rack {k}"].facility_id for k in range(1, 6)] == [f"slot {k}" for k in range(1, 6)]
+    assert {r.u_height for r in racks.values()} == {48}
+    devices = {d.name: d for d in api.dcim.devices.filter(location=site.id, depth=1)}
+    placed = _placed(tiny, catalog)
+    assert {name: (d.rack.name, d.position) for name, d in devices.items()} == {
+        name: (f"rack {1 + 5 * row + slot}", u) for name, (_, row, slot, u) in placed.items()}
+    # a DGX H100 is 8U (catalog): two of them at U1 and U9
+    assert sorted(d.position for d in devices.values() if d.device_type.model == "DGX-H100"
+                  and d.rack.name == "rack 2") == [1, 9]
+
+
+def test_racks_moved_on_the_floor_plan_come_back_where_they_stand(server, tiny, catalog):
+    url, token = server
+    moved = tiny.snapshot()
+    # a narrow hall of three racks a row, rack 3 (the spines) moved to the head of row 2
+    moved.site = SiteSpec(halls=(Hall("Hall A", 5000.0, 5000.0, 3 * 0.6 + 2 * 1.2, 3 * 3.6, 3.6),),
+                          moves=(RackMove(3, 2, 1),))
+    location = f"cd-test-{uuid.uuid4().hex[:8]}"
+    api = connect(url, token)
+    assert export_to_nautobot(moved, catalog, api, url, location).racks == 5
+    back, summary = design_from_nautobot(api, url, catalog, location, fabric_map(None, catalog))
+    assert summary.racks == 5 and summary.notes == ()
+    assert _placed(back, catalog) == _placed(moved, catalog)
+    assert _placed(moved, catalog)["spine#0"][1:3] == (1, 0)  # row 2, slot 1
+    assert [h.name for h in back.site.halls] == ["Hall A"]
+
+
+def test_a_location_that_holds_racks_is_never_written_into(exported, server, tiny, catalog):
+    url, token = server
+    api = connect(url, token)
+    location = f"cd-test-{uuid.uuid4().hex[:8]}"
+    site = api.dcim.locations.create(name=location, location_type=api.dcim.location_types.get(name="Site").id,
+                                     status=api.extras.statuses.get(name="Active").id)
+    api.dcim.racks.create(name="theirs", location=site.id, status=api.extras.statuses.get(name="Active").id)
+    with pytest.raises(DesignError, match=f"location '{location}' already holds 1 rack; choose another"):
+        export_to_nautobot(tiny, catalog, api, url, location)
+    assert api.dcim.devices.count(location=site.id) == 0

@@ -211,3 +211,37 @@ def test_gradient_buffer_precision():
     fp32 = memory_per_gpu(model, par, 80.0, grad_bytes=4.0)
     assert fp32.gradients_gb == pytest.approx(2 * bf16.gradients_gb)
     assert fp32.weights_gb == pytest.approx(bf16.weights_gb)
+
+
+def test_all_to_all_overlap_holds_one_layer_more_not_one_micro_batch():
+    # Megatron-Core's combined 1F1B (overlap_moe_expert_parallel_comm): one warm-up forward
+    # more, then each forward runs with another micro-batch's backward, layer k paired with the
+    # last layer still to run backward, released after it (combined_1f1b.py,
+    # model_chunk_schedule_plan.py): the peak grows by one layer of the stage, not one
+    # micro-batch
+    assert inflight_microbatches(1, 1, 64, 0, combined_layers=48) == pytest.approx(1 + 1 / 48)
+    assert inflight_microbatches(1, 1, 1, 0, combined_layers=48) == 1  # no combined step
+    assert inflight_microbatches(8, 4, 64, 0, combined_layers=12) == pytest.approx(
+        8 * (1 + 7 / 32) + 1 / 12)
+    # every micro-batch already in flight before the first backward: nothing is combined
+    assert inflight_microbatches(8, 4, 4, 0, combined_layers=12) == 4
+    model = load_preset("mixtral-8x22b").model
+    par = Parallelism(tp=1, ep=8, dp=8, micro_batch=1, global_batch=64)
+    plain = memory_per_gpu(model, par, 1000.0)
+    overlapped = memory_per_gpu(model, par, 1000.0, extra_warmup=1)
+    per_layer = plain.activations_gb / model.layers
+    assert overlapped.activations_gb == pytest.approx(plain.activations_gb + per_layer)
+
+
+def test_module_recompute_keeps_the_attention_scores_of_unfused_attention():
+    # Megatron-Core's recompute modules layernorm / mla_up_proj / mlp / moe_act do not re-run
+    # core attention ("core_attn" is its own module, the schema's "selective"): without
+    # FlashAttention the softmax (2 a s bytes per token without dropout) stays stored
+    model = gpt(24, 2048, 16)
+    scores = 2 * model.heads * model.seq_len
+    for mode in ("norms-up-proj", "moe-experts"):
+        unfused = activation_bytes_per_token(model, mode, flash_attention=False, dropout=False)
+        fused = activation_bytes_per_token(model, mode, flash_attention=True, dropout=False)
+        assert unfused - fused == scores
+    assert activation_bytes_per_token(model, "selective", flash_attention=False) == \
+        activation_bytes_per_token(model, "selective", flash_attention=True)

@@ -78,7 +78,7 @@ def _moe_parts(fabric, workload, batch: int) -> tuple[float, float, float, float
     from core.analysis.serving_phase import KvTiers, phase_model
     model = phase_model(fabric, workload, workload.deployment.decode, A, KvTiers())
     shape, context = model.shape, workload.requests.classes[0].input_tokens + workload.requests.classes[0].output_tokens / 2
-    hbm = float(fabric.accelerator["hbm_tbyte_s"]) * 1e12 * A.hbm_efficiency
+    hbm = float(fabric.accelerator.hbm_tbyte_s) * 1e12 * A.hbm_efficiency
     peak = fabric.accelerator.peak_tflops(workload.precision) * 1e12 * A.decode_compute_efficiency
     touched = model.routed_bytes * model._experts_touched(batch)
     experts_compute = batch * 2 * shape.routed_active_params / peak

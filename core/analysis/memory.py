@@ -94,8 +94,8 @@ def activation_bytes_per_token(
     Korthikanti's 34 s b h for MHA + 4h MLP, by part (16-bit values, 1-byte dropout masks):
     LayerNorm inputs 4h; attention: QKV input 2h, Q 2h_q, K and V 4h_kv, core output 2h_q,
     dropout mask h (= 11h for MHA); MLP: fc1 input 2h, fc1 output 2(g-1)f, activation output
-    2f, dropout mask h (= 19h for a 4h GeLU MLP). Scores (no FlashAttention and no selective
-    recompute): 5 a s per token (softmax output 2, dropout mask 1, dropout output 2; the
+    2f, dropout mask h (= 19h for a 4h GeLU MLP). Scores (no FlashAttention, and core attention
+    not recomputed: every mode but selective and full): 5 a s per token (softmax output 2, dropout mask 1, dropout output 2; the
     attention-dropout part only with ``dropout``). Without ``dropout`` the two h masks go:
     8h + 4h_q + 4h_kv + 2(g - 1)f + 2f (= 32h for MHA + 4h GeLU).
 
@@ -151,7 +151,10 @@ def activation_bytes_per_token(
         f = model.ffn_hidden
         mlp = ln_out + mask + 2.0 * (g - 1) * f + act_out * f
     scores = 0.0
-    if recompute == "none" and not flash_attention:
+    # the module recompute modes leave core attention stored: Megatron-Core's recompute
+    # modules layernorm / mla_up_proj / mlp / moe_act do not re-run it; "core_attn" is a module
+    # of its own (TransformerConfig.recompute_modules, code read), the schema's "selective"
+    if recompute in ("none", "norms-up-proj", "moe-experts") and not flash_attention:
         scores = (5.0 if dropout else 2.0) * model.heads * model.seq_len
     return ln + attention + mlp + scores
 
@@ -260,8 +263,9 @@ def memory_per_gpu(
 
     ``precision`` is the workload's recipe (core/precision_recipes.py: saved GEMM inputs,
     gradient and optimizer bytes); ``schedule`` "dualpipe" holds two stages' parameters and
-    p + 1 micro-batches in flight (DeepSeek-V3 Table 2); ``extra_warmup`` forwards more are in
-    flight with Megatron-Core's all-to-all overlap; ``skew`` is the busiest expert rank's
+    p + 1 micro-batches in flight (DeepSeek-V3 Table 2); ``extra_warmup`` (Megatron-Core's
+    all-to-all overlap: one warm-up forward more, then forwards and backwards combined layer by
+    layer) holds one layer more at the peak (pipeline.inflight_microbatches); ``skew`` is the busiest expert rank's
     routed tokens over the mean (moe_layer.expert_skew).
     """
     rec = RECIPES.get(precision, RECIPES["bf16"])
@@ -361,7 +365,8 @@ def memory_per_gpu(
     parts = {}
     for name, first, layers, index, head in kinds:
         dense, experts = stage_params(first, layers, first or head, head)
-        parts[name] = (dense, experts, *stage_activations(first, layers, head), head, index)
+        parts[name] = (dense, experts, *stage_activations(first, layers, head), head, index,
+                       layers)
     if dualpipe:
         # DualPipe: rank i runs stage i of one direction and stage p - 1 - i of the other, so
         # the first rank also holds the last stage (embedding, output head, MTP)
@@ -374,7 +379,8 @@ def memory_per_gpu(
     candidates = []
     for stage, held in ranks:
         index = held[0][6]
-        inflight = inflight_microbatches(pp, v, m, index, schedule, extra_warmup)
+        combined = held[0][7] if extra_warmup > 0 else 0
+        inflight = inflight_microbatches(pp, v, m, index, schedule, combined)
         dense = sum(h[0] for h in held)
         experts = sum(h[1] for h in held)
         # in flight: micro-batches of either stage (DualPipe: p + 1 chunks of the two)

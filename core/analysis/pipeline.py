@@ -66,26 +66,36 @@ def stage_layer_counts(layers: int, pp: int, virtual_stages: int = 1,
 
 
 def inflight_microbatches(pp: int, virtual_stages: int, microbatches: int, stage: int,
-                          schedule: str = "1f1b", extra_warmup: int = 0) -> float:
+                          schedule: str = "1f1b", combined_layers: int = 0) -> float:
     """Micro-batches of its layers whose activations pipeline stage ``stage`` holds at peak.
 
     1F1B: min(m, p - i). Interleaved (Megatron): (2(p - i - 1) + (v - 1) p + 1) chunk forwards
-    of 1/v of the stage each, at most m per chunk. ``extra_warmup`` chunk forwards more: one
-    when Megatron-Core overlaps the MoE all-to-all of one micro-batch with another's compute
-    (``overlap_moe_expert_parallel_comm`` schedules one more warm-up forward; schedules.py,
-    code read). DualPipe: p + 1 micro-batches (DeepSeek-V3 Table 2, P).
+    of 1/v of the stage each, at most m per chunk. DualPipe: p + 1 micro-batches (DeepSeek-V3
+    Table 2, P).
+
+    ``combined_layers`` (the stage's layers; 0: off): Megatron-Core's MoE all-to-all overlap
+    (``overlap_moe_expert_parallel_comm``) schedules one warm-up forward more
+    (``get_pp_rank_microbatches`` in megatron/core/pipeline_parallel/schedules.py), then runs
+    each steady-state forward together with another micro-batch's backward, layer by layer:
+    the forward of layer k is paired with the backward of the last layer not yet run backward,
+    whose state is released right after (``combined_1f1b.py`` and
+    ``models/common/model_chunk_schedule_plan.py``, code read, P). What the extra forward adds
+    the paired backward frees, so the peak is the conventional one plus one layer, not one
+    micro-batch more (the combined step needs a steady state: fewer micro-batches than the
+    warm-up run no combined step).
     """
     if pp <= 1:
-        return 1.0 + extra_warmup if microbatches > 1 else 1.0
+        combined = combined_layers > 0 and microbatches > 1
+        return 1.0 + (1.0 / combined_layers if combined else 0.0)
     i = min(max(0, stage), pp - 1)
     m = max(1, microbatches)
     v = max(1, virtual_stages)
     if schedule == "dualpipe":
         return float(min(m, pp + 1))
-    if v == 1:
-        return float(min(m, pp - i + extra_warmup))
-    chunk_forwards = 2 * (pp - i - 1) + (v - 1) * pp + 1 + extra_warmup
-    return min(float(m), chunk_forwards / v)
+    chunk_forwards = float(pp - i) if v == 1 else (2 * (pp - i - 1) + (v - 1) * pp + 1) / v
+    if chunk_forwards >= m:  # every micro-batch is in flight before the first backward
+        return float(m)
+    return chunk_forwards + (1.0 / combined_layers if combined_layers > 0 else 0.0)
 
 
 def moe_layers_in(model: ModelSpec, first: bool, count: int) -> int:

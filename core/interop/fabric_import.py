@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from core.catalog import COMPUTE_KINDS, Catalog
 from core.errors import DesignError
+from core.gc_pause import gc_paused
 from core.interop.fabric_map import FabricMap
 from core.interop.fold import Folder
 from core.interop.ibnetdiscover import FabricDump
@@ -45,6 +46,8 @@ class ImportSummary:
     cables: int
     pods: int
     pod_kinds: int
+    racks: int = 0                        # racks placed from the source (Nautobot)
+    notes: tuple[str, ...] = ()           # what the source held that the design could not keep
 
     def text(self) -> str:
         out = (f"{self.hosts:,} hosts, {self.switches:,} switches and {self.cables:,} cables folded "
@@ -54,7 +57,9 @@ class ImportSummary:
             names = ", ".join(self.hosts_left_out)
             more = self.hosts_left_out_count - len(self.hosts_left_out)
             out += f"; left out {self.hosts_left_out_count} hosts ({names}{f' and {more} more' * (more > 0)})"
-        return out
+        if self.racks:
+            out += f"; {self.racks:,} racks placed on the floor plan"
+        return "; ".join([out, *self.notes])
 
 
 def host_name(description: str, guid: int, shared: bool = False) -> str:
@@ -81,9 +86,10 @@ def design_from_devices(devices: dict[str, tuple[str, str]], cables: list[tuple]
     """A folded design from devices (name -> (role "host"/"switch", catalog id)) and cables
     (a, b, speed Gb/s, link kind, length m or None, medium or None): what every import shares."""
     _check_kinds(devices, catalog, source)
-    tiers = _tiers(devices, cables, source)
-    groups = {u: (role, catalog_id, tiers[u]) for u, (role, catalog_id) in devices.items()}
-    root = Folder(groups, cables).fold(list(devices))
+    with gc_paused():  # the fold builds a tuple per cable end; none are in a cycle
+        tiers = _tiers(devices, cables, source)
+        groups = {u: (role, catalog_id, tiers[u]) for u, (role, catalog_id) in devices.items()}
+        root = Folder(groups, cables).fold(list(devices))
     name = name or f"Imported from {source}"
     raw = {"format": FORMAT_ID, "version": FORMAT_VERSION, "name": name,
            "design": {"type": "block", "id": "root", "name": name, "x": 0.0, "y": 0.0,

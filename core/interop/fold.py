@@ -16,7 +16,7 @@ expects: cables per instance of the block that owns the link.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.generators.clos import LEAF_SPINE_M, NODE_LEAF_M, SPINE_CORE_M
@@ -36,6 +36,10 @@ class Level:
     path: dict[str, str]             # unit -> its path relative to this level
     pods: int = 0                    # sub-pods folded at this level
     pod_kinds: int = 0
+    # (unit inside, unit outside, cable) of every cable end leaving the level's members: the
+    # level above reads a pod's uplinks here instead of walking every cable of the pod again
+    exits: list[tuple[str, str, tuple]] = field(default_factory=list)
+    tiers: dict[str, int] = field(default_factory=dict)  # path -> tier of the units there
 
 
 class Folder:
@@ -59,15 +63,27 @@ class Folder:
         ids = _ids(counts)
         path = {u: ids[self.groups[u]] for u in members}
         children = [_component(ids[g], g, n, i) for i, (g, n) in enumerate(sorted(counts.items(), key=_group_order))]
-        links = self._links(members, path)
+        tiers = {ids[g]: g[2] for g in counts}
+        inside = set(members)
+        ends: Counter = Counter()   # (path, path, cable) -> cables: bundled once per kind below
+        exits = []
+        for a in members:
+            at = path[a]
+            for b, cable in self.adjacency[a]:
+                if b not in inside:
+                    exits.append((a, b, cable))
+                elif a < b:  # each cable once, from its smaller end
+                    ends[(at, path[b], cable)] += 1
+        links = _bundled(ends, tiers)
         signature = (1, frozenset(counts.items()), frozenset(_link_counts(links)))
-        return Level(signature, children, links, path)
+        return Level(signature, children, links, path, exits=exits, tiers=tiers)
 
     def _tiered(self, members: list[str], top: int) -> Level:
         own = [u for u in members if self.groups[u][2] == top]
         own_counts = Counter(self.groups[u] for u in own)
         ids = _ids(own_counts)
         path = {u: ids[self.groups[u]] for u in own}
+        tiers = {ids[g]: g[2] for g in own_counts}
         pods = [self.fold(pod) for pod in self._pods(set(members) - set(own))]
         kinds: dict[Any, list[Level]] = defaultdict(list)
         for pod in pods:
@@ -83,22 +99,32 @@ class Folder:
                              "name": "Scalable unit" if base == "su" else "Pod",
                              "role": base, "x": 260.0 * k, "y": 200.0,
                              "children": first.children, "links": first.links})
+            tiers.update((f"{block_id}/{p}", t) for p, t in first.tiers.items())
             for pod in same:
                 path.update((u, f"{block_id}/{p}") for u, p in pod.path.items())
-        links = self._links(members, path, skip_inside=True)
+        # The level's own links: every cable of its top-tier units (a pod is a connected part
+        # without them, so no cable joins two pods; those inside a pod are the pod's block's)
+        inside = set(members)
+        own_set = set(own)
+        ends: Counter = Counter()
+        exits = [exit for pod in pods for exit in pod.exits if exit[1] not in inside]
+        for a in own:
+            at = path[a]
+            for b, cable in self.adjacency[a]:
+                if b not in inside:
+                    exits.append((a, b, cable))
+                elif b not in own_set or a < b:  # a cable between two own units once
+                    ends[(at, path[b], cable)] += 1
+        links = _bundled(ends, tiers)
         signature = (top, frozenset(own_counts.items()),
                      frozenset(Counter(kind for kind, same in kinds.items() for _ in same).items()),
                      frozenset(_link_counts(links)))
-        return Level(signature, children, links, path, len(pods), len(kinds))
+        return Level(signature, children, links, path, len(pods), len(kinds), exits, tiers)
 
     def _uplinks(self, pod: Level) -> frozenset:
         """A pod's cables out of it, by inner path, far group and speed: two pods of the same
         make-up whose uplinks differ (one trained down to a lower speed) are not one block."""
-        out: Counter = Counter()
-        for unit, inner in pod.path.items():
-            for other, cable in self.adjacency[unit]:
-                if other not in pod.path:
-                    out[(inner, self.groups[other], cable)] += 1
+        out = Counter((pod.path[unit], self.groups[other], cable) for unit, other, cable in pod.exits)
         return frozenset(out.items())
 
     def _pods(self, members: set[str]) -> list[list[str]]:
@@ -120,29 +146,21 @@ class Folder:
             parts.append(part)
         return parts
 
-    def _links(self, members: list[str], path: dict[str, str], skip_inside: bool = False) -> list[dict]:
-        """The cables among ``members`` as bundles by (end paths, speed); with ``skip_inside``
-        those inside one pod are left to the pod's block (both ends' paths in the same block)."""
-        inside = set(members)
-        bundles: Counter = Counter()
-        for a in members:
-            for b, cable in self.adjacency[a]:
-                if b not in inside or b < a:
-                    continue  # each cable once, from its smaller end
-                pa, pb = path[a], path[b]
-                if skip_inside and "/" in pa and "/" in pb and pa.split("/")[0] == pb.split("/")[0]:
-                    continue
-                tier = max(self.groups[a][2], self.groups[b][2])
-                # The lower tier is end A, as the generators draw links: core/flatten.py gives
-                # each A unit an equal run of the cables spread over the B units, so a spine
-                # group as end A reaches every core, a core group as end A only a few spines.
-                ends = tuple(p for _, p in sorted(((self.groups[a][2], pa), (self.groups[b][2], pb))))
-                speed, kind, length_m, medium = cable
-                length_m = _LENGTH_M.get(tier, SPINE_CORE_M) if length_m is None else length_m
-                bundles[(ends, speed, kind, length_m, medium or "fiber")] += 1
-        return [{"id": f"l{n}", "a": a, "b": b, "kind": kind, "speed_gbit_s": speed, "count": count,
-                 "length_m": length_m, "medium": medium}
-                for n, (((a, b), speed, kind, length_m, medium), count) in enumerate(sorted(bundles.items()), 1)]
+def _bundled(ends: Counter, tiers: dict[str, int]) -> list[dict[str, Any]]:
+    """Cables counted by (end path, end path, cable) as the level's links: one bundle per end
+    paths, speed, kind, length and medium."""
+    bundles: Counter = Counter()
+    for (pa, pb, (speed, kind, length_m, medium)), count in ends.items():
+        ta, tb = tiers[pa], tiers[pb]
+        # The lower tier is end A, as the generators draw links: core/flatten.py gives each A
+        # unit an equal run of the cables spread over the B units, so a spine group as end A
+        # reaches every core, a core group as end A only a few spines.
+        pair = (pa, pb) if (ta, pa) <= (tb, pb) else (pb, pa)
+        length_m = _LENGTH_M.get(max(ta, tb), SPINE_CORE_M) if length_m is None else length_m
+        bundles[(pair, speed, kind, length_m, medium or "fiber")] += count
+    return [{"id": f"l{n}", "a": a, "b": b, "kind": kind, "speed_gbit_s": speed, "count": count,
+             "length_m": length_m, "medium": medium}
+            for n, (((a, b), speed, kind, length_m, medium), count) in enumerate(sorted(bundles.items()), 1)]
 
 
 def _link_counts(links: list[dict]) -> list[tuple]:

@@ -10,15 +10,15 @@ followed by one line per connected port:
 
 Every cable is listed from both of its ends; it is kept once, keyed by its unordered pair of
 (node GUID, port). The link's speed is its width times its lane rate (``4xNDR`` = 400 Gb/s).
-Read line by line, so a dump of 10,000 servers (hundreds of thousands of lines) never sits in
-memory whole; every problem is reported as ``FILE:LINE: what``.
+Read line by line, every problem reported as ``FILE:LINE: what``: the reference reader, which
+core/interop/ibnetdiscover_read.py (reading a dump file) uses for whatever its quick path does
+not take.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterable
 
 from core.errors import DesignError
@@ -37,7 +37,7 @@ _PORT = re.compile(r'^\[(\d+)\](?:\(([0-9a-fA-F]+)\))?\s+"([SHR])-([0-9a-fA-F]+)
 _SPEED = re.compile(r'\b(\d+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b')
 _QUOTED = re.compile(r'"([^"]*)"')
 _KEY_VALUE = re.compile(r'^[A-Za-z_]+=\S*$')
-_KIND = {"S": "switch", "H": "ca", "R": "router"}
+NODE_KIND = {"S": "switch", "H": "ca", "R": "router"}
 
 
 @dataclass
@@ -61,40 +61,50 @@ class FabricDump:
         return [n for n in self.nodes.values() if n.kind == kind]
 
 
-def read_ibnetdiscover(path: str | Path) -> FabricDump:
-    """The fabric in the dump at ``path``; a located ``DesignError`` when it is not one."""
-    path = Path(path)
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            return parse_ibnetdiscover(handle, path.name)
-    except OSError as exc:
-        raise DesignError(f"{path}: cannot read the dump ({exc.strerror or exc})") from None
-
-
 def parse_ibnetdiscover(lines: Iterable[str], source: str = "dump") -> FabricDump:
     dump = FabricDump(source)
+    nodes = dump.nodes
     current: DumpNode | None = None
     seen: dict[tuple[int, int], tuple[int, int, float]] = {}  # (guid, port) -> far end, speed
+    # Port lines are most of a dump (two per cable): they take the first test and are read
+    # inline, with the names they use bound locally; everything else goes the general way.
+    port_match, speed_of = _PORT.match, _SPEED_OF_TOKEN
     for number, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line:
             current = None  # a blank line ends a node's record
             continue
+        if line[0] == "[" and current is not None:
+            port = port_match(line)
+            if port is not None:
+                local_port, _, letter, guid_hex, far_port, _, comment = port.groups()
+                local, far = int(local_port), int(far_port)
+                if not 0 < local <= current.ports:
+                    raise DesignError(f"{source}:{number}: port [{local}] of a {current.ports}-port "
+                                      f"{current.kind}")
+                speed = speed_of.get(comment.rsplit(None, 1)[-1] if comment else "")
+                if speed is None:
+                    speed = _speed(comment, f"{source}:{number}")
+                guid = int(guid_hex, 16)
+                if guid not in nodes:
+                    _far_node(dump, guid, letter, comment, source, number)
+                end = (current.guid, local)
+                earlier = seen.get(end)
+                if (guid, far) == end or (earlier is not None and earlier[:2] != (guid, far)):
+                    _bad_port(current, local, guid, far, source, number)
+                seen[end] = (guid, far, speed)
+                continue
         if line.startswith("#") or _KEY_VALUE.match(line) or _is_chassis(line):
-            continue
-        port = _PORT.match(line)
-        if port is not None and current is not None:
-            _port(dump, current, port, seen, source, number)
             continue
         where = f"{source}:{number}"
         node = _NODE.match(line)
         if node:
             current = _node(dump, node, number, where)
             continue
-        if port is None:
+        if _PORT.match(line) is None:
             raise DesignError(f"{where}: not an ibnetdiscover line: {_clip(line)}")
         raise DesignError(f"{where}: a port line before any Switch or Ca line")
-    if not dump.nodes:
+    if not nodes:
         raise DesignError(f"{source}: no Switch or Ca records: not an ibnetdiscover dump")
     _pair_up(dump, seen)
     return dump
@@ -107,10 +117,10 @@ def _is_chassis(line: str) -> bool:
 def _node(dump: FabricDump, match: re.Match, number: int, where: str) -> DumpNode:
     word, ports, letter, guid_hex, comment = match.groups()
     kind = {"Switch": "switch", "Ca": "ca", "Rt": "router"}[word]
-    if _KIND[letter] != kind:
-        raise DesignError(f"{where}: a {word} line names a {_KIND[letter]} id {letter}-{guid_hex}")
+    if NODE_KIND[letter] != kind:
+        raise DesignError(f"{where}: a {word} line names a {NODE_KIND[letter]} id {letter}-{guid_hex}")
     guid = int(guid_hex, 16)
-    description = _first_quoted(comment)
+    description = first_quoted(comment)
     known = dump.nodes.get(guid)
     if known is not None and known.ports:
         raise DesignError(f"{where}: {letter}-{guid_hex} is listed twice (first on line {known.line})")
@@ -126,36 +136,29 @@ def _node(dump: FabricDump, match: re.Match, number: int, where: str) -> DumpNod
     return known
 
 
-def _port(dump: FabricDump, current: DumpNode, match: re.Match, seen: dict, source: str,
-          number: int) -> None:
-    local_port, _, letter, guid_hex, far_port, _, comment = match.groups()
-    local, far = int(local_port), int(far_port)
-    where = f"{source}:{number}"  # only formatted into errors
-    if not 1 <= local <= current.ports:
-        raise DesignError(f"{where}: port [{local}] of a {current.ports}-port {current.kind}")
-    speed = _speed(comment, where)
-    guid = int(guid_hex, 16)
-    if guid not in dump.nodes:
-        if len(dump.nodes) >= MAX_NODES:
-            raise DesignError(f"{where}: more than {MAX_NODES:,} nodes: too large a dump to import")
-        # The far end's description is the comment's quoted text (a switch port names the
-        # device it reaches; a CA port line names its own lid first, then the switch).
-        dump.nodes[guid] = DumpNode(guid, _KIND[letter], _first_quoted(comment), 0, number)
-    end = (current.guid, local)
-    far_end = (guid, far)
-    if end == far_end:
-        raise DesignError(f"{where}: port [{local}] is cabled to itself")
-    earlier = seen.get(end)
-    if earlier is not None and earlier[:2] != far_end:
-        raise DesignError(f"{where}: port [{local}] of {current.description or hex(current.guid)} "
-                          "is cabled twice")
-    seen[end] = (guid, far, speed)
+def _far_node(dump: FabricDump, guid: int, letter: str, comment: str | None, source: str,
+              number: int) -> None:
+    """A node first seen as a port's far end. The far end's description is the comment's quoted
+    text (a switch port names the device it reaches; a CA port line names its own lid first,
+    then the switch)."""
+    if len(dump.nodes) >= MAX_NODES:
+        raise DesignError(f"{source}:{number}: more than {MAX_NODES:,} nodes: too large a dump to import")
+    dump.nodes[guid] = DumpNode(guid, NODE_KIND[letter], first_quoted(comment), 0, number)
+
+
+def _bad_port(current: DumpNode, local: int, guid: int, far: int, source: str, number: int) -> None:
+    if (guid, far) == (current.guid, local):
+        raise DesignError(f"{source}:{number}: port [{local}] is cabled to itself")
+    raise DesignError(f"{source}:{number}: port [{local}] of {current.description or hex(current.guid)} "
+                      "is cabled twice")
 
 
 def _pair_up(dump: FabricDump, seen: dict) -> None:
     """Every cable once: both ends list it; a cable seen from one end only still counts."""
+    cables = dump.cables
+    get = seen.get
     for (guid, port), (far_guid, far_port, speed) in seen.items():
-        back = seen.get((far_guid, far_port))
+        back = get((far_guid, far_port))
         if back is not None and (back[0], back[1]) != (guid, port):
             node = dump.nodes[far_guid]
             raise DesignError(f"{dump.source}: port [{far_port}] of "
@@ -166,7 +169,7 @@ def _pair_up(dump: FabricDump, seen: dict) -> None:
             # the two ends may print different widths (a link trained down on one side's
             # report): the link runs at the lower
             speed = min(speed, back[2])
-        dump.cables.append((guid, port, far_guid, far_port, speed))
+        cables.append((guid, port, far_guid, far_port, speed))
 
 
 _SPEED_OF_TOKEN: dict[str, float] = {}
@@ -189,7 +192,7 @@ def _speed(comment: str | None, where: str) -> float:
     return speed
 
 
-def _first_quoted(comment: str | None) -> str:
+def first_quoted(comment: str | None) -> str:
     found = _QUOTED.search(comment or "")
     return found.group(1).strip() if found else ""
 

@@ -17,16 +17,18 @@ server's answer is reduced to its status and the object it concerns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from core.catalog import Catalog
 from core.errors import DesignError
-from core.flatten import flatten, unit_graph
+from core.flatten import flatten
 from core.interop.fabric_import import ImportSummary, design_from_devices
 from core.interop.fabric_map import FabricMap
 from core.interop.graphml import unit_names
+from core.interop.nautobot_racks import (check_positions, device_places, rack_plan, read_racks,
+                                         require_rack_groups, site_from_racks, write_racks)
 from core.model import Design
 
 # A device-level export past this many devices is hours of REST calls and a DCIM no one reads:
@@ -46,10 +48,11 @@ class ExportSummary:
     devices: int
     interfaces: int
     cables: int
+    racks: int = 0
 
     def text(self) -> str:
-        return (f"wrote {self.devices:,} devices, {self.interfaces:,} interfaces and {self.cables:,} "
-                f"cables to location {self.location!r} as planned")
+        return (f"wrote {self.devices:,} devices in {self.racks:,} racks, {self.interfaces:,} interfaces "
+                f"and {self.cables:,} cables to location {self.location!r} as planned")
 
 
 def connect(url: str, token: str):
@@ -99,23 +102,27 @@ def _detail(exc) -> str:
 
 def export_to_nautobot(design: Design, catalog: Catalog, api, url: str,
                        location: str | None = None) -> ExportSummary:
-    flat = flatten(design, catalog)
-    devices = int(flat.multiplicity.sum())
+    devices = int(flatten(design, catalog).multiplicity.sum())
     if devices > MAX_DEVICES:
         raise DesignError(f"{devices:,} devices: more than {MAX_DEVICES:,} to write to Nautobot one by one")
-    graph = unit_graph(flat)
+    plan, flat, graph = rack_plan(design, catalog)  # the floor plan: racks, rows, halls, U
     names = unit_names(flat, graph.offsets)  # as GraphML names them
     location_name = (location or design.name or "Cluster Designer design")[:100]
     planned = _one(api.extras.statuses, url, "Planned")
     active = _one(api.extras.statuses, url, "Active")
     site_type = _get_or_create(api.dcim.location_types, url, {"name": "Site"},
-                               {"content_types": ["dcim.device", "dcim.rack"], "nestable": True})
+                               {"content_types": ["dcim.device", "dcim.rack", "dcim.rackgroup"],
+                                "nestable": True})
+    require_rack_groups(api, url, _call, site_type)
     existing = _call(lambda: api.dcim.locations.get(name=location_name), url, "read locations")
     if existing is not None:
-        held = _call(lambda: api.dcim.devices.count(location=existing.id), url, "read devices")
-        if held:
-            raise DesignError(f"{url}: location {location_name!r} already holds {held:,} devices; "
-                              "choose another with --location")
+        for what, endpoint in (("devices", api.dcim.devices), ("racks", api.dcim.racks),
+                               ("rack groups", api.dcim.rack_groups)):
+            held = _call(lambda e=endpoint: e.count(location=existing.id), url, f"read {what}")
+            if held:
+                raise DesignError(f"{url}: location {location_name!r} already holds {held:,} "
+                                  f"{what[:-1] if held == 1 else what}; "
+                                  "choose another with --location")
         site = existing
     else:
         site = _call(lambda: api.dcim.locations.create(name=location_name, location_type=site_type.id,
@@ -126,14 +133,17 @@ def export_to_nautobot(design: Design, catalog: Catalog, api, url: str,
         spec = flat.specs[flat.spec_row[g]]
         maker = _get_or_create(api.dcim.manufacturers, url, {"name": (spec.vendor or "Unknown")[:100]}, {})
         type_of_group.append(_get_or_create(api.dcim.device_types, url,
-                                            {"model": spec.id, "manufacturer": maker.id}, {}).id)
+                                            {"model": spec.id, "manufacturer": maker.id},
+                                            {"u_height": plan.group_u_height[g]}).id)
         role = ROLE_PREFIX + (node.tier or _KIND_ROLES.get(spec.kind, spec.kind))
         role_of_group.append(_get_or_create(api.extras.roles, url, {"name": role},
                                             {"content_types": ["dcim.device"]}).id)
+    rack_ids = write_racks(api, url, _call, _bulk, site, planned, plan)
+    places = device_places(plan, rack_ids)
     unit_group = graph.unit_group.tolist()
     device_ids = _bulk(api.dcim.devices, url, "create devices", [
         {"name": names[u], "device_type": type_of_group[g], "role": role_of_group[g],
-         "location": site.id, "status": planned.id} for u, g in enumerate(unit_group)])
+         "location": site.id, "status": planned.id, **places[u]} for u, g in enumerate(unit_group)])
     # one interface per cable end, numbered per device
     ports = np.zeros(graph.units, dtype=np.int64)
     ends = []
@@ -152,7 +162,7 @@ def export_to_nautobot(design: Design, catalog: Catalog, api, url: str,
                "status": planned.id, "label": kinds[i], "type": _MEDIUM_TO_CABLE.get(media[i], "other"),
                **_length(lengths[i])} for i in range(len(kinds))]
     _bulk(api.dcim.cables, url, "create cables", cables)
-    return ExportSummary(location_name, graph.units, len(ends), len(cables))
+    return ExportSummary(location_name, graph.units, len(ends), len(cables), len(rack_ids))
 
 
 def _length(length_m: float) -> dict:
@@ -237,8 +247,14 @@ def design_from_nautobot(api, url: str, catalog: Catalog, location: str, mapping
             raise DesignError(f"{url}: cable {cable.id} has no interface speed at either end")
         kind = cable.label if cable.label in ("scale-up", "scale-out", "storage", "frontend") else "scale-out"
         cables.append((a, b, speed, kind, _metres(cable), _medium(cable.type)))
-    return design_from_devices(devices, cables, catalog, f"{url} location {location!r}", name or location,
-                               left_out)
+    design, summary = design_from_devices(devices, cables, catalog, f"{url} location {location!r}",
+                                          name or location, left_out)
+    # the floor plan: where Nautobot's racks stand
+    racks, rack_height_u, notes = read_racks(api, url, _call, site, records)
+    spec, more = site_from_racks(design, catalog, racks, rack_height_u)
+    design.site = spec
+    notes += more + (check_positions(design, catalog, records) if spec is not None else [])
+    return design, replace(summary, racks=len(racks), notes=tuple(notes))
 
 
 def _catalog_id(model: str, device: str, role: str, catalog: Catalog, mapping: FabricMap, url: str):

@@ -52,15 +52,18 @@ def test_file_menu_import_runs_through_the_dialog(window, monkeypatch):
     assert sum(n.count for _, n in window.document.design.root.iter_nodes()) == 6
 
 
-def test_export_menu_writes_graphml_and_drawio(window, small_design, tmp_path, monkeypatch):
+def test_export_menu_writes_graphml_drawio_topology_and_astra_sim(window, small_design, tmp_path, monkeypatch):
     window.load_design(small_design, None)
     labels = [a.text() for a in window.interop.export_actions]
     assert labels == ["Design as &GraphML (devices)…", "Design as GraphML (&blocks)…",
-                      "Diagram as &draw.io…", "InfiniBand &topology file…"]
-    for action, name in zip(window.interop.export_actions, ("d.graphml", "b.graphml", "x.drawio", "x.topo")):
+                      "Diagram as &draw.io…", "InfiniBand &topology file…", "&ASTRA-sim inputs (folder)…"]
+    names = ("d.graphml", "b.graphml", "x.drawio", "x.topo", "x.astra")
+    for action, name in zip(window.interop.export_actions, names):
         monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, n=name, **k: (str(tmp_path / n), ""))
         action.trigger()
     assert nx.read_graphml(tmp_path / "d.graphml").number_of_nodes() == 128 + 32 + 16
     assert nx.read_graphml(tmp_path / "b.graphml").number_of_nodes() == 3
     assert ET.parse(tmp_path / "x.drawio").getroot().tag == "mxfile"
     assert (tmp_path / "x.topo").read_text().startswith("#\n# Topology file")
+    assert sorted(p.name for p in (tmp_path / "x.astra").iterdir()) == [
+        "README.md", "network.yml", "remote_memory.json", "system.json"]

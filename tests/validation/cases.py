@@ -326,12 +326,17 @@ _L3_REASON = (
     "§3.3.2 implies one-layer chunks (v 8: the first chunk holds only the embedding, the "
     "last only the output and loss, D; 126 + 2 = 16 x 8). Meta's "
     "kernels, TP overlap, network (RoCE, E-ECMP) and its flexible-N schedule are not "
-    "published: engine defaults (E). Report-only because of these E inputs")
+    "published: engine defaults (E). Report-only because of these E inputs. ZeRO-2 as "
+    "§3.3.2 states it (\"we shard optimizer states and gradients, but for model shards we do "
+    "not reshard after forward computation\": the gathered BF16 weights stay, the FP32 "
+    "gradients and the optimizer are sharded over DP); the engine exposes the per-micro-batch "
+    "FP32 reduce-scatter this implies, so it predicts 6-7 points below Meta's MFU (the rows "
+    "had ZeRO-1, E, which predicted 8-9 points above it and did not fit in 80 GB)")
 EXTRA_CASES: tuple[PerfCase, ...] = tuple(
     PerfCase(f"L3-{gpus // 1024}k", "Llama 3 405B (outside §9)", f"Llama 3 405B, {gpus:,} H100",
              _LLAMA3,
              dict(tp=8, cp=1, pp=16, dp=dp, micro_batch=1, global_batch=2048, virtual_stages=8,
-                  zero_stage=1, recompute="none"),
+                  zero_stage=2, recompute="none"),
              {"template": "fat-tree", "gpus": gpus, "server": "DGX-H100", "switch": "QM9700"},
              f"{gpus:,} H100-80GB (Meta's RoCE/IB clusters; drawn as DGX H100 on NDR 400G, E)",
              META_LLAMA3, "Dubey et al. 2024, 'The Llama 3 Herd of Models' (arXiv 2407.21783), "
@@ -581,7 +586,10 @@ _BRIDGE_GB200_REASON = (
     "that calibrate GB200, published as tokens/s/GPU (step D): NVIDIA's GB200 software got "
     "faster between them (the 25.04 calibration predicts 13% longer steps for the 8B and 30% "
     "for the 405B on 256, a layout our memory model puts at 190 GB per GPU, over the 186 "
-    "GB, so the recipe uses memory savings or recompute the table does not list). Not fitted: the GB200 factor "
+    "GB: the recipe (scripts/performance llama31_workload_base_configs GB200_FP8_CS_V2) sets "
+    "no recompute or offload, but its FP8 primary weights (fp8_param_gather) take 1 byte on "
+    "Blackwell, which needs no transposed FP8 copy (TE non_tn_fp8_gemm_supported), 6.4 GB "
+    "less; the memory model does not know the GPU generation). Not fitted: the GB200 factor "
     "stays on the BF16 runs with a complete configuration")
 
 

@@ -444,6 +444,8 @@ def run_all(only_perf: set[str] | None = None) -> list[RowResult]:
             from .moe_suite import run_moe  # both build on this module's rows and CLI path
             from .serving_suite import run_serving
             rows += run_moe(folder)
+            from .memory_suite import run_memory
+            rows += run_memory(folder)
             rows += run_serving(folder)
     return rows
 
