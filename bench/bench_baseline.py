@@ -25,7 +25,7 @@ from gui_sandbox import SANDBOX  # noqa: E402 - before Qt: settings in a temp fo
 from core.catalog import default_catalog  # noqa: E402
 from core.evaluate import evaluation_to_json  # noqa: E402
 from core.project import load_project  # noqa: E402
-from designer.qtapp import ensure_app  # noqa: E402
+from designer.common.qtapp import ensure_app  # noqa: E402
 from timing import median_s, peak_mb  # noqa: E402
 
 EXAMPLE = ROOT / "resources" / "examples" / "h100-100k.json"
@@ -36,7 +36,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     app = ensure_app(headless=True)
-    from designer.main_window import MainWindow  # noqa: PLC0415
+    from designer.window.main_window import MainWindow  # noqa: PLC0415
 
     window = MainWindow(default_catalog(), interactive=False)
     window.show()

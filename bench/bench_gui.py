@@ -32,7 +32,7 @@ from core.inference_workload import load_inference_preset  # noqa: E402
 from core.operations import SetProperty  # noqa: E402
 from core.project import load_project, save_project  # noqa: E402
 from core.workload import list_presets, load_preset  # noqa: E402
-from designer.qtapp import ensure_app  # noqa: E402
+from designer.common.qtapp import ensure_app  # noqa: E402
 
 BUDGETS = {"open": 3.0, "edit": 0.300, "render": 0.100}
 
@@ -55,7 +55,7 @@ def _project_100k(folder: Path) -> Path:
 
 
 def bench_open(app, path: Path, repeat: int) -> tuple[list[float], list[float]]:
-    from designer.main_window import MainWindow  # noqa: PLC0415
+    from designer.window.main_window import MainWindow  # noqa: PLC0415
 
     drawn, filled = [], []
     for _ in range(repeat):
@@ -80,7 +80,7 @@ def bench_open(app, path: Path, repeat: int) -> tuple[list[float], list[float]]:
 
 def bench_edit(app, design, repeat: int) -> list[float]:
     """Median-ready times from a spine count edit to updated panels on ``design``."""
-    from designer.main_window import MainWindow  # noqa: PLC0415
+    from designer.window.main_window import MainWindow  # noqa: PLC0415
 
     window = MainWindow(default_catalog(), interactive=False)
     window.show()

@@ -7,7 +7,7 @@ one block and a link per cabled pair (16,920 / 50,760 / 100,580 components for t
 sizes), with the Llama 3 405B workload, saved to a temporary folder. Each open runs in a fresh
 process (so its peak RSS is its own) and prints the median of:
 
-  read     the project file read on the window's worker thread (designer.busy), with
+  read     the project file read on the window's worker thread (designer.common.busy), with
            parse (json.loads) and build (validation and model objects, core.project) apart
   drawn    from the start of the open to a fully painted window (read included)
   panels   from the start of the open to the metric panels filled by the first evaluation
@@ -77,8 +77,8 @@ def _open_and_edit(path: Path, edits: int) -> dict[str, object]:
 
     from core.catalog import default_catalog  # noqa: PLC0415
     from core.operations import RemoveLink, SetProperty  # noqa: PLC0415
-    from designer.main_window import MainWindow  # noqa: PLC0415
-    from designer.qtapp import ensure_app  # noqa: PLC0415
+    from designer.window.main_window import MainWindow  # noqa: PLC0415
+    from designer.common.qtapp import ensure_app  # noqa: PLC0415
 
     app = ensure_app(headless=True)
 

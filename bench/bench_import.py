@@ -78,8 +78,8 @@ def _window_rows(project: Path, dump_path: Path, repeat: int) -> None:
     in an open window that has finished its own start (its first evaluation and a second of idle
     events), from the dialog's OK."""
     from bench_gui import _wait  # noqa: PLC0415
-    from designer.main_window import MainWindow  # noqa: PLC0415
-    from designer.qtapp import ensure_app  # noqa: PLC0415
+    from designer.window.main_window import MainWindow  # noqa: PLC0415
+    from designer.common.qtapp import ensure_app  # noqa: PLC0415
 
     app = ensure_app()
     catalog = default_catalog()

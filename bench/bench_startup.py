@@ -8,7 +8,7 @@ next to the baseline: a process that only imports Qt widgets, numpy and pyqtgrap
 is 2.5x the baseline. Runs alternate (baseline, app, baseline, app...) so that other load on a
 shared machine weighs on both alike. Offscreen unless --display (then on $DISPLAY).
 
-The app runs unchanged; a probe wraps ``designer.qtapp.ensure_app`` only to watch for the main
+The app runs unchanged; a probe wraps ``designer.common.qtapp.ensure_app`` only to watch for the main
 window's first paint and its evaluator's first ``finished`` signal (connected after the
 panels', so the panels are filled when it fires), then prints both times and exits.
 """
@@ -31,7 +31,7 @@ BUDGET_RATIO = 2.5
 BASELINE_CODE = "import PySide6.QtWidgets, numpy, pyqtgraph"
 PROBE_CODE = r"""
 import os, sys, time
-import designer.qtapp as qtapp
+import designer.common.qtapp as qtapp
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QMainWindow, QWidget
 

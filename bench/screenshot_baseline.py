@@ -20,7 +20,7 @@ from core.generators import FatTreeOptions, generate_fat_tree  # noqa: E402
 from core.preset_fit import fit_to_design  # noqa: E402
 from core.project import save_project  # noqa: E402
 from core.workload import load_preset  # noqa: E402
-from designer.qtapp import ensure_app  # noqa: E402
+from designer.common.qtapp import ensure_app  # noqa: E402
 from window_shot import save_window_png  # noqa: E402
 
 
@@ -36,7 +36,7 @@ def main() -> int:
     parser.add_argument("--panel", default="comparison", help="the metric panel to raise")
     args = parser.parse_args()
     app = ensure_app(headless=True)
-    from designer.main_window import MainWindow  # noqa: PLC0415
+    from designer.window.main_window import MainWindow  # noqa: PLC0415
 
     baseline = Path(SANDBOX) / "h100-pod.json"
     save_project(pod("DGX-H100", "H100 pod"), baseline)

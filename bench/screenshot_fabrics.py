@@ -34,8 +34,8 @@ def main() -> None:
         return design
 
     from core.catalog import load_catalog  # noqa: PLC0415 - after gui_sandbox's environment
-    from designer.main_window import MainWindow  # noqa: PLC0415
-    from designer.qtapp import ensure_app  # noqa: PLC0415
+    from designer.window.main_window import MainWindow  # noqa: PLC0415
+    from designer.common.qtapp import ensure_app  # noqa: PLC0415
 
     app = ensure_app(headless=True)
     catalog = load_catalog()

@@ -17,8 +17,8 @@ from window_shot import save_window_png  # noqa: E402
 
 from core.catalog import load_catalog  # noqa: E402
 from core.project import load_project  # noqa: E402
-from designer.main_window import MainWindow  # noqa: E402
-from designer.qtapp import ensure_app  # noqa: E402
+from designer.common.qtapp import ensure_app  # noqa: E402
+from designer.window.main_window import MainWindow  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
 

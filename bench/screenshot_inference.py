@@ -34,7 +34,7 @@ from PySide6.QtWidgets import QGroupBox  # noqa: E402
 from core.catalog import default_catalog  # noqa: E402
 from core.generators import SupernodeOptions, generate_supernode  # noqa: E402
 from core.inference_workload import load_inference_preset  # noqa: E402
-from designer.qtapp import ensure_app  # noqa: E402
+from designer.common.qtapp import ensure_app  # noqa: E402
 from window_shot import save_window_png  # noqa: E402
 
 
@@ -72,7 +72,7 @@ def main() -> int:
                         help="what the Performance panel is scrolled to (default: its top)")
     args = parser.parse_args()
     app = ensure_app(headless=True)
-    from designer.main_window import MainWindow  # noqa: PLC0415 - after the QApplication
+    from designer.window.main_window import MainWindow  # noqa: PLC0415 - after the QApplication
 
     catalog = default_catalog()
     design = generate_supernode(SupernodeOptions(args.system, 1), catalog)

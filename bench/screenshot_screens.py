@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QTabBar  # noqa: E402
 from core.catalog import default_catalog  # noqa: E402
 from core.model import Block, Node  # noqa: E402
 from core.project import load_project  # noqa: E402
-from designer.qtapp import ensure_app  # noqa: E402
+from designer.common.qtapp import ensure_app  # noqa: E402
 
 DEFAULT_PROJECT = ROOT / "resources" / "examples" / "dgx-h100-superpod-4su.json"
 
@@ -68,7 +68,7 @@ def main() -> int:
         font = app.font()
         font.setPointSizeF(args.font_pt)
         app.setFont(font)
-    from designer.main_window import MainWindow  # noqa: PLC0415 - after the QApplication
+    from designer.window.main_window import MainWindow  # noqa: PLC0415 - after the QApplication
 
     catalog = default_catalog()
     design = load_project(args.project, catalog)

@@ -26,8 +26,8 @@ from PySide6.QtCore import Qt  # noqa: E402
 
 from core.catalog import default_catalog  # noqa: E402
 from core.project import load_project  # noqa: E402
-from designer.export import png_bytes  # noqa: E402
-from designer.qtapp import ensure_app  # noqa: E402
+from designer.common.qtapp import ensure_app  # noqa: E402
+from designer.window.export import png_bytes  # noqa: E402
 from window_shot import save_window_png  # noqa: E402
 
 
@@ -48,7 +48,7 @@ def main() -> int:
                         default=str(ROOT / "docs" / "screenshots" / "train-and-serve-performance.png"))
     args = parser.parse_args()
     app = ensure_app(headless=True)
-    from designer.main_window import MainWindow  # noqa: PLC0415 - after the QApplication
+    from designer.window.main_window import MainWindow  # noqa: PLC0415 - after the QApplication
 
     catalog = default_catalog()
     design = load_project(Path(args.project), catalog)

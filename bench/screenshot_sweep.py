@@ -19,7 +19,7 @@ from core.catalog import default_catalog  # noqa: E402
 from core.sweep.results import write_results  # noqa: E402
 from core.sweep.run import run_sweep  # noqa: E402
 from core.sweep.spec import load_sweep_spec  # noqa: E402
-from designer.qtapp import ensure_app  # noqa: E402
+from designer.common.qtapp import ensure_app  # noqa: E402
 
 SPEC = ROOT / "resources" / "sweeps" / "ib-vs-roce-16k.json"
 
@@ -33,7 +33,7 @@ def main() -> int:
     results = Path(SANDBOX) / "ib-vs-roce-16k.csv"
     write_results(results, spec, recipes, outcomes)
     app = ensure_app(headless=True)
-    from designer.main_window import MainWindow  # noqa: PLC0415
+    from designer.window.main_window import MainWindow  # noqa: PLC0415
 
     window = MainWindow(default_catalog(), interactive=False)
     view = window.sweep_results.open_results(results)

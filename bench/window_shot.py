@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from designer.export import png_bytes
+from designer.window.export import png_bytes
 
 
 def save_window_png(app, window, output: str, panel: str, before_grab=lambda: None) -> None:
@@ -29,8 +29,8 @@ def screenshot_design(make_design, output: str, panel: str) -> None:
     """Open the design ``make_design(catalog)`` builds in a fresh window, evaluate it and save
     the window with ``panel`` raised to ``output``."""
     from core.catalog import load_catalog  # noqa: PLC0415 - after gui_sandbox's environment
-    from designer.main_window import MainWindow  # noqa: PLC0415
-    from designer.qtapp import ensure_app  # noqa: PLC0415
+    from designer.window.main_window import MainWindow  # noqa: PLC0415
+    from designer.common.qtapp import ensure_app  # noqa: PLC0415
 
     app = ensure_app(headless=True)
     catalog = load_catalog()

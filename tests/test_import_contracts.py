@@ -32,6 +32,7 @@ BREACHES = {
                            "from core.analysis.parallelism_search import search_parallelism\n"),
     "inference-layers": ("core/analysis/inference_ranking.py",
                          "from core.analysis.inference_search import search_deployment\n"),
+    "designer-layers": ("designer/panels.py", "import designer.workload\n"),
     "no-private-names": ("core/analysis/bottleneck.py",
                          "from core.analysis.performance import _evaluate\n"),
 }

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.qt_platform import XCB_LIBRARIES, first_platform, platform_problem
+from designer.common.qt_platform import XCB_LIBRARIES, first_platform, platform_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 MISSING = ("libxcb-icccm.so.4", "libxcb-keysyms.so.1")

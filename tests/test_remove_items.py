@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 from core.operations import Macro, RemoveItems, RemoveLink, RemoveNode
 from core.project import design_to_dict, load_project
-from designer.edits import delete_items
+from designer.project.edits import delete_items
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "resources" / "examples"
 DESIGNS = {name: load_project(EXAMPLES / name) for name in ("dgx-h100-superpod-4su.json", "hand-drawn-nvl72-x4.json")}

@@ -294,19 +294,24 @@ def test_runs_that_outgrow_multimode_cost_single_mode_optics(catalog):
 def test_cross_hall_runs_take_long_reach_single_mode_optics(catalog):
     """The 100,000-GPU example's cross-hall 400G runs (up to ~234 m) are past the 100 m DR4
     parts but within the 500 m ones (NVIDIA MMS4X00-NM 2xDR4, 500 m, P): the inventory (placed
-    lengths by default) buys them. What no catalog part reaches are its 200G storage runs past
-    50 m (the one 200G module is multimode; NVIDIA's 200G single-mode mode of its 400G DR4
-    module reaches 100 m, and these reach 244 m): they alone leave the placed price null."""
+    lengths by default) buys them. Its storage leaves sit at the ends of the compute rows
+    (core/site/pooled.py), so its long 200G runs are the storage leaf-spine uplinks, on the
+    SN5600's 800G cages split to 200G: the cage's 500 m 2xDR4 modules and 1:2 single-mode
+    breakouts reach them, and every placed run is priced."""
     design = load_project(EXAMPLES / "h100-100k.json")
     ev = evaluate(design, catalog)
     bought = {item.catalog_id for item in ev.inventory.items}
-    assert {"OSFP-800G-2xDR4-500m", "Fiber-SMF-500m"} <= bought
+    assert {"OSFP-800G-2xDR4-500m", "Fiber-SMF-500m", "Fiber-SMF-Splitter-1x2-500m"} <= bought
     flat = flatten(design, catalog)
     c = ev.site.cables
     speed = flat.speed_values[flat.speed_code][c.bundle]
     effect = ev.site.cables_optics
-    assert effect.beyond_catalog_reach == int(((speed == 200.0) & (c.length_m > 50.0)).sum()) > 0
-    assert effect.capex_usd_placed is None
+    assert effect.beyond_catalog_reach == 0
+    assert effect.capex_usd_placed > effect.capex_usd_drawn
+    long_200g = (speed == 200.0) & (c.length_m > 50.0)
+    up = [k for k in range(len(flat.cables)) if flat.paths[flat.bundle_a[k]] == "storage-fabric/leaf"
+          and flat.paths[flat.bundle_b[k]] == "storage-fabric/spine"]
+    assert long_200g.sum() > 20_000 and np.isin(c.bundle[long_200g], up).all()
     # the 400G runs of 100-500 m (spine-core across halls) all have a part now
     assert int(((speed == 400.0) & (c.length_m > 100.0)).sum()) > 50_000
 

@@ -13,7 +13,7 @@ import pytest
 from core.errors import DesignError
 from core.evaluate import evaluate
 from core.project import load_project
-from designer.site_export import export_site, site_export_for
+from designer.site.site_export import export_site, site_export_for
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "resources" / "examples" / "dgx-h100-superpod-4su.json"
 

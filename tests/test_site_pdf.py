@@ -1,5 +1,5 @@
 """The floor plan as PDF: ``export P -o floor.pdf`` (Qt draws the floor plan's SVG onto a PDF
-page; designer/site_export.py). A file that opens: the PDF header, one page, vector content
+page; designer/site/site_export.py). A file that opens: the PDF header, one page, vector content
 (the racks as rectangles) and the hall text, read back through the fonts' ToUnicode maps."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from core.errors import DesignError
 from core.project import load_project
-from designer.site_export import MAX_PAGE_PT, export_site, site_export_for, svg_pdf_bytes
+from designer.site.site_export import MAX_PAGE_PT, export_site, site_export_for, svg_pdf_bytes
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "examples"
 

@@ -11,18 +11,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # scipy.stats: most of a second; the generators and the sweep reader: only for the wizard and
 # File > Open Sweep Results.
-NOT_AT_START = ("scipy.stats", "core.sweep.recipe", "core.sweep.results", "designer.wizard")
+NOT_AT_START = ("scipy.stats", "core.sweep.recipe", "core.sweep.results", "designer.window.wizard")
 
 
 def test_the_window_and_the_first_evaluation_import_none_of_the_heavy_modules_they_do_not_need():
     code = ("import sys\n"
             "import core.compare, core.project, core.series\n"
-            "import designer.app, designer.main_window, designer.evaluator\n"
+            "import designer.window.app, designer.window.main_window, designer.project.evaluator\n"
             "from core.catalog import default_catalog\n"
             "from core.project import load_project\n"
             "from core.resources import default_example\n"
             "catalog = default_catalog()\n"
-            "designer.evaluator.run_evaluation(load_project(default_example(), catalog), catalog)\n"
+            "designer.project.evaluator.run_evaluation(load_project(default_example(), catalog), catalog)\n"
             f"print([m for m in {NOT_AT_START!r} if m in sys.modules])\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           timeout=300, env={"PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen",

@@ -15,11 +15,13 @@ import numpy as np
 
 from core.cooling import COOLING_TYPES
 from core.diagnostics import Diagnostic
-from core.site.cables import Cables, bought_by_medium, by_medium, cable_lengths, length_summary
+from core.site.cables import (Cables, bought_by_medium, by_medium, cable_lengths, edge_lengths,
+                              length_summary, unit_racks)
 from core.site.effect import LengthEffect, length_effect
 from core.site.failures import failures_per_day
 from core.site.latency import latency_delta_us
 from core.site.layout import LIQUID, Layout, lay_out
+from core.site.pooled import far_pools, find_pools, spread_of
 from core.site_spec import SiteSpec
 from core.site.templates import RACK_CLASSES, Racker, Template
 
@@ -89,13 +91,29 @@ class Placed:
 
 def place_design(design, flat, graph, spec: SiteSpec | None, power_assumptions) -> Placed:
     """Racks from the design's block templates, laid out on ``spec``'s site (None: automatic),
-    and every cable of the unit graph ``graph`` measured."""
+    and every cable of the unit graph ``graph`` measured. A pooled leaf tier (core/site/
+    pooled.py) is racked with its fabric unless that puts its endpoints' cables past
+    multimode's reach; then its leaves go to the ends of the rows they serve."""
     spec = spec or SiteSpec()
     pa = power_assumptions
-    template = Racker(design, flat, pa.switches_per_rack, pa.storage_per_rack,
-                      spec.rack_height_u, spec.racks_per_row, pa.rack_limit_kw("air") * 1000.0).build()
-    layout = lay_out(template, spec)
-    return Placed(template, layout, cable_lengths(flat, graph, template, layout, spec))
+
+    def laid_out(pools) -> tuple[Template, Layout]:
+        racker = Racker(design, flat, pa.switches_per_rack, pa.storage_per_rack,
+                        spec.rack_height_u, spec.racks_per_row, pa.rack_limit_kw("air") * 1000.0,
+                        frozenset(p.group for p in pools))
+        template = racker.build()
+        spread = (spread_of(pools, flat, graph, unit_racks(flat, graph, template)[0],
+                            template.racks, [racker.network_rack(p.group) for p in pools])
+                  if pools else None)
+        return lay_out(template, spec, spread)
+
+    template, layout = laid_out(())
+    pools = find_pools(flat, graph)
+    far = (far_pools(pools, lambda edges: edge_lengths(flat, graph, template, layout, spec, edges))
+           if pools else ())
+    if far:
+        template, layout = laid_out(far)
+    return Placed(template, layout, cable_lengths(flat, graph, template, layout, spec, far))
 
 
 def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.site.pooled import Pool, wire
 from core.site.media import COPPER_MEDIA, FIBRE_MEDIA, MEDIA, choose_media, reach_of
 from core.site_spec import SiteSpec
 from core.site.templates import U_M, Template, unit_height_u
@@ -34,6 +35,10 @@ class Cables:
     medium: np.ndarray          # MEDIA index
     over_reach: np.ndarray      # longer than any medium of its family reaches
     ns: np.ndarray              # propagation delay
+    # the units each cable joins as wired on the floor: the unit graph's, but a pooled leaf
+    # tier's dealt by floor order (None: the graph's)
+    unit_a: np.ndarray | None = None
+    unit_b: np.ndarray | None = None
 
     @property
     def count(self) -> int:
@@ -55,22 +60,45 @@ def unit_racks(flat, graph, t: Template) -> tuple[np.ndarray, np.ndarray]:
     return rack, z
 
 
-def cable_lengths(flat, graph, t: Template, layout: Layout, spec: SiteSpec) -> Cables:
+def cable_lengths(flat, graph, t: Template, layout: Layout, spec: SiteSpec,
+                  pools: tuple[Pool, ...] = ()) -> Cables:
+    """Every cable of ``graph`` measured; a pooled leaf group's cables to endpoints (``pools``)
+    wired to its leaves in floor order first (core/site/pooled.py)."""
     rack, z = unit_racks(flat, graph, t)
     src, dst = graph.src, graph.dst
+    if pools:
+        src, dst = src.copy(), dst.copy()
+        # the automatic placement's order (a moved rack keeps its cables)
+        row = layout.auto_row[rack]
+        key = row * (int(layout.auto_slot.max(initial=0)) + 1) + layout.auto_slot[rack]
+        for pool, row_start in zip(pools, layout.pool_row_start):
+            wire(pool, int(flat.multiplicity[pool.group]), int(graph.offsets[pool.group]),
+                 row, key, row_start, src, dst)
     ra, rb = rack[src], rack[dst]
-    za, zb = z[src], z[dst]
-    across = (np.abs(layout.x_m[ra] - layout.x_m[rb]) + np.abs(layout.y_m[ra] - layout.y_m[rb])
-              + (spec.tray_above_floor_m - za) + (spec.tray_above_floor_m - zb))
-    same = ra == rb
-    length = np.where(same, np.abs(za - zb) + spec.in_rack_extra_m,
-                      across * (1.0 + spec.slack_fraction) + spec.service_loop_m)
+    length = _routed_m(ra, rb, z[src], z[dst], layout, spec)
     bundle = graph.edge_bundle
     fibre_bundle = flat.bundles_of_medium("fiber")
     speed = flat.speed_gbit_s[bundle]
     medium, over = choose_media(length, speed, fibre_bundle[bundle])
     ns_per_m = np.array([NS_PER_M.get(m, 5.0) for m in flat.medium_names])[flat.medium_code]
-    return Cables(ra, rb, bundle, length, medium, over, length * ns_per_m[bundle])
+    return Cables(ra, rb, bundle, length, medium, over, length * ns_per_m[bundle], src, dst)
+
+
+def _routed_m(ra: np.ndarray, rb: np.ndarray, za: np.ndarray, zb: np.ndarray, layout: Layout,
+              spec: SiteSpec) -> np.ndarray:
+    """The length of cables between racks ``ra`` and ``rb`` from ports at heights ``za``, ``zb``."""
+    across = (np.abs(layout.x_m[ra] - layout.x_m[rb]) + np.abs(layout.y_m[ra] - layout.y_m[rb])
+              + (spec.tray_above_floor_m - za) + (spec.tray_above_floor_m - zb))
+    return np.where(ra == rb, np.abs(za - zb) + spec.in_rack_extra_m,
+                    across * (1.0 + spec.slack_fraction) + spec.service_loop_m)
+
+
+def edge_lengths(flat, graph, t: Template, layout: Layout, spec: SiteSpec,
+                 edges: np.ndarray) -> np.ndarray:
+    """The lengths of the graph's cables ``edges`` alone, as drawn in the graph."""
+    rack, z = unit_racks(flat, graph, t)
+    src, dst = graph.src[edges], graph.dst[edges]
+    return _routed_m(rack[src], rack[dst], z[src], z[dst], layout, spec)
 
 
 def length_summary(c: Cables) -> dict[str, float | None]:

@@ -1,9 +1,10 @@
 """What placing a design changes in the price and power of its cables and optics.
 
 Every cable is priced twice by one rule: at its drawn length and at its placed length, with the
-catalog cable and transceiver core/inventory.py's ``choose_cable`` / ``choose_transceiver`` pick
-for that length (one straight cable per link; at each fibre end the link's share of a module:
-half a twin-port module, a whole single-port one). The difference is what the floor plan adds
+catalog cable and modules core/optics.py picks for that length (one straight cable per link, of
+the fibre type both ends' modules share; at each fibre end the module the end's port takes, as
+the inventory picks it, and the link's share of it: half a twin-port module, a whole
+single-port one, a quarter of a twin-port 800G module whose 400G ports are split to 200G). The difference is what the floor plan adds
 (runs that outgrow multimode need single-mode optics; copper that outgrows its reach needs
 optics). It is a like-for-like estimate beside the inventory's own count (which also shares
 breakout splitters and cage modules), not a replacement for it. The inventory itself, and so
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.inventory import choose_cable, choose_transceiver
+from core.optics import choose_cable, end_options, pick_fiber
 
 STEP_M = 0.5  # lengths are priced in steps of half a metre (cables are sold by length)
 
@@ -47,22 +48,31 @@ def _price(spec) -> float | None:
     return None if spec.price is None else float(spec.price.usd)
 
 
-def _per_link(catalog, fibre: bool, speed: float, length: float) -> tuple[float | None, float, bool]:
-    """(USD, W, reaches) of one link's cable and its optics' share at ``length``."""
-    cable = choose_cable(catalog, "fiber" if fibre else "copper", length)
-    usd: float | None = 0.0
+def _per_link(catalog, fibre: bool, speed: float, length: float, spec_a, spec_b,
+              scale_out: bool) -> tuple[float | None, float, bool]:
+    """(USD, W, reaches) of one link's cable and its optics' share at ``length``: at each fibre
+    end the module the end's port takes (core/optics.py, as the inventory picks it: a switch's
+    cage module, split where the link is slower than its port), the link's share of it one
+    over its ports times the links each port fans out to."""
+    if not fibre:
+        cable = choose_cable(catalog, "copper", length)
+        if cable is None:
+            return 0.0, 0.0, False
+        return _price(cable), 0.0, float(cable.reach_m) >= length
+    ends = [end_options(catalog, spec, scale_out, speed, length) for spec in (spec_a, spec_b)]
+    kind = pick_fiber(*ends)
+    cable = choose_cable(catalog, "fiber", length, fiber=kind)
+    usd: float | None = 0.0 if cable is None else _price(cable)
+    reaches = cable is not None and float(cable.reach_m) >= length and kind is not None
     watts = 0.0
-    reaches = cable is not None and float(cable.reach_m) >= length
-    if cable is not None:
-        usd = _price(cable)
-    if fibre:
-        module = choose_transceiver(catalog, speed, length)
-        reaches = reaches and module is not None and float(module.reach_m) >= length
-        if module is not None:
-            share = 2.0 / int(module.lanes or 1)  # two ends, a twin-port serves two
-            price = _price(module)
-            usd = None if usd is None or price is None else usd + share * price
-            watts += share * float(module.power_w or 0.0)
+    for option in ([end[kind] for end in ends] if kind is not None else []):
+        reaches = reaches and option.reaches
+        if option.module is None:  # co-packaged optics: nothing to buy
+            continue
+        share = 1.0 / (int(option.module.lanes or 1) * max(1, option.fanout))
+        price = _price(option.module)
+        usd = None if usd is None or price is None else usd + share * price
+        watts += share * float(option.module.power_w or 0.0)
     return usd, watts, reaches
 
 
@@ -75,29 +85,43 @@ def length_effect(cables, flat) -> LengthEffect | None:
     # distinct placed lengths and a dozen brackets).
     reaches = np.unique([float(s.reach_m) for kind in ("cable", "transceiver")
                          for s in catalog.by_kind(kind)])
-    fibre = flat.bundles_of_medium("fiber")[cables.bundle]
-    speed_code = flat.speed_code[cables.bundle]
-    n_speeds = len(flat.speed_values)
+    # the ends' catalog entries and the link class (what an end's module depends on), speed and
+    # fibre as one code per bundle: a few distinct codes in any design
+    ends = (flat.spec_row[flat.bundle_a] * len(flat.specs) + flat.spec_row[flat.bundle_b]) * 2 \
+        + flat.bundles_of_kind("scale-out")
+    classes, bundle_class = np.unique(ends, return_inverse=True)
+    n_classes = len(classes)
+    code = ((flat.speed_code * n_classes + bundle_class) * 2
+            + flat.bundles_of_medium("fiber")).astype(np.int64)
+    span = len(flat.speed_values) * n_classes * 2
     totals = []
     # a representative length of every bracket: its upper reach (past the longest reach, a
     # step beyond it): any run of the bracket picks the same items as it does
     representative = np.append(reaches, (reaches[-1] if len(reaches) else 0.0) + STEP_M)
-    for lengths in (flat.length_m[cables.bundle], cables.length_m):
-        steps = np.ceil(lengths / STEP_M - 1e-9)
-        bracket = np.searchsorted(reaches, steps * STEP_M, side="left")
-        key = (bracket * n_speeds + speed_code) * 2 + fibre
-        counts = np.bincount(key)  # the keys are a few hundred small integers: no sort of the cables
+
+    def bracket(lengths: np.ndarray) -> np.ndarray:
+        return np.searchsorted(reaches, np.ceil(lengths / STEP_M - 1e-9) * STEP_M, side="left")
+
+    # drawn lengths are the bundles': counted per bundle, weighted by its placed cables
+    per_bundle = np.bincount(cables.bundle, minlength=len(code))
+    drawn = np.bincount(bracket(flat.length_m) * span + code, weights=per_bundle)
+    placed = np.bincount(bracket(cables.length_m) * span + code[cables.bundle])
+    for counts in (drawn.astype(np.int64), placed):  # a few hundred small keys: no sort of the cables
         distinct = np.flatnonzero(counts)
         counts = counts[distinct]
         usd = np.zeros(len(distinct))
         watts = np.zeros(len(distinct))
         reach = np.zeros(len(distinct), dtype=bool)
         unpriced = False
-        for i, code in enumerate(distinct.tolist()):
-            rest, is_fibre = divmod(code, 2)
-            where, speed = divmod(rest, n_speeds)
+        for i, key in enumerate(distinct.tolist()):
+            where, rest = divmod(key, span)
+            rest, is_fibre = divmod(rest, 2)
+            speed, klass = divmod(rest, n_classes)
+            row_ab, scale_out = divmod(int(classes[klass]), 2)
+            row_a, row_b = divmod(row_ab, len(flat.specs))
             price, w, ok = _per_link(catalog, bool(is_fibre), float(flat.speed_values[speed]),
-                                     float(representative[where]))
+                                     float(representative[where]), flat.specs[row_a],
+                                     flat.specs[row_b], bool(scale_out))
             unpriced |= price is None
             usd[i], watts[i], reach[i] = price or 0.0, w, ok
         beyond = int(counts[~reach].sum())

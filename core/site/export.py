@@ -42,7 +42,9 @@ def cable_schedule_csv(site: SiteResult, flat, graph) -> str:
                 "length_m", "count"])
     if c is None or not c.count:
         return out.getvalue()
-    src, dst = graph.src, graph.dst
+    # the ends as wired on the floor (a pooled leaf tier's dealt by row, core/site/pooled.py)
+    src = graph.src if c.unit_a is None else c.unit_a
+    dst = graph.dst if c.unit_b is None else c.unit_b
     # every device's ports numbered over its cables, A ends then B ends, in edge order
     ends = np.concatenate([src, dst])
     order = np.argsort(ends, kind="stable")

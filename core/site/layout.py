@@ -3,8 +3,11 @@
 Pieces (runs of racks that belong together, core/site/templates.py) fill rows in the design's
 order; a new row starts when the next piece does not fit the row's racks or its CDU's liquid
 capacity, a new hall when the hall's rows, power or cooling are used up. Storage racks (and
-the switches of a storage fabric) get rows of their own after the others. Then the user's moves are applied: a moved rack takes the slot it
-was given, swapping with the rack that was there.
+the switches of a storage fabric) get rows of their own after the others. A pooled leaf tier (a
+separate fabric's leaves cabled to the compute rows, core/site/pooled.py) is racked at the end
+of the rows it serves: each row keeps room for the leaf racks its endpoints' cables call for.
+Then the user's moves are applied: a moved rack takes the slot it was given, swapping with the
+rack that was there.
 
 The loop is over pieces (an SU each), not racks: a 1,000,000-GPU site is some 15,000 pieces.
 """
@@ -17,7 +20,8 @@ import numpy as np
 
 from core.cooling import COOLING_TYPES
 from core.site_spec import Hall, SiteSpec
-from core.site.templates import COMPUTE, STORAGE, Template
+from core.site.pooled import Spread, deal
+from core.site.templates import COMPUTE, NETWORK, STORAGE, Template
 
 LIQUID = np.array([c in ("cold-plate", "immersion") for c in COOLING_TYPES])
 
@@ -35,6 +39,12 @@ class Layout:
     x_m: np.ndarray              # rack centre on the floor
     y_m: np.ndarray
     problems: tuple[str, ...]    # moves that could not be made, overflow
+    # pooled leaf tiers (core/site/pooled.py): every rack's row and slot as the automatic
+    # placement put it (a moved rack keeps its cables) and, per pool, where each row's cables
+    # start in the pool's port order
+    auto_row: np.ndarray | None = None
+    auto_slot: np.ndarray | None = None
+    pool_row_start: tuple[np.ndarray, ...] = ()
 
     @property
     def rack_hall(self) -> np.ndarray:
@@ -81,7 +91,9 @@ class _Floor:
         self.hall_rows_used += 1
 
 
-def lay_out(t: Template, spec: SiteSpec) -> Layout:
+def lay_out(t: Template, spec: SiteSpec, spread: Spread | None = None) -> tuple[Template, Layout]:
+    """``t``'s racks in rows and halls (with the racks of ``spread``'s pooled leaves at the end
+    of the rows they serve, added to the template returned)."""
     n = t.racks
     rack_row = np.zeros(n, dtype=np.int64)
     rack_slot = np.zeros(n, dtype=np.int64)
@@ -95,33 +107,78 @@ def lay_out(t: Template, spec: SiteSpec) -> Layout:
                     & (np.add.reduceat((t.rack_class == STORAGE).astype(np.int64), t.pieces) > 0)
                     if n else np.zeros(0, dtype=bool))
     order = np.concatenate([np.flatnonzero(~storage_only), np.flatnonzero(storage_only)])
+    # pooled leaves' endpoint cables up to every rack (Python lists: the loop is over pieces and
+    # must stay cheap): a row keeps room for the leaf racks its racks' cables call for
+    pools = len(spread.pools) if spread is not None else 0
+    cum = (np.vstack([np.zeros((1, pools), dtype=np.int64), np.cumsum(spread.demand, axis=0)])
+           .tolist() if pools else [[]] * (n + 1))
+    reserve = spread.racks_for if pools else (lambda ports: 0)
+
+    def span(a: int, b: int, ports: list[int]) -> list[int]:
+        """``ports`` plus the pools' endpoint cables of racks a..b-1."""
+        return [x + hi - lo for x, lo, hi in zip(ports, cum[a], cum[b])]
+
+    row_ports: list[list[int]] = []
+    row_used: list[int] = []
     used = capacity = 0
     row_liquid = 0.0
     zone = None
     cdu_w = spec.row_cdu_kw * 1000.0
+
+    def open_row(kw: float) -> int:
+        floor.new_row(kw)
+        row_ports.append([0] * pools)
+        row_used.append(0)
+        return floor.row_racks()
+
     for p in order.tolist():
         start, stop = int(bounds[p]), int(bounds[p + 1])
         size, kw = stop - start, float(piece_w[p]) / 1000.0
-        fits = (used + size <= capacity and row_liquid + piece_liquid[p] <= cdu_w
-                and zone == bool(storage_only[p]))
+        same = zone == bool(storage_only[p]) and row_liquid + piece_liquid[p] <= cdu_w
+        fits = same and used + size + reserve(span(start, stop, row_ports[-1])) <= capacity
+        if (not fits and same and pools and size <= capacity < size + reserve(span(start, stop, [0] * pools))
+                and used + 1 + reserve(span(start, start + 1, row_ports[-1])) <= capacity):
+            # a piece a row holds only without its leaves' racks (a full row of racks) would
+            # leave every row half empty: it flows on from this row, as a longer piece does
+            fits = True
         if not fits:
-            floor.new_row(kw)
-            used, capacity, row_liquid, zone = 0, floor.row_racks(), 0.0, bool(storage_only[p])
+            capacity = open_row(kw)
+            used, row_liquid, zone = 0, 0.0, bool(storage_only[p])
         # a piece longer than the row continues on the next rows
         at = start
         while at < stop:
+            ports = row_ports[-1]
             take = min(stop - at, capacity - used)
+            while take > 0:
+                over = used + take + reserve(span(at, at + take, ports)) - capacity
+                if over <= 0:
+                    break
+                take -= over  # the reserve only shrinks with fewer racks: this one fits
+            if take <= 0 and used == 0:
+                take = min(stop - at, max(1, capacity))  # a row too short for a rack and its leaves
             if take <= 0:
-                floor.new_row(kw)
-                used, capacity, row_liquid = 0, floor.row_racks(), 0.0
+                capacity = open_row(kw)
+                used, row_liquid = 0, 0.0
                 continue
             rack_row[at:at + take] = len(floor.row_hall) - 1
             rack_slot[at:at + take] = np.arange(used, used + take)
+            if pools:
+                added = span(at, at + take, ports)
+                floor.hall_kw += spread.kw_for(added) - spread.kw_for(ports)
+                row_ports[-1] = added
             used += take
+            row_used[-1] = used
             at += take
         row_liquid += float(piece_liquid[p])
         floor.hall_kw += kw
     row_hall = np.array(floor.row_hall, dtype=np.int64)
+    dealt: list[tuple[np.ndarray, np.ndarray]] = []
+    if pools and row_used:
+        dealt = deal(spread, np.array(row_ports), row_hall)
+        t, rack_row, rack_slot = _leaf_racks(t, spread, [leaf_row for _, leaf_row in dealt],
+                                             np.array(row_used), rack_row, rack_slot)
+        n = t.racks
+    auto_row, auto_slot = rack_row.copy(), rack_slot.copy()
     row_in_hall = np.array(floor.row_in_hall, dtype=np.int64)
     problems: list[str] = []
     if len(floor.halls) > floor.drawn > 0:
@@ -138,8 +195,52 @@ def lay_out(t: Template, spec: SiteSpec) -> Layout:
     x = hall_x[hall_of] + spec.end_aisle_m + (rack_slot + 0.5) * spec.rack_width_m
     pitch = np.array([h.row_pitch_m for h in halls])[hall_of]
     y = hall_y[hall_of] + (row_in_hall[rack_row] + 0.5) * pitch if n else np.zeros(0)
-    return Layout(halls, hall_x, hall_y, floor.drawn, row_hall, row_in_hall, rack_row, rack_slot,
-                  x, y, tuple(problems))
+    return t, Layout(halls, hall_x, hall_y, floor.drawn, row_hall, row_in_hall, rack_row,
+                     rack_slot, x, y, tuple(problems), auto_row, auto_slot,
+                     tuple(start for start, _ in dealt))
+
+
+def _leaf_racks(t: Template, spread: Spread, leaf_rows: list[np.ndarray], row_used: np.ndarray,
+                rack_row: np.ndarray, rack_slot: np.ndarray):
+    """``t`` with the pooled leaves' racks added at the end of their rows (``leaf_rows``: the
+    row of every leaf of every pool; after the racks the row filling put there), numbered after
+    the template's racks, and their rows and slots."""
+    rows, pools = len(row_used), len(spread.pools)
+    leaves = np.stack([np.bincount(r, minlength=rows) for r in leaf_rows], axis=1)  # (rows, pools)
+    racks = -(-leaves // spread.per_rack[None, :])
+    cell_racks = racks.ravel()                                     # row by row, pool by pool
+    total = int(cell_racks.sum())
+    new_row = np.repeat(np.repeat(np.arange(rows), pools), cell_racks)
+    new_pool = np.repeat(np.tile(np.arange(pools), rows), cell_racks)
+    # slots after the row's own racks, the pools' racks one after another
+    in_row = racks.sum(axis=1)
+    new_slot = row_used[new_row] + np.arange(total) - np.repeat(np.cumsum(in_row) - in_row, in_row)
+    first_rack = t.racks + np.cumsum(cell_racks) - cell_racks      # per (row, pool) cell
+    fill = np.zeros(total)
+    units = dict(t.units)
+    for i, pool in enumerate(spread.pools):
+        per_rack = int(spread.per_rack[i])
+        count = leaves[:, i]
+        # leaves in floor order: the rows' leaves one row after another
+        order = np.argsort(leaf_rows[i], kind="stable")
+        local = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        rack = np.empty(len(order), dtype=np.int64)
+        u = np.empty(len(order))
+        rack[order] = first_rack[np.repeat(np.arange(rows), count) * pools + i] + local // per_rack
+        u[order] = (local % per_rack) * float(spread.unit_u[i])
+        units[pool.group] = (rack, u)
+        fill += np.bincount(rack - t.racks, minlength=total)[:total]
+    groups = np.array([p.group for p in spread.pools], dtype=np.int64)[new_pool]
+    extended = Template(
+        np.concatenate([t.rack_class, np.full(total, NETWORK, dtype=t.rack_class.dtype)]),
+        np.concatenate([t.rack_w, fill * spread.unit_w[new_pool]]),
+        np.concatenate([t.rack_u, fill * spread.unit_u[new_pool]]),
+        np.concatenate([t.rack_fill, fill / spread.per_rack[new_pool]]),
+        np.concatenate([t.rack_cooling, np.zeros(total, dtype=t.rack_cooling.dtype)]),
+        np.concatenate([t.rack_group, groups]),
+        np.concatenate([t.pieces, t.racks + np.arange(total, dtype=np.int64)]), units)
+    return (extended, np.concatenate([rack_row, new_row]),
+            np.concatenate([rack_slot, new_slot.astype(np.int64)]))
 
 
 def _campus(halls: tuple[Hall, ...], gap_m: float) -> tuple[np.ndarray, np.ndarray]:

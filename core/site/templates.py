@@ -139,8 +139,11 @@ class Racker:
     """Builds the templates of a design's blocks (one pass over the tree)."""
 
     def __init__(self, design: Design, flat, switches_per_rack: int, storage_per_rack: int,
-                 rack_height_u: int, row_racks: int, air_rack_limit_w: float = float("inf")):
+                 rack_height_u: int, row_racks: int, air_rack_limit_w: float = float("inf"),
+                 spread: frozenset[int] = frozenset()):
         self.flat = flat
+        # pooled leaf groups (core/site/pooled.py): racked by the row filling, not here
+        self.spread = spread
         # network and storage racks are air-cooled: their units fill one only up to what air
         # sheds (eight 20 kW WEKApods are a 160 kW rack no air-cooled row takes)
         self.air_rack_limit_w = air_rack_limit_w
@@ -168,6 +171,8 @@ class Racker:
                                  self.row_racks))
                 continue
             g = self.flat.index[prefix + child_id]
+            if g in self.spread:
+                continue
             klass = self._class(g)
             if run and klass != run_class:
                 (network if run_class == NETWORK else own).append(self._nodes(run, run_class))
@@ -214,13 +219,11 @@ class Racker:
                 return self._nodes(trays, NETWORK)
             return self._with_trays(_concat([self._compute(run) for run in self._alike(servers)]),
                                     trays)
-        per_rack = self.switches_per_rack if klass == NETWORK else self.storage_per_rack
         # the groups' units one after another, ``per_rack`` to a rack (and by U)
         counts = np.array([self.flat.nodes[g].count for g in groups], dtype=np.int64)
         heights = np.array([self._height_u(g) for g in groups])
         watts = np.array([self._box_w(g) for g in groups])
-        per_rack = int(max(1, min(per_rack, self.height_u // max(1, int(heights.max())),
-                                  self.air_rack_limit_w // watts.max() if watts.max() > 0 else per_rack)))
+        per_rack = self._per_rack(klass, heights, watts)
         total = int(counts.sum())
         slot = np.arange(total)
         rack = slot // per_rack
@@ -239,6 +242,17 @@ class Racker:
                         np.zeros(racks, dtype=np.int8),
                         np.array(groups, dtype=np.int64)[owner[first]],
                         _pieces_of(racks, self.row_racks), units)
+
+    def _per_rack(self, klass: int, heights: np.ndarray, watts: np.ndarray) -> int:
+        """Units to a network or storage rack: its packing, what its U and air cooling allow."""
+        per_rack = self.switches_per_rack if klass == NETWORK else self.storage_per_rack
+        return int(max(1, min(per_rack, self.height_u // max(1, int(heights.max())),
+                              self.air_rack_limit_w // watts.max() if watts.max() > 0 else per_rack)))
+
+    def network_rack(self, g: int) -> tuple[int, float, float]:
+        """(units to a rack, W, U of one unit) of network group ``g`` racked on its own."""
+        height, watts = self._height_u(g), self._box_w(g)
+        return self._per_rack(NETWORK, np.array([height]), np.array([watts])), watts, height
 
     def _alike(self, groups: list[int]) -> list[list[int]]:
         """``groups`` cut into runs of consecutive groups racked alike (same catalog entry,

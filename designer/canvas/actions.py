@@ -14,12 +14,14 @@ from core.model import Block, Design
 from core.failure_paths import Target, current_state, describe_target, units_in_design
 from core.operations import MoveItems, SetOutOfService, SetProperty
 from core.project import design_from_dict, design_to_dict
-from designer import edits, mime
 from designer.canvas.aggregate_items import BundleItem, GroupCard
-from designer.canvas.items import BlockItem, LinkItem
+from designer.canvas.items import BlockItem
+from designer.canvas.links import LinkItem
 from designer.canvas.view import DesignView
-from designer.document import DesignDocument
-from designer.qaction import make_action
+from designer.common import mime
+from designer.common.qaction import make_action
+from designer.project import edits
+from designer.project.document import DesignDocument
 
 
 _clipboard_hook = False

@@ -9,11 +9,11 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle
 
-from designer import icons, style
 from designer.canvas.aggregate import GroupBundle, MemberGroup
-from designer.canvas.items import (BundleLine, _SUB, _TITLE, _draw_badge, _elide, bundle_path, label_rect_at,
-                                   paint_link)
-from designer.format import count as fmt_count, speed as fmt_speed
+from designer.canvas.drawing import SUB_FONT, TITLE_FONT, draw_badge, elide
+from designer.canvas.links import BundleLine, bundle_path, label_rect_at, paint_link
+from designer.common import icons, style
+from designer.common.format import count as fmt_count, speed as fmt_speed
 
 GROUP_W, GROUP_H = 250.0, 84.0
 STACK_OFFSETS = (8.0, 4.0)       # the cards peeking out behind say "many"
@@ -109,18 +109,18 @@ class GroupCard(QGraphicsItem):
         left = rect.left() + 58
         width = rect.right() - left - 8
         painter.setPen(style.TEXT)
-        painter.setFont(_TITLE)
+        painter.setFont(TITLE_FONT)
         painter.drawText(QRectF(left, rect.top() + 8, width, 20), Qt.AlignmentFlag.AlignLeft
-                         | Qt.AlignmentFlag.AlignVCenter, _elide(self.title(), _TITLE, width))
+                         | Qt.AlignmentFlag.AlignVCenter, elide(self.title(), TITLE_FONT, width))
         painter.setPen(style.SUBTEXT)
-        painter.setFont(_SUB)
+        painter.setFont(SUB_FONT)
         name = "" if group.kind == "block" else group.title
         painter.drawText(QRectF(left, rect.top() + 28, width, 16), Qt.AlignmentFlag.AlignLeft
-                         | Qt.AlignmentFlag.AlignVCenter, _elide(name, _SUB, width))
+                         | Qt.AlignmentFlag.AlignVCenter, elide(name, SUB_FONT, width))
         painter.setPen(style.SELECTION.darker(130) if self.picked else style.SUBTEXT)
         painter.drawText(QRectF(left, rect.top() + 46, width, 16), Qt.AlignmentFlag.AlignLeft
-                         | Qt.AlignmentFlag.AlignVCenter, _elide(self.status(), _SUB, width))
-        _draw_badge(painter, rect.right() + 4, rect.top(), fmt_count(group.units), accent)
+                         | Qt.AlignmentFlag.AlignVCenter, elide(self.status(), SUB_FONT, width))
+        draw_badge(painter, rect.right() + 4, rect.top(), fmt_count(group.units), accent)
 
 
 class BundleItem(BundleLine):

@@ -30,24 +30,20 @@ from core.catalog import Catalog
 from core.errors import DesignError
 from core.failure_paths import units_in_design
 from core.model import Block, Change, Design, Node
-from designer import style
 from designer.canvas.aggregate import BlockSummarizer, Summary, needs_aggregation
-from designer.canvas.aggregate_items import GROUP_W, BundleItem, GroupCard, group_name
-from designer.canvas.items import (BlockItem, ComponentItem, ExternalLinkItem, LinkItem, PreviewChild,
-                                   PreviewLink, _Card)
+from designer.canvas.aggregate_items import BundleItem, GroupCard, group_name
+from designer.canvas.aggregated_scene import AggregatedBlock, group_positions
+from designer.canvas.items import BlockItem, Card, ComponentItem
+from designer.canvas.links import PARALLEL_SPACING, ExternalLinkItem, LinkItem
 from designer.canvas.partition_tags import PartitionTagger
+from designer.canvas.preview import PreviewChild, PreviewLink
+from designer.common import style
 
-PARALLEL_SPACING = 46.0
 SUMMARY_ITEMS = 3
-# Layout of an aggregated block: rows of group cards (core, spine, leaf, devices), top down.
-GROUP_GAP = 150.0       # between cards of one row (room for the loop of a bundle within a group)
-GROUP_ROW_GAP = 150.0   # between rows: the card and the label of the bundles between rows
-GROUPS_PER_ROW = 6
-FEW_LINKS = 8           # picked links looked up one by one (more: one pass over the block's links)
-_LINK_ID, _END_A, _END_B = operator.attrgetter("id"), operator.attrgetter("a"), operator.attrgetter("b")
+_END_A, _END_B = operator.attrgetter("a"), operator.attrgetter("b")
 
 
-class DesignScene(QGraphicsScene):
+class DesignScene(AggregatedBlock, QGraphicsScene):
     block_changed = Signal(str)
     # What the view's banner says about an aggregated block ("" when drawn item by item).
     note_changed = Signal(str)
@@ -59,7 +55,7 @@ class DesignScene(QGraphicsScene):
         self.block_path = ""
         self.snapping = False      # true while the user drags (snap to grid)
         self.show_grid = True      # off for exports
-        self._cards: dict[str, _Card] = {}
+        self._cards: dict[str, Card] = {}
         self._links: dict[str, LinkItem] = {}
         self._external: list[ExternalLinkItem] = []
         # An aggregated current block: its summary, items, and the members picked in lists.
@@ -123,7 +119,7 @@ class DesignScene(QGraphicsScene):
 
     def _selection_keys(self) -> frozenset[tuple[str, str]]:
         items = frozenset((type(item).__name__, item.key) for item in self.selectedItems()
-                          if isinstance(item, (_Card, LinkItem, GroupCard, BundleItem)))
+                          if isinstance(item, (Card, LinkItem, GroupCard, BundleItem)))
         return items | {("pick", key) for key in self._picked_ids} | {("pick-link", key) for key in self._picked_links}
 
     # --- model → items ---------------------------------------------------------------------
@@ -207,7 +203,7 @@ class DesignScene(QGraphicsScene):
             item.detach()
             self.removeItem(item)
 
-    def _update_card(self, card: _Card, child: Node | Block) -> None:
+    def _update_card(self, card: Card, child: Node | Block) -> None:
         if isinstance(child, Block):
             assert isinstance(card, BlockItem)
             if needs_aggregation(child):
@@ -254,159 +250,11 @@ class DesignScene(QGraphicsScene):
     def _preview_of_summary(summary: Summary) -> tuple[list[PreviewChild], list[PreviewLink]]:
         """A big child block's card shows its groups and bundles, laid out as the block itself
         is when stepped into."""
-        positions = _group_positions(summary)
+        positions = group_positions(summary)
         children = [PreviewChild(g.kind, group_name(g, " · "), g.units, x, y)
                     for g, (x, y) in zip(summary.groups, positions)]
         links = [PreviewLink(b.a, b.b, b.kind, b.cables) for b in summary.bundles if b.a != b.b]
         return children, links
-
-    # --- aggregated blocks -------------------------------------------------------------------
-    def _summarizer(self, path: str) -> BlockSummarizer:
-        summarizer = self._summarizers.get(path)
-        if summarizer is None:
-            summarizer = self._summarizers[path] = BlockSummarizer(self._catalog_kind)
-        return summarizer
-
-    def _prune_summarizers(self) -> None:
-        """Keep what was read of the current block, its ancestors (stepping out is quick) and
-        its children; forget the rest."""
-        parts = self.block_path.split("/") if self.block_path else []
-        around = {"/".join(parts[:depth]) for depth in range(len(parts) + 1)}
-        children = self.design.block(self.block_path).children
-        for path in list(self._summarizers):
-            parent, _, key = path.rpartition("/")
-            if path not in around and not (parent == self.block_path and key in children):
-                del self._summarizers[path]
-
-    def _catalog_kind(self, catalog_id: str) -> tuple[str, str]:
-        if catalog_id in self.catalog:
-            spec = self.catalog.get(catalog_id)
-            return spec.kind, spec.name
-        return "block", f"unknown id {catalog_id}"
-
-    def _clear_summary(self) -> None:
-        for key in list(self._group_cards):
-            self._remove_group_card(key)
-        self.summary = None
-        self._picked_ids, self._picked_links = [], []
-
-    def _remove_group_card(self, key: str) -> None:
-        card = self._group_cards.pop(key)
-        for bundle in list(card.bundles):
-            self._remove_bundle(bundle.key)
-        self.removeItem(card)
-
-    def _remove_bundle(self, key: str) -> None:
-        item = self._bundle_items.pop(key, None)
-        if item is not None:
-            item.detach()
-            self.removeItem(item)
-
-    def _sync_summary(self, block: Block) -> None:
-        summary = self._summarizer(self.block_path).summarize(block)
-        self.summary = summary
-        self._picked_ids = [key for key in self._picked_ids if key in block.children]
-        picked_links = self._link_positions(block, self._picked_links)
-        self._picked_links = list(picked_links)
-        groups = {group.key: n for n, group in enumerate(summary.groups)}
-        for key in [k for k in self._group_cards if k not in groups]:
-            self._remove_group_card(key)
-        for group, (x, y) in zip(summary.groups, _group_positions(summary)):
-            card = self._group_cards.get(group.key)
-            if card is None:
-                card = self._group_cards[group.key] = GroupCard(group.key)
-                self.addItem(card)
-            card.set_group(group, [k for k in self._picked_ids if summary.group_of(k) == groups[group.key]])
-            if card.pos() != QPointF(x, y):
-                card.setPos(x, y)
-        self._sync_bundles(summary, picked_links)
-        if self._picked_ids or self._picked_links:
-            # The picks' cards and bundles are the selection (a pick may have changed group).
-            self.clearSelection()
-            for key in self._picked_ids:
-                self._group_cards[summary.groups[summary.group_of(key)].key].setSelected(True)
-            for link_id, position in picked_links.items():
-                bundle = summary.bundle_of_link(position)
-                if bundle is not None:
-                    self._bundle_items[summary.bundles[bundle].key].setSelected(True)
-
-    @staticmethod
-    def _link_positions(block: Block, link_ids: list[str]) -> dict[str, int]:
-        """Where the links ``link_ids`` are in ``block.links`` (the ones that still exist)."""
-        if not link_ids:
-            return {}
-        # In C: a block may own millions of links.
-        if len(link_ids) > FEW_LINKS:
-            wanted = set(link_ids)
-            found = {link_id: n for n, link_id in enumerate(map(_LINK_ID, block.links)) if link_id in wanted}
-            return {link_id: found[link_id] for link_id in link_ids if link_id in found}
-        positions = {}
-        for link_id in link_ids:
-            try:
-                positions[link_id] = operator.indexOf(map(_LINK_ID, block.links), link_id)
-            except ValueError:
-                continue  # gone (deleted, undone)
-        return positions
-
-    def _sync_bundles(self, summary: Summary, picked_links: dict[str, int]) -> None:
-        wanted = {bundle.key: bundle for bundle in summary.bundles}
-        for key in [k for k in self._bundle_items if k not in wanted]:
-            self._remove_bundle(key)
-        pairs: dict[tuple[int, int], list[str]] = {}
-        for bundle in summary.bundles:
-            pairs.setdefault((bundle.a, bundle.b), []).append(bundle.key)
-        for (a, b), keys in pairs.items():
-            for n, key in enumerate(keys):
-                bundle = wanted[key]
-                item = self._bundle_items.get(key)
-                if item is None:
-                    item = self._bundle_items[key] = BundleItem(
-                        key, self._group_cards[summary.groups[a].key], self._group_cards[summary.groups[b].key])
-                    self.addItem(item)
-                item.bend = (n - (len(keys) - 1) / 2) * PARALLEL_SPACING
-                index = summary.bundle_index(key)
-                item.set_bundle(bundle, [link_id for link_id, position in picked_links.items()
-                                         if summary.bundle_of_link(position) == index])
-
-    @staticmethod
-    def _note_text(summary: Summary | None) -> str:
-        if summary is None:
-            return ""
-        what = "items" if any(g.kind == "block" for g in summary.groups) else "components"
-        return (f"Aggregated view: {summary.children:,} {what} and {summary.links:,} links in this block, too many "
-                f"to draw one by one. A card stands for identical {what}, a line for the links between two "
-                f"cards. Click one to list them in the Inspector, and pick one there to edit it; the Outline "
-                f"lists every {what[:-1]}.")
-
-    def _drop_unselected_picks(self) -> None:
-        """Picks whose card or bundle the user deselected (a click elsewhere) are dropped."""
-        summary = self.summary
-        if summary is None or not (self._picked_ids or self._picked_links):
-            return
-        cards = {item.key for item in self.selectedItems() if isinstance(item, GroupCard)}
-        self._picked_ids = [key for key in self._picked_ids
-                            if summary.group_of(key) is not None
-                            and summary.groups[summary.group_of(key)].key in cards]
-        bundles = {item.key for item in self.selectedItems() if isinstance(item, BundleItem)}
-        positions = self._link_positions(self.current_block(), self._picked_links)
-        self._picked_links = [link_id for link_id, position in positions.items()
-                              if summary.bundle_of_link(position) is not None
-                              and summary.bundles[summary.bundle_of_link(position)].key in bundles]
-        self._mark_picks()
-
-    def _mark_picks(self) -> None:
-        summary = self.summary
-        if summary is None:
-            return
-        for n, group in enumerate(summary.groups):
-            card = self._group_cards.get(group.key)
-            if card is not None:
-                card.set_group(group, [k for k in self._picked_ids if summary.group_of(k) == n])
-        positions = self._link_positions(self.current_block(), self._picked_links)
-        for n, bundle in enumerate(summary.bundles):
-            item = self._bundle_items.get(bundle.key)
-            if item is not None:
-                item.set_bundle(bundle, [k for k, p in positions.items() if summary.bundle_of_link(p) == n])
 
     def _kind_of(self, item: Node | Block) -> str:
         if isinstance(item, Block):
@@ -480,7 +328,7 @@ class DesignScene(QGraphicsScene):
         self.setSceneRect(rect.adjusted(-1500, -1500, 1500, 1500))
 
     # --- queries -------------------------------------------------------------------------
-    def card(self, key: str) -> _Card | None:
+    def card(self, key: str) -> Card | None:
         return self._cards.get(key)
 
     def room_for(self, key: str, gap: float = 40.0) -> dict[str, tuple[float, float]]:
@@ -529,7 +377,7 @@ class DesignScene(QGraphicsScene):
     def link_item(self, key: str) -> LinkItem | None:
         return self._links.get(key)
 
-    def cards(self) -> list[_Card]:
+    def cards(self) -> list[Card]:
         return list(self._cards.values())
 
     def selected_ids(self) -> list[str]:
@@ -537,7 +385,7 @@ class DesignScene(QGraphicsScene):
         members picked from a list)."""
         if self.summary is not None:
             return list(self._picked_ids)
-        chosen = {item.key for item in self.selectedItems() if isinstance(item, _Card)}
+        chosen = {item.key for item in self.selectedItems() if isinstance(item, Card)}
         return [key for key in self.current_block().children if key in chosen]
 
     def selected_link_ids(self) -> list[str]:
@@ -573,34 +421,6 @@ class DesignScene(QGraphicsScene):
         self.blockSignals(False)
         self.selectionChanged.emit()
 
-    def _select_picked(self) -> None:
-        summary = self.summary
-        assert summary is not None
-        for key in self._picked_ids:
-            self._group_cards[summary.groups[summary.group_of(key)].key].setSelected(True)
-        for position in self._link_positions(self.current_block(), self._picked_links).values():
-            bundle = summary.bundle_of_link(position)
-            if bundle is not None:
-                self._bundle_items[summary.bundles[bundle].key].setSelected(True)
-        self._mark_picks()
-
-    def select_group(self, key: str) -> None:
-        """Select the group card ``key`` of an aggregated block, with no member picked."""
-        self._select_aggregate_item(self._group_cards.get(key))
-
-    def select_bundle(self, key: str) -> None:
-        self._select_aggregate_item(self._bundle_items.get(key))
-
-    def _select_aggregate_item(self, item: GroupCard | BundleItem | None) -> None:
-        self.blockSignals(True)
-        self.clearSelection()
-        self._picked_ids, self._picked_links = [], []
-        if item is not None:
-            item.setSelected(True)
-        self._mark_picks()
-        self.blockSignals(False)
-        self.selectionChanged.emit()
-
     def select_all(self) -> None:
         """Every card (in an aggregated block: every group card, no member picked)."""
         if self.summary is None:
@@ -613,12 +433,6 @@ class DesignScene(QGraphicsScene):
         self._mark_picks()
         self.blockSignals(False)
         self.selectionChanged.emit()
-
-    def group_card_of(self, key: str) -> GroupCard | None:
-        """The group card that draws child ``key`` of an aggregated block."""
-        summary = self.summary
-        index = summary.group_of(key) if summary is not None else None
-        return None if index is None else self._group_cards.get(summary.groups[index].key)
 
     def content_rect(self, selected_only: bool = False) -> QRectF:
         items = self.selectedItems() if selected_only else self.items()
@@ -648,23 +462,3 @@ class DesignScene(QGraphicsScene):
                 x += step
             y += step
         painter.drawPoints(points)
-
-
-def _group_positions(summary: Summary) -> list[tuple[float, float]]:
-    """Where the group cards of an aggregated block go: one row per layout row (core, spine,
-    leaf, then the devices), at most GROUPS_PER_ROW cards a line, centred on x = 0. Imported
-    positions are ignored: they are often all zero or far apart."""
-    rows: dict[int, list[int]] = {}
-    for n, group in enumerate(summary.groups):
-        rows.setdefault(group.row, []).append(n)
-    positions: list[tuple[float, float]] = [(0.0, 0.0)] * len(summary.groups)
-    y = 0.0
-    for row in sorted(rows):
-        members = rows[row]
-        for start in range(0, len(members), GROUPS_PER_ROW):
-            line = members[start:start + GROUPS_PER_ROW]
-            width = len(line) * GROUP_W + (len(line) - 1) * GROUP_GAP
-            for j, n in enumerate(line):
-                positions[n] = (-width / 2 + GROUP_W / 2 + j * (GROUP_W + GROUP_GAP), y)
-            y += GROUP_ROW_GAP
-    return positions

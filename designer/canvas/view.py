@@ -16,13 +16,15 @@ from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsView, QLabel, QMenu
 from core.catalog import Catalog
 from core.errors import DesignError
 from core.operations import MoveItems
-from designer import edits, mime, style
 from designer.canvas.aggregate_items import BundleItem, GroupCard
-from designer.canvas.items import CARD_H, CARD_W, BlockItem, LinkItem, _Card
+from designer.canvas.items import CARD_H, CARD_W, BlockItem, Card
+from designer.canvas.links import LinkItem
 from designer.canvas.placement import free_spot
 from designer.canvas.scene import DesignScene
-from designer.connect import components_inside, default_link, preferred_endpoint
-from designer.document import DesignDocument
+from designer.common import mime, style
+from designer.project import edits
+from designer.project.connect import components_inside, default_link, preferred_endpoint
+from designer.project.document import DesignDocument
 
 ZOOM_MIN, ZOOM_MAX = 0.03, 4.0
 ZOOM_STEP = 1.18
@@ -50,9 +52,9 @@ class DesignView(QGraphicsView):
         self.setAcceptDrops(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._press_positions: dict[str, QPointF] = {}
-        self._link_source: _Card | None = None
+        self._link_source: Card | None = None
         self._link_line: QGraphicsLineItem | None = None
-        self._link_target: _Card | None = None
+        self._link_target: Card | None = None
         self._pan_origin: QPointF | None = None
         # While a palette card is dragged over the canvas: where it would land, and what the
         # landing spot must keep clear of (gathered when the drag enters).
@@ -160,9 +162,9 @@ class DesignView(QGraphicsView):
         event.accept()
 
     # --- mouse ---------------------------------------------------------------------------
-    def _card_at(self, pos) -> _Card | None:
+    def _card_at(self, pos) -> Card | None:
         for item in self.items(pos):
-            if isinstance(item, _Card):
+            if isinstance(item, Card):
                 return item
         return None
 
@@ -196,7 +198,7 @@ class DesignView(QGraphicsView):
         if event.button() == Qt.MouseButton.LeftButton:
             self.design_scene.snapping = True
             self._press_positions = {
-                item.key: item.pos() for item in self.design_scene.selectedItems() if isinstance(item, _Card)
+                item.key: item.pos() for item in self.design_scene.selectedItems() if isinstance(item, Card)
             }
 
     def mouseMoveEvent(self, event) -> None:
@@ -249,7 +251,7 @@ class DesignView(QGraphicsView):
             self._push(MoveItems(self.design_scene.block_path, moved))
 
     # --- connecting ----------------------------------------------------------------------
-    def _start_link(self, card: _Card) -> None:
+    def _start_link(self, card: Card) -> None:
         self._link_source = card
         line = QGraphicsLineItem(QLineF(card.pos(), card.pos()))
         line.setPen(QPen(style.SELECTION, 2.5, Qt.PenStyle.DashLine, Qt.PenCapStyle.RoundCap))
@@ -257,7 +259,7 @@ class DesignView(QGraphicsView):
         self.design_scene.addItem(line)
         self._link_line = line
 
-    def _set_target(self, card: _Card | None) -> None:
+    def _set_target(self, card: Card | None) -> None:
         if self._link_target is card:
             return
         if self._link_target is not None:
@@ -455,7 +457,7 @@ class DesignView(QGraphicsView):
     def contextMenuEvent(self, event) -> None:
         item = None
         for candidate in self.items(event.pos()):
-            if isinstance(candidate, (_Card, LinkItem, GroupCard, BundleItem)):
+            if isinstance(candidate, (Card, LinkItem, GroupCard, BundleItem)):
                 item = candidate
                 break
         if isinstance(item, (GroupCard, BundleItem)):

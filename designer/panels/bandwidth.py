@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from core.metrics import metric, panel_paths
-from designer.evaluator import Result
-from designer.format import pct
+from designer.common.format import pct
 from designer.panels.base import MetricsPanel, metric_row
 from designer.panels.charts import BarChart
+from designer.project.evaluator import Result
 
 
 class BandwidthPanel(MetricsPanel):

@@ -7,8 +7,8 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLay
 
 from core.compare import Comparison
 from core.metrics import metric
-from designer.delta_text import delta_text
-from designer.format import num, pct
+from designer.common.delta_text import delta_text
+from designer.common.format import num, pct
 from designer.panels.charts import LazyChart
 
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from designer import style
+from designer.common import style
 
 pg.setConfigOptions(antialias=True, background="w", foreground="#37474f")
 

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.compare import Comparison
-from designer.delta_text import bare_value, delta_text
+from designer.common.delta_text import bare_value, delta_text
 
 NO_BASELINE = ("No baseline. Design → Pin as Baseline keeps the current evaluation; "
                "Design → Compare with File… evaluates another project (or reads a saved evaluation). "

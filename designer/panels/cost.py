@@ -10,14 +10,14 @@ import math
 
 from core.metrics import metric, panel_paths
 from core.report.cost_rows import no_run_to_price
-from designer import style
-from designer.evaluator import Result
-from designer.format import money, money_unit
+from designer.common import style
+from designer.common.format import money, money_unit
 from designer.panels.base import MetricsPanel, metric_label
 from designer.panels.charts import BarChart
 from designer.panels.cost_method import CostMethodEditor
 from designer.panels.partition_rows import cost_rows
 from designer.panels.performance import DOES_NOT_FIT
+from designer.project.evaluator import Result
 
 NOT_COMPUTABLE = "not computable"
 # Short bar labels for a narrow dock; the catalog kinds are the keys.

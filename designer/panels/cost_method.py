@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QWidget
 
 from core.analysis.cost import CostAssumptions
-from designer.assumption_fields import format_value, section_fields
+from designer.assumptions.assumption_fields import format_value, section_fields
 
 # The fields shown, in order (names of core.analysis.cost.CostAssumptions).
 FIELDS = ("facility", "utilization", "depreciation_years", "network_depreciation_years",

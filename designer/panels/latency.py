@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from core.metrics import panel_paths
 from core.report.sections import UNREACHABLE
-from designer.evaluator import Result
-from designer.format import num
+from designer.common.format import num
 from designer.panels.base import MetricsPanel, metric_row
 from designer.panels.charts import BarChart
+from designer.project.evaluator import Result
 
 
 class LatencyPanel(MetricsPanel):

@@ -9,11 +9,11 @@ from core.analysis.failure import FailureResult
 from core.failure_paths import describe_target
 from core.metrics import COUNTS as COUNT_METRICS
 from core.metrics import panel_paths
-from designer.evaluator import Result
-from designer.format import num, out_of_service_text, pct
+from designer.common.format import num, out_of_service_text, pct
 from designer.panels.base import MetricsPanel, metric_row
 from designer.panels.partition_rows import inference_headline, overview_rows
 from designer.panels.performance import DOES_NOT_FIT
+from designer.project.evaluator import Result
 
 
 COUNTS = tuple(m.path for m in COUNT_METRICS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from designer.format import money, num, pct, power
+from designer.common.format import money, num, pct, power
 from designer.panels.serving_text import DOES_NOT_FIT
 
 SECTION = "Partitions"

@@ -26,14 +26,14 @@ from core.analysis.inference_bottleneck import InferenceBottleneck
 from core.compare import Comparison
 from core.metrics import panel_paths
 from core.report.run_rows import mfu_range_text
-from designer.evaluator import Result
-from designer.format import num, pct, seconds
+from designer.common.format import num, pct, seconds
 from designer.panels.base import MetricsPanel, metric_label, metric_row
 from designer.panels.charts import LineChart, StackedBar
 from designer.panels.serving_chart import ThroughputLatencyChart, curve_marks
 from designer.panels.serving_details import ServingDetails, serving_bottleneck_html
 from designer.panels.serving_text import (DOES_NOT_FIT, SERVING_PATHS, cannot_serve_html, serving_gpus,
                                           serving_rows, serving_status, slo_html)
+from designer.project.evaluator import Result
 
 PART_NAMES = {
     "compute": "compute", "recompute": "recompute", "tp_comm": "TP comm", "cp_comm": "CP comm",

@@ -4,13 +4,13 @@ training run; kW by kind; with several workloads, each partition's IT and facili
 from __future__ import annotations
 
 from core.metrics import panel_paths
-from designer import style
-from designer.evaluator import Result
-from designer.format import num, power, power_unit
+from designer.common import style
+from designer.common.format import num, power, power_unit
 from designer.panels.base import MetricsPanel, metric_row
 from designer.panels.charts import BarChart
 from designer.panels.partition_rows import power_rows
 from designer.panels.performance import DOES_NOT_FIT
+from designer.project.evaluator import Result
 
 
 class PowerPanel(MetricsPanel):

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from designer import style
+from designer.common import style
 from designer.panels.charts import CHART_HEIGHT, labelled_plot
 
 POINT_COLOR = style.SERIES[0]

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.analysis.inference_bottleneck import InferenceBottleneck, InferenceWhatIf
 from core.analysis.serving_explanation import explain_serving, gain_text
-from designer.inference_search_view import DeploymentSearchView
+from designer.panels.deployment_search import DeploymentSearchView
 from designer.panels.serving_text import MEETS, MISSES
 
 LIMIT_PREFIX = "What limits serving"

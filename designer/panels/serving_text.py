@@ -17,7 +17,7 @@ from core.analysis.serving_explanation import BOUND_TEXT
 from core.analysis.serving_phase import unit_gpus
 from core.inference_workload import Deployment, PhaseLayout
 from core.metrics import metric
-from designer.format import money, num
+from designer.common.format import money, num
 
 DOES_NOT_FIT = "does not fit"
 MEETS, MISSES = "✓", "✗"

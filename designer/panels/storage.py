@@ -6,10 +6,10 @@ from __future__ import annotations
 from core.analysis.storage import IO_CLASS_TITLES
 from core.dpu_engines import ENGINE_TITLES
 from core.metrics import panel_paths
-from designer.evaluator import Result
-from designer.format import num
+from designer.common.format import num
 from designer.panels.base import MetricsPanel, metric_row
 from designer.panels.charts import BarChart
+from designer.project.evaluator import Result
 
 # Short names of the I/O classes for row labels and chart bars.
 SHORT_NAMES = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QApplication, QListWidget, QListWidgetItem, QStyle
 
-from designer.evaluator import Result
+from designer.project.evaluator import Result
 
 SEVERITY_ICONS = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,

@@ -40,7 +40,7 @@ def no_modal_dialogs(monkeypatch):
 
 @pytest.fixture
 def window(qtbot):
-    from designer.main_window import MainWindow
+    from designer.window.main_window import MainWindow
 
     win = MainWindow(default_catalog(), interactive=False)
     qtbot.addWidget(win)

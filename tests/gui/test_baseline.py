@@ -13,7 +13,7 @@ from core.evaluate import evaluate, evaluation_to_json
 from core.generators import FatTreeOptions, generate_fat_tree
 from core.operations import SetProperty
 from core.project import save_project
-from designer.delta_text import MARK_COLOR, delta_text
+from designer.common.delta_text import MARK_COLOR, delta_text
 from designer.panels.comparison import NO_BASELINE
 
 WAIT_MS = 20_000
@@ -203,14 +203,14 @@ def test_every_change_reads_with_the_right_sign_and_word(base, value, metric):
 def test_pin_never_takes_the_result_of_an_older_design(window, qtbot, small_design, monkeypatch):
     """When the newest evaluation failed, Pin evaluates again; failing again it pins nothing."""
     from core.errors import DesignError
-    import designer.evaluator
+    import designer.project.evaluator
 
     _show(window, qtbot, small_design)
 
     def fail(*_args):
         raise DesignError("su: too many links for this test")
 
-    monkeypatch.setattr(designer.evaluator, "run_evaluation", fail)
+    monkeypatch.setattr(designer.project.evaluator, "run_evaluation", fail)
     window.evaluate_now()
     window.baseline.pin_action.trigger()
     assert window.baseline.baseline is None

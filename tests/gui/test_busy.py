@@ -6,9 +6,9 @@ import time
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QProgressDialog, QPushButton
 
-import designer.main_window as main_window_module
+import designer.window.files as window_files
 from core.project import load_project, save_project
-from designer import busy
+from designer.common import busy
 
 SLOW_S = 1.2  # longer than busy.SHOW_AFTER_MS
 
@@ -38,7 +38,7 @@ def test_a_slow_open_says_so_and_opens(window, small_design, tmp_path, monkeypat
         time.sleep(SLOW_S)
         return load_project(*args, **kwargs)
 
-    monkeypatch.setattr(main_window_module, "load_project", slow_load)
+    monkeypatch.setattr(window_files, "load_project", slow_load)
     seen = _dialog_texts(window, then_cancel=False)
     assert window.open_file(path)
     assert seen and seen[0].startswith("Opening big.json (")
@@ -50,7 +50,7 @@ def test_cancelling_a_slow_open_keeps_the_design_shown(window, small_design, tmp
     window.load_design(small_design, tmp_path / "current.json")
     path = tmp_path / "other.json"
     save_project(small_design, path)
-    monkeypatch.setattr(main_window_module, "load_project", lambda *a, **k: time.sleep(SLOW_S) or load_project(*a, **k))
+    monkeypatch.setattr(window_files, "load_project", lambda *a, **k: time.sleep(SLOW_S) or load_project(*a, **k))
     seen = _dialog_texts(window, then_cancel=True)
     assert not window.open_file(path)
     assert seen and window.document.design is small_design and window.document.path == tmp_path / "current.json"
@@ -65,7 +65,7 @@ def test_a_slow_save_says_so_and_writes_the_file(window, small_design, tmp_path,
         time.sleep(SLOW_S)
         save_project(design, target)
 
-    monkeypatch.setattr(main_window_module, "save_project", slow_save)
+    monkeypatch.setattr(window_files, "save_project", slow_save)
     seen = _dialog_texts(window, then_cancel=False)
     assert window._save_to(path)
     assert seen and seen[0].startswith("Saving saved.json…")
@@ -84,7 +84,7 @@ def test_the_minutely_autosave_writes_off_the_gui_thread_and_a_discard_wins(wind
                                                                             monkeypatch):
     """A draft of a design drawn device by device takes 10+ s to write: the window must not
     freeze every minute, and a draft finished after a save (discard) must not be left behind."""
-    import designer.recovery as recovery_module
+    import designer.window.recovery as recovery_module
     from core.operations import SetProperty
 
     window.load_design(small_design, None)

@@ -242,7 +242,7 @@ def _fitted(window) -> bool:
 
 def test_design_opened_before_the_window_is_sized_fills_the_canvas(qtbot, big_design):
     from core.catalog import default_catalog
-    from designer.main_window import MainWindow
+    from designer.window.main_window import MainWindow
 
     win = MainWindow(default_catalog(), interactive=False)
     qtbot.addWidget(win)
@@ -264,7 +264,7 @@ def test_design_opened_before_the_window_is_sized_fills_the_canvas(qtbot, big_de
 
 
 def test_template_and_stepping_in_and_out_fit_the_view(window, small_design):
-    from designer.wizard import TemplateWizard
+    from designer.window.wizard import TemplateWizard
 
     window.apply_template(TemplateWizard(window.catalog).generate())
     assert _fitted(window)
@@ -357,7 +357,7 @@ def test_palette_group_counts_follow_the_search(window):
 def test_offscreen_size_hint_warning_is_dropped_and_others_forwarded(capsys):
     from PySide6.QtCore import QMessageLogContext, QtMsgType
 
-    from designer.qtapp import message_handler
+    from designer.common.qtapp import message_handler
 
     context = QMessageLogContext()
     message_handler(QtMsgType.QtWarningMsg, context, "This plugin does not support propagateSizeHints()")

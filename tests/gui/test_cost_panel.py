@@ -8,8 +8,8 @@ import pytest
 
 from core.catalog import default_catalog
 from core.errors import DesignError
-from designer.format import money, money_unit
-from designer.main_window import MainWindow
+from designer.common.format import money, money_unit
+from designer.window.main_window import MainWindow
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from core.catalog import default_catalog
 from core.generators import FatTreeOptions, generate_fat_tree
 from core.model import Block, Design, Node
 from core.workload import load_preset, with_parallelism
-from designer.format import pct
+from designer.common.format import pct
 from designer.panels.performance import DOES_NOT_FIT
 from designer.panels.warnings import SEVERITY_ROLE
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import QPointF
 from core.operations import MoveItems, SetProperty
 from core.project import design_to_dict, load_project
 from core.workload import list_presets, load_preset
-from designer.wizard import TemplateWizard
+from designer.window.wizard import TemplateWizard
 
 
 def test_inspector_count_edit_updates_metric_panels(window, qtbot, small_design):

@@ -7,7 +7,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from core.model import Block, Design, Link, Node
 from core.operations import AddLink, AddNode, SetProperty
 from core.project import load_project
-from designer.canvas.items import PREVIEW_MAX_CHILDREN, BlockItem
+from designer.canvas.items import BlockItem
+from designer.canvas.preview import PREVIEW_MAX_CHILDREN
 
 SUPERPOD = Path(__file__).resolve().parents[2] / "resources" / "examples" / "dgx-h100-superpod-4su.json"
 

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QApplication
 from core.errors import DesignError
 from core.operations import SetProperty
 from core.project import design_to_dict, load_project, save_project
-from designer.export import export_diagram
-from designer.recovery import RecoveryManager
+from designer.window.export import export_diagram
+from designer.window.recovery import RecoveryManager
 
 
 def test_save_then_open_gives_an_equal_model(window, small_design, tmp_path):
@@ -151,7 +151,7 @@ def test_summary_exports(window, small_design, tmp_path, fmt, ext):
 
 
 def test_cli_screenshot_and_bad_project(tmp_path, capsys, qapp):
-    from designer.app import run
+    from designer.window.app import run
 
     project = Path(__file__).resolve().parents[2] / "resources" / "examples" / "dgx-h100-superpod-4su.json"
     if not project.exists():
@@ -177,7 +177,7 @@ def test_hundred_thousand_gpu_design_opens_and_evaluates(window, big_design, qtb
 
 
 def test_screenshot_command_prints_nothing_on_stderr(tmp_path):
-    """The offscreen plugin's "propagateSizeHints()" notice is dropped (designer/qtapp.py)."""
+    """The offscreen plugin's "propagateSizeHints()" notice is dropped (designer/common/qtapp.py)."""
     import os
     import subprocess
     import sys

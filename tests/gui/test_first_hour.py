@@ -19,8 +19,8 @@ from core.catalog import default_catalog
 from core.generators import FatTreeOptions, generate_fat_tree
 from core.operations import SetProperty
 from core.project import load_project, save_project
-from designer.main_window import MainWindow
-from designer.window_fit import FRAME_ESTIMATE, beside, fitted_geometry
+from designer.common.window_fit import FRAME_ESTIMATE, beside, fitted_geometry
+from designer.window.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,7 +43,7 @@ def test_quit_and_discard_prints_no_error_about_a_deleted_window(qtbot, capfd, n
 
 def _accept_wizard(monkeypatch) -> None:
     """The template wizard accepted with its default template, as if OK were clicked."""
-    from designer.wizard import TemplateWizard
+    from designer.window.wizard import TemplateWizard
 
     def accept(wizard):
         wizard.update_preview()
@@ -248,7 +248,7 @@ def test_help_user_guide_opens_the_guides_index_page(window, monkeypatch):
 
 
 def test_without_a_guide_the_window_says_where_it_lives(window, monkeypatch, no_modal_dialogs):
-    import designer.guide as guide
+    import designer.window.guide as guide
 
     monkeypatch.setattr(guide, "guide_path", lambda: None)
     assert window.show_guide() is False

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.model import Block, Design, Node
-from designer.format import power
+from designer.common.format import power
 
 SCALE_KW = {"W": 0.001, "kW": 1.0, "MW": 1000.0}
 

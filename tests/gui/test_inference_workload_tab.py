@@ -196,7 +196,7 @@ def test_the_check_line_adds_up_the_deployment_against_the_design(window, nvl72,
 def test_a_request_mix_table_never_loaded_still_adds_a_class(qtbot):
     """The mix table starts with one request shape, so "Add request class" works on a form no
     workload was loaded into yet (it used to index an empty list)."""
-    from designer.inference_editors import RequestMixTable
+    from designer.workload.inference_editors import RequestMixTable
 
     table = RequestMixTable()
     qtbot.addWidget(table)

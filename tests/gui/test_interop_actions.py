@@ -6,7 +6,7 @@ from pathlib import Path
 import networkx as nx
 from PySide6.QtWidgets import QDialog, QFileDialog
 
-from designer.interop_actions import ImportDumpDialog
+from designer.interop.interop_actions import ImportDumpDialog
 
 DUMPS = Path(__file__).resolve().parents[1] / "data" / "ibnetdiscover"
 

@@ -7,8 +7,8 @@ import pytest
 from core.analysis.performance import analyze_performance
 from core.assumptions import Assumptions
 from core.workload import load_preset, with_parallelism
-from designer.assumption_fields import CHOSEN_ELSEWHERE, humanise, parse_value, section_fields, sections
-from designer.format import power as power_text
+from designer.assumptions.assumption_fields import CHOSEN_ELSEWHERE, humanise, parse_value, section_fields, sections
+from designer.common.format import power as power_text
 from designer.panels.performance import bottleneck_html
 
 

@@ -17,7 +17,7 @@ from core.project import load_project
 from core.services import Partition, Service
 from core.workload import load_preset
 from designer.canvas.partition_tags import PARTITION_COLORS, PartitionTag, tags_in_block
-from designer.format import money, num, pct, power
+from designer.common.format import money, num, pct, power
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
 LLAMA = load_inference_preset("llama31-70b-serve")

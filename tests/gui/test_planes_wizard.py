@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from designer.wizard import TemplateWizard
+from designer.window.wizard import TemplateWizard
 
 
 def test_wizard_builds_planes_and_names_a_bad_plane_count(qtbot, window):

@@ -1,4 +1,4 @@
-"""The Services tab (designer/services_panel.py): adding, removing and editing inference services
+"""The Services tab (designer/services/services_panel.py): adding, removing and editing inference services
 and putting the main workload on a partition, each one undo step whose undo and redo give the
 design back exactly; an edit core refuses leaves the design as it was and says why in one line."""
 
@@ -12,7 +12,7 @@ from core.inference_workload import load_inference_preset
 from core.project import design_to_dict, load_project
 from core.services import Partition, Service
 from core.workload import load_preset
-from designer.partition_editor import BLOCKS, GPUS
+from designer.services.partition_editor import BLOCKS, GPUS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
 

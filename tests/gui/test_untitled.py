@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QFileDialog
 from core.catalog import default_catalog
 from core.operations import SetProperty
 from core.project import load_project
-from designer.app import DEFAULT_EXAMPLE, run
-from designer.main_window import MainWindow
+from designer.window.app import DEFAULT_EXAMPLE, run
+from designer.window.main_window import MainWindow
 
 
 def _answer_save_dialog(monkeypatch, answer: Path | None) -> list[str]:

@@ -12,10 +12,10 @@ from PySide6.QtCore import QSettings
 
 from core.catalog import USER_CATALOG_ENV, load_catalog
 from core.operations import SetProperty
-from designer import recovery
-from designer.main_window import MainWindow
-from designer.qtapp import APPLICATION, ORGANIZATION
-from designer.recovery import RecoveryManager
+from designer.common.qtapp import APPLICATION, ORGANIZATION
+from designer.window import recovery
+from designer.window.main_window import MainWindow
+from designer.window.recovery import RecoveryManager
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "resources" / "examples" / "gb200-nvl72-su.json"
@@ -146,7 +146,7 @@ def test_a_recovery_folder_that_is_a_file_offers_nothing(tmp_path, monkeypatch):
 
 
 def test_a_screenshot_into_a_missing_folder_is_one_line_and_writes_nothing(tmp_path, capsys, qapp):
-    from designer.app import run
+    from designer.window.app import run
 
     out = tmp_path / "missing" / "shot.png"
     assert run(str(EXAMPLE), screenshot=str(out)) == 2

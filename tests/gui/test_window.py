@@ -9,8 +9,8 @@ from PySide6.QtWidgets import QApplication, QTabBar
 
 from core.catalog import default_catalog
 from core.operations import MoveItems
-from designer.default_layout import MIN_CANVAS_WIDTH_PX, MIN_SIDE_PX, SEPARATORS_PX, side_widths_px
-from designer.window_fit import FRAME_ESTIMATE, PREFERRED_SIZE, SCREEN_MARGIN_PX, fitted_geometry
+from designer.common.window_fit import FRAME_ESTIMATE, PREFERRED_SIZE, SCREEN_MARGIN_PX, fitted_geometry
+from designer.window.default_layout import MIN_CANVAS_WIDTH_PX, MIN_SIDE_PX, SEPARATORS_PX, side_widths_px
 
 
 def _one_undone_move(window, small_design):
@@ -83,7 +83,7 @@ def test_side_columns_leave_the_canvas_its_minimum_width(window_width, tab_title
 @pytest.fixture
 def interactive_window(qtbot):
     """A window as a user opens it (saved layout, autosave) with settings in the test sandbox."""
-    from designer.main_window import MainWindow
+    from designer.window.main_window import MainWindow
 
     windows = []
 
@@ -111,7 +111,8 @@ def test_a_new_window_opens_fitted_to_its_screen_with_the_status_bar_on_it(inter
 
 
 def test_a_saved_layout_too_big_for_this_screen_is_corrected(interactive_window):
-    from designer.main_window import LAYOUT_VERSION, MainWindow
+    from designer.window.docks import LAYOUT_VERSION
+    from designer.window.main_window import MainWindow
 
     # Saved on a 2560x1440 monitor that is gone, with side columns taking nearly all the width.
     big = MainWindow(default_catalog(), interactive=False)

@@ -1,0 +1,1 @@
+"""The assumptions editor: every assumption of the project, by analysis."""

@@ -1,0 +1,1 @@
+"""Designs in and out of other tools from the window (File > Import / Export)."""

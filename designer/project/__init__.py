@@ -1,0 +1,1 @@
+"""The open project: its design and undo stack, the edits behind gestures, continuous evaluation."""

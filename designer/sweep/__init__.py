@@ -1,0 +1,1 @@
+"""Sweep results in the window (File > Open Sweep Results...)."""

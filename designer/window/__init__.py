@@ -1,0 +1,1 @@
+"""The main window: the app's entry, menus, files, docks, recovery, settings, help, baseline."""
