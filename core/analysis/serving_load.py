@@ -153,7 +153,9 @@ def expected_max_poisson(count: int, mean: float) -> float:
         # of ~mean terms (a batch of 10^6 one-token answers)
         z = NormalDist().inv_cdf((count - 0.375) / (count + 0.25))
         return min(count * mean, mean + z * math.sqrt(mean))
-    return _expected_max_poisson(count, round(mean, 9))
+    # cached on 9 significant digits: rounding to 9 decimals took a tiny mean (a rank that
+    # prefills once in 10^8 steps) to 0, below the mean itself
+    return _expected_max_poisson(count, float(f"{mean:.9g}"))
 
 
 _NORMAL_FROM = 200.0  # prompts per rank and step above which the normal form is used
