@@ -167,7 +167,7 @@ def test_expected_max_of_poisson_counts_by_hand():
 
 @settings(max_examples=50, deadline=None)
 @given(st.integers(1, 100_000), st.floats(0.0, 500.0))
-@example(3, 5.960464477539063e-08)  # a mean the cache's rounding once took to 0
+@example(3, 5.960464477539063e-08)  # a mean the cache's rounding once moved past 3 x mean
 def test_the_busiest_rank_prefills_at_least_the_mean_and_at_most_all_of_it(ranks, mean):
     from core.analysis.serving_load import expected_max_poisson
     value = expected_max_poisson(ranks, mean)
