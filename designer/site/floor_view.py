@@ -171,6 +171,13 @@ class _FloorGraphicsView(QGraphicsView):
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setMouseTracking(True)
         self.describe = lambda rack: ""  # the tooltip of a rack (FloorView sets it)
+        # the whole plan follows the view's size (a raised or resized dock) until the user zooms
+        self.follows_size = True
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.follows_size and self.item.site is not None:
+            self.fitInView(self.item.boundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
 
     def mouseMoveEvent(self, event) -> None:
         super().mouseMoveEvent(event)
@@ -180,6 +187,7 @@ class _FloorGraphicsView(QGraphicsView):
 
     def wheelEvent(self, event) -> None:
         factor = 1.2 if event.angleDelta().y() > 0 else 1 / 1.2
+        self.follows_size = False
         self.scale(factor, factor)
 
     def mousePressEvent(self, event) -> None:
@@ -358,6 +366,11 @@ class FloorView(QWidget):
         self.item.update()
 
 
+# The Floor dock's height when its tab is raised: the view's controls, legend and a plan a
+# user can read and drag racks on.
+FLOOR_DOCK_MIN_PX = 320
+
+
 def attach_floor_view(window) -> FloorView:
     """The Floor view as a dock of ``window`` (a MainWindow), tabbed with the Warnings, fed by
     the evaluator, its selection shared with the canvas and its moves pushed as undo steps."""
@@ -375,6 +388,15 @@ def attach_floor_view(window) -> FloorView:
     window.tabifyDockWidget(window.warnings_dock, dock)
     window.warnings_dock.raise_()
     window.floor_dock = dock
+
+    def raised(visible: bool) -> None:
+        # Tabbed with the Warnings the dock keeps their strip of height, too short to read a
+        # floor plan: raising it makes room; a height the user dragged to is kept.
+        if visible and not dock.isFloating() and dock.height() < FLOOR_DOCK_MIN_PX:
+            window.resizeDocks([dock], [max(FLOOR_DOCK_MIN_PX, window.height() * 2 // 5)],
+                               Qt.Orientation.Vertical)
+
+    dock.visibilityChanged.connect(raised)
     window.evaluator.finished.connect(floor.update_result)
     scene = window.scene
 

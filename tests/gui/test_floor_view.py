@@ -47,3 +47,19 @@ def test_the_floor_tab_exports_the_plan_as_pdf_and_svg(window, small_design, tmp
     floor.colour.setCurrentIndex(1)  # coloured by cooling, as shown
     svg = floor.export_to(str(tmp_path / "plan.svg")).read_text()
     assert svg.startswith("<svg") and "#9ecae1" in svg  # the air-cooled racks' colour
+
+
+def test_raising_the_floor_tab_makes_room_for_the_plan(window, small_design, qtbot):
+    """Tabbed with the Warnings the dock had their 110 px: the plan was a 40 px strip."""
+    from designer.site.floor_view import FLOOR_DOCK_MIN_PX
+
+    window.resize(1600, 1000)
+    window.load_design(small_design, None)
+    window.floor_view.update_result(window.evaluate_now())
+    assert window.floor_dock.height() < FLOOR_DOCK_MIN_PX  # behind the Warnings, their height
+    scale = window.floor_view.view.transform().m11()
+    window.floor_dock.raise_()
+    qtbot.waitUntil(lambda: window.floor_dock.height() >= FLOOR_DOCK_MIN_PX, timeout=2000)
+    assert window.floor_view.height() > 200
+    # the plan, fitted while it was a strip, grows with the room it now has
+    assert window.floor_view.view.transform().m11() > 1.5 * scale
