@@ -141,6 +141,7 @@ def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions,
     halls = layout.halls[:halls_used]
     diagnostics = _checks(spec, layout, template, rack_kw, row_kw, row_liquid_kw, hall_kw,
                           cables, flat, pa)
+    links = by_medium(cables)  # once: a bincount over every cable
     return SiteResult(
         placement="drawn" if spec.drawn else "auto",
         halls=halls_used, rows=int(len(np.unique(layout.rack_row))), racks=template.racks,
@@ -149,9 +150,8 @@ def analyze_site(design, flat, graph, spec: SiteSpec | None, power_assumptions,
         floor_area_m2=float(sum(h.width_m * h.depth_m for h in halls)),
         rack_kw_max=float(rack_kw.max(initial=0.0)), row_kw_max=float(row_kw.max(initial=0.0)),
         hall_kw=tuple(hall_kw.tolist()), cable_length_m=length_summary(cables),
-        cables_by_medium=(bought_by_medium(by_medium(cables), bought) if bought is not None
-                          else by_medium(cables)),
-        links_by_medium=by_medium(cables), reach_violations=int(cables.over_reach.sum()),
+        cables_by_medium=bought_by_medium(links, bought) if bought is not None else dict(links),
+        links_by_medium=links, reach_violations=int(cables.over_reach.sum()),
         propagation_max_us=(round(float(cables.ns.max()) / 1000.0, 4) if cables.count else None),
         cables_optics=length_effect(cables, flat),
         latency_delta_us=latency_delta_us(cables, flat, tiers or {}, tier_order),
