@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.site.pooled import Pool, wire
-from core.site.media import COPPER_MEDIA, FIBRE_MEDIA, MEDIA, choose_media, reach_of
+from core.site.media import COPPER_MEDIA, FIBRE_MEDIA, MEDIA, choose_bundle_media, reach_of
 from core.site_spec import SiteSpec
 from core.site.templates import U_M, Template, unit_height_u
 from core.site.layout import Layout
@@ -77,9 +77,8 @@ def cable_lengths(flat, graph, t: Template, layout: Layout, spec: SiteSpec,
     ra, rb = rack[src], rack[dst]
     length = _routed_m(ra, rb, z[src], z[dst], layout, spec)
     bundle = graph.edge_bundle
-    fibre_bundle = flat.bundles_of_medium("fiber")
-    speed = flat.speed_gbit_s[bundle]
-    medium, over = choose_media(length, speed, fibre_bundle[bundle])
+    medium, over = choose_bundle_media(length, bundle, flat.speed_gbit_s,
+                                       flat.bundles_of_medium("fiber"))
     ns_per_m = np.array([NS_PER_M.get(m, 5.0) for m in flat.medium_names])[flat.medium_code]
     return Cables(ra, rb, bundle, length, medium, over, length * ns_per_m[bundle], src, dst)
 

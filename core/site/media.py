@@ -60,13 +60,30 @@ def choose_media(length_m: np.ndarray, speed_gbit_s: np.ndarray,
                  fibre: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(MEDIA index, reach exceeded) of every run: the shortest-reach medium of its family
     (``fibre`` True: optics; False: copper) that covers its length."""
+    return _by_class(length_m, _generation(speed_gbit_s) * 2 + fibre)
+
+
+def choose_bundle_media(length_m: np.ndarray, bundle: np.ndarray, speed_gbit_s: np.ndarray,
+                        fibre: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``choose_media`` of runs of ``bundle``s whose speed and family are per bundle: classed
+    per bundle, a 100,000-GPU design's 350,000 runs take one small gather instead of a search
+    and two masks per class."""
+    klass = (_generation(speed_gbit_s) * 2 + fibre).astype(np.int8)
+    return _by_class(length_m, klass[bundle])
+
+
+def _generation(speed_gbit_s: np.ndarray) -> np.ndarray:
+    floors = np.array([floor for floor, _ in _REACH_M])
+    return np.searchsorted(floors, speed_gbit_s, side="right") - 1
+
+
+def _by_class(length_m: np.ndarray, klass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``choose_media`` of runs of class ``klass``: generation * 2 + (fibre)."""
     medium = np.zeros(len(length_m), dtype=np.int8)
     over = np.zeros(len(length_m), dtype=bool)
-    floors = np.array([floor for floor, _ in _REACH_M])
-    generation = np.searchsorted(floors, speed_gbit_s, side="right") - 1
     for gen, (_, reach) in enumerate(_REACH_M):
         for is_fibre, family in ((False, COPPER_MEDIA), (True, FIBRE_MEDIA)):
-            on = (generation == gen) & (fibre == is_fibre)
+            on = klass == gen * 2 + is_fibre
             if not on.any():
                 continue
             made = [(MEDIA.index(m), reach[MEDIA.index(m)]) for m in family
