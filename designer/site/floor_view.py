@@ -174,10 +174,17 @@ class _FloorGraphicsView(QGraphicsView):
         # the whole plan follows the view's size (a raised or resized dock) until the user zooms
         self.follows_size = True
 
+    def fit_plan(self) -> bool:
+        """The whole plan in view; False while nothing is placed."""
+        if self.item.site is None:
+            return False
+        self.fitInView(self.item.boundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        return True
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        if self.follows_size and self.item.site is not None:
-            self.fitInView(self.item.boundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        if self.follows_size:
+            self.fit_plan()
 
     def mouseMoveEvent(self, event) -> None:
         super().mouseMoveEvent(event)
@@ -339,8 +346,7 @@ class FloorView(QWidget):
             QMessageBox.warning(self, "Export the floor plan", str(exc))
 
     def fit(self) -> None:
-        if self.item.site is not None:
-            self.view.fitInView(self.item.boundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        if self.view.fit_plan():
             self._fitted = True
 
     def _clicked(self, rack: int) -> None:
