@@ -372,15 +372,19 @@ def test_a_new_system_evaluates_to_plausible_per_gpu_figures(tmp_path, capsys, b
     assert not [w for w in result["warnings"] if w["severity"] == "error"]
 
 
-@pytest.mark.parametrize("ultra, sibling", [
+@pytest.mark.parametrize("ultra, sibling, low, high", [
+    # NVIDIA's same-release, same-layout dense pairs run GB300 1.05-1.27x GB200 per GPU at the
+    # same BF16/FP8 peaks (Megatron-Bridge performance-summary archive @067f987df, P;
+    # tests/validation/ultra_pairs.py), which calibrates the GB300 factor
     (["supernode", "--system", "GB300-NVL72", "--count", "2", "--switch", "Q3400"],
-     ["supernode", "--system", "GB200-NVL72", "--count", "2", "--switch", "QM9700"]),
+     ["supernode", "--system", "GB200-NVL72", "--count", "2", "--switch", "QM9700"], 1.05, 1.3),
+    # no dense B300 / B200 pair is published: B300 takes B200's calibration, the same MFU
     (["fat-tree", "--gpus", "1024", "--server", "DGX-B300", "--switch", "Q3400"],
-     ["fat-tree", "--gpus", "1024", "--server", "DGX-B200", "--switch", "QM9700"]),
+     ["fat-tree", "--gpus", "1024", "--server", "DGX-B200", "--switch", "QM9700"], 0.9, 1.1),
 ], ids=["GB300-vs-GB200", "B300-vs-B200"])
-def test_blackwell_ultra_trains_like_blackwell_at_the_same_bf16_peak(tmp_path, capsys, ultra, sibling):
-    # same SM generation and BF16 peak, so the same model reaches about the same MFU; before
-    # the Ultra parts took their sibling's calibration they came out ~50% higher
+def test_blackwell_ultra_trains_as_its_published_pairs_say(tmp_path, capsys, ultra, sibling, low, high):
+    # same SM generation and BF16 peak; before the Ultra parts were calibrated against their
+    # siblings they came out ~50% higher on the A100-derived default
     mfu_ultra = _generate_and_evaluate(tmp_path, capsys, *ultra)["performance"]["mfu"]
     mfu_sibling = _generate_and_evaluate(tmp_path, capsys, *sibling)["performance"]["mfu"]
-    assert mfu_ultra == pytest.approx(mfu_sibling, rel=0.1)
+    assert low < mfu_ultra / mfu_sibling < high

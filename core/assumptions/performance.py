@@ -154,18 +154,24 @@ class PerformanceAssumptions:
     #   GB200 rows of that table run 13-30% faster than the 25.04 calibration predicts: rows
     #   BG-*, report-only) and because the same release ran the same 405B layout faster
     #   per GPU on B200 than on GB200 (25.09 table, FP8-MX: 622 vs 578 tokens/s/GPU).
-    # * GB300 and B300 (Blackwell Ultra): no published training run yet. They take their
-    #   Blackwell sibling's curve and factor (E, as H200 takes H100's): the same SM generation
-    #   at the same BF16 peak (2,500 / 2,250 TF, hardware-2025-26.md §1); the Ultra changes
-    #   are HBM capacity and FP4/attention units, which a BF16/FP8 GEMM does not use. Without
-    #   this they fell to the A100-derived default and came out ~50% above GB200/B200 in MFU.
+    # * GB300 (Blackwell Ultra NVL72): every published GB300 run is a later release than the
+    #   GB200 calibration, so it is fitted on what cancels the release: NVIDIA's same-release,
+    #   same-layout GB300 / GB200 pairs (P: NVIDIA-NeMo/Megatron-Bridge
+    #   docs/performance-summary-archive.md @067f987df, every dense pair: Llama 3 8B on 8 GPUs,
+    #   25.11, and Llama 3 70B on 64 GPUs, FSDP, in five releases 25.11-26.04.01; GB300 runs
+    #   1.05-1.27x GB200 per GPU at the same BF16/FP8 peaks, geometric mean 1.20, E: its
+    #   1,400 W against 1,200 W holds the clocks). Least squares in the log of the step-time
+    #   ratio with the GB200 factor above (tests/validation/ultra_pairs.py): 0.565 (residuals
+    #   -12.4..+5.8%; the 25.11 70B pair, 1.05x, is the outlier). The GB300 MoE rows are
+    #   predictions. B300 has no pair with B200 outside MoE runs and takes B200's factor (E,
+    #   as H200 takes H100's).
     # Every other row of docs/validation.md is a prediction with these numbers. MI300X,
     # MI325X, Ascend 910C and Gaudi 3 have no public training run with a full layout that we
     # could fit: they carry UNCALIBRATED_ACCELERATOR and take the factor below.
     gemm_efficiency_scale_by_accelerator: dict[str, float] = field(metadata=_EFFICIENCY,
         default_factory=lambda: {"A100-SXM4-80GB": 0.759, "H100-SXM5-80GB": 0.644,
                                  "H200-SXM": 0.644, "H800-SXM": 0.644, "GB200": 0.466, "B200": 0.570,
-                                 "GB300": 0.466, "B300": 0.570}
+                                 "GB300": 0.565, "B300": 0.570}
     )
     # Accelerators with a measured GEMM sweep but no training run to fit: the sweep's best as a
     # fraction of the dense peak. MI300X: 1,159.2 of 2,614.9 TF/s FP8 (P: Azure/AI-benchmarking

@@ -24,6 +24,10 @@
   published, so least squares in log step time over the Megatron-Bridge 25.11 FP8 (current
   scaling) runs on DGX B200 (``cases.B200_CALIBRATION_ROWS``: Llama 3 8B on 8, Llama 3.1 405B
   on 128; P), with the FP8 factor fitted above.
+* ``gemm_efficiency_scale_by_accelerator["GB300"]``: least squares in the log of the GB300 /
+  GB200 step-time ratio over NVIDIA's same-release, same-layout dense pairs
+  (``ultra_pairs.PAIRS``: Llama 3 8B and 70B, Megatron-Bridge 25.11-26.04.01, P), with the
+  GB200 factor above: the ratio cancels the release, which the GB200 factor does not share.
 * ``gemm_efficiency_scale`` (accelerators without their own factor): the A100 factor
   re-expressed on Calculon's prior (whose top is 0.95 instead of the measured curve's 1.0).
 
@@ -42,6 +46,7 @@ from core.analysis.performance import PerformanceAssumptions
 
 from . import cases as C
 from . import suite
+from .ultra_pairs import PAIRS as ULTRA_PAIRS
 
 A100_ROWS = ("5", "6", "7", "8", "15")
 COMPOSER_H100_ROWS = ("14", "16")
@@ -140,6 +145,23 @@ def fit() -> dict:
         b200 = _golden(lambda y: _log_step_loss(_predict(
             B200_ROWS, folder, lambda c: b200_overrides(c, y))), 0.3, 1.0)
 
+        def ultra_overrides(c, z):
+            return {**_scales(c, **{"A100-SXM4-80GB": a100}, **{k: h100 for k in H100_IDS},
+                              GB200=gb200, B200=b200, GB300=z), "fp8_gemm_efficiency_scale": fp8}
+
+        def ultra_ratios(z):
+            out = []
+            for ultra, gb200_case in ULTRA_PAIRS:
+                pred = [suite.predict(c, folder, use_subprocess=False,
+                                      extra_assumptions=ultra_overrides(c, z)).step_s
+                        for c in (ultra, gb200_case)]
+                out.append((ultra, pred[0] / pred[1],
+                            ultra.published_step_s / gb200_case.published_step_s))
+            return out
+
+        gb300 = _golden(lambda z: sum(math.log(p / q) ** 2 for _, p, q in ultra_ratios(z)),
+                        0.3, 1.0)
+
         residuals = {}
         residuals.update(_residuals(_predict(
             A100_ROWS, folder, lambda c: _scales(c, **{"A100-SXM4-80GB": a100}))))
@@ -151,12 +173,15 @@ def fit() -> dict:
                                              lambda c: gb200_scales(c, gb200))))
         residuals.update(_residuals(_predict(B200_ROWS, folder,
                                              lambda c: b200_overrides(c, b200))))
+        residuals.update({c.id: f"GB300/GB200 step {p:.3f} vs {q:.3f} ({100 * (p / q - 1):+.1f}%)"
+                          for c, p, q in ultra_ratios(gb300)})
     prior_top = PerformanceAssumptions().gemm_efficiency[-1]
     return {"A100-SXM4-80GB": a100, "H100-SXM5-80GB (current stack)": h100,
             "H100 Composer 2023 (cases.COMPOSER_2023_H100_FACTOR)": composer,
             "fp8_gemm_efficiency_scale": fp8,
             "GB200 (current stack, NeMo 25.04 BF16)": gb200,
             "B200 (current stack, Megatron-Bridge 25.11 FP8-CS, via the FP8 factor)": b200,
+            "GB300 (same-release, same-layout GB300 / GB200 ratios)": gb300,
             "default (Calculon prior)": a100 / prior_top, "residuals": residuals}
 
 

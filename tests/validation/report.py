@@ -21,6 +21,7 @@ from . import cases as C  # noqa: E402
 from . import memory_suite, moe_report  # noqa: E402
 from . import serving_report  # noqa: E402
 from . import suite  # noqa: E402
+from .ultra_pairs import PAIRS as ULTRA_PAIRS  # noqa: E402
 from .markdown import hardware_cell, markdown_table  # noqa: E402
 
 DOC = suite.ROOT / "docs" / "validation.md"
@@ -140,6 +141,13 @@ def render(rows: list[suite.RowResult]) -> str:
         "with a layout is published; least squares in log step time over the Megatron-Bridge "
         "25.11 FP8 (current scaling) runs on DGX B200 (" + ", ".join(C.B200_CALIBRATION_ROWS)
         + ", P) through the FP8 factor above.",
+        f"* GB300 factor **{a.gemm_efficiency_scale_by_accelerator['GB300']}**: every published "
+        "GB300 run is a later release than the GB200 calibration, so the factor is fitted on "
+        "what cancels the release: least squares in the log of the GB300 / GB200 step-time "
+        "ratio over NVIDIA's same-release, same-layout dense pairs (" + ", ".join(
+            u.id.removesuffix("-GB300") for u, _ in ULTRA_PAIRS) + "; Megatron-Bridge "
+        "performance-summary archive, P: GB300 runs 1.05-1.27x GB200 per GPU at the same "
+        "peaks), with the GB200 factor above. The GB300 MoE rows are predictions.",
         "* MI300X and MI325X (no public training run with a full layout was found): their "
         "measured hipBLASLt GEMM ceiling (Azure ND MI300X v5, 1,159 of 2,615 TF/s FP8 = "
         f"{a.measured_gemm_ceiling_by_accelerator['MI300X']}) x the H100's step realisation "
