@@ -204,3 +204,37 @@ def test_fp4_weights_take_their_e4m3_scale_per_16_values():
     workload = _workload(LLAMA, precision="fp4", kv_cache_precision="fp8", deployment={"tp": 1, "batch": 1})
     result = analyze_inference(B200, workload, 10.0)
     assert result.weights_gb_per_gpu == pytest.approx(PARAMS_70B * (0.5 + 1 / 16) / 1e9, rel=1e-9)  # 39.7 GB
+
+
+# --- an accelerator's measured GEMM ceiling: the clock it holds under a dense GEMM ------------
+
+def test_mi300x_computes_at_its_measured_clock_share_of_the_mi325x():
+    # Same die and peak (2,615 TF/s FP8); AMD measures its max-achievable FP8 GEMM at 1,273 TF/s
+    # (1,230 MHz, 750 W) and 1,519 TF/s (1,464 MHz, 1,000 W) (ROCm blog "Measuring
+    # Max-Achievable FLOPs, Part 2", P): a compute-bound step takes 1,519 / 1,273 as long on the
+    # MI300X. MLPerf v5.1 Llama 2 70B Offline: MI325X 4,315, MI300X 3,476 tok/s/GPU (1.24x).
+    mi300x, mi325x = _fabric("MI300X-Platform"), _fabric("MI325X-Platform")
+    workload = _workload(LLAMA, precision="fp8", kv_cache_precision="fp8",
+                         requests={"input_tokens": 1000, "output_tokens": 300},
+                         deployment={"tp": 1, "dp": 8, "batch": 256})
+    results = [analyze_inference(f, workload, 10.0) for f in (mi300x, mi325x)]
+    assert [r.batch for r in results] == [256, 256]
+    slow, fast = (r.decode for r in results)
+    assert slow.bound == fast.bound == "compute"
+    assert slow.compute_s / fast.compute_s == pytest.approx(0.581 / 0.487, rel=1e-9)
+
+
+def test_an_accelerator_without_a_measured_ceiling_computes_as_the_calibration_h100():
+    from core.analysis.serving_phase import KvTiers, phase_model
+    workload = _workload(LLAMA, precision="fp8", kv_cache_precision="fp8",
+                         deployment={"tp": 1, "dp": 8, "batch": 256})
+
+    def share(fabric, assumptions):
+        return phase_model(fabric, workload, workload.deployment.decode, assumptions,
+                           KvTiers())._gemm_ceiling_share
+
+    # B200 has no same-bench measurement: the H100's efficiencies as fitted
+    assert share(H100, A) == share(B200, A) == 1.0
+    # a user who empties the table gets every accelerator at the H100's share
+    assert share(_fabric("MI300X-Platform"), InferenceAssumptions(gemm_ceiling_by_accelerator={})) == 1.0
+    assert share(_fabric("MI300X-Platform"), A) == pytest.approx(0.487 / 0.698)

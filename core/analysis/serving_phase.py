@@ -30,7 +30,7 @@ import statistics
 from dataclasses import dataclass
 
 from core.analysis.collectives import allreduce_time_s, alltoall_time_s
-from core.assumptions.inference import InferenceAssumptions
+from core.assumptions.inference import CALIBRATION_ACCELERATOR, InferenceAssumptions
 from core.analysis.model_stats import parameter_count
 from core.fabric import FabricView
 from core.inference_workload import PRECISION_BYTES, InferenceWorkload, PhaseLayout
@@ -427,7 +427,17 @@ class PhaseModel:
     def _compute_s(self, flops_at_weight_peak: float, efficiency: float) -> float:
         """One stage's share of ``flops_at_weight_peak`` on its tp GPUs."""
         peak = self.fabric.accelerator.peak_tflops(self.workload.precision) * 1e12
-        return flops_at_weight_peak / self.layout.pp / self.layout.tp / (peak * efficiency)
+        return (flops_at_weight_peak / self.layout.pp / self.layout.tp
+                / (peak * efficiency * self._gemm_ceiling_share))
+
+    @functools.cached_property
+    def _gemm_ceiling_share(self) -> float:
+        """This accelerator's measured GEMM ceiling over the calibration accelerator's (1 where
+        none is measured): the compute efficiencies were fitted on H100 runs."""
+        ceilings = self.assumptions.gemm_ceiling_by_accelerator
+        reference = ceilings.get(CALIBRATION_ACCELERATOR)
+        own = ceilings.get(self.fabric.accelerator.id)
+        return own / reference if own and reference else 1.0
 
     @property
     def _attention_slowdown(self) -> float:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 _FRACTION = {"min": 0.0, "min_exclusive": True, "max": 1.0, "unit": "fraction"}
+# The accelerator whose runs set the compute efficiencies below.
+CALIBRATION_ACCELERATOR = "H100-SXM5-80GB"
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,20 @@ class InferenceAssumptions:
     # 0.415 on the three H100 runs alone; before any data, estimates of 0.6 and 0.5 (E).
     prefill_compute_efficiency: float = field(default=0.473, metadata=_FRACTION)
     decode_compute_efficiency: float = field(default=0.439, metadata=_FRACTION)
+    # Max-achievable dense GEMM throughput as a fraction of the dense peak, where measured: the
+    # efficiencies above were fitted on H100 runs, so an accelerator listed here realises them x
+    # its share / the H100's (a part whose largest GEMMs hold a lower clock under load realises
+    # less of every kernel). H100 0.698 (P: Azure/AI-benchmarking-guide, H100 cuBLASLt FP8
+    # sweep, 1,382.2 of 1,978.9 TF/s, the training model's source). MI300X 0.487 and MI325X 0.581
+    # (P: AMD, ROCm/rocm-blogs software-tools-optimization/measuring-max-achievable-flops-part2,
+    # "AMD MAF Results", hipBLASLt FP8 at M=4096 N=3648 K=32896: 1,273 TF/s at a 1,230 MHz
+    # median clock on the 750 W MI300X, 1,519 TF/s at 1,464 MHz on the 1,000 W MI325X, of
+    # 2,614.9 TF/s at the 2,100 MHz boost): the same die, 19% apart in clock under a dense GEMM.
+    # The two vendors' figures come from different benches (E for the ratio to the H100; the
+    # MI300X / MI325X ratio is one bench's). Not listed (H200, Blackwell...): the H100's share.
+    gemm_ceiling_by_accelerator: dict[str, float] = field(
+        metadata=_FRACTION,
+        default_factory=lambda: {"H100-SXM5-80GB": 0.698, "MI300X": 0.487, "MI325X": 0.581})
     # Fraction of HBM peak that decode's weight and KV reads reach (E: memory-bound GEMV and
     # paged-attention kernels reach 70-90% of peak bandwidth). Not fitted; the calibration's
     # check (the fit above with this free too, over those rows and the memory-bound MLPerf

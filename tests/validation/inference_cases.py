@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .inference_reasons import (ADP_BALANCE, AIC_TP8_REASON, BP_REASON, DSR1_REASON, HOPPER_MLA,
-                                HOPPER_MLA_NOTE, INTERACTIVE_REASON, MI300X_REASON,
+                                HOPPER_MLA_NOTE, INTERACTIVE_REASON,
                                 TRT_405B_B200_REASON, TRT_BLACKWELL_REASON)
 
 TOLERANCE = 0.25  # issue 15: tokens/s per GPU within 25% on the gated rows
@@ -233,13 +233,11 @@ MLPERF_CASES: tuple[ServingCase, ...] = (
             _MI300X_NOTE, LLAMA2_70B, "fp8", "fp8", 293, aggregated(tp=1, dp=8, batch=KV_MAXIMUM),
             OFFLINE, 2939.3, "23,514.8 tok/s / 8 = 2,939.3",
             _VLLM_AMD.format(v="0.4.3") + ", --enforce-eager; batch not published (the KV maximum, E)",
-            f"{_MLP41}: row #5",
-            policy="known-miss", reason=MI300X_REASON),
+            f"{_MLP41}: row #5"),
     _mlperf("MLP41-L2-70B-MI300Xx8-server", "Llama 2 70B Server, 8 x MI300X", "MI300X-Platform",
             _MI300X_NOTE, LLAMA2_70B, "fp8", "fp8", 293, aggregated(tp=1, dp=8, batch=KV_MAXIMUM),
             SERVER, 2628.5, "21,028.23 tok/s / 8 = 2,628.5 (p99 TTFT 1,604 ms, TPOT 197.9 ms)",
-            _VLLM_AMD.format(v="0.4.3") + ", --enforce-eager", f"{_MLP41}: row #6",
-            policy="known-miss", reason=MI300X_REASON),
+            _VLLM_AMD.format(v="0.4.3") + ", --enforce-eager", f"{_MLP41}: row #6"),
     _mlperf("MLP41-MX-8x7B-H100x8-offline", "Mixtral 8x7B Offline, DGX H100", "DGX-H100", _H100_NOTE,
             MIXTRAL_8X7B, "fp8", "fp8", 146, aggregated(tp=1, dp=8, batch=896), OFFLINE, 6552.0,
             "52,415.9 tok/s (145.9 tok/sample) / 8 = 6,552.0",
@@ -286,8 +284,7 @@ MLPERF_CASES: tuple[ServingCase, ...] = (
             "MI300X-Platform", _MI300X_NOTE + " (Supermicro AS-8125GS-TNMR2)", LLAMA2_70B, "fp8",
             "fp8", 302, aggregated(tp=1, dp=8, batch=1536), OFFLINE, 3475.5,
             "27,803.9 tok/s (301.7 tok/sample) / 8 = 3,475.5",
-            _VLLM_AMD.format(v="0.9.0") + ", target decode batch 1,280-1,536", f"{_MLP51}: row #19",
-            policy="known-miss", reason=MI300X_REASON),
+            _VLLM_AMD.format(v="0.9.0") + ", target decode batch 1,280-1,536", f"{_MLP51}: row #19"),
     _mlperf("MLP51-DSR1-B200x8-offline", "DeepSeek-R1 Offline, DGX B200", "DGX-B200", _B200_NOTE,
             DEEPSEEK_R1, "fp4", "fp8", 3736, aggregated(tp=1, dp=8, ep=8, batch=512), OFFLINE, 4172.4,
             "33,379 tok/s (3,736.0 tok/sample) / 8 = 4,172.4",

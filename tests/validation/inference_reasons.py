@@ -20,11 +20,6 @@ ADP_BALANCE = {"attention_dp_balance": True}
 HOPPER_MLA_NOTE = "; MLA decode attends in BF16 on Hopper (FlashMLA SM90, TensorRT-LLM's H200 MLA op)"
 
 # Why the known misses miss (docs/validation.md, "Serving results"): what we found, not fitted.
-MI300X_REASON = (
-    "the catalog gives MI300X and MI325X the same dense peak (2,615 TF/s FP8) and the model the "
-    "same decode step, but on the same die and vLLM 0.9.0 (MLPerf v5.1) the MI300X (750 W) "
-    "serves 20% less per GPU than the MI325X (1,000 W), which we read as power-limited clocks "
-    "(E); the v4.1 rows ran vLLM 0.4.3 in eager mode, 15% below v5.1 on the same GPUs")
 INTERACTIVE_REASON = (
     "the Interactive limits bind the 99th percentile (p99 TPOT 38.1 of 40 ms) and the model "
     "meets them in the mean, filling 528 sequences per GPU before its mean TPOT reaches 40 ms; "

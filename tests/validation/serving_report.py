@@ -177,13 +177,19 @@ def render(rows: list[RowResult]) -> list[str]:
         "precision entered the model; estimates of 0.6 and 0.5 before any data.",
         f"* `hbm_efficiency` **{a.hbm_efficiency}** stays the stated estimate: fitting it with "
         "the three above, adding the HBM-bound Mixtral 8x7B Offline row, gives 0.818.",
-        "* No per-accelerator or per-precision factor: the H200, Blackwell (FP4) and AMD rows "
-        "are predictions with the efficiencies the H100 runs set. The data do not call for one constant "
-        "per family: the B200 FP4 rows of two sources disagree among themselves (MLPerf "
-        f"Llama 2 70B {err['MLP51-L2-70B-B200x8-offline']}, TensorRT-LLM Llama 3.3 70B "
-        f"{err['TRT-L33-70B-B200-TP1-1k1k']}), and MI325X lands at "
-        f"{err['MLP51-L2-70B-MI325Xx8-offline']} while MI300X, same die and software, lands at "
-        f"{err['MLP51-L2-70B-MI300Xx8-offline']} (see the known misses).",
+        "* No fitted per-accelerator or per-precision factor: the H200, Blackwell (FP4) and "
+        "AMD rows are predictions with the efficiencies the H100 runs set. The data do not "
+        "call for one constant per family: the B200 FP4 rows of two sources disagree among "
+        f"themselves (MLPerf Llama 2 70B {err['MLP51-L2-70B-B200x8-offline']}, TensorRT-LLM "
+        f"Llama 3.3 70B {err['TRT-L33-70B-B200-TP1-1k1k']}).",
+        "* Measured, not fitted: an accelerator whose largest GEMMs hold a lower clock realises "
+        "the efficiencies x its measured GEMM ceiling / the H100's (`gemm_ceiling_by_accelerator`: "
+        "H100 0.698, Azure cuBLASLt; MI300X 0.487 at 1,230 MHz and MI325X 0.581 at 1,464 MHz, "
+        "AMD's max-achievable-FLOPs bench, P). Same die, the 750 W MI300X holds 19% less clock "
+        "than the 1,000 W MI325X: MI300X from +35..+75% to "
+        f"{err['MLP51-L2-70B-MI300Xx8-offline']} (v5.1) and {err['MLP41-L2-70B-MI300Xx8-offline']} / "
+        f"{err['MLP41-L2-70B-MI300Xx8-server']} (v4.1), MI325X to "
+        f"{err['MLP51-L2-70B-MI325Xx8-offline']} / {err['MLP51-L2-70B-MI325Xx8-server']}.",
         "",
     ]
     table = []
