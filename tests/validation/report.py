@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the package importable
@@ -22,6 +23,7 @@ from . import memory_suite, moe_report  # noqa: E402
 from . import serving_report  # noqa: E402
 from . import suite  # noqa: E402
 from .ultra_pairs import PAIRS as ULTRA_PAIRS  # noqa: E402
+from .ultra_pairs import ratios as ultra_ratios  # noqa: E402
 from .markdown import hardware_cell, markdown_table  # noqa: E402
 
 DOC = suite.ROOT / "docs" / "validation.md"
@@ -172,6 +174,18 @@ def render(rows: list[suite.RowResult]) -> str:
         "ratio tables, cross-checked against the Azure H100 NCCL sweep).",
         "",
     ]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pairs = ultra_ratios(Path(tmp))
+    out += ["### GB300 against GB200: the pairs that calibrate the GB300 factor", "",
+            "NVIDIA's same-release, same-layout dense runs on both systems (Megatron-Bridge "
+            "performance-summary archive @067f987df, P), as GB300 / GB200 step-time ratios; the "
+            "factor is their least-squares fit (`tests/validation/ultra_pairs.py`).", ""]
+    out += markdown_table(
+        ["Pair", "Run", "Published GB300 / GB200", "Engine", "Error"],
+        [[u.id.removesuffix("-GB300"), u.title.replace(" GB300", "") + ", " + u.group.split(" on ")[0],
+          f"{published:.3f}", f"{engine:.3f}", f"{100 * (engine / published - 1):+.1f}%"]
+         for u, engine, published in pairs]) + [""]
 
     perf = by_section.get("performance", [])
     out += ["## Training runs (performance.md §9; NVIDIA NeMo / Megatron-Bridge 2024-25 on H100, "

@@ -89,3 +89,23 @@ def test_published_step_is_derived_from_tokens_per_gpu():
     # 180K H800 GPU-hours per trillion tokens (DeepSeek-V3 report): 1,543 tokens/s/GPU
     tokens = h800.parallelism["global_batch"] * 4096 / (h800.published_step_s * 2048)
     assert tokens == pytest.approx(1e12 / (180e3 * 3600))
+
+
+def test_at_least_ten_gated_rows_land_within_ten_percent(rows):
+    """Issue 21 item 5: 'at least 10 published MoE training rows ... gated within ±10%
+    tokens/s per GPU'. The misses stay gated, each with its reason; none is fitted away."""
+    within = sorted(i for i in GATED if rows[i].status == "pass")
+    assert len(within) >= 10, within
+
+
+def test_gb300_factor_reproduces_nvidias_same_layout_pairs():
+    """The GB300 factor is the least-squares fit to NVIDIA's same-release, same-layout GB300 /
+    GB200 dense pairs (ultra_pairs.py): their geometric-mean ratio is reproduced, and no pair
+    is off by more than the 25.11 70B outlier (1.05x where the others run 1.19-1.27x)."""
+    from .ultra_pairs import ratios
+
+    with tempfile.TemporaryDirectory(prefix="cluster-designer-ultra-") as tmp:
+        found = ratios(Path(tmp))
+    logs = [math.log(engine / published) for _, engine, published in found]
+    assert abs(sum(logs) / len(logs)) < 0.02
+    assert max(abs(x) for x in logs) < math.log(1.15)

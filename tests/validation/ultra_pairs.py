@@ -60,3 +60,16 @@ PAIRS: tuple[tuple[C.PerfCase, C.PerfCase], ...] = tuple(
      _case(pid, "GB200", title, model, layout, gpus, rel, gb200))
     for pid, title, model, layout, gpus, rel, ultra, gb200 in _PAIRS
 )
+
+
+def ratios(folder) -> list[tuple[C.PerfCase, float, float]]:
+    """(GB300 case, engine's GB300 / GB200 step-time ratio, published ratio) per pair, with
+    the engine's assumptions as they stand."""
+    from . import suite  # noqa: PLC0415 (suite imports the case modules)
+
+    out = []
+    for ultra, sibling in PAIRS:
+        engine = (suite.predict(ultra, folder, use_subprocess=False).step_s
+                  / suite.predict(sibling, folder, use_subprocess=False).step_s)
+        out.append((ultra, engine, ultra.published_step_s / sibling.published_step_s))
+    return out
