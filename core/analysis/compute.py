@@ -70,6 +70,10 @@ class Hardware:
         basis = efficiency_basis(a, accelerator.id, accelerator.year)
         scale = basis.scale
         rec = recipe(precision)
+        if rec.gemm_precision == "fp4":
+            # an NVFP4 GEMM realises a smaller share of its peak than an FP8 one (measured;
+            # core/assumptions/kernels.py); the FP8 factor below applies on top
+            peak *= a.fp4_over_fp8_gemm_share_by_accelerator.get(accelerator.id, 1.0)
         bf16 = min(peak, accelerator.peak_tflops("bf16") * 1e12)
         # the GEMM curve it runs on: its measured one, or (uncalibrated, conservative) the
         # calibrated family's that caps it, or "" (none: Calculon's table)

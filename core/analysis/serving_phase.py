@@ -426,7 +426,7 @@ class PhaseModel:
 
     def _compute_s(self, flops_at_weight_peak: float, efficiency: float) -> float:
         """One stage's share of ``flops_at_weight_peak`` on its tp GPUs."""
-        peak = self.fabric.accelerator.peak_tflops(self.workload.precision) * 1e12
+        peak = self._weight_peak_tflops * 1e12
         return (flops_at_weight_peak / self.layout.pp / self.layout.tp
                 / (peak * efficiency * self._gemm_ceiling_share))
 
@@ -444,7 +444,17 @@ class PhaseModel:
         """peak(weights' precision) / peak(attention's precision): attention FLOPs at the
         weights' peak (2 for FP4 weights with FP8 attention on Blackwell)."""
         accel = self.fabric.accelerator
-        return accel.peak_tflops(self.workload.precision) / accel.peak_tflops(self.attention_precision)
+        return self._weight_peak_tflops / accel.peak_tflops(self.attention_precision)
+
+    @functools.cached_property
+    def _weight_peak_tflops(self) -> float:
+        """The dense peak the linear layers run at: an FP4 GEMM realises its measured share
+        of the FP4 peak over the FP8 GEMM's (core/assumptions/kernels.py)."""
+        accel = self.fabric.accelerator
+        peak = accel.peak_tflops(self.workload.precision)
+        if self.workload.precision == "fp4":
+            peak *= self.assumptions.fp4_over_fp8_gemm_share_by_accelerator.get(accel.id, 1.0)
+        return peak
 
     @property
     def _fixed_s(self) -> float:

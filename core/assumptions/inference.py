@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.assumptions.kernels import FP4_OVER_FP8_GEMM_SHARE
+
 _FRACTION = {"min": 0.0, "min_exclusive": True, "max": 1.0, "unit": "fraction"}
 # The accelerator whose runs set the compute efficiencies below.
 CALIBRATION_ACCELERATOR = "H100-SXM5-80GB"
@@ -51,6 +53,12 @@ class InferenceAssumptions:
     gemm_ceiling_by_accelerator: dict[str, float] = field(
         metadata=_FRACTION,
         default_factory=lambda: {"H100-SXM5-80GB": 0.698, "MI300X": 0.487, "MI325X": 0.581})
+    # FP4 weights: the best NVFP4 GEMM's share of the FP4 peak over the best FP8 GEMM's share
+    # of the FP8 peak, per accelerator (P: NVIDIA's measurements of TensorRT-LLM's kernels;
+    # core/assumptions/kernels.py): B200 0.722, GB200 0.744, B300 0.570, GB300 0.571. The
+    # efficiencies above were fitted on FP8 runs; FP4 linear layers run at the FP4 peak x this.
+    fp4_over_fp8_gemm_share_by_accelerator: dict[str, float] = field(
+        metadata=_FRACTION, default_factory=lambda: dict(FP4_OVER_FP8_GEMM_SHARE))
     # Fraction of HBM peak that decode's weight and KV reads reach (E: memory-bound GEMV and
     # paged-attention kernels reach 70-90% of peak bandwidth). Not fitted; the calibration's
     # check (the fit above with this free too, over those rows and the memory-bound MLPerf

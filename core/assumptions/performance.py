@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.assumptions.kernels import FP4_OVER_FP8_GEMM_SHARE
+
 
 # Ranges the project loader and the GUI enforce (core/settings.py).
 _EFFICIENCY = {"min": 0.0, "min_exclusive": True, "max": 1.0}
@@ -232,6 +234,12 @@ class PerformanceAssumptions:
     # N-*-fp8): 0.76 (residuals -0.7 / -5.9 / +6.5 / -0.1% step; TE FP8 with delayed scaling,
     # FP8 weights). Before that data it was an estimate of 0.75 from TE's ~1.3-1.5x.
     fp8_gemm_efficiency_scale: float = field(default=0.76, metadata=_EFFICIENCY)
+    # NVFP4 GEMMs: the best NVFP4 GEMM's share of the FP4 peak over the best FP8 GEMM's share
+    # of the FP8 peak (P: NVIDIA's measurements of TensorRT-LLM's kernels; the figures and their
+    # source in core/assumptions/kernels.py, which serving shares): the NVFP4 recipe's linear
+    # layers run at the FP4 peak x this x the FP8 factor above.
+    fp4_over_fp8_gemm_share_by_accelerator: dict[str, float] = field(
+        metadata=_EFFICIENCY, default_factory=lambda: dict(FP4_OVER_FP8_GEMM_SHARE))
     # Optimizer step, bytes moved per parameter on this GPU's optimizer shard: Adam reads fp32
     # grad, master, m, v (16 B), writes master, m, v and the bf16 copy (14 B), plus grad-norm
     # and zeroing (~6 B) (D).

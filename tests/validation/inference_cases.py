@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 from .inference_reasons import (ADP_BALANCE, AIC_TP8_REASON, BP_REASON, DSR1_REASON, HOPPER_MLA,
                                 HOPPER_MLA_NOTE, INTERACTIVE_REASON,
-                                TRT_405B_B200_REASON, TRT_BLACKWELL_REASON)
+                                TRT_BLACKWELL_REASON)
 
 TOLERANCE = 0.25  # issue 15: tokens/s per GPU within 25% on the gated rows
 
@@ -396,8 +396,7 @@ TRT_CASES: tuple[ServingCase, ...] = (
     _trt("TRT-L33-70B-GB200-TP1-1k1k", "Llama 3.3 70B FP4, GB200 TP1, 1,000 / 1,000", "GB200-NVL72",
          "GB200 NVL72: 72 x GB200-186GB", LLAMA3_70B, "fp4", 1000, 1000,
          aggregated(tp=1, dp=72, batch=KV_MAXIMUM), 7769, "7,769 output tok/s/GPU", _TRT_NEW, "#31",
-         _TRT_SW.format(p="FP4"),
-         policy="known-miss", reason=TRT_BLACKWELL_REASON),
+         _TRT_SW.format(p="FP4")),
     _trt("TRT-L33-70B-H100-TP2-8k1k", "Llama 3.3 70B FP8, H100 TP2, 8,192 / 1,024", "DGX-H100",
          _H100_NOTE, LLAMA3_70B, "fp8", 8192, 1024, aggregated(tp=2, dp=4, batch=KV_MAXIMUM), 398,
          "398 output tok/s/GPU", _TRT_NEW, "#32", _TRT_SW.format(p="FP8"), calibration=True),
@@ -428,8 +427,7 @@ TRT_CASES: tuple[ServingCase, ...] = (
     _trt("TRT-L31-405B-B200-TP4-1k1k", "Llama 3.1 405B FP4, B200 TP4, 1,000 / 1,000", "DGX-B200",
          _B200_NOTE, LLAMA31_405B, "fp4", 1000, 1000, aggregated(tp=4, dp=2, batch=KV_MAXIMUM),
          1302.2, "5,209 total output tok/s / 4 = 1,302.2", _TRT_OLD, "#35 (B200 column)",
-         _TRT_SW.format(p="FP4"),
-         policy="known-miss", reason=TRT_405B_B200_REASON),
+         _TRT_SW.format(p="FP4")),
 )
 
 # TensorRT-LLM's DeepSeek-R1 best-performance guide: max-throughput runs with the batch per

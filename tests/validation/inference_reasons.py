@@ -22,12 +22,9 @@ HOPPER_MLA_NOTE = "; MLA decode attends in BF16 on Hopper (FlashMLA SM90, Tensor
 # Why the known misses miss (docs/validation.md, "Serving results"): what we found, not fitted.
 INTERACTIVE_REASON = (
     "the Interactive limits bind the 99th percentile (p99 TPOT 38.1 of 40 ms) and the model "
-    "meets them in the mean, filling 528 sequences per GPU before its mean TPOT reaches 40 ms; "
+    "meets them in the mean, filling 396 sequences per GPU before its mean TPOT reaches 40 ms; "
     "a p99 at 40 ms holds a lower mean TPOT, so a smaller batch, than our means (the Server "
-    "row of the same system, under 200 ms, lands at +11%)")
-# NVIDIA's per-operation silicon times for one decode step of this engine (aiconfigurator 0.12,
-# TensorRT-LLM 1.3.0rc20 op database, ai-dynamo/aiconfigurator systems/data/{h200_sxm,b200_sxm};
-# serving-model.md section 9), against the model's parts at the same batch and context
+    "row of the same system, under 200 ms, lands at -16%)")
 _AIC_REMAINS = (
     "Side by side with NVIDIA's per-operation silicon times for the same engine (aiconfigurator "
     "0.12, TensorRT-LLM 1.3.0rc20 op database), one decode step: on H200 at 375 per rank the "
@@ -36,39 +33,39 @@ _AIC_REMAINS = (
     "TensorRT-LLM's MoE communication kernels at about half the NVLink rate, with a 40-90 us "
     "floor per call) and routing skew (the same MoE op under a power-law routing: 55.1 ms). On "
     "B200 at 896 per rank the MoE op with balanced routing takes 31.9 ms against the model's "
-    "16.5: NVIDIA's NVFP4 grouped GEMMs run no faster than its FP8 ones at DeepSeek's expert "
-    "shape (0.33 against 0.36 ms at 4,096 tokens; 1.2-1.3x for Mixtral's), not twice. "
+    "20 (16.5 before FP4 GEMMs ran at NVIDIA's measured dense rate, 0.72 of the FP4 "
+    "advantage): at DeepSeek's expert shape NVIDIA's NVFP4 grouped GEMMs run no faster than "
+    "its FP8 ones (0.33 against 0.36 ms at 4,096 tokens; 1.2-1.3x for Mixtral's). "
     "aiconfigurator's own estimate with these costs lands within -12..+27% of the perf "
     "overview's and the guide's runs. Not modelled, each for a stated reason: the all-to-all "
     "kernels' rate and floor (one engine's kernels, not the fabric: DeepEP's low-latency kernels "
-    "agree with the model's EP 128 figure), routing skew beyond chance (a property of the runs' data, unpublished), the FP4 "
-    "grouped GEMMs' rate (no physical law found; MLPerf's FP4 Llama rows reach the FP4 rate)")
+    "agree with the model's EP 128 figure), routing skew beyond chance (a property of the "
+    "runs' data, unpublished), the FP4 grouped GEMMs' rate at fine-grained shapes below the "
+    "dense one (one shape of one engine's kernels)")
 DSR1_REASON = (
     "DeepSeek-R1 at a large batch per attention-DP rank, with TensorRT-LLM's ADP balancing on "
     "(the ranks' prefills aligned, as modelled). Modelled since (issue 21): the busiest EP rank "
     "by chance, MLA decode at BF16 on Hopper, and fine-grained experts whose grouped GEMMs cost "
     "their weights' read plus their math (NVIDIA's MoE op at DeepSeek's shape, FP8 on H200 and "
     "B200: 0.86-1.31x of that sum, 1.4-1.8x of the larger), which took these rows from "
-    "+113..+226% to +49..+153%. " + _AIC_REMAINS + ". The MLPerf rows also carry the set's "
+    "+113..+226% to +49..+153%, and NVIDIA's measured FP4 GEMM rate (0.72-0.74 of the FP4 "
+    "advantage on B200 / GB200, 0.57 on GB300) to +31..+136%. " + _AIC_REMAINS + ". The MLPerf rows also carry the set's "
     "long-tailed lengths (16 classes, a mean context in flight of 4,800 tokens, not 2,700); "
     "aiconfigurator misses them too (+57% at the set's mean request)")
 BP_REASON = (
     "DeepSeek-R1 at a large batch per attention-DP rank, without ADP balancing: the ranks' "
     "unaligned prefills are modelled (each step waits for the rank prefilling most: 1.51 "
     "prompts per step at 896 per rank, where a rank's mean is 0.44), then the fine-grained "
-    "experts' serial read + math: +187% to +81% to +51%; the guide's runs at 384 per rank (B200) "
+    "experts' serial read + math, then the measured FP4 GEMM rate: +187% to +81% to +51% to "
+    "+31%; the guide's runs at 384 per rank (B200) "
     "and 128 (H200) now pass. " + _AIC_REMAINS)
 TRT_BLACKWELL_REASON = (
-    "the same table's H100 and H200 rows land within 8%; on Blackwell the model's decode is "
-    "HBM-bound at the KV maximum (373 sequences of 1,500 tokens per B200 with an FP8 KV cache). "
-    "The KV-cache dtype of the Llama rows is not published (the options leave it to the "
-    "checkpoint): with a BF16 KV cache the batch halves and these rows land at -10% (B200) and "
-    "-17% (GB200), but the H100 rows at -32% and -36%")
-TRT_405B_B200_REASON = (
-    "FP4 on B200 at the KV maximum (813 sequences per TP-4 replica), compute-bound in the model; "
-    "the same table's H100 and H200 rows land within 6%. TensorRT-LLM's B200 FP4 rows are "
-    "over-predicted (Llama 3.3 70B +48%, this row +30%) while MLPerf's B200 FP4 rows land "
-    "within 14%, by amounts one FP4 factor cannot reconcile")
+    "the same table's H100 and H200 rows land within 8% and its GB200 row, the same chip at "
+    "1,200 W, within 25%; on the B200 the model's decode is HBM-bound at the KV maximum (373 "
+    "sequences of 1,500 tokens with an FP8 KV cache), so the FP4 GEMMs' measured rate (0.72 of "
+    "the FP4 advantage, NVIDIA's kernel data) moves only its prefill. The KV-cache dtype of "
+    "the Llama rows is not published (the options leave it to the checkpoint): with a BF16 KV "
+    "cache the batch halves, but then the H100 rows land at -32% and -36%")
 AIC_TP8_REASON = (
     "the same setup at concurrency 4 is within 9% (a calibration row), but from concurrency 4 "
     "to 128 the measured TPOT grows by 15.4 ms (6.26 to 21.64) and the model's by 7.0 ms (6.9 "

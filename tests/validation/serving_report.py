@@ -178,10 +178,16 @@ def render(rows: list[RowResult]) -> list[str]:
         f"* `hbm_efficiency` **{a.hbm_efficiency}** stays the stated estimate: fitting it with "
         "the three above, adding the HBM-bound Mixtral 8x7B Offline row, gives 0.818.",
         "* No fitted per-accelerator or per-precision factor: the H200, Blackwell (FP4) and "
-        "AMD rows are predictions with the efficiencies the H100 runs set. The data do not "
-        "call for one constant per family: the B200 FP4 rows of two sources disagree among "
-        f"themselves (MLPerf Llama 2 70B {err['MLP51-L2-70B-B200x8-offline']}, TensorRT-LLM "
-        f"Llama 3.3 70B {err['TRT-L33-70B-B200-TP1-1k1k']}).",
+        "AMD rows are predictions with the efficiencies the H100 runs set, at each "
+        "accelerator's measured kernel rates (below).",
+        "* Measured, not fitted: FP4 linear layers run at the FP4 peak x the best NVFP4 GEMM's "
+        "share of it over the best FP8 GEMM's share of the FP8 peak, from NVIDIA's own "
+        "measurements of TensorRT-LLM's GEMM kernels (`fp4_over_fp8_gemm_share_by_accelerator`: "
+        "B200 0.722, GB200 0.744, B300 0.570, GB300 0.571; aiconfigurator 0.12 op data, P): "
+        "every Blackwell FP4 row was over-predicted before (+9..+153%); now MLPerf Llama 2 70B "
+        f"on B200 {err['MLP51-L2-70B-B200x8-offline']}, TensorRT-LLM Llama 3.1 405B on B200 "
+        f"{err['TRT-L31-405B-B200-TP4-1k1k']}, Llama 3.3 70B on GB200 "
+        f"{err['TRT-L33-70B-GB200-TP1-1k1k']}.",
         "* Measured, not fitted: an accelerator whose largest GEMMs hold a lower clock realises "
         "the efficiencies x its measured GEMM ceiling / the H100's (`gemm_ceiling_by_accelerator`: "
         "H100 0.698, Azure cuBLASLt; MI300X 0.487 at 1,230 MHz and MI325X 0.581 at 1,464 MHz, "
