@@ -249,3 +249,26 @@ def test_training_and_serving_share_one_measured_fp4_gemm_rate():
     serving = InferenceAssumptions().fp4_over_fp8_gemm_share_by_accelerator
     assert serving == PerformanceAssumptions().fp4_over_fp8_gemm_share_by_accelerator
     assert 2 * serving["B200"] == pytest.approx(4547 / 3151, rel=0.01)
+
+
+def test_fine_grained_fp4_experts_do_their_math_at_the_fp8_rate():
+    # NVIDIA's measured MoE op (aiconfigurator 0.12 op data, B200 and GB200): at fine-grained
+    # shapes NVFP4 takes 0.96-1.03x the FP8 op's time from 64 tokens per expert on, while dense
+    # NVFP4 GEMMs run 1.44x FP8. The experts' math is charged at the FP8 rate, their read at
+    # FP4 bytes; the rest of the step (MLA, shared expert, dense layers) keeps FP4's rate.
+    from core.analysis.serving_phase import KvTiers, phase_model
+
+    def step(precision):
+        workload = _workload(DEEPSEEK, precision=precision, kv_cache_precision="fp8",
+                             requests={"input_tokens": 1000, "output_tokens": 1000},
+                             deployment={"tp": 1, "dp": 8, "ep": 8, "batch": 512},
+                             expert_placement={"load_imbalance": 1.0})
+        model = phase_model(B200, workload, workload.deployment.decode, A, KvTiers())
+        return model, analyze_inference(B200, workload, 10.0).decode
+
+    (fp8_model, fp8), (fp4_model, fp4) = step("fp8"), step("fp4")
+    assert fp8_model._fine_grained_fp4_math == 1.0
+    assert fp4_model._fine_grained_fp4_math == pytest.approx(9000 * 0.722 / 4500)
+    assert fp8.bound == fp4.bound == "compute"
+    # FP4 still helps (the rest of the step), but less than a dense GEMM's 1.44x
+    assert 1.0 < fp8.stage_s / fp4.stage_s < 1.35

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .inference_reasons import (ADP_BALANCE, AIC_TP8_REASON, BP_REASON, DSR1_REASON, HOPPER_MLA,
+from .inference_reasons import (ADP_BALANCE, AIC_TP8_REASON, DSR1_REASON, HOPPER_MLA,
                                 HOPPER_MLA_NOTE, INTERACTIVE_REASON,
                                 TRT_BLACKWELL_REASON)
 
@@ -410,13 +410,12 @@ TRT_CASES: tuple[ServingCase, ...] = (
     _trt("TRT-DSR1-B200-DEP4-1k1k", "DeepSeek-R1-0528 NVFP4, B200 DEP4, 1,000 / 1,000", "DGX-B200",
          _B200_NOTE + " (4 GPUs used)", DEEPSEEK_R1, "fp4", 1000, 1000,
          aggregated(tp=1, dp=4, ep=4, batch=KV_MAXIMUM), 6463, "6,463 output tok/s/GPU", _TRT_NEW,
-         "#34", _TRT_DS_SW.format(p="NVFP4"),
-         policy="known-miss", reason=DSR1_REASON, options=ADP_BALANCE),
+         "#34", _TRT_DS_SW.format(p="NVFP4"), options=ADP_BALANCE),
     _trt("TRT-DSR1-GB200-DEP4-1k1k", "DeepSeek-R1-0528 NVFP4, GB200 DEP4, 1,000 / 1,000",
          "GB200-NVL72", "GB200 NVL72 (4 of its GPUs used: a compute tray alone has no NVLink "
          "switch)", DEEPSEEK_R1, "fp4", 1000, 1000, aggregated(tp=1, dp=4, ep=4, batch=KV_MAXIMUM),
          6939, "6,939 output tok/s/GPU", _TRT_NEW, "#34 (GB200 column)", _TRT_DS_SW.format(p="NVFP4"),
-         policy="known-miss", reason=DSR1_REASON, options=ADP_BALANCE),
+         options=ADP_BALANCE),
     _trt("TRT-L31-405B-H100-TP8-1k1k", "Llama 3.1 405B FP8, H100 TP8, 1,000 / 1,000", "DGX-H100",
          _H100_NOTE, LLAMA31_405B, "fp8", 1000, 1000, aggregated(tp=8, batch=KV_MAXIMUM), 364.9,
          "2,919 total output tok/s / 8 = 364.9", _TRT_OLD, "#35", _TRT_SW.format(p="FP8")),
@@ -443,9 +442,6 @@ _BP = ("NVIDIA/TensorRT-LLM docs/source/blogs/Best_perf_practice_on_DeepSeek-R1_
 
 def _bp(row: str, title: str, system: str, note: str, precision: str, kv: str, batch: int,
         published: float, text: str, number: str, software: str, **kw) -> ServingCase:
-    kw.setdefault("policy", "known-miss")
-    if kw["policy"] == "known-miss":
-        kw.setdefault("reason", BP_REASON)
     return ServingCase(row, "TensorRT-LLM DeepSeek-R1 best-performance guide", title, DEEPSEEK_R1,
                        precision, kv, 1024, 2048, aggregated(tp=1, dp=8, ep=8, batch=batch),
                        server(system), note, OFFLINE, published, text, f"{_BP}: row {number}", "P",
@@ -466,7 +462,7 @@ BP_CASES: tuple[ServingCase, ...] = (
         "DGX-H200", _H200_NOTE, "fp8", "bf16", 128, 1436.2, "1,436.1584 output tok/s/GPU (11,489 total)",
         "#56", "TensorRT-LLM (PyTorch), trtllm-bench, deepseek-ai/DeepSeek-R1 FP8, KV cache at the "
                "model's BF16 (no kv dtype set), max_batch_size 128, concurrency 1,024, "
-               "max_num_tokens 1,151", policy="gated"),
+               "max_num_tokens 1,151"),
 )
 
 # --------------------------------------------------------------------------------------

@@ -27,38 +27,25 @@ INTERACTIVE_REASON = (
     "row of the same system, under 200 ms, lands at -16%)")
 _AIC_REMAINS = (
     "Side by side with NVIDIA's per-operation silicon times for the same engine (aiconfigurator "
-    "0.12, TensorRT-LLM 1.3.0rc20 op database), one decode step: on H200 at 375 per rank the "
+    "0.12, TensorRT-LLM 1.3.0rc20 op database), one decode step on H200 at 375 per rank: the "
     "model matches its MLA module (31.8 against 32.4 ms) and its MoE op with balanced routing "
     "(39.0 against 37.7 ms); what remains is the all-to-all (17.3 against the model's 9.3 ms: "
     "TensorRT-LLM's MoE communication kernels at about half the NVLink rate, with a 40-90 us "
-    "floor per call) and routing skew (the same MoE op under a power-law routing: 55.1 ms). On "
-    "B200 at 896 per rank the MoE op with balanced routing takes 31.9 ms against the model's "
-    "20 (16.5 before FP4 GEMMs ran at NVIDIA's measured dense rate, 0.72 of the FP4 "
-    "advantage): at DeepSeek's expert shape NVIDIA's NVFP4 grouped GEMMs run no faster than "
-    "its FP8 ones (0.33 against 0.36 ms at 4,096 tokens; 1.2-1.3x for Mixtral's). "
-    "aiconfigurator's own estimate with these costs lands within -12..+27% of the perf "
-    "overview's and the guide's runs. Not modelled, each for a stated reason: the all-to-all "
-    "kernels' rate and floor (one engine's kernels, not the fabric: DeepEP's low-latency kernels "
-    "agree with the model's EP 128 figure), routing skew beyond chance (a property of the "
-    "runs' data, unpublished), the FP4 grouped GEMMs' rate at fine-grained shapes below the "
-    "dense one (one shape of one engine's kernels)")
+    "floor per call) and routing skew (the same MoE op under a power-law routing: 55.1 ms). Not "
+    "modelled, each for a stated reason: the all-to-all kernels' rate and floor (one engine's "
+    "kernels, not the fabric: DeepEP's low-latency kernels agree with the model's EP 128 "
+    "figure), routing skew beyond chance (a property of the runs' data, unpublished)")
 DSR1_REASON = (
     "DeepSeek-R1 at a large batch per attention-DP rank, with TensorRT-LLM's ADP balancing on "
     "(the ranks' prefills aligned, as modelled). Modelled since (issue 21): the busiest EP rank "
-    "by chance, MLA decode at BF16 on Hopper, and fine-grained experts whose grouped GEMMs cost "
+    "by chance, MLA decode at BF16 on Hopper, fine-grained experts whose grouped GEMMs cost "
     "their weights' read plus their math (NVIDIA's MoE op at DeepSeek's shape, FP8 on H200 and "
-    "B200: 0.86-1.31x of that sum, 1.4-1.8x of the larger), which took these rows from "
-    "+113..+226% to +49..+153%, and NVIDIA's measured FP4 GEMM rate (0.72-0.74 of the FP4 "
-    "advantage on B200 / GB200, 0.57 on GB300) to +31..+136%. " + _AIC_REMAINS + ". The MLPerf rows also carry the set's "
-    "long-tailed lengths (16 classes, a mean context in flight of 4,800 tokens, not 2,700); "
+    "B200: 0.86-1.31x of that sum), FP4 GEMMs at NVIDIA's measured rate and fine-grained FP4 "
+    "experts' math at the FP8 rate (the same data): the perf overview's and the guide's FP4 "
+    "runs now land within 20%, these rows from +113..+226% to +72..+121% (MLPerf) and +70% "
+    "(H200, FP8). " + _AIC_REMAINS + ". The MLPerf rows also carry the set's long-tailed "
+    "lengths (16 classes, a mean context in flight of 4,800 tokens, not 2,700); "
     "aiconfigurator misses them too (+57% at the set's mean request)")
-BP_REASON = (
-    "DeepSeek-R1 at a large batch per attention-DP rank, without ADP balancing: the ranks' "
-    "unaligned prefills are modelled (each step waits for the rank prefilling most: 1.51 "
-    "prompts per step at 896 per rank, where a rank's mean is 0.44), then the fine-grained "
-    "experts' serial read + math, then the measured FP4 GEMM rate: +187% to +81% to +51% to "
-    "+31%; the guide's runs at 384 per rank (B200) "
-    "and 128 (H200) now pass. " + _AIC_REMAINS)
 TRT_BLACKWELL_REASON = (
     "the same table's H100 and H200 rows land within 8% and its GB200 row, the same chip at "
     "1,200 W, within 25%; on the B200 the model's decode is HBM-bound at the KV maximum (373 "

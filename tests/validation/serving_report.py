@@ -187,7 +187,11 @@ def render(rows: list[RowResult]) -> list[str]:
         "every Blackwell FP4 row was over-predicted before (+9..+153%); now MLPerf Llama 2 70B "
         f"on B200 {err['MLP51-L2-70B-B200x8-offline']}, TensorRT-LLM Llama 3.1 405B on B200 "
         f"{err['TRT-L31-405B-B200-TP4-1k1k']}, Llama 3.3 70B on GB200 "
-        f"{err['TRT-L33-70B-GB200-TP1-1k1k']}.",
+        f"{err['TRT-L33-70B-GB200-TP1-1k1k']}. Fine-grained experts (FFN narrower than the hidden "
+        "size) do their grouped GEMMs' math at the FP8 rate with FP4 weights (NVIDIA's MoE op: "
+        "0.96-1.03x the FP8 op's time from 64 tokens per expert on, 0.67-0.73x at up to 4): "
+        f"DeepSeek-R1 NVFP4 on B200 {err['TRT-DSR1-B200-DEP4-1k1k']}, at 896 per rank "
+        f"{err['TRT-BP-DSR1-B200-DEP8-b896']}.",
         "* Measured, not fitted: an accelerator whose largest GEMMs hold a lower clock realises "
         "the efficiencies x its measured GEMM ceiling / the H100's (`gemm_ceiling_by_accelerator`: "
         "H100 0.698, Azure cuBLASLt; MI300X 0.487 at 1,230 MHz and MI325X 0.581 at 1,464 MHz, "
