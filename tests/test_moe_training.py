@@ -153,11 +153,6 @@ KNOWN_MEMORY_MISSES = {
              "§3.3.2 states it and Megatron-Core's depth-first interleaved warm-up (141 "
              "one-layer chunk forwards on the second stage) the count is 85.8 GB; it fits "
              "with at most ~130 in flight",
-    "BG-405B-256-fp8": "Megatron-Bridge 25.11's GB200 recipe (llama31_workload_base_configs "
-                       "GB200_FP8_CS_V2) lists no recompute or offload; the count is 190 GB of "
-                       "186: its FP8 primary weights (fp8_param_gather) need no transposed "
-                       "copy on Blackwell (1 byte, 6.4 GB less), which the memory model, "
-                       "blind to the GPU generation, does not count",
 }
 
 
@@ -176,7 +171,8 @@ def test_every_published_training_run_fits_its_gpu(case):
                              "precision": case.precision})
     acc = CATALOG.get(CATALOG.get(server_of(case.hardware)).accelerator)
     memory = memory_for(wl.model, wl.parallelism, float(acc.hbm_gb),
-                        PerformanceAssumptions(**case.stack), precision=case.precision)
+                        PerformanceAssumptions(**case.stack), precision=case.precision,
+                        accelerator=acc)
     if case.id in KNOWN_MEMORY_MISSES:
         assert not memory.fits, f"{case.id} fits now: remove it from KNOWN_MEMORY_MISSES"
     else:
@@ -220,3 +216,16 @@ def test_expert_tensor_parallelism_folds_over_the_stage(h800_2048):
     raw["parallelism"]["expert_tp"] = 3
     with pytest.raises(WorkloadError, match=r"parallelism\.expert_tp"):
         workload_from_dict(raw)
+
+
+def test_fp8_primary_weights_take_one_byte_only_where_no_transposed_copy_is_kept():
+    """Megatron's fp8_param_gather keeps the model's weights in FP8: Blackwell's tensor cores
+    take FP8 in any layout (1 byte), Hopper keeps a transposed copy (2, as BF16), MXFP8 keeps
+    row- and column-wise copies (2); without the option the BF16 copy stays."""
+    from core.analysis.memory import fp8_weight_bytes
+    fp8_weights = PerformanceAssumptions(fp8_primary_weights=True)
+    b200, h100 = CATALOG.get("B200"), CATALOG.get("H100-SXM5-80GB")
+    assert fp8_weight_bytes(fp8_weights, "fp8", b200) == 1.0
+    assert fp8_weight_bytes(fp8_weights, "fp8", h100) == 2.0
+    assert fp8_weight_bytes(fp8_weights, "mxfp8", b200) == 2.0
+    assert fp8_weight_bytes(PerformanceAssumptions(), "fp8", b200) == 2.0

@@ -65,14 +65,15 @@ OPTIMIZER_BYTES = 12.0
 
 
 def model_state_bytes_per_param(zero_stage: int, data_parallel: int,
-                                optimizer_bytes: float = OPTIMIZER_BYTES) -> tuple[float, float, float]:
+                                optimizer_bytes: float = OPTIMIZER_BYTES,
+                                weight_bytes: float = WEIGHT_BYTES) -> tuple[float, float, float]:
     """(weights, gradients, optimizer) bytes per parameter on one GPU for a ZeRO stage.
 
     Sums to the performance.md §6 table: 16 | 4 + 12/N_d | 2 + 14/N_d | 16/N_d (with the
     12 bytes of FP32 master weights and Adam moments; DeepSeek-V3's BF16 moments make it 8).
     """
     n_d = max(1, data_parallel)
-    weights = WEIGHT_BYTES / n_d if zero_stage >= 3 else WEIGHT_BYTES
+    weights = weight_bytes / n_d if zero_stage >= 3 else weight_bytes
     grads = GRAD_BYTES / n_d if zero_stage >= 2 else GRAD_BYTES
     optimizer = optimizer_bytes / n_d if zero_stage >= 1 else optimizer_bytes
     return weights, grads, optimizer
@@ -258,6 +259,7 @@ def memory_per_gpu(
     schedule: str = "1f1b",
     extra_warmup: int = 0,
     skew: float = 1.0,
+    weight_bytes: float = WEIGHT_BYTES,
 ) -> MemoryBreakdown:
     """Peak memory of one GPU for ``model`` trained with ``par`` (performance.md §6).
 
@@ -266,7 +268,8 @@ def memory_per_gpu(
     p + 1 micro-batches in flight (DeepSeek-V3 Table 2); ``extra_warmup`` (Megatron-Core's
     all-to-all overlap: one warm-up forward more, then forwards and backwards combined layer by
     layer) holds one layer more at the peak (pipeline.inflight_microbatches); ``skew`` is the busiest expert rank's
-    routed tokens over the mean (moe_layer.expert_skew).
+    routed tokens over the mean (moe_layer.expert_skew). ``weight_bytes``: bytes per
+    parameter of the model's own weight copy (``fp8_weight_bytes``).
     """
     rec = RECIPES.get(precision, RECIPES["bf16"])
     tp, pp, cp, ep = par.tp, par.pp, par.cp, par.ep
@@ -306,8 +309,10 @@ def memory_per_gpu(
             experts += model.mtp_depth * mtp_layer_experts
         return dense / tp, experts / (par.expert_tp_effective * max(1, ep))
 
-    w_d, g_d, o_d = model_state_bytes_per_param(par.zero_stage, n_d, rec.optimizer_bytes)
-    w_e, g_e, o_e = model_state_bytes_per_param(par.zero_stage, n_e, rec.optimizer_bytes)
+    w_d, g_d, o_d = model_state_bytes_per_param(par.zero_stage, n_d, rec.optimizer_bytes,
+                                                weight_bytes)
+    w_e, g_e, o_e = model_state_bytes_per_param(par.zero_stage, n_e, rec.optimizer_bytes,
+                                                weight_bytes)
     # gradients in the buffer's precision (the ZeRO table assumes 2 bytes)
     grad_bytes = rec.grad_bytes if rec.grad_bytes is not None else grad_bytes
     g_d *= grad_bytes / GRAD_BYTES
@@ -426,10 +431,23 @@ def memory_per_gpu(
     )
 
 
+def fp8_weight_bytes(a: PerformanceAssumptions, precision: str, accelerator) -> float:
+    """Bytes per parameter of the model's weight copy: 1 for per-tensor FP8 primary weights
+    (``fp8_primary_weights``) on tensor cores that take FP8 in any layout, the generation with
+    block-scaled (FP4) tensor cores, Blackwell; else the BF16 copy's 2 (Hopper keeps a
+    transposed FP8 copy beside the FP8 one; MXFP8 row- and column-wise copies)."""
+    any_layout = accelerator is not None and "fp4" in accelerator.tflops_dense
+    if a.fp8_primary_weights and precision == "fp8" and any_layout:
+        return 1.0
+    return WEIGHT_BYTES
+
+
 def memory_for(model: ModelSpec, par: Parallelism, hbm_gb: float, a: PerformanceAssumptions,
-               microbatches: int | None = None, precision: str = "bf16") -> MemoryBreakdown:
+               microbatches: int | None = None, precision: str = "bf16",
+               accelerator=None) -> MemoryBreakdown:
     """``memory_per_gpu`` with the memory-relevant assumptions of the performance model (one
-    place for the step-time model, the parallelism search and the bottleneck what-ifs)."""
+    place for the step-time model, the parallelism search and the bottleneck what-ifs);
+    ``accelerator`` (its catalog spec) decides what an FP8 weight costs."""
     # Megatron-Core's all-to-all overlap runs one more warm-up forward (pipeline.py)
     overlapped = a.ep_overlap > 0 and a.pipeline_schedule == "1f1b" and model.moe.enabled \
         and par.ep > 1
@@ -450,4 +468,5 @@ def memory_for(model: ModelSpec, par: Parallelism, hbm_gb: float, a: Performance
         schedule=a.pipeline_schedule,
         extra_warmup=1 if overlapped else 0,
         skew=expert_skew(model, par, a),
+        weight_bytes=fp8_weight_bytes(a, precision, accelerator),
     )

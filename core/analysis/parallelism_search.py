@@ -224,7 +224,8 @@ def _evaluate_specs(ctx: _Context, specs: list[tuple], keep: int | None) -> tupl
                 par = Parallelism(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, expert_tp=etp, micro_batch=mbs,
                                   global_batch=gbs, virtual_stages=v, zero_stage=zero,
                                   recompute=recompute)
-                mem = memory_for(model, par, ctx.hbm_gb, a, precision=ctx.precision)
+                mem = memory_for(model, par, ctx.hbm_gb, a, precision=ctx.precision,
+                                 accelerator=ctx.fabric.accelerator)
                 if mem.fits:
                     core = layout_step_time(view, model, par, ctx.precision, a, ctx.peak_tflops, job)
                     evaluated += 1

@@ -254,7 +254,7 @@ def layout_performance(
         memory = core.memory
     else:  # no fabric to run on: only what does not depend on one
         memory = memory_for(model, par, float(fabric.accelerator.hbm_gb), a, par.microbatches,
-                            precision)
+                            precision, fabric.accelerator)
     diags.extend(_layout_diagnostics(fabric, model, par, a))
     reasons = cannot_run_reasons(fabric, par, memory, core.step_time_s if core else None)
     failure = search.failure if search is not None else None

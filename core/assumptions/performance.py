@@ -339,6 +339,16 @@ class PerformanceAssumptions:
     # --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split).
     # False: the first layers mod (pp v) chunks get one layer more.
     balance_pipeline_ends: bool = True
+    # The model's weights kept in FP8 (Megatron fp8_param_gather: the FP32 master copy lives in
+    # the optimizer states, the BF16 copy goes). Megatron-Bridge's FP8 current-scaling and
+    # MXFP8 precision configs set it (P: NVIDIA-NeMo/Megatron-Bridge v0.2.0
+    # src/megatron/bridge/training/mixed_precision.py bf16_with_fp8_current_scaling_mixed,
+    # bf16_with_mxfp8_mixed: fp8_param_gather = True; scripts/performance/utils/helpers.py picks
+    # them for fp8_cs / fp8_mx). A per-tensor FP8 weight then takes 1 byte where the tensor
+    # cores take FP8 operands in any layout (Blackwell: Transformer Engine's
+    # non_tn_fp8_gemm_supported), but 2 on Hopper, which keeps a transposed FP8 copy for the
+    # backward GEMMs, and MXFP8 keeps row- and column-wise copies everywhere: no saving there.
+    fp8_primary_weights: bool = False
     # Communication buffers and library workspace, and framework overhead (CUDA context,
     # allocator fragmentation): each ~1-3 GB (E, performance.md §6).
     workspace_gb: float = field(default=1.5, metadata={"min": 0.0, "unit": "GB"})

@@ -478,8 +478,10 @@ BRIDGE_CASES: tuple[PerfCase, ...] = tuple(
 # scaling, FP8 with the H100-fitted FP8 factor, the H100 rows) are predictions.
 NEMO_2504 = _preset("nemo-2025")
 STACK_NAMES[id(NEMO_2504)] = "NeMo 25.04 (NeMo 2.0, Megatron-Core + TE)"
-# Megatron-Bridge 25.11 performance recipes: engine defaults (FP8 current scaling, E).
-BRIDGE_2511 = _preset("nemo-2025")
+# Megatron-Bridge 25.11 performance recipes: engine defaults (FP8 current scaling, E), with
+# the model's weights in FP8 (fp8_param_gather, which its fp8_cs / fp8_mx precision configs
+# set: Megatron-Bridge v0.2.0 scripts/performance/utils/helpers.py, P).
+BRIDGE_2511 = {**_preset("nemo-2025"), "fp8_primary_weights": True}
 STACK_NAMES[id(BRIDGE_2511)] = "Megatron-Bridge 25.11 (Megatron-Core + TE)"
 
 # Llama 3.1 405B in NeMo 2.0: Meta's shapes (8 KV heads) and the Hugging Face tokenizer (the
@@ -585,11 +587,10 @@ _BRIDGE_GB200_REASON = (
     "Megatron-Bridge 25.11 (FP8 current scaling), a later release than the NeMo 25.04 rows "
     "that calibrate GB200, published as tokens/s/GPU (step D): NVIDIA's GB200 software got "
     "faster between them (the 25.04 calibration predicts 13% longer steps for the 8B and 30% "
-    "for the 405B on 256, a layout our memory model puts at 190 GB per GPU, over the 186 "
-    "GB: the recipe (scripts/performance llama31_workload_base_configs GB200_FP8_CS_V2) sets "
-    "no recompute or offload, but its FP8 primary weights (fp8_param_gather) take 1 byte on "
-    "Blackwell, which needs no transposed FP8 copy (TE non_tn_fp8_gemm_supported), 6.4 GB "
-    "less; the memory model does not know the GPU generation). Not fitted: the GB200 factor "
+    "for the 405B on 256, a layout that fits at 184 GB of 186 per GPU: the recipe "
+    "(scripts/performance llama31_workload_base_configs GB200_FP8_CS_V2) sets no recompute or "
+    "offload, and its FP8 primary weights (fp8_param_gather) take 1 byte on Blackwell, which "
+    "keeps no transposed FP8 copy). Not fitted: the GB200 factor "
     "stays on the BF16 runs with a complete configuration")
 
 
