@@ -17,9 +17,10 @@ from tests.validation import cases
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "resources/examples/dgx-h100-superpod-4su.json"
-# Settings a NeMo recipe adds on top of its stack (bucket size, GPT-3's dropout): the rows of
-# nemo-2024 carry them, every other listed row runs the preset's values exactly.
-RECIPE_KEYS = {"nemo-2024": {"dp_bucket_mb", "dropout"}}
+# Settings a NeMo recipe adds on top of its stack (bucket size, GPT-3's dropout; the FP8
+# precision config's FP8 primary weights, which Megatron-Bridge 25.11's rows state and NeMo
+# 25.04's do not): the rows carry them, every other listed row runs the preset's values exactly.
+RECIPE_KEYS = {"nemo-2024": {"dp_bucket_mb", "dropout"}, "nemo-2025": {"fp8_primary_weights"}}
 
 
 def test_the_presets_are_the_ids_the_project_file_accepts():
