@@ -22,14 +22,14 @@ the design spreads a bundle's cables evenly (core/flatten.py), as a generated de
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass
 
 from core.catalog import COMPUTE_KINDS, Catalog
 from core.errors import DesignError
 from core.gc_pause import gc_paused
 from core.interop.fabric_map import FabricMap
-from core.interop.fold import Folder
+from core.interop.fold import Adjacency, Folder, cable_adjacency
 from core.interop.ibnetdiscover import FabricDump
 from core.model import Design
 from core.project import FORMAT_ID, FORMAT_VERSION, design_from_dict
@@ -76,9 +76,10 @@ def host_name(description: str, guid: int, shared: bool = False) -> str:
 
 def design_from_fabric(dump: FabricDump, catalog: Catalog, mapping: FabricMap,
                        name: str = "") -> tuple[Design, ImportSummary]:
-    units, unit_of_node, left_out = _units(dump, catalog, mapping)
-    return design_from_devices({u: key for u, (key, _) in units.items()}, _unit_edges(dump, unit_of_node),
-                               catalog, dump.source, name, left_out)
+    with gc_paused():  # a unit and an edge tuple per HCA and cable; none are in a cycle
+        units, unit_of_node, left_out = _units(dump, catalog, mapping)
+        return design_from_devices({u: key for u, (key, _) in units.items()}, _unit_edges(dump, unit_of_node),
+                                   catalog, dump.source, name, left_out)
 
 
 def design_from_devices(devices: dict[str, tuple[str, str]], cables: list[tuple], catalog: Catalog,
@@ -87,9 +88,10 @@ def design_from_devices(devices: dict[str, tuple[str, str]], cables: list[tuple]
     (a, b, speed Gb/s, link kind, length m or None, medium or None): what every import shares."""
     _check_kinds(devices, catalog, source)
     with gc_paused():  # the fold builds a tuple per cable end; none are in a cycle
-        tiers = _tiers(devices, cables, source)
+        adjacency = cable_adjacency(cables)
+        tiers = _tiers(devices, adjacency, source)
         groups = {u: (role, catalog_id, tiers[u]) for u, (role, catalog_id) in devices.items()}
-        root = Folder(groups, cables).fold(list(devices))
+        root = Folder(groups, adjacency).fold(list(devices))
     name = name or f"Imported from {source}"
     raw = {"format": FORMAT_ID, "version": FORMAT_VERSION, "name": name,
            "design": {"type": "block", "id": "root", "name": name, "x": 0.0, "y": 0.0,
@@ -178,19 +180,15 @@ def _unit_edges(dump: FabricDump, unit_of_node: dict) -> list[tuple]:
 
 # --- tiers ---------------------------------------------------------------------------------
 
-def _tiers(units: dict, edges: list, source: str) -> dict[str, int]:
+def _tiers(units: dict, adjacency: Adjacency, source: str) -> dict[str, int]:
     """0 for hosts; a switch's tier is 1 + its distance from the nearest leaf."""
-    neighbours: dict[str, set[str]] = defaultdict(set)
-    for a, b, *_ in edges:
-        neighbours[a].add(b)
-        neighbours[b].add(a)
     tiers = {u: 0 for u, (role, _) in units.items() if role == "host"}
-    frontier = {n for h in tiers for n in neighbours[h] if units[n][0] == "switch"}
+    frontier = {n for h in tiers for n, _ in adjacency.get(h, ()) if units[n][0] == "switch"}
     tier = 1
     while frontier:
         for unit in frontier:
             tiers[unit] = tier
-        frontier = {n for u in frontier for n in neighbours[u] if n not in tiers}
+        frontier = {n for u in frontier for n, _ in adjacency.get(u, ()) if n not in tiers}
         tier += 1
     stray = [u for u in units if u not in tiers]
     if stray:

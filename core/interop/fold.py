@@ -42,16 +42,24 @@ class Level:
     tiers: dict[str, int] = field(default_factory=dict)  # path -> tier of the units there
 
 
+Adjacency = dict[str, list[tuple[str, tuple]]]  # unit -> (unit at the far end, cable) per cable
+
+
+def cable_adjacency(cables: list[tuple]) -> Adjacency:
+    """``cables``: (a, b, speed Gb/s, link kind, length m or None, medium or None); a length
+    or medium the source does not hold is the generators' for the tier."""
+    adjacency: Adjacency = defaultdict(list)
+    for a, b, speed, kind, length_m, medium in cables:
+        cable = (speed, kind, length_m, medium)
+        adjacency[a].append((b, cable))
+        adjacency[b].append((a, cable))
+    return adjacency
+
+
 class Folder:
-    def __init__(self, groups: dict[str, Group], cables: list[tuple]):
-        """``cables``: (a, b, speed Gb/s, link kind, length m or None, medium or None); a
-        length or medium the source does not hold is the generators' for the tier."""
+    def __init__(self, groups: dict[str, Group], adjacency: Adjacency):
         self.groups = groups
-        self.adjacency: dict[str, list[tuple[str, tuple]]] = defaultdict(list)
-        for a, b, speed, kind, length_m, medium in cables:
-            cable = (speed, kind, length_m, medium)
-            self.adjacency[a].append((b, cable))
-            self.adjacency[b].append((a, cable))
+        self.adjacency = adjacency
 
     def fold(self, members: list[str]) -> Level:
         top = max(self.groups[u][2] for u in members)
