@@ -110,7 +110,7 @@ def _number(raw: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _hex(raw: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The hex number starting at each ``at`` (up to MAX_GUID_DIGITS + 1 digits read), where
     it ends, and its digit count: read through a window of that many characters per line."""
-    digits = _HEX_VALUE[raw[at[:, None] + np.arange(MAX_GUID_DIGITS + 1)]]
+    digits = _HEX_VALUE[_windows(raw, at, MAX_GUID_DIGITS + 1)]
     is_digit = digits >= 0
     first_other = np.argmin(is_digit, axis=1)  # 0 also when every character is a digit
     length = np.where(is_digit[np.arange(len(at)), first_other], MAX_GUID_DIGITS + 1, first_other)
@@ -121,6 +121,12 @@ def _hex(raw: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
     value = pairs.view(">u8").ravel().astype(np.uint64)
     value >>= (4 * (MAX_GUID_DIGITS - np.clip(length, 1, MAX_GUID_DIGITS))).astype(np.uint64)
     return value, at + length, length
+
+
+def _windows(raw: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
+    """The ``width`` characters from each ``at``, one row each (rows of a strided view: no
+    index per character)."""
+    return np.lib.stride_tricks.sliding_window_view(raw, width)[at]
 
 
 def _guid_suffix(raw: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -170,7 +176,7 @@ def _token_speeds(raw: np.ndarray, start: np.ndarray, length: np.ndarray,
     """Gb/s of each width and speed token; None when one is not a known token."""
     offsets = np.arange(MAX_TOKEN)
     inside = offsets < length[:, None]
-    chars = np.where(inside, raw[start[:, None] + offsets], 0).astype(np.uint8)
+    chars = np.where(inside, _windows(raw, start, MAX_TOKEN), np.uint8(0))
     if np.any(inside & (chars == 0)):
         return None  # a NUL would read as the token's end
     keys = np.ascontiguousarray(chars).view("<u8").ravel()

@@ -115,15 +115,10 @@ def _assemble(source, words, port_counts, guids, descriptions, record_lines, por
     counts = np.array(port_counts, dtype=np.int64)
     if np.any(local < 1) or np.any(local > counts[owner]):
         return None
-    # every node: those with records, then those only seen as a far end
-    index = {guid: k for k, guid in enumerate(guids)}
-    far_guids = ports.far_guid.tolist()
-    far_only = [g for g in dict.fromkeys(far_guids) if g not in index]
-    for g in far_only:
-        index[g] = len(index)
-    if len(index) > MAX_NODES:
+    # every node: those with records, then those only seen as a far end (in order of first sight)
+    far, far_only = _far_ends(guids, ports.far_guid)
+    if len(guids) + len(far_only) > MAX_NODES:
         return None
-    far = np.array(list(map(index.__getitem__, far_guids)), dtype=np.int64)
     # a port's line: its record's line + its place in the record
     start = np.concatenate([[0], np.flatnonzero(owner[1:] != owner[:-1]) + 1])
     place = np.arange(len(owner)) - np.repeat(start, np.diff(np.concatenate([start, [len(owner)]])))
@@ -141,7 +136,7 @@ def _assemble(source, words, port_counts, guids, descriptions, record_lines, por
     if np.any(far_id[back[has_back]] != end_id[has_back]):
         return None  # a port cabled to two ports
     _nodes(dump, words, port_counts, guids, descriptions, record_lines, far_only, far, ports,
-           port_line, len(index))
+           port_line, len(guids) + len(far_only))
     guid_of = np.array(guids + far_only, dtype=np.uint64)
     g_end, g_far = guid_of[owner], guid_of[far]
     speed = ports.speed
@@ -152,6 +147,25 @@ def _assemble(source, words, port_counts, guids, descriptions, record_lines, por
     dump.cables = list(zip(g_end[keep].tolist(), local[keep].tolist(), g_far[keep].tolist(),
                            far_port[keep].tolist(), speed[keep].tolist()))
     return dump
+
+
+def _far_ends(guids: list[int], far_guid: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Each port's far node as an index into the nodes with records (``guids``) followed by
+    those seen only as a far end (returned too, in the order the ports first name them)."""
+    known = np.array(guids, dtype=np.uint64)
+    order = np.argsort(known)
+    at = np.minimum(np.searchsorted(known[order], far_guid), len(known) - 1)
+    found = known[order][at] == far_guid
+    far = np.where(found, order[at], -1)
+    missing = np.flatnonzero(~found)
+    if len(missing) == 0:
+        return far, []
+    unknown, first, which = np.unique(far_guid[missing], return_index=True, return_inverse=True)
+    by_sight = np.argsort(first)
+    rank = np.empty(len(unknown), dtype=np.int64)
+    rank[by_sight] = np.arange(len(unknown))
+    far[missing] = len(guids) + rank[which.ravel()]
+    return far, unknown[by_sight].tolist()
 
 
 def _nodes(dump, words, port_counts, guids, descriptions, record_lines, far_only, far,
