@@ -1,6 +1,7 @@
 """Read an ibnetdiscover dump file: the quick way through a well-formed dump (records found by
-regular expressions over the whole text, their port lines parsed in bulk, their cables paired
-with numpy), else line by line (core/interop/ibnetdiscover.py).
+regular expressions over the whole text, their port lines parsed with numpy over their bytes in
+core/interop/ibnetdiscover_ports.py, their cables paired with numpy), else line by line
+(core/interop/ibnetdiscover.py).
 
 A 100,000-device dump is 1.2 million lines; read one by one (core/interop/ibnetdiscover.py)
 they take seconds of Python. Here the work per line is done inside ``re`` and numpy. This path
@@ -28,7 +29,7 @@ from core.interop.ibnetdiscover import (LANE_GBIT_S, MAX_NODES, NODE_KIND, DumpN
 from core.interop.ibnetdiscover_ports import PortLines, parse_port_lines
 
 # A dump up to this size is read whole for the quick path (a 100,000-device dump is 64 MB and
-# peaks at 0.7 GB there);
+# peaks at 0.5 GB there);
 # a larger one is read line by line, never in memory whole.
 QUICK_MAX_BYTES = 128 << 20
 
