@@ -281,3 +281,10 @@ def test_export_problems_are_one_line_and_leave_the_project_alone(tiny, tmp_path
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1 and "t0k3n-secret" not in err
     assert project.read_bytes() == before and not (tmp_path / "x.graphml").exists()
+
+
+def test_a_site_is_found_by_its_slug_too(tiny, catalog):
+    store = Store()
+    export_to_netbox(tiny, catalog, store, URL, "Hall Plan 2")
+    _, summary = design_from_netbox(store, URL, catalog, "hall-plan-2", fabric_map(None, catalog))
+    assert summary.cables == 48

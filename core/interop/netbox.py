@@ -100,7 +100,7 @@ def export_to_netbox(design: Design, catalog: Catalog, api, url: str, site: str 
 
 def design_from_netbox(api, url: str, catalog: Catalog, site: str | None, mapping: FabricMap,
                        name: str = "") -> tuple[Design, ImportSummary]:
-    """The design of a site (``site`` None: the server's only site)."""
+    """The design of a site, by name or slug (``site`` None: the server's only site)."""
     dcim = api.dcim
     if site is None:
         sites = call(lambda: [s.name for s in dcim.sites.all()], url, "read sites")
@@ -109,7 +109,7 @@ def design_from_netbox(api, url: str, catalog: Catalog, site: str | None, mappin
             raise DesignError(f"{url}: the server holds {len(sites)} sites" + (f" ({listed})" if sites else "")
                               + ": choose one with --site")
         site = sites[0]
-    found = call(lambda: dcim.sites.get(name=site), url, "read sites")
+    found = call(lambda: dcim.sites.get(name=site) or dcim.sites.get(slug=site), url, "read sites")
     if found is None:
         raise DesignError(f"{url}: no site named {site!r}")
 
