@@ -109,7 +109,7 @@ def design_from_netbox(api, url: str, catalog: Catalog, site: str | None, mappin
             raise DesignError(f"{url}: the server holds {len(sites)} sites" + (f" ({listed})" if sites else "")
                               + ": choose one with --site")
         site = sites[0]
-    found = call(lambda: dcim.sites.get(name=site) or dcim.sites.get(slug=site), url, "read sites")
+    found = call(lambda: _site(dcim, site), url, "read sites")
     if found is None:
         raise DesignError(f"{url}: no site named {site!r}")
 
@@ -127,3 +127,8 @@ def design_from_netbox(api, url: str, catalog: Catalog, site: str | None, mappin
     design, summary = design_from_dcim(DcimHolding(devices, interfaces, cables, racks, groups), catalog,
                                        mapping, url, f"site {site!r}", name or site, "NetBox", "location")
     return design, replace(summary, notes=(*notes, *summary.notes))
+
+
+def _site(dcim, site: str):
+    by_name = dcim.sites.get(name=site)
+    return by_name if by_name is not None else dcim.sites.get(slug=site)
