@@ -20,6 +20,8 @@ import pytest
 
 from core.errors import DesignError
 from core.evaluate import evaluate, evaluation_to_json
+from core.generators.fat_tree import FatTreeOptions, generate_fat_tree
+from core.generators.supernode import SupernodeOptions, generate_supernode
 from core.interop.dcim import dcim_plan
 from core.interop.dcim_racks import rack_plan
 from core.interop.fabric_map import fabric_map
@@ -184,6 +186,20 @@ def test_the_round_trip_is_exact_on_what_both_hold(tiny, catalog):
              for _, block in back.root.iter_blocks() for link in block.links}
     assert links == {("copper", 3.0, 400.0, 16)}
     assert _placed(back, catalog) == _placed(tiny, catalog)
+
+
+@pytest.mark.parametrize("make", [
+    lambda c: generate_fat_tree(FatTreeOptions(256, "DGX-H100", "QM9700"), c),    # 44 devices, 512 cables
+    lambda c: generate_supernode(SupernodeOptions("GB200-NVL72", 2, "QM9700"), c),  # 11 devices, 304 cables
+])
+def test_generated_designs_round_trip(make, catalog):
+    design = make(catalog)
+    store = Store()
+    export_to_netbox(design, catalog, store, URL, "dc1")
+    back, summary = design_from_netbox(store, URL, catalog, "dc1", fabric_map(None, catalog))
+    assert summary.notes == ()
+    assert _sections(back, catalog) == _sections(design, catalog)
+    assert _placed(back, catalog) == _placed(design, catalog)
 
 
 def test_racks_moved_on_the_floor_plan_come_back_where_they_stand(tiny, catalog):
