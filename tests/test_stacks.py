@@ -13,13 +13,16 @@ from core.evaluate import evaluate, evaluation_to_json
 from core.project import load_project, save_project
 from core.stacks import PRESETS, UnknownStackError, apply_stack, get_preset, stack_status, with_stack
 from designer.cli import main
-from tests.validation import cases
+from tests.validation import cases, moe_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "resources/examples/dgx-h100-superpod-4su.json"
-# Settings a NeMo recipe adds on top of its stack (bucket size, GPT-3's dropout): the rows of
-# nemo-2024 carry them, every other listed row runs the preset's values exactly.
-RECIPE_KEYS = {"nemo-2024": {"dp_bucket_mb", "dropout"}}
+# Settings a NeMo recipe adds on top of its stack (bucket size, GPT-3's dropout; the FP8
+# precision config's FP8 primary weights, which Megatron-Bridge 25.11's rows state and NeMo
+# 25.04's do not): the rows carry them, every other listed row runs the preset's values exactly.
+RECIPE_KEYS = {"nemo-2024": {"dp_bucket_mb", "dropout"}, "nemo-2025": {"fp8_primary_weights"},
+               # NVIDIA's MoE benchmarks force-balance the experts (the tables' footnote)
+               "megatron-core-moe-2025": {"ep_imbalance"}}
 
 
 def test_the_presets_are_the_ids_the_project_file_accepts():
@@ -34,7 +37,7 @@ def test_the_presets_are_the_ids_the_project_file_accepts():
 def test_validation_rows_named_by_a_preset_run_with_its_values(name):
     """The validation suite evaluates these rows (within their tolerances) with the preset."""
     preset = PRESETS[name]
-    by_id = {case.id: case for case in cases.ALL_PERF_CASES}
+    by_id = {case.id: case for case in (*cases.ALL_PERF_CASES, *moe_cases.MOE_CASES)}
     for row in preset.checked_against:
         stack = by_id[row].stack
         assert {k: stack.get(k) for k in preset.overrides} == dict(preset.overrides), row
@@ -158,7 +161,7 @@ def test_the_conservative_stack_lies_where_its_description_says(tmp_path):
     from tests.validation import suite
 
     preset = get_preset("conservative")
-    by_id = {case.id: case for case in cases.ALL_PERF_CASES}
+    by_id = {case.id: case for case in (*cases.ALL_PERF_CASES, *moe_cases.MOE_CASES)}
     for row in preset.bracketed_by:
         case = by_id[row]
         predicted = suite.predict(dataclasses.replace(case, stack=dict(preset.overrides)), tmp_path,

@@ -383,3 +383,15 @@ def test_generated_storage_is_within_its_ports_or_refused_plainly(
     read = ev.storage.classes["data_loading"]
     assert ev.counts.storage_nodes == nodes and ev.storage.fabric == fabric
     assert read.job_gbyte_s <= nodes * spec.read_gbyte_s * (1 + 1e-9)
+
+
+def test_a_serving_workload_has_no_checkpoint_figures(capsys):
+    """An inference workload saves no checkpoint: every checkpoint figure is null (not 0 s, a
+    number computed as if it could be), as the size and the interval already were."""
+    from designer.cli import main
+    assert main(["evaluate", "resources/examples/dgx-h100-superpod-4su.json",
+                 "--workload", "llama31-70b-serve", "--format", "json"]) == 0
+    reliability = json.loads(capsys.readouterr().out)["reliability"]
+    for key in ("checkpoint_size_gb", "checkpoint_blocking_s", "checkpoint_recoverable_after_s",
+                "checkpoint_interval_min", "checkpoint_write_s"):
+        assert reliability[key] is None, key

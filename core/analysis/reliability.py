@@ -84,7 +84,7 @@ class ReliabilityResult:
     checkpoint_restore_s: float | None = None
     checkpoint_restore_from: str | None = None   # the tier or "storage" it restores from
     # seconds from the start of a snapshot until it survives a failure (0 without tiers)
-    checkpoint_recoverable_after_s: float = 0.0
+    checkpoint_recoverable_after_s: float | None = 0.0  # None: no checkpoint (inference)
     checkpoint_tiers_used: tuple[str, ...] = ()  # the tiers of checkpoint_tiers that hold it
 
     @property
@@ -316,7 +316,7 @@ def analyze_reliability(
         diagnostics=tuple(diagnostics),
         checkpoint_restore_s=ckpt.restore_s if workload is not None else None,
         checkpoint_restore_from=ckpt.restore_from if workload is not None else None,
-        checkpoint_recoverable_after_s=ckpt.recoverable_after_s,
+        checkpoint_recoverable_after_s=ckpt.recoverable_after_s if size_bytes > 0 else None,
         checkpoint_tiers_used=ckpt.tiers_used,
     )
 

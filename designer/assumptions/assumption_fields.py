@@ -68,7 +68,7 @@ UNIT_SUFFIXES: tuple[tuple[str, str], ...] = (
 FRACTION_SUFFIXES = ("_fraction", "_overlap", "_efficiency", "_efficiency_scale", "_target")
 WORDS = {
     "nic": "NIC", "gpu": "GPU", "gpus": "GPUs", "pue": "PUE", "hbm": "HBM", "gemm": "GEMM",
-    "fsdp": "FSDP", "tp": "TP", "pp": "PP", "dp": "DP", "cp": "CP", "ep": "EP", "fp8": "FP8",
+    "fsdp": "FSDP", "tp": "TP", "pp": "PP", "dp": "DP", "cp": "CP", "ep": "EP", "fp8": "FP8", "fp4": "FP4",
     "usd": "USD", "co2": "CO₂", "busbw": "bus-bandwidth", "p2p": "p2p", "kv": "KV", "moe": "MoE",
     "mfu": "MFU", "it": "IT", "gflop": "GFLOP", "comm": "comm.", "async": "async", "nvlink": "NVLink",
     "qps": "QPs", "nvls": "NVLS", "pfc": "PFC", "hol": "HoL", "sharp": "SHARP", "alltoall": "all-to-all",
