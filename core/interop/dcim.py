@@ -41,6 +41,20 @@ _UNIT_M = {"km": 1000.0, "m": 1.0, "cm": 0.01, "mi": 1609.344, "ft": 0.3048, "in
 
 
 @dataclass(frozen=True)
+class ExportSummary:
+    location: str             # the site or location written to
+    devices: int
+    interfaces: int
+    cables: int
+    racks: int = 0
+    where: str = "location"   # what the server calls the place ("site" in NetBox)
+
+    def text(self) -> str:
+        return (f"wrote {self.devices:,} devices in {self.racks:,} racks, {self.interfaces:,} interfaces "
+                f"and {self.cables:,} cables to {self.where} {self.location!r} as planned")
+
+
+@dataclass(frozen=True)
 class DcimPlan:
     racks: RackPlan
     group_vendor: list[str]          # per group of the flattened design

@@ -21,12 +21,10 @@ server's answer is reduced to its status and the object it concerns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from core.catalog import Catalog
 from core.errors import DesignError
 from core.interop.dcim import (MEDIUM_TO_CABLE, DcimCable, DcimDevice, DcimHolding, DcimInterface,
-                               dcim_plan, design_from_dcim)
+                               ExportSummary, dcim_plan, design_from_dcim)
 from core.interop.dcim_racks import device_places
 from core.interop.fabric_import import ImportSummary
 from core.interop.fabric_map import FabricMap
@@ -36,20 +34,6 @@ from core.model import Design
 
 _INTERFACE_TYPES = {100.0: "100gbase-x-qsfp28", 200.0: "200gbase-x-qsfp56", 400.0: "400gbase-x-osfp",
                     800.0: "800gbase-x-osfp", 1600.0: "1600gbase-x-osfp"}
-
-
-@dataclass(frozen=True)
-class ExportSummary:
-    location: str
-    devices: int
-    interfaces: int
-    cables: int
-    racks: int = 0
-    where: str = "location"   # what the server calls the place ("site" in NetBox)
-
-    def text(self) -> str:
-        return (f"wrote {self.devices:,} devices in {self.racks:,} racks, {self.interfaces:,} interfaces "
-                f"and {self.cables:,} cables to {self.where} {self.location!r} as planned")
 
 
 def connect(url: str, token: str):

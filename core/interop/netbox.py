@@ -21,10 +21,9 @@ from dataclasses import replace
 
 from core.catalog import Catalog
 from core.errors import DesignError
-from core.interop.dcim import DcimHolding, dcim_plan, design_from_dcim
+from core.interop.dcim import DcimHolding, ExportSummary, dcim_plan, design_from_dcim
 from core.interop.fabric_import import ImportSummary
 from core.interop.fabric_map import FabricMap
-from core.interop.nautobot import ExportSummary
 from core.interop.netbox_dialect import (cable_bodies, device_bodies, device_type_body, hall_and_row_names,
                                          interface_bodies, location_body, manufacturer_body, rack_bodies,
                                          read_cables, read_device, read_interface, read_location, read_rack,
