@@ -223,6 +223,17 @@ def test_a_site_that_holds_devices_is_never_written_into(tiny, catalog):
     assert {name: len(records) for name, records in store.records.items()} == before
 
 
+def test_a_device_name_netbox_would_refuse_is_refused_before_anything_is_written(catalog):
+    nodes = "gpu-nodes-of-the-first-scalable-unit-in-the-north-hall-of-building-7"
+    root = Block(id="root", name="Long names", children={nodes: Node(nodes, "DGX-H100", count=2),
+                                                         "leaf": Node("leaf", "QM9700", count=1, tier="leaf")},
+                 links=[Link("l1", nodes, "leaf", count=8)])
+    store = Store()
+    with pytest.raises(DesignError, match=rf"device '{nodes}#0': 70 characters, NetBox keeps 64 at most"):
+        export_to_netbox(Design("Long names", root), catalog, store, URL, "dc1")
+    assert all(not records for records in store.records.values())
+
+
 def test_a_second_site_reuses_the_device_types_and_roles(tiny, catalog):
     store = Store()
     export_to_netbox(tiny, catalog, store, URL, "dc1")

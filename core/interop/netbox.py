@@ -24,7 +24,7 @@ from core.errors import DesignError
 from core.interop.dcim import DcimHolding, ExportSummary, dcim_plan, design_from_dcim
 from core.interop.fabric_import import ImportSummary
 from core.interop.fabric_map import FabricMap
-from core.interop.netbox_dialect import (cable_bodies, device_bodies, device_type_body, hall_and_row_names,
+from core.interop.netbox_dialect import (cable_bodies, check_names, device_bodies, device_type_body, hall_and_row_names,
                                          interface_bodies, location_body, manufacturer_body, rack_bodies,
                                          read_cables, read_device, read_interface, read_location, read_rack,
                                          role_body, site_body)
@@ -52,6 +52,7 @@ def connect(url: str, token: str):
 
 def export_to_netbox(design: Design, catalog: Catalog, api, url: str, site: str | None = None) -> ExportSummary:
     plan = dcim_plan(design, catalog, "NetBox")
+    check_names(plan)
     site_name = (site or design.name or "Cluster Designer design")[:100]
     dcim = api.dcim
     existing = call(lambda: dcim.sites.get(name=site_name), url, "read sites")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from core.errors import DesignError
 from core.interop.dcim import MEDIUM_TO_CABLE, DcimCable, DcimDevice, DcimInterface, DcimPlan
 from core.interop.dcim_racks import DcimGroup, DcimRack, device_places
 
@@ -32,6 +33,7 @@ INTERFACE_TYPES = {100.0: "100gbase-x-qsfp28", 200.0: "200gbase-x-qsfp56", 400.0
                    800.0: "800gbase-x-osfp", 1600.0: "1.6tbase-x-osfp1600"}
 PLANNED = "planned"   # Site/Location/Rack/Device/LinkStatusChoices.STATUS_PLANNED
 ROLE_COLOUR = "607d8b"  # a device role's colour: six hex digits, required by the model
+DEVICE_NAME_CHARS = 64  # Device.name's max_length (dcim/models/devices.py)
 _SLUG = re.compile(r"[^a-z0-9_-]+")
 
 
@@ -41,6 +43,14 @@ def slug(name: str) -> str:
 
 
 # --- writing -----------------------------------------------------------------------------------
+
+def check_names(plan: DcimPlan) -> None:
+    """A device name NetBox would refuse half-way through the export is refused before it."""
+    for name in plan.unit_name:
+        if len(name) > DEVICE_NAME_CHARS:
+            raise DesignError(f"device {name!r}: {len(name)} characters, NetBox keeps {DEVICE_NAME_CHARS} "
+                              "at most (shorten the ids of the blocks around it)")
+
 
 def site_body(name: str) -> dict:
     return {"name": name, "slug": slug(name), "status": PLANNED}
