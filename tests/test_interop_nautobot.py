@@ -18,7 +18,7 @@ from core.evaluate import evaluate, evaluation_to_json
 from core.interop.fabric_map import fabric_map
 from core.interop.graphml import unit_names
 from core.interop.nautobot import connect, design_from_nautobot, export_to_nautobot
-from core.interop.nautobot_racks import rack_plan
+from core.interop.dcim_racks import rack_plan
 from core.model import Block, Design, Link, Node
 from core.project import load_project, save_project
 from core.site_spec import Hall, RackMove, SiteSpec

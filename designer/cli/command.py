@@ -16,8 +16,8 @@ from pathlib import Path
 
 from core.errors import DesignError
 from core.interop.exports import DATA_FORMATS
-from designer.cli.interop import (add_import_command, add_nautobot_export_options, export_data,
-                                  run_import_command, run_nautobot_export)
+from designer.cli.interop import (add_import_command, add_server_export_options, export_data,
+                                  run_import_command, run_nautobot_export, run_netbox_export)
 from designer.cli.services import add_service_options, apply_service_options
 from designer.cli.stacks import (add_stack_option, add_stacks_command, apply_stack_option,
                                  stacks_text)
@@ -200,7 +200,7 @@ def _build_parser() -> argparse.ArgumentParser:
               "cluster-designer export cluster.json -o cluster.graphml --level block\n"
               "cluster-designer export cluster.json -o cables.csv")
     ex.add_argument("project", metavar="PROJECT", help="project file (.json) to draw")
-    add_nautobot_export_options(ex)
+    add_server_export_options(ex)
     ex.add_argument("-o", "--output", metavar="FILE",
                     help="file to write; its extension picks the format: .svg, .png, .pdf, .graphml, "
                          ".drawio, .topo, .astra (a folder: ASTRA-sim's network.yml and system.json), "
@@ -411,12 +411,15 @@ def _cmd_generate(args) -> int:
 
 
 def _cmd_export(args) -> int:
-    if args.nautobot:
+    if args.nautobot and args.netbox:
+        raise DesignError("export: give --nautobot URL or --netbox URL, not both")
+    server = "--nautobot" if args.nautobot else "--netbox" if args.netbox else None
+    if server:
         if args.output:
-            raise DesignError("export: give -o FILE or --nautobot URL, not both")
-        return run_nautobot_export(args)
+            raise DesignError(f"export: give -o FILE or {server} URL, not both")
+        return run_nautobot_export(args) if args.nautobot else run_netbox_export(args)
     if not args.output:
-        raise DesignError("export: -o FILE (or --nautobot URL) is required")
+        raise DesignError("export: -o FILE (or --nautobot URL, --netbox URL) is required")
     from core.project import load_project  # noqa: PLC0415
 
     output = Path(args.output)

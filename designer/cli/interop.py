@@ -1,12 +1,13 @@
 """``import`` and the data formats of ``export`` (core/interop/ does the work).
 
 Kept apart from designer/cli/command.py, which only registers them: ``import ibnetdiscover`` reads a
-fabric dump into a project and ``import nautobot`` a Nautobot location; ``export`` writes
-GraphML, diagrams.net and ibnetdiscover topology files by the output's extension (the diagram
-formats through designer/window/export.py), or the design to Nautobot with ``--nautobot URL``.
+fabric dump into a project, ``import nautobot`` a Nautobot location and ``import netbox`` a
+NetBox site; ``export`` writes GraphML, diagrams.net and ibnetdiscover topology files by the
+output's extension (the diagram formats through designer/window/export.py), or the design to
+Nautobot with ``--nautobot URL`` or to NetBox with ``--netbox URL``.
 
-A token comes from ``--token`` or the environment (NAUTOBOT_TOKEN) and goes only into the
-request header: it is never printed, logged or written.
+A token comes from ``--token`` or the environment (NAUTOBOT_TOKEN, NETBOX_TOKEN) and goes only
+into the request header: it is never printed, logged or written.
 """
 
 from __future__ import annotations
@@ -60,20 +61,46 @@ def add_import_command(sub, make_subcommand) -> None:
     nb.add_argument("--switch", metavar="ID", help="catalog switch for switch models not in the catalog")
     nb.add_argument("--map", metavar="MAP.json", help="mapping file, as for ibnetdiscover")
     nb.add_argument("--name", metavar="NAME", help="design name (default: the location's)")
+    _add_netbox_import(kinds, make_subcommand)
 
 
-def add_nautobot_export_options(parser: argparse.ArgumentParser) -> None:
+def _add_netbox_import(kinds, make_subcommand) -> None:
+    nx = make_subcommand(
+        kinds, "netbox", "a site in a NetBox server",
+        "Read a NetBox site's devices, interfaces, cables, racks and locations (pynetbox, NetBox "
+        "4.x). A device type whose model is a catalog id is that entry; --map, --server and "
+        "--switch name the others. The devices fold into repeated blocks as a fabric dump does.",
+        "cluster-designer import netbox --url https://netbox.example --site dc1 -o dc1.json")
+    nx.add_argument("--url", required=True, metavar="URL", help="the NetBox server (http or https)")
+    nx.add_argument("--token", metavar="TOKEN", help="API token (default: $NETBOX_TOKEN); never written anywhere")
+    nx.add_argument("--site", metavar="NAME", help="the site to read (default: the server's only site)")
+    nx.add_argument("-o", "--output", required=True, metavar="PROJECT",
+                    help="project file to write (.json, atomically)")
+    nx.add_argument("--server", metavar="ID", help="catalog server for devices no --map rule names")
+    nx.add_argument("--switch", metavar="ID", help="catalog switch for switch models not in the catalog")
+    nx.add_argument("--map", metavar="MAP.json", help="mapping file, as for ibnetdiscover")
+    nx.add_argument("--name", metavar="NAME", help="design name (default: the site's)")
+
+
+def add_server_export_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nautobot", metavar="URL",
                         help="write the design to this Nautobot server as planned devices and cables "
                              "(instead of -o)")
-    parser.add_argument("--token", metavar="TOKEN", help="Nautobot API token (default: $NAUTOBOT_TOKEN)")
+    parser.add_argument("--netbox", metavar="URL",
+                        help="write the design to this NetBox server as planned racks, devices and "
+                             "cables (instead of -o)")
+    parser.add_argument("--token", metavar="TOKEN",
+                        help="Nautobot or NetBox API token (default: $NAUTOBOT_TOKEN or $NETBOX_TOKEN)")
     parser.add_argument("--location", metavar="NAME",
                         help="Nautobot location to create or fill (default: the design's name); it "
                              "must hold no devices yet")
+    parser.add_argument("--netbox-site", metavar="NAME",
+                        help="NetBox site to create or fill (default: the design's name); it must "
+                             "hold no devices, racks or locations yet (--site picks a floor-plan export)")
 
 
-def _token(args) -> str:
-    return args.token or os.environ.get("NAUTOBOT_TOKEN", "")
+def _token(args, variable: str = "NAUTOBOT_TOKEN") -> str:
+    return args.token or os.environ.get(variable, "")
 
 
 def run_nautobot_export(args) -> int:
@@ -85,6 +112,19 @@ def run_nautobot_export(args) -> int:
     design = load_project(args.project, catalog)
     api = connect(args.nautobot, _token(args))
     summary = export_to_nautobot(design, catalog, api, args.nautobot, args.location)
+    sys.stderr.write(f"cluster-designer: {summary.text()}\n")
+    return 0
+
+
+def run_netbox_export(args) -> int:
+    from core.catalog import default_catalog  # noqa: PLC0415
+    from core.interop.netbox import connect, export_to_netbox  # noqa: PLC0415
+    from core.project import load_project  # noqa: PLC0415
+
+    catalog = default_catalog()
+    design = load_project(args.project, catalog)
+    api = connect(args.netbox, _token(args, "NETBOX_TOKEN"))
+    summary = export_to_netbox(design, catalog, api, args.netbox, args.netbox_site)
     sys.stderr.write(f"cluster-designer: {summary.text()}\n")
     return 0
 
@@ -103,6 +143,10 @@ def run_import_command(args) -> int:
         api = connect(args.url, _token(args))
         design, summary = design_from_nautobot(api, args.url, catalog, args.location, mapping,
                                                args.name or "")
+    elif args.source == "netbox":
+        from core.interop.netbox import connect as netbox, design_from_netbox  # noqa: PLC0415
+        api = netbox(args.url, _token(args, "NETBOX_TOKEN"))
+        design, summary = design_from_netbox(api, args.url, catalog, args.site, mapping, args.name or "")
     else:
         dump = read_ibnetdiscover(args.dump)
         design, summary = design_from_fabric(dump, catalog, mapping, args.name or "")
