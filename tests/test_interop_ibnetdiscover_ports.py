@@ -13,7 +13,8 @@ import re
 from hypothesis import given, settings, strategies as st
 
 from core.interop.ibnetdiscover_ports import MAX_GUID_DIGITS, MAX_PORT_DIGITS, parse_port_lines
-from core.interop.ibnetdiscover_read import _BETWEEN, _SPEED
+from core.interop.ibnetdiscover import parse_ibnetdiscover
+from core.interop.ibnetdiscover_read import _BETWEEN, _SPEED, parse_fast, read_ibnetdiscover
 
 # the port-line pattern the quick reader used before it read them with numpy
 PORT = re.compile(r'\n\[(\d+)\](?:\([0-9a-fA-F]+\))?[ \t]+"([SHR])-([0-9a-fA-F]+)"\[(\d+)\]'
@@ -92,3 +93,20 @@ between_lines = st.lists(st.tuples(st.sampled_from(["", " ", "\t ", "\u00a0"]), 
 def test_lines_between_records_match_as_the_plain_pattern_matches_them(lines):
     text = "".join(f"\n{blank}{line}" for blank, line in lines)
     assert (_BETWEEN.fullmatch(text) is None) == (BETWEEN.fullmatch(text) is None)
+
+
+def test_a_node_seen_only_from_a_port_takes_its_non_ascii_description_from_that_line(tmp_path):
+    # The far end's description comes from the port line's comment, cut out of the dump's UTF-8
+    # bytes: a description with accents before it must not shift it.
+    dump = ('Switch\t36 "S-0000000000000001"\t# "leaf \u00e9t\u00e9 1" lid 1\n'
+            '[1]\t"H-00000000000000a1"[1](a1)\t\t# "n\u00f6de01 HCA-1" lid 2 4xNDR\n'
+            '[2]\t"H-00000000000000a2"[1](a2)\t\t# "n\u00f6de02 HCA-1" lid 3 2xHDR\n')
+    path = tmp_path / "d.txt"
+    path.write_text(dump, encoding="utf-8")
+    assert parse_fast(dump, "d.txt") is not None
+    quick = read_ibnetdiscover(path)
+    careful = parse_ibnetdiscover(dump.split("\n"), "d.txt")
+    assert list(quick.nodes.items()) == list(careful.nodes.items()) and quick.cables == careful.cables
+    assert [n.description for n in quick.nodes.values()] == ["leaf \u00e9t\u00e9 1", "n\u00f6de01 HCA-1",
+                                                              "n\u00f6de02 HCA-1"]
+    assert [c[4] for c in quick.cables] == [400.0, 100.0]
