@@ -115,7 +115,8 @@ def _units(dump: FabricDump, catalog: Catalog, mapping: FabricMap):
     left_out: set[str] = set()
     unmapped_hosts: list[str] = []
     unmapped_switches: Counter[str] = Counter()
-    host_ids: dict[str, str | None] = {}
+    host_units: dict[str, object] = {}  # host -> its unit name, None (left out) or UNMAPPED
+    unseen = object()
     descriptions = Counter(n.description.strip() for n in dump.nodes.values() if n.kind == "ca")
     for node in dump.nodes.values():
         if node.kind == "switch":
@@ -127,19 +128,23 @@ def _units(dump: FabricDump, catalog: Catalog, mapping: FabricMap):
             units[unit] = (("switch", catalog_id), 0)
             unit_of_node[node.guid] = unit
         elif node.kind == "ca":
-            host = host_name(node.description, node.guid, descriptions[node.description.strip()] > 1)
-            if host not in host_ids:
-                host_ids[host] = mapping.host_for(host)
-            catalog_id = host_ids[host]
-            if catalog_id is mapping.UNMAPPED:
+            text = node.description.strip()
+            host = host_name(text, node.guid, descriptions[text] > 1)
+            unit = host_units.get(host, unseen)
+            if unit is unseen:  # the host's first HCA: its catalog id, once for all its HCAs
+                catalog_id = mapping.host_for(host)
+                if catalog_id is mapping.UNMAPPED or catalog_id is None:
+                    unit = catalog_id
+                    if catalog_id is None:
+                        left_out.add(host)
+                else:
+                    unit = f"H-{host}"
+                    units[unit] = (("host", catalog_id), 0)
+                host_units[host] = unit
+            if unit is mapping.UNMAPPED:
                 unmapped_hosts.append(host)
                 continue
-            if catalog_id is None:
-                left_out.add(host)
-                unit_of_node[node.guid] = None
-                continue
-            units[f"H-{host}"] = (("host", catalog_id), 0)
-            unit_of_node[node.guid] = f"H-{host}"
+            unit_of_node[node.guid] = unit
         else:
             raise DesignError(f"{dump.source}: line {node.line}: routers are not imported")
     if unmapped_switches:
