@@ -19,10 +19,11 @@ from core.interop.fabric_map import fabric_map
 from core.interop.graphml import unit_names
 from core.interop.nautobot import connect, design_from_nautobot, export_to_nautobot
 from core.interop.dcim_racks import rack_plan
-from core.model import Block, Design, Link, Node
+from core.model import Design
 from core.project import load_project, save_project
 from core.site_spec import Hall, RackMove, SiteSpec
 from designer.cli import main
+from tests.interop_designs import tiny_two_tier
 
 SECTIONS = ("counts", "bandwidth", "latency", "power", "reliability", "cost")
 
@@ -40,16 +41,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def tiny() -> Design:
-    """Two scalable units of two DGX H100 and two leaves (copper, 3 m) under two spines (fiber,
-    30 m): 10 devices and 48 cables, small enough for a test server to take in seconds."""
-    su = Block(id="su", name="Scalable unit", count=2, role="su",
-               children={"nodes": Node("nodes", "DGX-H100", count=2),
-                         "leaf": Node("leaf", "QM9700", count=2, tier="leaf")},
-               links=[Link("l1", "nodes", "leaf", speed_gbit_s=400.0, count=16, length_m=3.0, medium="copper")])
-    root = Block(id="root", name="Tiny two-tier",
-                 children={"su": su, "spine": Node("spine", "QM9700", count=2, tier="spine")},
-                 links=[Link("l1", "su/leaf", "spine", speed_gbit_s=400.0, count=16, length_m=30.0)])
-    return Design("Tiny two-tier", root)
+    return tiny_two_tier()
 
 
 @pytest.fixture(scope="module")

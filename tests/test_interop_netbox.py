@@ -33,6 +33,7 @@ from core.model import Block, Design, Link, Node
 from core.project import save_project
 from core.site_spec import Hall, RackMove, SiteSpec
 from designer.cli import main
+from tests.interop_designs import tiny_two_tier
 
 pytest.importorskip("pynetbox")
 from tests.netbox_records import Store  # noqa: E402 - needs pynetbox
@@ -89,16 +90,7 @@ NETBOX_CABLE_TYPES = {"smf", "mmf", "dac-passive", "dac-active", "other"}  # a s
 
 @pytest.fixture(scope="module")
 def tiny() -> Design:
-    """The Nautobot tests' design: two scalable units of two DGX H100 and two leaves (copper, 3 m)
-    under two spines (fiber, 30 m): 10 devices and 48 cables."""
-    su = Block(id="su", name="Scalable unit", count=2, role="su",
-               children={"nodes": Node("nodes", "DGX-H100", count=2),
-                         "leaf": Node("leaf", "QM9700", count=2, tier="leaf")},
-               links=[Link("l1", "nodes", "leaf", speed_gbit_s=400.0, count=16, length_m=3.0, medium="copper")])
-    root = Block(id="root", name="Tiny two-tier",
-                 children={"su": su, "spine": Node("spine", "QM9700", count=2, tier="spine")},
-                 links=[Link("l1", "su/leaf", "spine", speed_gbit_s=400.0, count=16, length_m=30.0)])
-    return Design("Tiny two-tier", root)
+    return tiny_two_tier()
 
 
 def _sections(design, catalog) -> dict:
