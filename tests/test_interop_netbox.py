@@ -307,3 +307,17 @@ def test_a_site_is_found_by_its_slug_too(tiny, catalog):
     export_to_netbox(tiny, catalog, store, URL, "Hall Plan 2")
     _, summary = design_from_netbox(store, URL, catalog, "hall-plan-2", fabric_map(None, catalog))
     assert summary.cables == 48
+
+
+@pytest.mark.parametrize("source", ["netbox", "nautobot"])
+def test_a_url_with_credentials_is_refused_and_never_echoed(tmp_path, capsys, source):
+    """Item 5: a secret never lands in a project or a message. user:password in the URL would
+    have gone into the project's provenance; it is refused before any request, in one line that
+    does not repeat it."""
+    out = tmp_path / "p.json"
+    where = ["--location", "dc1"] if source == "nautobot" else []
+    assert main(["import", source, "--url", "https://admin:s3cret@netbox.example/", "--token",
+                 "t0ken", *where, "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "credentials" in err and "s3cret" not in err and "t0ken" not in err
+    assert len(err.splitlines()) == 1 and not out.exists()

@@ -28,7 +28,7 @@ from core.interop.netbox_dialect import (cable_bodies, check_names, device_bodie
                                          interface_bodies, location_body, manufacturer_body, rack_bodies,
                                          read_cables, read_device, read_interface, read_location, read_rack,
                                          role_body, site_body)
-from core.interop.rest import bulk, call, get_or_create, with_timeout
+from core.interop.rest import bulk, call, check_url, get_or_create, with_timeout
 from core.model import Design
 
 
@@ -38,8 +38,7 @@ def connect(url: str, token: str):
         import pynetbox  # noqa: PLC0415 - an optional dependency (the "netbox" extra)
     except ImportError:
         raise DesignError("NetBox needs pynetbox: pip install 'cluster-designer[netbox]'") from None
-    if not url.startswith(("http://", "https://")):
-        raise DesignError(f"{url}: not an http(s) URL")
+    check_url(url)
     if not token:
         raise DesignError("no NetBox token: pass --token or set NETBOX_TOKEN")
     api = pynetbox.api(url, token=token)

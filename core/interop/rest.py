@@ -13,6 +13,17 @@ from core.errors import DesignError
 CHUNK = 100  # rows per bulk request: a request a server answers in seconds
 
 
+def check_url(url: str) -> None:
+    """A server URL the clients may use: http(s), and no user:password in it, which would
+    otherwise travel into the project's provenance and every message that names the server."""
+    if not url.startswith(("http://", "https://")):
+        raise DesignError(f"{url.split('@')[-1]}: not an http(s) URL")
+    host = url.split("://", 1)[1].split("/", 1)[0]
+    if "@" in host:
+        raise DesignError(f"{url.split('://')[0]}://{host.split('@')[-1]}: the URL carries "
+                          "credentials; give the server's address and pass the token with --token")
+
+
 def with_timeout(request, seconds: float = 300.0):
     """``request`` (a requests.Session's) with a timeout, so a server that stops answering is an
     error and not a hang."""
