@@ -92,6 +92,14 @@ RECIPES: Mapping[str, PrecisionRecipe] = MappingProxyType({r.id: r for r in (
 )})
 
 
+def block_scaled_tensor_cores(accelerator) -> bool:
+    """Whether ``accelerator`` (its catalog spec) has the generation of tensor cores that brought
+    hardware block scaling (MXFP8, NVFP4) and FP4: Blackwell, CDNA4. The catalog says it by an
+    FP4 peak. The same generation takes FP8 operands in any layout (Transformer Engine's
+    non_tn_fp8_gemm_supported: compute capability 10.0 and later)."""
+    return "fp4" in accelerator.tflops_dense
+
+
 def recipe(precision: str) -> PrecisionRecipe:
     """The recipe of a workload's ``precision`` (a name core.workload.PRECISIONS accepts)."""
     return RECIPES[precision]

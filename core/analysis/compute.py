@@ -21,7 +21,7 @@ from core.assumptions.performance import PerformanceAssumptions
 from core.catalog import ComponentSpec
 from core.diagnostics import Diagnostic
 from core.errors import CatalogError
-from core.precision_recipes import RECIPES, recipe
+from core.precision_recipes import RECIPES, block_scaled_tensor_cores, recipe
 from core.workload import ModelSpec, Parallelism
 
 
@@ -38,7 +38,7 @@ def dense_peak(accelerator: ComponentSpec, precision: str,
     rec = RECIPES.get(precision)
     gemm = rec.gemm_precision if rec is not None else precision
     reason = f"has no dense {gemm} peak in the catalog"
-    if rec is not None and rec.needs_block_scaling and "fp4" not in accelerator.tflops_dense:
+    if rec is not None and rec.needs_block_scaling and not block_scaled_tensor_cores(accelerator):
         reason = f"has no block-scaled ({precision}) tensor cores"
     else:
         try:

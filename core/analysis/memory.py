@@ -53,7 +53,7 @@ from core.analysis.pipeline import (  # noqa: F401 - ends_balanced, stage_layers
     stage_layer_counts,
     stage_layers,
 )
-from core.precision_recipes import RECIPES
+from core.precision_recipes import RECIPES, block_scaled_tensor_cores
 from core.workload import ModelSpec, Parallelism
 
 GB = 1e9
@@ -433,10 +433,10 @@ def memory_per_gpu(
 
 def fp8_weight_bytes(a: PerformanceAssumptions, precision: str, accelerator) -> float:
     """Bytes per parameter of the model's weight copy: 1 for per-tensor FP8 primary weights
-    (``fp8_primary_weights``) on tensor cores that take FP8 in any layout, the generation with
-    block-scaled (FP4) tensor cores, Blackwell; else the BF16 copy's 2 (Hopper keeps a
+    (``fp8_primary_weights``) on tensor cores that take FP8 in any layout (the block-scaled
+    generation, Blackwell); else the BF16 copy's 2 (Hopper keeps a
     transposed FP8 copy beside the FP8 one; MXFP8 row- and column-wise copies)."""
-    any_layout = accelerator is not None and "fp4" in accelerator.tflops_dense
+    any_layout = accelerator is not None and block_scaled_tensor_cores(accelerator)
     if a.fp8_primary_weights and precision == "fp8" and any_layout:
         return 1.0
     return WEIGHT_BYTES

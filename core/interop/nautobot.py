@@ -29,7 +29,7 @@ from core.interop.dcim_racks import device_places
 from core.interop.fabric_import import ImportSummary
 from core.interop.fabric_map import FabricMap
 from core.interop.nautobot_racks import read_racks, require_rack_groups, write_racks
-from core.interop.rest import CHUNK, bulk, call, check_url, get_or_create, with_timeout
+from core.interop.rest import CHUNK, bulk, call, connected, get_or_create
 from core.model import Design
 
 _INTERFACE_TYPES = {100.0: "100gbase-x-qsfp28", 200.0: "200gbase-x-qsfp56", 400.0: "400gbase-x-osfp",
@@ -37,18 +37,9 @@ _INTERFACE_TYPES = {100.0: "100gbase-x-qsfp28", 200.0: "200gbase-x-qsfp56", 400.
 
 
 def connect(url: str, token: str):
-    """A pynautobot API handle, checked by one request; a one-line error that never holds the token."""
-    try:
-        import pynautobot  # noqa: PLC0415 - an optional dependency (the "nautobot" extra)
-    except ImportError:
-        raise DesignError("Nautobot needs pynautobot: pip install 'cluster-designer[nautobot]'") from None
-    check_url(url)
-    if not token:
-        raise DesignError("no Nautobot token: pass --token or set NAUTOBOT_TOKEN")
-    api = pynautobot.api(url, token=token, retries=0)
-    api.http_session.request = with_timeout(api.http_session.request)
-    call(lambda: api.status(), url, "reach the server")
-    return api
+    """A pynautobot API handle, checked by one request; a one-line error that never holds the token
+    (an optional dependency: the "nautobot" extra)."""
+    return connected("pynautobot", "Nautobot", url, token, retries=0)
 
 
 # --- export ------------------------------------------------------------------------------------

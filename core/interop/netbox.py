@@ -28,23 +28,14 @@ from core.interop.netbox_dialect import (cable_bodies, check_names, device_bodie
                                          interface_bodies, location_body, manufacturer_body, rack_bodies,
                                          read_cables, read_device, read_interface, read_location, read_rack,
                                          role_body, site_body)
-from core.interop.rest import bulk, call, check_url, get_or_create, with_timeout
+from core.interop.rest import bulk, call, connected, get_or_create
 from core.model import Design
 
 
 def connect(url: str, token: str):
-    """A pynetbox API handle, checked by one request; a one-line error that never holds the token."""
-    try:
-        import pynetbox  # noqa: PLC0415 - an optional dependency (the "netbox" extra)
-    except ImportError:
-        raise DesignError("NetBox needs pynetbox: pip install 'cluster-designer[netbox]'") from None
-    check_url(url)
-    if not token:
-        raise DesignError("no NetBox token: pass --token or set NETBOX_TOKEN")
-    api = pynetbox.api(url, token=token)
-    api.http_session.request = with_timeout(api.http_session.request)
-    call(lambda: api.status(), url, "reach the server")
-    return api
+    """A pynetbox API handle, checked by one request; a one-line error that never holds the token
+    (an optional dependency: the "netbox" extra)."""
+    return connected("pynetbox", "NetBox", url, token)
 
 
 # --- export ------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@ request header only.
 
 from __future__ import annotations
 
+import importlib
+
 from core.errors import DesignError
 
 CHUNK = 100  # rows per bulk request: a request a server answers in seconds
@@ -22,6 +24,24 @@ def check_url(url: str) -> None:
     if "@" in host:
         raise DesignError(f"{url.split('://')[0]}://{host.split('@')[-1]}: the URL carries "
                           "credentials; give the server's address and pass the token with --token")
+
+
+def connected(module: str, server: str, url: str, token: str, **options):
+    """An API handle of the client ``module`` (pynautobot or pynetbox: the same ``api(url,
+    token=...)``) for ``url``, with a timeout on every request and checked by one; a one-line
+    error that never holds the token."""
+    try:
+        client = importlib.import_module(module)
+    except ImportError:
+        extra = server.lower()
+        raise DesignError(f"{server} needs {module}: pip install 'cluster-designer[{extra}]'") from None
+    check_url(url)
+    if not token:
+        raise DesignError(f"no {server} token: pass --token or set {server.upper()}_TOKEN")
+    api = client.api(url, token=token, **options)
+    api.http_session.request = with_timeout(api.http_session.request)
+    call(lambda: api.status(), url, "reach the server")
+    return api
 
 
 def with_timeout(request, seconds: float = 300.0):

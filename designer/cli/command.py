@@ -17,7 +17,7 @@ from pathlib import Path
 from core.errors import DesignError
 from core.interop.exports import DATA_FORMATS
 from designer.cli.interop import (add_import_command, add_server_export_options, export_data,
-                                  run_import_command, run_nautobot_export, run_netbox_export)
+                                  run_import_command, run_server_export)
 from designer.cli.services import add_service_options, apply_service_options
 from designer.cli.stacks import (add_stack_option, add_stacks_command, apply_stack_option,
                                  stacks_text)
@@ -417,7 +417,7 @@ def _cmd_export(args) -> int:
     if server:
         if args.output:
             raise DesignError(f"export: give -o FILE or {server} URL, not both")
-        return run_nautobot_export(args) if args.nautobot else run_netbox_export(args)
+        return run_server_export(args)
     if not args.output:
         raise DesignError("export: -o FILE (or --nautobot URL, --netbox URL) is required")
     from core.project import load_project  # noqa: PLC0415

@@ -45,41 +45,41 @@ def add_import_command(sub, make_subcommand) -> None:
                     help="mapping file: {\"hosts\": [{\"match\": REGEX, \"catalog_id\": ID or null}], "
                          "\"switches\": [...]} (null leaves such hosts out)")
     ib.add_argument("--name", metavar="NAME", help="design name (default: from the dump's file name)")
-    nb = make_subcommand(
-        kinds, "nautobot", "a location in a Nautobot server",
-        "Read a Nautobot location's devices, interfaces and cables (pynautobot). A device type "
-        "whose model is a catalog id is that entry; --map, --server and --switch name the others. "
-        "The devices fold into repeated blocks as a fabric dump does.",
-        "cluster-designer import nautobot --url https://nautobot.example --location dc1 "
-        "-o dc1.json")
-    nb.add_argument("--url", required=True, metavar="URL", help="the Nautobot server (http or https)")
-    nb.add_argument("--token", metavar="TOKEN", help="API token (default: $NAUTOBOT_TOKEN); never written anywhere")
-    nb.add_argument("--location", required=True, metavar="NAME", help="the location (site) to read")
-    nb.add_argument("-o", "--output", required=True, metavar="PROJECT",
-                    help="project file to write (.json, atomically)")
-    nb.add_argument("--server", metavar="ID", help="catalog server for devices no --map rule names")
-    nb.add_argument("--switch", metavar="ID", help="catalog switch for switch models not in the catalog")
-    nb.add_argument("--map", metavar="MAP.json", help="mapping file, as for ibnetdiscover")
-    nb.add_argument("--name", metavar="NAME", help="design name (default: the location's)")
-    _add_netbox_import(kinds, make_subcommand)
-
-
-def _add_netbox_import(kinds, make_subcommand) -> None:
-    nx = make_subcommand(
-        kinds, "netbox", "a site in a NetBox server",
+    _add_server_import(
+        kinds, make_subcommand, "nautobot", "Nautobot", "a location in a Nautobot server",
+        "Read a Nautobot location's devices, interfaces and cables (pynautobot).",
+        "cluster-designer import nautobot --url https://nautobot.example --location dc1 -o dc1.json")
+    _add_server_import(
+        kinds, make_subcommand, "netbox", "NetBox", "a site in a NetBox server",
         "Read a NetBox site's devices, interfaces, cables, racks and locations (pynetbox, NetBox "
-        "4.x). A device type whose model is a catalog id is that entry; --map, --server and "
-        "--switch name the others. The devices fold into repeated blocks as a fabric dump does.",
+        "4.x).",
         "cluster-designer import netbox --url https://netbox.example --site dc1 -o dc1.json")
-    nx.add_argument("--url", required=True, metavar="URL", help="the NetBox server (http or https)")
-    nx.add_argument("--token", metavar="TOKEN", help="API token (default: $NETBOX_TOKEN); never written anywhere")
-    nx.add_argument("--site", metavar="NAME", help="the site to read (default: the server's only site)")
-    nx.add_argument("-o", "--output", required=True, metavar="PROJECT",
-                    help="project file to write (.json, atomically)")
-    nx.add_argument("--server", metavar="ID", help="catalog server for devices no --map rule names")
-    nx.add_argument("--switch", metavar="ID", help="catalog switch for switch models not in the catalog")
-    nx.add_argument("--map", metavar="MAP.json", help="mapping file, as for ibnetdiscover")
-    nx.add_argument("--name", metavar="NAME", help="design name (default: the site's)")
+
+
+# (option, help, required) naming where in each server the design is read from
+_WHERE = {"nautobot": ("--location", "the location (site) to read", True),
+          "netbox": ("--site", "the site to read (default: the server's only site)", False)}
+
+
+def _add_server_import(kinds, make_subcommand, source: str, server: str, summary: str,
+                       description: str, example: str) -> None:
+    """``import nautobot`` / ``import netbox``: the same options but where to read."""
+    sub = make_subcommand(
+        kinds, source, summary,
+        description + " A device type whose model is a catalog id is that entry; --map, "
+        "--server and --switch name the others. The devices fold into repeated blocks as a "
+        "fabric dump does.", example)
+    where, where_help, required = _WHERE[source]
+    sub.add_argument("--url", required=True, metavar="URL", help=f"the {server} server (http or https)")
+    sub.add_argument("--token", metavar="TOKEN",
+                     help=f"API token (default: ${_TOKEN_VARIABLE[source]}); never written anywhere")
+    sub.add_argument(where, required=required, metavar="NAME", help=where_help)
+    sub.add_argument("-o", "--output", required=True, metavar="PROJECT",
+                     help="project file to write (.json, atomically)")
+    sub.add_argument("--server", metavar="ID", help="catalog server for devices no --map rule names")
+    sub.add_argument("--switch", metavar="ID", help="catalog switch for switch models not in the catalog")
+    sub.add_argument("--map", metavar="MAP.json", help="mapping file, as for ibnetdiscover")
+    sub.add_argument("--name", metavar="NAME", help=f"design name (default: the {where[2:]}'s)")
 
 
 def add_server_export_options(parser: argparse.ArgumentParser) -> None:
@@ -99,32 +99,28 @@ def add_server_export_options(parser: argparse.ArgumentParser) -> None:
                              "hold no devices, racks or locations yet (--site picks a floor-plan export)")
 
 
-def _token(args, variable: str = "NAUTOBOT_TOKEN") -> str:
-    return args.token or os.environ.get(variable, "")
+_TOKEN_VARIABLE = {"nautobot": "NAUTOBOT_TOKEN", "netbox": "NETBOX_TOKEN"}
 
 
-def run_nautobot_export(args) -> int:
+def _token(args, source: str) -> str:
+    return args.token or os.environ.get(_TOKEN_VARIABLE[source], "")
+
+
+def run_server_export(args) -> int:
+    """``export PROJECT --nautobot URL`` or ``--netbox URL``: the design as planned racks,
+    devices and cables in that server."""
     from core.catalog import default_catalog  # noqa: PLC0415
-    from core.interop.nautobot import connect, export_to_nautobot  # noqa: PLC0415
     from core.project import load_project  # noqa: PLC0415
 
     catalog = default_catalog()
     design = load_project(args.project, catalog)
-    api = connect(args.nautobot, _token(args))
-    summary = export_to_nautobot(design, catalog, api, args.nautobot, args.location)
-    sys.stderr.write(f"cluster-designer: {summary.text()}\n")
-    return 0
-
-
-def run_netbox_export(args) -> int:
-    from core.catalog import default_catalog  # noqa: PLC0415
-    from core.interop.netbox import connect, export_to_netbox  # noqa: PLC0415
-    from core.project import load_project  # noqa: PLC0415
-
-    catalog = default_catalog()
-    design = load_project(args.project, catalog)
-    api = connect(args.netbox, _token(args, "NETBOX_TOKEN"))
-    summary = export_to_netbox(design, catalog, api, args.netbox, args.netbox_site)
+    if args.nautobot:
+        from core.interop.nautobot import connect, export_to_nautobot as export  # noqa: PLC0415
+        url, source, where = args.nautobot, "nautobot", args.location
+    else:
+        from core.interop.netbox import connect, export_to_netbox as export  # noqa: PLC0415
+        url, source, where = args.netbox, "netbox", args.netbox_site
+    summary = export(design, catalog, connect(url, _token(args, source)), url, where)
     sys.stderr.write(f"cluster-designer: {summary.text()}\n")
     return 0
 
@@ -140,12 +136,12 @@ def run_import_command(args) -> int:
     mapping = fabric_map(args.map, catalog, args.server, args.switch)
     if args.source == "nautobot":
         from core.interop.nautobot import connect, design_from_nautobot  # noqa: PLC0415
-        api = connect(args.url, _token(args))
+        api = connect(args.url, _token(args, "nautobot"))
         design, summary = design_from_nautobot(api, args.url, catalog, args.location, mapping,
                                                args.name or "")
     elif args.source == "netbox":
         from core.interop.netbox import connect as netbox, design_from_netbox  # noqa: PLC0415
-        api = netbox(args.url, _token(args, "NETBOX_TOKEN"))
+        api = netbox(args.url, _token(args, "netbox"))
         design, summary = design_from_netbox(api, args.url, catalog, args.site, mapping, args.name or "")
     else:
         dump = read_ibnetdiscover(args.dump)

@@ -46,7 +46,7 @@ from core.analysis.performance import PerformanceAssumptions
 
 from . import cases as C
 from . import suite
-from .ultra_pairs import PAIRS as ULTRA_PAIRS
+from .ultra_pairs import ratios as gb300_ratios
 
 A100_ROWS = ("5", "6", "7", "8", "15")
 COMPOSER_H100_ROWS = ("14", "16")
@@ -150,14 +150,7 @@ def fit() -> dict:
                               GB200=gb200, B200=b200, GB300=z), "fp8_gemm_efficiency_scale": fp8}
 
         def ultra_ratios(z):
-            out = []
-            for ultra, gb200_case in ULTRA_PAIRS:
-                pred = [suite.predict(c, folder, use_subprocess=False,
-                                      extra_assumptions=ultra_overrides(c, z)).step_s
-                        for c in (ultra, gb200_case)]
-                out.append((ultra, pred[0] / pred[1],
-                            ultra.published_step_s / gb200_case.published_step_s))
-            return out
+            return gb300_ratios(folder, lambda c: ultra_overrides(c, z))
 
         gb300 = _golden(lambda z: sum(math.log(p / q) ** 2 for _, p, q in ultra_ratios(z)),
                         0.3, 1.0)

@@ -62,14 +62,14 @@ PAIRS: tuple[tuple[C.PerfCase, C.PerfCase], ...] = tuple(
 )
 
 
-def ratios(folder) -> list[tuple[C.PerfCase, float, float]]:
+def ratios(folder, overrides=None) -> list[tuple[C.PerfCase, float, float]]:
     """(GB300 case, engine's GB300 / GB200 step-time ratio, published ratio) per pair, with
-    the engine's assumptions as they stand."""
+    the engine's assumptions as they stand, or each case's ``overrides(case)`` on top."""
     from . import suite  # noqa: PLC0415 (suite imports the case modules)
 
-    out = []
-    for ultra, sibling in PAIRS:
-        engine = (suite.predict(ultra, folder, use_subprocess=False).step_s
-                  / suite.predict(sibling, folder, use_subprocess=False).step_s)
-        out.append((ultra, engine, ultra.published_step_s / sibling.published_step_s))
-    return out
+    def step(case: C.PerfCase) -> float:
+        extra = overrides(case) if overrides is not None else None
+        return suite.predict(case, folder, use_subprocess=False, extra_assumptions=extra).step_s
+
+    return [(ultra, step(ultra) / step(sibling), ultra.published_step_s / sibling.published_step_s)
+            for ultra, sibling in PAIRS]
