@@ -31,6 +31,9 @@ BUDGET_RATIO = 2.5
 BASELINE_CODE = "import PySide6.QtWidgets, numpy, pyqtgraph"
 PROBE_CODE = r"""
 import os, sys, time
+# the app's own import order: the command line (engine, scipy) before Qt, as `cluster-designer`
+# runs it (PySide6 reads the source of every module imported after it, to look for features)
+from designer.cli import main
 import designer.common.qtapp as qtapp
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QMainWindow, QWidget
@@ -65,7 +68,6 @@ def ensure_app(*args, **kwargs):
     return app
 
 qtapp.ensure_app = ensure_app
-from designer.cli import main
 sys.exit(main([]))
 """
 

@@ -3,7 +3,7 @@
 Tiers: a scale-out switch one scale-out hop from a compute node is a ``leaf``, two hops a
 ``spine``, three a ``core`` (an explicit ``tier`` on the node wins). Domains: the GPUs that can
 reach each other through switches of tier <= t are found with connected components on the
-device-level graph (numpy/scipy, no Python object per device); the domain size of a level is the
+device-level graph (numpy arrays, core/components.py, no Python object per device); the domain size of a level is the
 GPU-weighted median component. The per-GPU bandwidth of level t is the smallest aggregate
 up-capacity of the tiers below it divided by the GPUs, i.e. b / prod(r_i) for a Clos with
 oversubscription r_i (topologies.md §1.2, §5).
@@ -15,12 +15,11 @@ import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from core.catalog import COMPUTE_KINDS, ComponentSpec
 from core.assumptions.network import NetworkAssumptions
 from core.catalog_spec import SwitchSpec
+from core.components import connected_component_labels
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView, NetworkLevel, TierBehaviour
 from core.fabric_parts import partition_diagnostic
@@ -157,10 +156,7 @@ def _components(graph: UnitGraph, mask_units: np.ndarray, edge_mask: np.ndarray)
     n = graph.units
     src, dst = graph.src[edge_mask], graph.dst[edge_mask]
     keep = mask_units[src] & mask_units[dst]
-    src, dst = src[keep], dst[keep]
-    matrix = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
-    _, labels = connected_components(matrix, directed=False)
-    return labels
+    return connected_component_labels(n, src[keep], dst[keep])
 
 
 def _domains_by_tier(graph: UnitGraph, unit_rank: np.ndarray, edge_mask: np.ndarray,
@@ -178,9 +174,7 @@ def _domains_by_tier(graph: UnitGraph, unit_rank: np.ndarray, edge_mask: np.ndar
     for r in range(1, max_rank + 1):
         new = tier == r
         vertices = int(labels.max()) + 1 if len(labels) else 0
-        matrix = coo_matrix((np.ones(int(new.sum()), dtype=np.int8),
-                             (labels[src[new]], labels[dst[new]])), shape=(vertices, vertices))
-        labels = connected_components(matrix, directed=False)[1][labels]
+        labels = connected_component_labels(vertices, labels[src[new]], labels[dst[new]])[labels]
         yield labels
 
 

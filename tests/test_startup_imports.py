@@ -9,14 +9,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# scipy.stats: most of a second; the generators and the sweep reader: only for the wizard and
-# File > Open Sweep Results.
-NOT_AT_START = ("scipy.stats", "core.sweep.recipe", "core.sweep.results", "designer.window.wizard")
+# scipy.stats: most of a second; scipy.sparse: ~0.1 s, only for a spectral cut of a fabric
+# without tiers (core/components.py finds connected components); the generators and the sweep
+# reader: only for the wizard and File > Open Sweep Results.
+NOT_AT_START = ("scipy.stats", "scipy.sparse", "core.sweep.recipe", "core.sweep.results",
+                "designer.window.wizard")
 
 
 def test_the_window_and_the_first_evaluation_import_none_of_the_heavy_modules_they_do_not_need():
     code = ("import sys\n"
-            "import core.compare, core.project, core.series\n"
+            "import designer.cli, core.compare, core.project, core.series\n"
             "import designer.window.app, designer.window.main_window, designer.project.evaluator\n"
             "from core.catalog import default_catalog\n"
             "from core.project import load_project\n"

@@ -18,9 +18,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.sparse import coo_matrix, identity
-from scipy.sparse.csgraph import laplacian
-from scipy.sparse.linalg import LinearOperator, eigsh, splu
 
 from core.analysis.collectives import allreduce_busbw_gbyte_s, allreduce_time_s, alltoall_time_s
 from core.analysis.dpu import storage_path_stages
@@ -64,6 +61,12 @@ class LatencyResult:
 
 
 def _spectral_bisection_gbit_s(topology: Topology) -> float:
+    # scipy.sparse here, not at the top: a layered fabric never needs it, and importing it is
+    # ~0.1 s of every start of the window (core/components.py)
+    from scipy.sparse import coo_matrix, identity  # noqa: PLC0415
+    from scipy.sparse.csgraph import laplacian  # noqa: PLC0415
+    from scipy.sparse.linalg import LinearOperator, eigsh, splu  # noqa: PLC0415
+
     graph = topology.graph
     flat = topology.flat
     n = graph.units

@@ -9,6 +9,7 @@ from core.compare import Comparison
 from core.metrics import metric
 from designer.common.delta_text import delta_text
 from designer.common.format import num, pct
+from designer.common.style import tinted
 from designer.panels.charts import LazyChart
 
 
@@ -100,14 +101,12 @@ class MetricsPanel(QScrollArea):
             label, value = row[0], row[1]
             tip = row[2] if len(row) > 2 else ""
             if value is None:
-                header = QLabel(label)
-                header.setStyleSheet("font-weight: 600; color: #37474f; margin-top: 6px;")
+                header = tinted(QLabel(label), "#37474f", bold=True)
+                header.setContentsMargins(0, 6, 0, 0)
                 self._grid.addWidget(header, r, 0, 1, 2)
                 continue
-            name = QLabel(label)
-            name.setStyleSheet("color: #546e7a;")
-            shown = QLabel(value)
-            shown.setStyleSheet("font-weight: 600; color: #263238;")
+            name = tinted(QLabel(label), "#546e7a")
+            shown = tinted(QLabel(value), "#263238", bold=True)
             shown.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             # In a narrow dock a long value ("TP 8 · PP 8 · DP 16 · CP 1 · EP 1") wraps rather

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QWidget
 
 from core.analysis.cost import CostAssumptions
 from designer.assumptions.assumption_fields import format_value, section_fields
+from designer.common.style import tinted
 
 # The fields shown, in order (names of core.analysis.cost.CostAssumptions).
 FIELDS = ("facility", "utilization", "depreciation_years", "network_depreciation_years",
@@ -36,13 +37,12 @@ class CostMethodEditor(QWidget):
         grid.setHorizontalSpacing(8)
         grid.setVerticalSpacing(2)
         grid.setColumnStretch(0, 1)
-        title = QLabel("Method (edit here or in Assumptions → Cost)")
-        title.setStyleSheet("font-weight: 600; color: #37474f; margin-top: 6px;")
+        title = tinted(QLabel("Method (edit here or in Assumptions → Cost)"), "#37474f", bold=True)
+        title.setContentsMargins(0, 6, 0, 0)
         grid.addWidget(title, 0, 0, 1, 3)
         self.editors: dict[str, QWidget] = {}
         for row, info in enumerate(self.infos, start=1):
-            name = QLabel(info.label)
-            name.setStyleSheet("color: #546e7a;")
+            name = tinted(QLabel(info.label), "#546e7a")
             name.setToolTip(info.meaning)
             if info.choices:
                 editor = QComboBox()
@@ -54,8 +54,7 @@ class CostMethodEditor(QWidget):
                 editor.editingFinished.connect(lambda key=info.key, e=editor: self._commit(key, e.text()))
             editor.setFixedWidth(EDITOR_WIDTH)
             editor.setToolTip(info.meaning)
-            unit = QLabel(info.unit or ("fraction" if info.fraction else ""))
-            unit.setStyleSheet("color: #607d8b;")
+            unit = tinted(QLabel(info.unit or ("fraction" if info.fraction else "")), "#607d8b")
             grid.addWidget(name, row, 0)
             grid.addWidget(editor, row, 1)
             grid.addWidget(unit, row, 2)

@@ -63,38 +63,48 @@ def curve_marks(inference) -> dict:
 class ThroughputLatencyChart(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        self.plot = labelled_plot("Throughput against interactivity",
-                                  "output tokens/s per GPU", X_LABEL)
-        self.plot.setMinimumHeight(CHART_HEIGHT + 40)
-        self.plot.setMaximumHeight(CHART_HEIGHT + 140)
-        self.plot.showGrid(x=True, y=True, alpha=0.25)
-        layout.addWidget(self.plot)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(2)
+        # made with the first curve (``plot``): a training workload never shows the chart, and
+        # a pyqtgraph plot is ~20 ms of the window's start
+        self._plot: pg.PlotWidget | None = None
         self.legend = QLabel()
         self.legend.setWordWrap(True)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
-        layout.addWidget(self.legend)
+        self._layout.addWidget(self.legend)
         self.points: list = []  # the curve as drawn (tests read it)
         self.scatter: pg.ScatterPlotItem | None = None
         self.slo_x: float | None = None
         self.limit_y: float | None = None  # the prefill pool's limit, where drawn
+
+    @property
+    def plot(self) -> pg.PlotWidget:
+        if self._plot is None:
+            self._plot = labelled_plot("Throughput against interactivity",
+                                       "output tokens/s per GPU", X_LABEL)
+            self._plot.setMinimumHeight(CHART_HEIGHT + 40)
+            self._plot.setMaximumHeight(CHART_HEIGHT + 140)
+            self._plot.showGrid(x=True, y=True, alpha=0.25)
+            self._layout.insertWidget(0, self._plot)
+        return self._plot
 
     def set_curve(self, curve, chosen_batch: int | None, tpot_slo_ms: float | None,
                   pool_limit: float | None = None) -> None:
         """Draw ``curve`` (CurvePoints; empty: nothing to draw), ring ``chosen_batch`` and draw
         the TPOT SLO line; ``pool_limit`` (a disaggregated deployment, ``curve_marks``): the
         served output tokens/s per GPU its prefill pool allows."""
-        plot = self.plot
-        plot.clear()
         self.points = sorted(curve, key=lambda p: p.batch)
         self.scatter = None
         self.slo_x = None
         self.limit_y = None
         if not self.points:
+            if self._plot is not None:
+                self._plot.clear()
             self.legend.setText("")
             return
+        plot = self.plot
+        plot.clear()
         ys, what = throughput(self.points)
         plot.setLabel("left", what, **{"font-size": "9pt"})
         xs = [p.tokens_per_s_per_user for p in self.points]
