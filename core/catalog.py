@@ -80,6 +80,8 @@ FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool, Any]]] = {
         # GB/s per direction between one GPU and its host's memory (PCIe, NVLink-C2C): where a
         # KV cache placed in host memory is read from (core/analysis/serving_phase.py)
         "host_link_gbyte_s": (_NUMBER, False, None),
+        # memory.total as the driver reports it (nvidia-smi), MiB; absent: hbm_gb read as GiB
+        "hbm_reported_mib": (_NUMBER, False, None),
     },
     "server": {
         "accelerator": ((str,), True, None),
@@ -391,6 +393,11 @@ def _check_kind_rules(values: dict[str, Any], origin: str, label: str) -> None:
                 fail(name, f"must be positive, got {show(values[name])}")
         if values["host_link_gbyte_s"] is not None and not values["host_link_gbyte_s"] > 0:
             fail("host_link_gbyte_s", f"must be positive, got {show(values['host_link_gbyte_s'])}")
+        reported = values["hbm_reported_mib"]
+        # the driver keeps some of the stacks back; it never reports more than they hold
+        if reported is not None and not 0 < reported <= values["hbm_gb"] * 1024:
+            fail("hbm_reported_mib", f"must be positive and at most hbm_gb x 1024 MiB "
+                 f"({values['hbm_gb'] * 1024:g}), got {show(reported)}")
     if kind in COMPUTE_KINDS:
         if values["accelerators"] <= 0:
             fail("accelerators", "must be at least 1")

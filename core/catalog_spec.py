@@ -20,6 +20,9 @@ from typing import Any, Mapping
 
 from core.errors import CatalogError
 
+MIB = 2 ** 20
+GIB = 2 ** 30
+
 
 def _plain(value: Any) -> Any:
     """A field's value as JSON: records by their ``to_json``, tuples as lists."""
@@ -157,6 +160,19 @@ class AcceleratorSpec(ComponentSpec):
     scale_up_effective_gbyte_s: float | None = None
     # GB/s per direction between one GPU and its host's memory (PCIe, NVLink-C2C)
     host_link_gbyte_s: float | None = None
+    # memory.total as the driver reports it (nvidia-smi), MiB: what a job can address
+    hbm_reported_mib: float | None = None
+
+    @property
+    def hbm_capacity_gb(self) -> float:
+        """The memory a job can fill, GB = 1e9 bytes (the unit of every memory figure the
+        analyses compute): the driver's reported total where the catalog has it (H100 80GB:
+        81,559 MiB = 85.52 GB), else the spec sheet's figure read as GiB, the unit vendors
+        size HBM in (an "80GB" H100 is five 16 GiB stacks; an A100 80GB reports 81,920 MiB).
+        Comparing decimal-GB needs with the spec sheet's number understated every GPU by 7%."""
+        if self.hbm_reported_mib is not None:
+            return float(self.hbm_reported_mib) * MIB / 1e9
+        return float(self.hbm_gb) * GIB / 1e9
 
     def peak_tflops(self, precision: str) -> float:
         value = self.tflops_dense.get(precision)

@@ -528,3 +528,29 @@ def test_an_accelerator_needs_positive_memory_and_bandwidth(tmp_path, field):
     accelerator[field] = 0
     message = _load_error(_write(tmp_path, [accelerator]))
     assert f"field {field!r}: must be positive, got 0" in message
+
+
+@pytest.mark.parametrize("component_id, capacity_gb", [
+    ("H100-SXM5-80GB", 85.52),  # nvidia-smi memory.total 81,559 MiB
+    ("A100-SXM4-80GB", 85.90),  # 81,920 MiB
+    ("H200-SXM", 150.75),       # 143,771 MiB
+    ("B200", 192.27),           # 183,359 MiB
+    ("GB200", 198.67),          # 189,471 MiB
+    ("MI300X", 206.16),         # no driver total catalogued: 192 GiB
+])
+def test_a_gpu_holds_its_memory_in_bytes_not_the_spec_sheets_number(catalog, component_id,
+                                                                    capacity_gb):
+    """Vendors' "80 GB" are GiB (HBM comes in binary stacks); the analyses count GB of 10^9
+    bytes, so the memory a job can fill is the driver's reported total, not 80e9 bytes."""
+    assert catalog.get(component_id).hbm_capacity_gb == pytest.approx(capacity_gb, abs=0.005)
+
+
+@pytest.mark.parametrize("reported", [0, 81_921])
+def test_a_reported_memory_total_is_positive_and_within_the_stacks(tmp_path, reported):
+    accelerator = {"id": "My-GPU", "kind": "accelerator", "vendor": "Acme", "name": "Acme GPU",
+                   "tflops_dense": {"bf16": 1000}, "hbm_gb": 80, "hbm_reported_mib": reported,
+                   "hbm_tbyte_s": 3.35, "tdp_w": 700, "scale_up_gbyte_s_per_dir": 450,
+                   "source": "test fixture", "confidence": "E"}
+    message = _load_error(_write(tmp_path, [accelerator]))
+    assert (f"field 'hbm_reported_mib': must be positive and at most hbm_gb x 1024 MiB (81920), "
+            f"got {reported}") in message

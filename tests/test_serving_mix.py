@@ -19,7 +19,7 @@ from core.report import render_report
 CATALOG = default_catalog()
 LLAMA = json.loads(list_inference_presets()["llama31-70b-serve"].read_text())
 A = InferenceAssumptions()
-FIXED_S = 80 * A.fixed_us_per_layer * 1e-6  # Llama 70B's 80 layers x 31 us, every step
+FIXED_S = 80 * A.fixed_us_per_layer * 1e-6  # Llama 70B's 80 layers x 30.9 us, every step
 PARAMS_70B = 70_552_387_584
 KV_FP8 = 2 * 80 * 8 * 128  # bytes per token of Llama 70B's fp8 KV cache
 H100_FP8 = 1978.9e12
@@ -77,22 +77,22 @@ def test_decode_reads_the_kv_cache_at_the_in_flight_mean_context():
 
 def test_kv_capacity_is_counted_at_the_in_flight_mean_full_context():
     result = analyze_inference(H100, _one_h100(MIX, batch=100), 10.0)
-    free = 80e9 * (1 - A.activation_reserve_fraction) - PARAMS_70B
+    free = 81_559 * 2**20 * (1 - A.activation_reserve_fraction) - PARAMS_70B
     held = 0.2 * 1152 + 0.8 * 4608  # 3,917 tokens a request in flight holds
-    assert result.max_concurrency_per_replica == int(free // (held * KV_FP8)) == 2
-    assert result.batch == 2
+    assert result.max_concurrency_per_replica == int(free // (held * KV_FP8)) == 9
+    assert result.batch == 9
     (note,) = [d for d in result.diagnostics if d.code == "KV_CACHE_LIMITS_BATCH"]
-    assert note.message == ("inference.deployment.batch: the KV cache holds 2 requests of 3,917 tokens "
-                            "per replica, not 100: the batch is 2")
+    assert note.message == ("inference.deployment.batch: the KV cache holds 9 requests of 3,917 tokens "
+                            "per replica, not 100: the batch is 9")
 
 
 def test_a_class_too_long_for_the_kv_cache_cannot_run_even_if_the_mean_fits():
-    # 1.4 GB of free HBM holds 8,838 fp8 tokens: 9,216 do not fit, 1% of requests or not
-    result = analyze_inference(H100, _one_h100([(512, 64, 0.99), (8192, 1024, 0.01)], batch=1), 10.0)
+    # 6.4 GB of free HBM holds 39,162 fp8 tokens: 40,960 do not fit, 1% of requests or not
+    result = analyze_inference(H100, _one_h100([(512, 64, 0.99), (36864, 4096, 0.01)], batch=1), 10.0)
     assert not result.runs and result.ttft_ms is None and result.classes == ()
     (reason,) = result.cannot_run
     assert reason.code == "DOES_NOT_FIT_MEMORY"
-    assert reason.message.startswith("inference: the KV cache of one 9,216-token request (1.5 GB per GPU)")
+    assert reason.message.startswith("inference: the KV cache of one 40,960-token request (6.7 GB per GPU)")
 
 
 def test_the_slo_holds_only_when_every_class_meets_ttft():

@@ -161,7 +161,7 @@ def _pp2(batch: int):
 def test_a_pp2_replica_decodes_two_micro_batches_of_half_the_batch():
     result = analyze_inference(H100, _pp2(8), 10.0)
     # a stage step: one micro-batch of 4 sequences on 40 layers of one H100: half the weights
-    # and the micro-batch's half of the stage's KV cache read from HBM, plus 40 x 31 us
+    # and the micro-batch's half of the stage's KV cache read from HBM, plus 40 x 30.9 us
     kv = 4 * (2048 + 128) * KV_FP8 / 2
     stage = (PARAMS_70B / 2 + kv) / (3.35e12 * A.hbm_efficiency) + 40 * A.fixed_us_per_layer * 1e-6
     assert result.decode.bound == "memory" and result.decode.communication_s == 0.0
@@ -195,11 +195,11 @@ def test_fewer_sequences_than_stages_leave_stages_idle():
 
 def test_every_stage_step_carries_its_layers_fixed_cost():
     result = analyze_inference(H100, _pp2(8), 10.0)
-    assert result.decode.fixed_s == pytest.approx(40 * 31e-6, rel=1e-9)  # 1.24 ms per stage
+    assert result.decode.fixed_s == pytest.approx(40 * 30.9e-6, rel=1e-9)  # 1.24 ms per stage
     assert result.prefill.fixed_s == result.decode.fixed_s
     assert result.to_json()["decode"]["fixed_s"] == result.decode.fixed_s
     none = analyze_inference(H100, _pp2(8), 10.0, InferenceAssumptions(fixed_us_per_layer=0.0))
-    assert result.decode.stage_s - none.decode.stage_s == pytest.approx(40 * 31e-6, rel=1e-9)
+    assert result.decode.stage_s - none.decode.stage_s == pytest.approx(40 * 30.9e-6, rel=1e-9)
 
 
 def test_fp4_weights_take_their_e4m3_scale_per_16_values():

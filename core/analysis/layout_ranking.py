@@ -76,8 +76,8 @@ def explain_ranking(best: Ranked, runners: list[Ranked], fit_found: bool, seq_le
     """The winner and each runner-up as a Candidate with why it loses (or, when nothing fits,
     by how much it overflows: then none has a step time)."""
     if not fit_found:
-        return [_misfit(best, f"overflows least: {best.memory_gb:.0f} GB per GPU of {hbm_gb:g} GB")] + [
-            _misfit(r, f"does not fit: {r.memory_gb:.0f} GB per GPU of {hbm_gb:g} GB")
+        return [_misfit(best, f"overflows least: {best.memory_gb:.0f} GB per GPU of {hbm_gb:.1f} GB")] + [
+            _misfit(r, f"does not fit: {r.memory_gb:.0f} GB per GPU of {hbm_gb:.1f} GB")
             for r in runners]
     candidates = [_candidate(best, seq_len)]
     for r in runners:
@@ -137,7 +137,7 @@ def _why(best: Ranked, other: Ranked, seq_len: int, hbm_gb: float) -> tuple[str,
                   f"{f' and {o_par.virtual_stages} virtual stages' if o_par.virtual_stages > 1 else ''}"
                   f" idles {100 * o_bub:.0f}% of the step (winner {100 * b_bub:.0f}%)")
     elif category == "memory":
-        detail = (f"needs {o_par.recompute} recompute to fit {hbm_gb:g} GB "
+        detail = (f"needs {o_par.recompute} recompute to fit {hbm_gb:.1f} GB "
                   f"({o_mem:.0f} GB with it; the winner uses {b_par.recompute})")
     elif category == "communication":
         part = max(_COMM_PARTS, key=lambda k: o_bd.get(k, 0.0) / o_tokens - b_bd.get(k, 0.0) / b_tokens)

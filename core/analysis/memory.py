@@ -34,7 +34,9 @@ Sources (../shared/reference/performance.md §6):
 * **Workspace** (communication buffers, cuBLAS/NCCL workspace) and **framework** (CUDA context,
   allocator fragmentation) are each ~1-3 GB (E).
 
-All sizes are GB = 1e9 bytes.
+All sizes are GB = 1e9 bytes, the GPU's memory too: ``hbm_gb`` is what it holds in those
+bytes (``AcceleratorSpec.hbm_capacity_gb``: the driver's total, 85.52 GB on an "80GB" H100),
+not the spec sheet's number, which counts GiB.
 """
 
 from __future__ import annotations

@@ -311,7 +311,7 @@ def search_parallelism(
     model = workload.model
     gpus = max(1, fabric.connected_gpus)
     peak_tflops, precision = dense_peak(fabric.accelerator, workload.precision, None)
-    hbm_gb = float(fabric.accelerator.hbm_gb)
+    hbm_gb = fabric.accelerator.hbm_capacity_gb
     target_sequences = auto_target_sequences(workload, gpus, a)
 
     specs = _enumerate(fabric, model, a, target_sequences)
@@ -344,7 +344,7 @@ def search_parallelism(
                   for _, par, mem_gb in misfits[: 1 + max_runners_up]]
         diags.append(Diagnostic(
             NO_FIT,
-            f"no parallel configuration of the {model.layers}-layer model fits in {hbm_gb:g} GB "
+            f"no parallel configuration of the {model.layers}-layer model fits in {hbm_gb:.1f} GB "
             f"per GPU on {gpus:,} GPUs: the job cannot run (the layout that overflows least "
             f"needs {misfits[0][2]:.0f} GB)"))
     else:
@@ -357,7 +357,7 @@ def search_parallelism(
         overflow, par, mem_gb = misfits[0]
         candidates.append(Candidate(
             par, None, None, mem_gb, False, None, {}, "memory", None,
-            f"does not fit: needs {mem_gb:.0f} GB per GPU of {hbm_gb:g} GB even with "
+            f"does not fit: needs {mem_gb:.0f} GB per GPU of {hbm_gb:.1f} GB even with "
             f"{par.recompute} recompute and ZeRO-{par.zero_stage} "
             f"({rejected} of {len(specs)} layouts were rejected for memory)"))
 

@@ -190,7 +190,8 @@ def cannot_run_reasons(fabric: FabricView, par: Parallelism, memory: MemoryBreak
         reasons.append(Diagnostic(
             "DOES_NOT_FIT_MEMORY",
             f"needs {memory.total_gb:.1f} GB per GPU ({memory.stage} pipeline stage) but "
-            f"{fabric.accelerator.id} has {memory.hbm_gb:g} GB",
+            f"{fabric.accelerator.id} holds {memory.hbm_gb:.1f} GB (its spec sheet's "
+            f"{fabric.accelerator.hbm_gb:g} GB count GiB)",
             (fabric.accelerator.id,)))
     no_host_link = par.activation_offload and not fabric.accelerator.host_link_gbyte_s
     if no_host_link:
@@ -253,7 +254,7 @@ def layout_performance(
             core = bracket.step
         memory = core.memory
     else:  # no fabric to run on: only what does not depend on one
-        memory = memory_for(model, par, float(fabric.accelerator.hbm_gb), a, par.microbatches,
+        memory = memory_for(model, par, fabric.accelerator.hbm_capacity_gb, a, par.microbatches,
                             precision, fabric.accelerator)
     diags.extend(_layout_diagnostics(fabric, model, par, a))
     reasons = cannot_run_reasons(fabric, par, memory, core.step_time_s if core else None)

@@ -533,7 +533,7 @@ def _cannot_run(fabric: FabricView, workload: InferenceWorkload, prefill: PhaseM
             f"inference.deployment: the prefill and decode pools ({dep.gpus:,} GPUs, one after the "
             f"other) span the {level.name} level, which has no bandwidth: the KV cache cannot be "
             "handed over"))
-    usable = float(accel.hbm_gb) * 1e9 * (1.0 - a.activation_reserve_fraction)
+    usable = accel.hbm_capacity_gb * 1e9 * (1.0 - a.activation_reserve_fraction)
     pools = (("inference.deployment.prefill", prefill), ("inference.deployment.decode", decode)) \
         if dep.disaggregated else (("inference.deployment", decode),)
     for where, model in pools:

@@ -504,7 +504,7 @@ def phase_model(fabric: FabricView, workload: InferenceWorkload, layout: PhaseLa
     routed = shape.routed_params * copies / (max(layout.ep, layout.tp) * layout.pp) * weight_bytes
     weights = (shape.total_params - shape.routed_params) / layout.replica_gpus * weight_bytes + routed
     kv_split = 1 if workload.mla is not None else min(layout.tp, workload.model.kv_heads_effective)
-    usable = float(fabric.accelerator.hbm_gb) * 1e9 * (1.0 - assumptions.activation_reserve_fraction)
+    usable = fabric.accelerator.hbm_capacity_gb * 1e9 * (1.0 - assumptions.activation_reserve_fraction)
     return PhaseModel(fabric, workload, layout, assumptions, shape, tiers, weights, routed,
                       shape.kv_bytes_per_token / layout.pp / kv_split, usable - weights,
                       attention_precision(workload, fabric.accelerator))

@@ -162,7 +162,7 @@ def layout_step_time(
     parts["straggler"] = subtotal * straggler if straggler > 0 else 0.0
     parts["other"] = a.step_overhead_s
 
-    memory = memory_for(model, par, float(fabric.accelerator.hbm_gb), a, m, precision,
+    memory = memory_for(model, par, fabric.accelerator.hbm_capacity_gb, a, m, precision,
                         fabric.accelerator)
     if par.activation_offload:
         parts["offload"] = _offload_exposed_s(fabric, memory, m, parts["compute"])

@@ -136,7 +136,7 @@ def memory_breakdown_text(mem: MemoryBreakdown) -> str:
              ("logits", mem.logits_gb), ("workspace", mem.workspace_gb),
              ("framework", mem.framework_gb))
     return (", ".join(f"{name} {gb:.1f} GB" for name, gb in parts if gb)
-            + f" ({mem.stage} pipeline stage) of {mem.hbm_gb:g} GB")
+            + f" ({mem.stage} pipeline stage) of {mem.hbm_gb:.1f} GB")
 
 
 def bottleneck_rows(bn: BottleneckResult) -> list[Row]:

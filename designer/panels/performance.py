@@ -399,7 +399,7 @@ class PerformancePanel(MetricsPanel):
                      ("performance.mfu", "performance.step_time_s", "performance.tokens_per_s",
                       "performance.training_days")]
             rows += [metric_row("performance.memory_per_gpu_gb", perf.memory_per_gpu_gb,
-                                f"{memory} of {mem.hbm_gb:g} GB" + ("" if mem.fits else f"  ✗ {DOES_NOT_FIT}"))]
+                                f"{memory} of {mem.hbm_gb:.1f} GB" + ("" if mem.fits else f"  ✗ {DOES_NOT_FIT}"))]
             rows += [(f"   {name}", num(getattr(mem, field), 1, "GB")) for name, field in MEMORY_PARTS
                      if getattr(mem, field)]
         self.set_rows(rows)

@@ -110,7 +110,7 @@ def test_a_search_where_nothing_runs_says_why_and_lists_nothing(window, qtbot):
     view = window.workload_panel.inference_form.search_view
     assert search.candidates == () and search.result.cannot_run[0].code == "NO_DEPLOYMENT_FITS"
     assert "No deployment runs" in view.status.text()
-    assert "83.9 GB of fp8 weights per GPU exceed the 72.0 GB" in view.status.text()
+    assert "83.9 GB of fp8 weights per GPU exceed the 77.0 GB" in view.status.text()
     assert view.table.isHidden() and not window.workload_panel.use_deployment(0)
 
 

@@ -32,7 +32,7 @@ def test_panels_say_does_not_fit_with_the_reason(window, qtbot, small_design):
     for label in ("MFU", "Step time", "Tokens per second", "Training time (with ETTR)"):
         assert panel.value(label) == DOES_NOT_FIT
     assert panel.value("Job GPUs") == "16,384"
-    assert panel.value("Memory per GPU").endswith("of 80 GB")  # still real: why it would fit
+    assert panel.value("Memory per GPU").endswith("of 85.5 GB")  # still real: why it would fit (an "80GB" H100 holds 85.5 GB)
     assert panel.value("   weights").endswith("GB")
     assert panel.breakdown.isHidden()
     assert window.overview_panel.value("Result") == f"{DOES_NOT_FIT}: {reason}"

@@ -48,7 +48,7 @@ DSR1_REASON = (
     "aiconfigurator misses them too (+57% at the set's mean request)")
 TRT_BLACKWELL_REASON = (
     "the same table's H100 and H200 rows land within 8% and its GB200 row, the same chip at "
-    "1,200 W, within 25%; on the B200 the model's decode is HBM-bound at the KV maximum (373 "
+    "1,200 W, within 25%; on the B200 the model's decode is HBM-bound at the KV maximum (406 "
     "sequences of 1,500 tokens with an FP8 KV cache), so the FP4 GEMMs' measured rate (0.72 of "
     "the FP4 advantage, NVIDIA's kernel data) moves only its prefill. The KV-cache dtype of "
     "the Llama rows is not published (the options leave it to the checkpoint): with a BF16 KV "
