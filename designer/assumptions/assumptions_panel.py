@@ -26,6 +26,7 @@ from designer.assumptions.assumption_fields import (
     SECTION_TITLES, FieldInfo, defaults, format_compact, format_value, parse_value, section_fields, section_reset, sections,
     with_value,
 )
+from designer.common.first_show import BuiltOnFirstShow
 from designer.project.document import DesignDocument
 
 CHANGED_COLOR = "#e65100"
@@ -84,7 +85,7 @@ class _Section(QWidget):
         self.body.setVisible(on)
 
 
-class AssumptionsPanel(QWidget):
+class AssumptionsPanel(BuiltOnFirstShow, QWidget):
     title = "Assumptions"
     error = Signal(str)
 
@@ -96,7 +97,6 @@ class AssumptionsPanel(QWidget):
         self._labels: dict[str, QLabel] = {}
         self._default_labels: dict[str, QLabel] = {}
         self._sections: dict[str, _Section] = {}
-        self._built = False
         outer = QVBoxLayout(self)
         outer.setContentsMargins(8, 6, 8, 4)
         outer.setSpacing(4)
@@ -121,14 +121,11 @@ class AssumptionsPanel(QWidget):
         outer.addWidget(self.scroll, 1)
 
     # --- construction --------------------------------------------------------------------
-    def ensure_built(self) -> None:
+    def _build_body(self) -> None:
         """Build the fields (a few hundred widgets, their meanings read from core's source):
         called when the tab is first raised, or when a field is first asked for. The window
         opens with this tab behind the Inspector; building it cost a fifth of a second of
         every start."""
-        if self._built:
-            return
-        self._built = True
         body = QWidget()
         column = QVBoxLayout(body)
         column.setContentsMargins(0, 0, 4, 0)
@@ -142,11 +139,6 @@ class AssumptionsPanel(QWidget):
         column.addStretch(1)
         self.scroll.setWidget(body)
         self.refresh()
-
-    def dock_visibility_changed(self, shown: bool) -> None:
-        """Connected to the dock's visibilityChanged: the tab raised shows its fields."""
-        if shown:
-            self.ensure_built()
 
     @property
     def infos(self) -> dict[str, FieldInfo]:
@@ -265,7 +257,7 @@ class AssumptionsPanel(QWidget):
         return self.document.design.assumptions or Assumptions()
 
     def refresh(self) -> None:
-        if not self._built:
+        if not self.body_built:
             return  # built from the model when first shown
         current = self.assumptions()
         for name, section in self._sections.items():

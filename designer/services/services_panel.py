@@ -26,6 +26,7 @@ from core.inference_workload import (AUTO, InferenceWorkload, inference_workload
 from core.operations import AddService, ChangeService, RemoveService, SetWorkloadPartition
 from core.services import Service
 from designer.canvas.partition_tags import partition_colors
+from designer.common.first_show import BuiltOnFirstShow
 from designer.common.format import num
 from designer.project.document import DesignDocument
 from designer.services.partition_editor import GPUS, PartitionEditor
@@ -57,7 +58,7 @@ def default_gpus(workload: InferenceWorkload) -> int:
     return workload.deployment.gpus if workload.deployment != AUTO else 8
 
 
-class ServicesPanel(QScrollArea):
+class ServicesPanel(BuiltOnFirstShow, QScrollArea):
     error = Signal(str)
 
     def __init__(self, document: DesignDocument, parent=None):
@@ -65,16 +66,20 @@ class ServicesPanel(QScrollArea):
         self.document = document
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._result = None          # the latest evaluation (GPUs of each partition)
+        self._selection: list[str] = []  # the design paths selected on the canvas
+        self._selected: str | None = None  # the service shown in the editor
+        self._edit_base: InferenceWorkload | None = None  # what the editor's form was loaded with
+        self._form_edited = False
+        # the tab's widgets are made when it is first raised (designer/common/first_show.py)
+
+    def _build_body(self) -> None:
         self._presets: dict[str, InferenceWorkload] = {}
         for name in list_inference_presets():
             try:
                 self._presets[name] = load_inference_preset(name)
             except DesignError:
                 continue  # a broken preset file must not take the tab down
-        self._result = None          # the latest evaluation (GPUs of each partition)
-        self._selected: str | None = None  # the service shown in the editor
-        self._edit_base: InferenceWorkload | None = None  # what the editor's form was loaded with
-        self._form_edited = False
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(8, 8, 8, 8)
@@ -90,6 +95,9 @@ class ServicesPanel(QScrollArea):
         layout.addStretch(1)
         self.setWidget(body)
         self.load_from_design()
+        self.set_selection(self._selection)
+        if self._result is not None:
+            self.set_result(self._result)
 
     # --- building ------------------------------------------------------------------------
     def _build_main(self) -> QGroupBox:
@@ -212,6 +220,8 @@ class ServicesPanel(QScrollArea):
     def load_from_design(self) -> None:
         """Show the design's services and partitions (after any change of them, or another
         design)."""
+        if not self.body_built:
+            return  # the tab shows the design when it is made
         design = self.document.design
         self._fill_add_workloads()
         self.main_partition.load(design.workload_partition)
@@ -227,11 +237,15 @@ class ServicesPanel(QScrollArea):
     def set_result(self, result) -> None:
         """The latest evaluation: the GPUs of each partition."""
         self._result = result
-        self._show_main()
-        self._fill_gpus()
+        if self.body_built:
+            self._show_main()
+            self._fill_gpus()
 
     def set_selection(self, paths: list[str]) -> None:
         """The design paths selected on the canvas: what "Use the selection" takes."""
+        self._selection = list(paths)
+        if not self.body_built:
+            return
         for editor in (self.main_partition, self.edit_partition, self.add_partition):
             editor.set_selection(paths)
 

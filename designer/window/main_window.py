@@ -130,7 +130,10 @@ class MainWindow(WindowDocks, WindowMenus, WindowFiles, QMainWindow):
         # Tabs behind others make their charts and fields when first raised: a quicker start.
         for panel, dock in zip(self.metric_panels, self.metric_docks):
             dock.visibilityChanged.connect(panel.dock_visibility_changed)
-        self.assumptions_dock.visibilityChanged.connect(self.assumptions_panel.dock_visibility_changed)
+        for panel, dock in ((self.assumptions_panel, self.assumptions_dock),
+                            (self.workload_panel, self.workload_dock),
+                            (self.services_panel, self.services_dock)):
+            dock.visibilityChanged.connect(panel.dock_visibility_changed)
 
     # --- model events --------------------------------------------------------------------
     def _on_clean_changed(self, clean: bool) -> None:

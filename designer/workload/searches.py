@@ -214,6 +214,8 @@ class WorkloadSearches:
     # --- both ---------------------------------------------------------------------------
     def design_changed(self, change) -> None:
         """The design changed (None: another design was opened): older search results go stale."""
+        if not self.body_built:
+            return  # no search shown yet
         view = self.inference_form.search_view
         if change is None:
             self._last_of_kind.clear()  # another design: its own workloads

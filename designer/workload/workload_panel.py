@@ -37,6 +37,7 @@ from core.workload import (
     ACTIVATIONS, PRECISIONS, RECOMPUTE, Workload, workload_from_dict, workload_to_dict,
 )
 from designer.common.busy import Cancelled, run_busy
+from designer.common.first_show import BuiltOnFirstShow
 from designer.project.document import DesignDocument
 from designer.workload.inference_form import InferenceForm
 from designer.workload.inference_search import InferenceSearchOutcome, run_inference_search
@@ -53,7 +54,7 @@ PAR_INTS = [("tp", "TP"), ("pp", "PP"), ("dp", "DP"), ("cp", "CP"), ("ep", "EP")
 TRAINING, INFERENCE = "training", "inference"
 
 
-class WorkloadPanel(WorkloadSearches, QScrollArea):
+class WorkloadPanel(BuiltOnFirstShow, WorkloadSearches, QScrollArea):
     error = Signal(str)
     search_finished = Signal(object)  # SearchOutcome (tests wait on it)
     inference_search_finished = Signal(object)  # InferenceSearchOutcome (tests wait on it)
@@ -76,6 +77,9 @@ class WorkloadPanel(WorkloadSearches, QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._design_gpus: int | None = None
         self._scale_up: int | None = None
+        # the form is made when the tab is first raised (designer/common/first_show.py)
+
+    def _build_body(self) -> None:
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(8, 8, 8, 8)
@@ -127,7 +131,7 @@ class WorkloadPanel(WorkloadSearches, QScrollArea):
         self._chosen: tuple[Workload | None, str] = (None, "")
         self.name = QLineEdit()
         top.addRow("Name", self.name)
-        self.stack = StackSelector(document)
+        self.stack = StackSelector(self.document)
         top.addRow("Software stack", self.stack)
         # hidden for an inference workload with the training body (one form: the columns align)
         self._training_rows = (self.keep_layout, self.fit_note, self.name, self.stack)
@@ -221,7 +225,8 @@ class WorkloadPanel(WorkloadSearches, QScrollArea):
 
     # --- model ↔ form --------------------------------------------------------------------
     def load_from_design(self) -> None:
-        self._show(self.document.design.workload)
+        if self.body_built:  # else the form shows the design when it is made
+            self._show(self.document.design.workload)
 
     def _preset_of(self, workload: Workload | InferenceWorkload | None) -> str | None:
         """The preset ``workload`` is, as written or fitted to a design."""
@@ -461,6 +466,8 @@ class WorkloadPanel(WorkloadSearches, QScrollArea):
     # --- checks against the design -------------------------------------------------------
     def set_design_facts(self, gpus: int, scale_up_domain: int) -> None:
         self._design_gpus, self._scale_up = gpus, scale_up_domain
+        if not self.body_built:
+            return
         self._show_fit_note(self.document.design.workload)
         self._update_check()
 

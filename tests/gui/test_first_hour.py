@@ -253,3 +253,37 @@ def test_without_a_guide_the_window_says_where_it_lives(window, monkeypatch, no_
     monkeypatch.setattr(guide, "guide_path", lambda: None)
     assert window.show_guide() is False
     assert no_modal_dialogs[-1][0] == "information" and "docs/guide/index.md" in no_modal_dialogs[-1][1]
+
+
+def test_the_tabs_behind_the_inspector_are_made_when_first_raised_and_show_the_design(window,
+                                                                                         qtbot):
+    """Start-up (item 1): the Workload, Services and Assumptions tabs wait behind the
+    Inspector unmade; raised, each shows the design as it is then, not as it was at start."""
+    from html import escape
+
+    from core.resources import default_example
+
+    design = load_project(default_example(), window.catalog)
+    window.load_design(design, None, default_example())
+    window.evaluator.evaluate_now(window.document.design)
+    tabs = {"workload": (window.workload_panel, window.workload_dock),
+            "services": (window.services_panel, window.services_dock),
+            "assumptions": (window.assumptions_panel, window.assumptions_dock)}
+    assert not any(panel.body_built for panel, _ in tabs.values())
+    for panel, dock in tabs.values():
+        dock.raise_()
+        qtbot.waitUntil(lambda panel=panel: panel.body_built)
+    workload = window.document.design.workload
+    assert window.workload_panel.name.text() == workload.name
+    assert window.workload_panel.spins["layers"].value() == workload.model.layers
+    assert f"<b>{escape(workload.name)}</b> (training)" in window.services_panel.main_label.text()
+    assert "power.pue" in window.assumptions_panel.editors and len(window.assumptions_panel.editors) > 50
+
+
+def test_a_tab_not_yet_made_is_made_when_a_field_of_it_is_read(window):
+    """A menu action or a script reads the Workload tab's fields before it was ever raised."""
+    assert not window.workload_panel.body_built
+    assert window.workload_panel.preset.count() > 0  # built on the read
+    assert window.workload_panel.body_built
+    with pytest.raises(AttributeError, match="no attribute 'no_such_field'"):
+        window.workload_panel.no_such_field
