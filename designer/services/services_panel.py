@@ -20,10 +20,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroup
                                QLabel, QLineEdit, QPushButton, QScrollArea, QTableWidget, QTableWidgetItem,
                                QToolButton, QVBoxLayout, QWidget)
 
+from core.assumptions import Assumptions
 from core.errors import DesignError
 from core.inference_workload import (AUTO, InferenceWorkload, inference_workload_from_dict,
                                      inference_workload_to_dict, list_inference_presets, load_inference_preset)
 from core.operations import AddService, ChangeService, RemoveService, SetWorkloadPartition
+from core.preset_choice import first_service_that_runs
 from core.services import Service
 from designer.canvas.partition_tags import partition_colors
 from designer.common.first_show import BuiltOnFirstShow
@@ -71,6 +73,9 @@ class ServicesPanel(BuiltOnFirstShow, QScrollArea):
         self._selected: str | None = None  # the service shown in the editor
         self._edit_base: InferenceWorkload | None = None  # what the editor's form was loaded with
         self._form_edited = False
+        self._add_chosen_by_user = False  # "Add a service"'s workload: picked, or offered
+        self._add_shown: str | None = None  # the workload "Add a service" shows
+        self._offered_on: str | None = None  # the accelerator that offer was chosen for
         # the tab's widgets are made when it is first raised (designer/common/first_show.py)
 
     def _build_body(self) -> None:
@@ -194,7 +199,7 @@ class ServicesPanel(BuiltOnFirstShow, QScrollArea):
         form.addRow("Name", self.add_name)
         self.add_workload = QComboBox()
         self.add_workload.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.add_workload.activated.connect(self._add_workload_chosen)
+        self.add_workload.activated.connect(self._add_workload_picked)
         form.addRow("Workload", self.add_workload)
         column.addLayout(form)
         column.addWidget(QLabel("Runs on"))
@@ -240,6 +245,8 @@ class ServicesPanel(BuiltOnFirstShow, QScrollArea):
         if self.body_built:
             self._show_main()
             self._fill_gpus()
+            if not self._add_chosen_by_user and self._offered_on != self._accelerator():
+                self._fill_add_workloads()  # other GPUs (or the first known): offer one that serves
 
     def set_selection(self, paths: list[str]) -> None:
         """The design paths selected on the canvas: what "Use the selection" takes."""
@@ -373,7 +380,7 @@ class ServicesPanel(BuiltOnFirstShow, QScrollArea):
 
     def _fill_add_workloads(self) -> None:
         combo = self.add_workload
-        chosen = combo.currentData()
+        chosen = combo.currentData() if self._add_chosen_by_user else self._first_that_serves()
         combo.clear()
         main = self.document.design.workload
         if isinstance(main, InferenceWorkload):
@@ -381,8 +388,20 @@ class ServicesPanel(BuiltOnFirstShow, QScrollArea):
         for name, preset in self._presets.items():
             combo.addItem(f"{name} — {preset.name}", name)
         combo.setCurrentIndex(max(0, combo.findData(chosen)))
-        if combo.currentData() != chosen:  # another workload than before: its GPU count
+        if combo.currentData() != self._add_shown:  # another workload than before: its GPU count
             self._add_workload_chosen()
+
+    def _first_that_serves(self) -> str | None:
+        """Until the user picks one, "Add a service" offers the first preset that serves on
+        the GPUs it would start with (the first by name, DeepSeek-R1 INT8, exceeds an H100's
+        memory); the first by name before the first evaluation, when the GPUs are unknown."""
+        fabric = self._result.evaluation.topology.fabric if self._result is not None else None
+        self._offered_on = self._accelerator()
+        if fabric is None:
+            return next(iter(self._presets), None)
+        assumptions = self.document.design.assumptions or Assumptions()
+        return first_service_that_runs(fabric, assumptions.inference, list(self._presets.items()),
+                                       default_gpus)
 
     # --- reactions -----------------------------------------------------------------------
     def _show_fields(self, on: bool) -> None:
@@ -406,9 +425,18 @@ class ServicesPanel(BuiltOnFirstShow, QScrollArea):
             return main if isinstance(main, InferenceWorkload) else None
         return self._presets.get(key)
 
+    def _accelerator(self) -> str | None:
+        fabric = self._result.evaluation.topology.fabric if self._result is not None else None
+        return fabric.accelerator.id if fabric is not None else None
+
+    def _add_workload_picked(self, _index: int) -> None:
+        self._add_chosen_by_user = True
+        self._add_workload_chosen()
+
     def _add_workload_chosen(self, *_args) -> None:
         """A new service starts on its workload's own GPU count (the selection's blocks once
         taken)."""
+        self._add_shown = self.add_workload.currentData()
         workload = self._add_workload()
         if workload is not None and self.add_partition.mode() == GPUS:
             self.add_partition.gpus.setValue(default_gpus(workload))

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication
 
+from core.generators import SupernodeOptions, generate_supernode
 from core.inference_workload import load_inference_preset
+from core.operations import SetWorkload
 from core.project import design_to_dict, load_project
 from core.services import Partition, Service
 from core.workload import load_preset
@@ -230,3 +232,30 @@ def test_another_design_empties_the_tab(train_and_serve, small_design):
     assert panel.table.rowCount() == 0 and panel.empty_note.isVisibleTo(panel)
     assert not panel.editor_box.isVisibleTo(panel) and not panel.remove.isEnabled()
     assert panel.add_partition.mode() == GPUS
+
+
+def test_add_a_service_offers_first_a_preset_that_serves_on_the_designs_gpus(fat_tree, qtbot):
+    """Issue 25: the first inference preset by name (DeepSeek-R1 INT8, 671B parameters at a
+    byte each over 8 GPUs) exceeds what an H100 holds; "Add a service" offers the first that
+    serves on the 8 H100s a new service starts with, until the user picks one."""
+    panel = fat_tree.services_panel
+    panel.ensure_built()
+    assert next(iter(panel._presets)) == "deepseek-r1-int8-serve"
+    assert panel.add_workload.currentData() == LLAMA
+    assert panel.add_partition.gpus.value() == load_inference_preset(LLAMA).deployment.gpus
+    # a pick stays through later evaluations and workload changes
+    panel.add_workload.setCurrentIndex(panel.add_workload.findData(R1))
+    panel.add_workload.activated.emit(panel.add_workload.currentIndex())
+    with qtbot.waitSignal(fat_tree.evaluator.finished, timeout=30_000):
+        fat_tree.document.push(SetWorkload(load_preset("llama3-405b")))
+    assert panel.add_workload.currentData() == R1
+
+
+def test_on_one_h200_box_deepseek_r1_fp8_is_offered(window, qtbot):
+    """8 H200 hold DeepSeek-R1's FP8 weights (98.9 GB per GPU on its 8 GPUs), and the INT8 preset
+    is CloudMatrix's 384-GPU disaggregated deployment, which one box cannot hold."""
+    design = generate_supernode(SupernodeOptions("DGX-H200", 1), window.catalog)
+    with qtbot.waitSignal(window.evaluator.finished, timeout=30_000):
+        window.load_design(design, None)
+    window.services_panel.ensure_built()
+    assert window.services_panel.add_workload.currentData() == R1
