@@ -16,6 +16,8 @@ What NetBox itself would refuse or accept (its validation, permissions, filters,
 bulk creation) is NOT tested here.
 """
 
+import re
+
 import pytest
 
 from core.errors import DesignError
@@ -321,3 +323,16 @@ def test_a_url_with_credentials_is_refused_and_never_echoed(tmp_path, capsys, so
     err = capsys.readouterr().err.strip()
     assert "credentials" in err and "s3cret" not in err and "t0ken" not in err
     assert len(err.splitlines()) == 1 and not out.exists()
+
+
+def test_two_devices_under_one_name_are_refused_not_merged(tiny, catalog):
+    """NetBox tells devices apart by id (a name is unique per tenant): imported by name, two
+    would become one device of the design and the other would be lost without a word."""
+    store = Store()
+    export_to_netbox(tiny, catalog, store, URL, "dc1")
+    devices = sorted(store.records["devices"].values(), key=lambda d: d["id"])
+    first, second = devices[0], devices[1]
+    second["name"] = first["name"]
+    with pytest.raises(DesignError, match=(rf"devices {first['id']} and {second['id']} are both named "
+                                           rf"'{re.escape(first['name'])}'; rename one")):
+        design_from_netbox(store, URL, catalog, "dc1", fabric_map(None, catalog))

@@ -150,7 +150,14 @@ def design_from_dcim(held: DcimHolding, catalog: Catalog, mapping: FabricMap, ur
     devices: dict[str, tuple[str, str]] = {}
     by_id: dict[str, str] = {}
     left_out: set[str] = set()
+    id_of_name: dict[str, str] = {}
     for record in held.devices:
+        # the design names devices, the server tells them apart by id (NetBox allows one name
+        # per tenant): two under one name would merge into one device, and one would be lost
+        first = id_of_name.setdefault(record.name, record.id)
+        if first != record.id:
+            raise DesignError(f"{url} {where}: devices {first} and {record.id} are both named "
+                              f"{record.name!r}; rename one so that each device is imported")
         catalog_id = catalog_id_of(record.model, record.name, record.role, catalog, mapping, url)
         if catalog_id is None:
             left_out.add(record.name)
