@@ -245,7 +245,7 @@ class ServicesPanel(BuiltOnFirstShow, QScrollArea):
         if self.body_built:
             self._show_main()
             self._fill_gpus()
-            if not self._add_chosen_by_user and self._offered_on != self._accelerator():
+            if not self._add_chosen_by_user and self._offered_on != self._accelerator_id():
                 self._fill_add_workloads()  # other GPUs (or the first known): offer one that serves
 
     def set_selection(self, paths: list[str]) -> None:
@@ -395,8 +395,8 @@ class ServicesPanel(BuiltOnFirstShow, QScrollArea):
         """Until the user picks one, "Add a service" offers the first preset that serves on
         the GPUs it would start with (the first by name, DeepSeek-R1 INT8, exceeds an H100's
         memory); the first by name before the first evaluation, when the GPUs are unknown."""
-        fabric = self._result.evaluation.topology.fabric if self._result is not None else None
-        self._offered_on = self._accelerator()
+        fabric = self._fabric()
+        self._offered_on = self._accelerator_id()
         if fabric is None:
             return next(iter(self._presets), None)
         assumptions = self.document.design.assumptions or Assumptions()
@@ -425,8 +425,12 @@ class ServicesPanel(BuiltOnFirstShow, QScrollArea):
             return main if isinstance(main, InferenceWorkload) else None
         return self._presets.get(key)
 
-    def _accelerator(self) -> str | None:
-        fabric = self._result.evaluation.topology.fabric if self._result is not None else None
+    def _fabric(self):
+        """The design's fabric as the latest evaluation saw it (None before the first)."""
+        return self._result.evaluation.topology.fabric if self._result is not None else None
+
+    def _accelerator_id(self) -> str | None:
+        fabric = self._fabric()
         return fabric.accelerator.id if fabric is not None else None
 
     def _add_workload_picked(self, _index: int) -> None:
