@@ -6,13 +6,15 @@ run of the validation table fitting in its GPU's memory."""
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.analysis import collectives as coll
 from core.analysis.bottleneck import explain_bottleneck
 from core.analysis.compute import Hardware
 from core.analysis.memory import memory_for
 from core.analysis.model_stats import model_flops_per_token, parameter_count
-from core.analysis.performance import analyze_performance
+from core.analysis.performance import analyze_performance, cannot_run_reasons
 from core.assumptions.performance import PerformanceAssumptions
 from core.assumptions import Assumptions
 from core.catalog import default_catalog
@@ -152,8 +154,10 @@ KNOWN_MEMORY_MISSES = {
     "L3-8k": "Meta's flexible-N pipeline schedule (§3.3.2) is not published: with ZeRO-2 as "
              "§3.3.2 states it and Megatron-Core's depth-first interleaved warm-up (141 "
              "one-layer chunk forwards on the second stage) the count is 85.78 GB of the "
-             "H100's 85.52 (81,559 MiB): 0.3% over, less than the uncertainty of the 2 GB "
-             "framework estimate (E), but over",
+             "H100's 85.52 (81,559 MiB): 0.3% over, less than the 2 GB framework estimate (E: "
+             "CUDA context, NCCL buffers, fragmentation, which NCCL alone can exceed, "
+             "NVIDIA/nccl#964, #1685), but over. Meta needed proactive deallocation and "
+             "TORCH_NCCL_AVOID_RECORD_STREAMS to fit it (§3.3.2): it ran at the edge",
 }
 
 
@@ -176,8 +180,32 @@ def test_every_published_training_run_fits_its_gpu(case):
                         accelerator=acc)
     if case.id in KNOWN_MEMORY_MISSES:
         assert not memory.fits, f"{case.id} fits now: remove it from KNOWN_MEMORY_MISSES"
+        # ... and over by less than the framework estimate, which the reason says
+        assert -memory.headroom_gb < memory.framework_gb
     else:
         assert memory.fits, f"{case.id}: {memory.total_gb:.1f} GB > {memory.hbm_gb:.2f} GB"
+
+
+@settings(max_examples=60, deadline=None)
+@given(over_gb=st.floats(-5.0, 5.0), framework_gb=st.floats(0.0, 3.0))
+def test_a_layout_over_by_less_than_the_framework_estimate_says_so(h800_2048, over_gb,
+                                                                  framework_gb):
+    """A run that ran elsewhere and comes out a little over is not dismissed: the reason says
+    the overage is smaller than the framework estimate the count includes; the verdict stands."""
+    wl = load_preset("deepseek-v3")
+    base = analyze_performance(h800_2048, wl, get_preset("megatron-core-moe-2025").assumptions())
+    hbm = base.memory.hbm_gb
+    memory = replace(base.memory, framework_gb=framework_gb, total_gb=hbm + over_gb,
+                     fits=over_gb <= 0)
+    reasons = cannot_run_reasons(h800_2048, wl.parallelism, memory, 1.0)
+    memory_reasons = [r for r in reasons if r.code == "DOES_NOT_FIT_MEMORY"]
+    if over_gb <= 0:
+        assert not memory_reasons
+        return
+    (reason,) = memory_reasons
+    assert ("framework overhead it includes" in reason.message) == \
+        (-memory.headroom_gb < framework_gb)
+    assert "\n" not in reason.message
 
 
 def test_precision_recipes_pick_their_peak_and_refuse_block_scaling_without_hardware():
