@@ -17,6 +17,7 @@ def pooled_serve(fabric, workload, facility_kw, assumptions=None, usd_per_gpu_ho
     dep = workload.deployment
     if not dep.disaggregated:
         return serve_deployment(fabric, workload, facility_kw, assumptions, usd_per_gpu_hour, **options)
+    curve = options.pop("curve", True)  # the pools' own curves are read below
 
     def alone(layout):
         return serve_deployment(fabric, replace(workload, deployment=Deployment("aggregated", layout, layout)),
@@ -34,4 +35,4 @@ def pooled_serve(fabric, workload, facility_kw, assumptions=None, usd_per_gpu_ho
     point = replace(next(p for p in decode.curve if p.batch == decode.batch), ttft_ms=prompt_s * 1e3,
                     tpot_ms=decode_step_s * 1e3, output_tokens_per_s_per_gpu=per_gpu, meets_slo=meets)
     return replace(decode, workload=workload, ttft_ms=point.ttft_ms, tpot_ms=point.tpot_ms,
-                   curve=(point,), meets_slo=meets, output_tokens_per_s_per_gpu=per_gpu)
+                   curve=(point,) if curve else (), meets_slo=meets, output_tokens_per_s_per_gpu=per_gpu)

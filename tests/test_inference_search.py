@@ -316,3 +316,19 @@ def test_the_search_explains_its_runners_up_the_same_way_in_every_process():
                            env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
             for seed in ("1", "2", "3")}
     assert len(runs) == 1
+
+
+@pytest.mark.parametrize("system, base, deployment", [
+    ("DGX-H100", LLAMA, Deployment.aggregated(8, 1, 1, 1)),
+    ("GB200-NVL72", DEEPSEEK, Deployment("disaggregated",
+                                         replace(Deployment.aggregated(8, 1, 8, 2).decode, batch=1),
+                                         Deployment.aggregated(1, 1, 32, 56).decode)),
+])
+def test_a_probe_without_the_curve_serves_the_same_figures(system, base, deployment):
+    """The search's one-batch probes leave the throughput-latency curve out (half a call's
+    time); every figure it ranks by, and every other, is the full call's."""
+    workload = with_deployment(_auto(base), deployment)
+    full = serve_deployment(FABRICS[system], workload, 100.0)
+    probe = serve_deployment(FABRICS[system], workload, 100.0, curve=False)
+    assert full.runs and full.curve and probe.curve == ()
+    assert probe == replace(full, curve=())

@@ -156,6 +156,11 @@ class _Search:
         self.calls += 1
         return self.context.serve(with_deployment(self.workload, deployment))
 
+    def probe(self, deployment: Deployment) -> InferenceResult:
+        """``serve`` without the curve: for a probe of one batch, read through ``point``."""
+        self.calls += 1
+        return self.context.serve(with_deployment(self.workload, deployment), curve=False)
+
     def point(self, result: InferenceResult) -> BatchPoint:
         return BatchPoint(result.batch, result.ttft_ms, result.tpot_ms, result.output_tokens_per_s_per_gpu,
                           result.decode_tokens_per_s_per_gpu, bool(result.meets_slo))
@@ -197,7 +202,7 @@ def _refine(search: _Search, choice: _Choice) -> _Choice:
     low, high = choice.point, min(above, key=lambda p: p.batch)
     ladder = list(choice.ladder)
     while high.batch - low.batch > 1:
-        mid = search.point(search.serve(replace_batch(choice.deployment, (low.batch + high.batch) // 2)))
+        mid = search.point(search.probe(replace_batch(choice.deployment, (low.batch + high.batch) // 2)))
         ladder.append(mid)
         if mid.meets:
             low = mid
@@ -310,7 +315,7 @@ def _split(search: _Search, gpus: int, prefill: PhaseLayout, decode: PhaseLayout
             if p_dp >= 1 and d_dp >= 1:
                 deployment = Deployment("disaggregated", replace(prefill, dp=p_dp, batch=1),
                                         replace(decode, dp=d_dp))
-                result = search.serve(deployment)
+                result = search.probe(deployment)
                 if result.runs:
                     seen[p_dp] = search.choice(deployment, search.point(result))
         return seen[p_dp]

@@ -226,12 +226,15 @@ class InferenceResult:
 def serve_deployment(fabric: FabricView, workload: InferenceWorkload, facility_kw: float,
                      assumptions: InferenceAssumptions | None = None,
                      usd_per_gpu_hour: float | None = None, *,
-                     storage_read_gbyte_s_per_gpu: float | None = None) -> InferenceResult:
+                     storage_read_gbyte_s_per_gpu: float | None = None,
+                     curve: bool = True) -> InferenceResult:
     """Serve ``workload`` (its deployment as written, never "auto") on ``fabric`` (the design's
     GPUs and network as the training model sees them); ``facility_kw`` is the design's facility
     power, for tokens per second per MW; ``usd_per_gpu_hour`` (the cost analysis's, None when
     unpriced) prices the output tokens; ``storage_read_gbyte_s_per_gpu`` (the storage
-    analysis's bulk read per GPU, None without storage) feeds a remote prefix cache."""
+    analysis's bulk read per GPU, None without storage) feeds a remote prefix cache.
+    ``curve=False`` leaves out the throughput-latency curve (empty): the deployment search's
+    probes of one batch read only the figures at it, and the curve is half a call's time."""
     a = assumptions or InferenceAssumptions()
     dep = workload.deployment
     tiers, placement, tier_reasons = _kv_tiers(fabric.accelerator, workload.kv_cache, a,
@@ -277,7 +280,7 @@ def serve_deployment(fabric: FabricView, workload: InferenceWorkload, facility_k
     return InferenceResult(
         runs=True, cannot_run=(), diagnostics=tuple(diagnostics),
         curve=tuple(_curve_point(plan.load_at(b), workload, decode, dep.gpus)
-                    for b in _curve_batches(batch, held)),
+                    for b in _curve_batches(batch, held)) if curve else (),
         max_concurrency_per_replica=held, batch=batch, prefill=plan.prefill_phase,
         decode=decode.decode_step(batch, mix.decode_context_tokens),
         prefill_tokens_per_s_per_gpu=plan.prefill_tokens_per_s / dep.prefill.replica_gpus,

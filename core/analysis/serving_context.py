@@ -27,10 +27,11 @@ class ServingContext:
     usd_per_gpu_hour: float | None = None
     storage_read_gbyte_s_per_gpu: float | None = None
 
-    def serve(self, workload: InferenceWorkload) -> InferenceResult:
+    def serve(self, workload: InferenceWorkload, curve: bool = True) -> InferenceResult:
         return serve_deployment(self.fabric, workload, self.facility_kw, self.assumptions,
                                 self.usd_per_gpu_hour,
-                                storage_read_gbyte_s_per_gpu=self.storage_read_gbyte_s_per_gpu)
+                                storage_read_gbyte_s_per_gpu=self.storage_read_gbyte_s_per_gpu,
+                                curve=curve)
 
 
 def with_deployment(workload: InferenceWorkload, deployment: Deployment) -> InferenceWorkload:
