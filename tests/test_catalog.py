@@ -536,7 +536,10 @@ def test_an_accelerator_needs_positive_memory_and_bandwidth(tmp_path, field):
     ("H200-SXM", 150.75),       # 143,771 MiB
     ("B200", 192.27),           # 183,359 MiB
     ("GB200", 198.67),          # 189,471 MiB
-    ("MI300X", 206.16),         # no driver total catalogued: 192 GiB
+    ("MI300X", 205.82),         # rocm-smi VRAM Total Memory 205,822,885,888 B
+    ("B300", 288.40),           # 275,040 MiB
+    ("GB300", 298.01),          # 284,208 MiB
+    ("MI355X", 309.24),         # no driver total catalogued: 288 GiB
 ])
 def test_a_gpu_holds_its_memory_in_bytes_not_the_spec_sheets_number(catalog, component_id,
                                                                     capacity_gb):
