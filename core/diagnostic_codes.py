@@ -32,7 +32,8 @@ CODES: dict[str, CodeInfo] = {
     "PARALLELISM_EXCEEDS_GPUS": CodeInfo(
         "error", "the layout needs more GPUs than the design has: the job cannot run"),
     "DOES_NOT_FIT_MEMORY": CodeInfo(
-        "error", "the layout needs more memory per GPU than the accelerator has: the job cannot run"),
+        "error", "the layout needs more memory per GPU than the accelerator has: the job cannot "
+                 "run (the message says by how much and the lightest recompute that would fit)"),
     "NO_CONFIGURATION_FITS": CodeInfo(
         "error", "the parallelism search found no layout that fits in memory: the job cannot run"),
     "NO_NETWORK_BANDWIDTH": CodeInfo(

@@ -394,8 +394,9 @@ def test_does_not_fit_memory_names_the_numbers():
     r = analyze_performance(dgx_h100(16384), w)
     d = [d for d in r.diagnostics if d.code == "DOES_NOT_FIT_MEMORY"]
     # what the H100 holds in bytes (81,559 MiB as the driver reports), beside its "80 GB"
-    assert d and d[0].message.endswith("H100-SXM5-80GB holds 85.5 GB (its spec sheet's 80 GB "
-                                       "count GiB)")
+    assert d and "H100-SXM5-80GB holds 85.5 GB (its spec sheet's 80 GB count GiB)" in d[0].message
+    # ... and what recompute would make it fit: Meta's run used full recompute beyond 8K
+    assert d[0].message.endswith("with recompute 'full' it needs 59.3 GB and fits")
     assert f"needs {r.memory_per_gpu_gb:.1f} GB" in d[0].message
     assert not r.fits_memory and r.memory_per_gpu_gb > 85.52
 

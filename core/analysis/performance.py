@@ -48,7 +48,7 @@ overlap), its H100 and FP8 factors fitted on NVIDIA's NeMo runs
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.analysis.calibration import efficiency_scale, gemm_efficiency, uncalibrated_diagnostic
 from core.analysis.compute import dense_peak
@@ -61,7 +61,7 @@ from core.analysis.step_time import BREAKDOWN_PARTS, job_fabric, layout_step_tim
 from core.analysis.uncalibrated import bracket_step
 from core.diagnostics import Diagnostic
 from core.fabric import FabricView
-from core.workload import ModelSpec, Parallelism, Workload
+from core.workload import RECOMPUTE, ModelSpec, Parallelism, Workload
 
 # The analysis, and the performance model's names that tests, scripts and the validation suite
 # import from this one module (their home is the model's own modules).
@@ -271,6 +271,10 @@ def layout_performance(
                             precision, fabric.accelerator)
     diags.extend(_layout_diagnostics(fabric, model, par, a))
     reasons = cannot_run_reasons(fabric, par, memory, core.step_time_s if core else None)
+    if not memory.fits:
+        remedy = _recompute_that_fits(model, par, a, precision, fabric.accelerator)
+        reasons = [replace(r, message=r.message + remedy) if r.code == "DOES_NOT_FIT_MEMORY"
+                   else r for r in reasons]
     failure = search.failure if search is not None else None
     if failure is not None:  # the search's reason says it for every layout, this one included
         reasons = [failure] + [r for r in reasons if r.code != "DOES_NOT_FIT_MEMORY"]
@@ -320,6 +324,23 @@ def layout_performance(
         alltoall_s=run.alltoall_s if run is not None and model.moe.enabled else None,
         moe=model.moe.enabled,
     )
+
+
+def _recompute_that_fits(model: ModelSpec, par: Parallelism, a: PerformanceAssumptions,
+                         precision: str, accelerator) -> str:
+    """For a layout over its GPU's memory: the lightest activation recompute coarser than its
+    own that fits, as a clause of the reason, or that none does (the user chooses what to give
+    up; its step is not computed here). Memory only: a few milliseconds."""
+    coarser = RECOMPUTE[RECOMPUTE.index(par.recompute) + 1:]
+    memory = None
+    for mode in coarser:
+        memory = memory_for(model, replace(par, recompute=mode), accelerator.hbm_capacity_gb, a,
+                            par.microbatches, precision, accelerator)
+        if memory.fits:
+            return f"; with recompute {mode!r} it needs {memory.total_gb:.1f} GB and fits"
+    if memory is None:
+        return ""
+    return f"; recompute alone does not make it fit ({memory.total_gb:.1f} GB with 'full')"
 
 
 def _layout_diagnostics(fabric: FabricView, model: ModelSpec, par: Parallelism,
