@@ -92,6 +92,13 @@ RECIPES: Mapping[str, PrecisionRecipe] = MappingProxyType({r.id: r for r in (
 )})
 
 
+def muon_optimizer_bytes(rec: PrecisionRecipe) -> float:
+    """Optimizer state per parameter of a weight matrix under Muon: the master weights and one
+    momentum buffer at the recipe's moment precision (Adam keeps two: ``moment_bytes`` counts
+    both; Jordan et al. 2024, Moonshot arXiv 2502.16982 §2, P)."""
+    return rec.master_bytes + rec.moment_bytes / 2.0
+
+
 def block_scaled_tensor_cores(accelerator) -> bool:
     """Whether ``accelerator`` (its catalog spec) has the generation of tensor cores that brought
     hardware block scaling (MXFP8, NVFP4) and FP4: Blackwell, CDNA4. The catalog says it by an

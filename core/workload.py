@@ -28,6 +28,11 @@ RECOMPUTE = ("none", "selective", "norms-up-proj", "moe-experts", "full")
 # Precision recipes (which GEMMs, communication and optimizer state run at which precision:
 # core/precision_recipes.py).
 PRECISIONS = ("bf16", "fp16", "fp8", "fp8-block", "mxfp8", "nvfp4")
+# The optimizer of the weight matrices: "adamw" (two moments per parameter) or "muon" (one
+# momentum buffer, orthogonalised by Newton-Schulz iterations every step; embeddings and the
+# output head stay on AdamW: Jordan et al. 2024, github.com/KellerJordan/Muon; Kimi K2 and
+# Moonlight, arXiv 2507.20534 and 2502.16982, P). core/analysis/muon.py.
+OPTIMIZERS = ("adamw", "muon")
 PRESETS_DIR = Path(__file__).resolve().parent.parent / "resources" / "workloads"
 
 # Allowed range of every integer field: far above any model or job run so far, low enough that
@@ -216,6 +221,7 @@ class Workload:
     precision: str = "bf16"
     training_tokens: float = 300e9
     preset_fit: PresetFit | None = None  # set when a preset was fitted to the design
+    optimizer: str = "adamw"
 
     @property
     def auto(self) -> bool:
@@ -338,7 +344,8 @@ def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
     """Validate a workload JSON object. Errors name the JSON path of the problem."""
     if not isinstance(raw, dict):
         raise WorkloadError(f"{path}: expected a JSON object")
-    known = {"name", "model", "parallelism", "precision", "training_tokens", "preset_fit"}
+    known = {"name", "model", "parallelism", "precision", "optimizer", "training_tokens",
+             "preset_fit"}
     for key in raw:
         if key not in known:
             raise WorkloadError(f"{path}.{show_key(key)}: unknown key (expected one of {', '.join(sorted(known))})")
@@ -349,6 +356,9 @@ def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
     precision = raw.get("precision", "bf16")
     if not isinstance(precision, str) or precision not in PRECISIONS:
         raise WorkloadError(f"{path}.precision: {show(precision)} is not one of {', '.join(PRECISIONS)}")
+    optimizer = raw.get("optimizer", "adamw")
+    if not isinstance(optimizer, str) or optimizer not in OPTIMIZERS:
+        raise WorkloadError(f"{path}.optimizer: {show(optimizer)} is not one of {', '.join(OPTIMIZERS)}")
     tokens = raw.get("training_tokens", 300e9)
     if isinstance(tokens, bool) or not isinstance(tokens, (int, float)) or not 0 < tokens <= MAX_TRAINING_TOKENS:
         raise WorkloadError(f"{path}.training_tokens: expected a number above 0 and at most "
@@ -375,7 +385,7 @@ def workload_from_dict(raw: Any, path: str = "workload") -> Workload:
                 f"{path}.parallelism.ep: {parallelism.ep} does not divide {model.moe.experts} experts"
             )
     fit = _parse_preset_fit(raw["preset_fit"], f"{path}.preset_fit") if raw.get("preset_fit") is not None else None
-    return Workload(name, model, parallelism, precision, float(tokens), fit)
+    return Workload(name, model, parallelism, precision, float(tokens), fit, optimizer)
 
 
 def check_workload(workload: Any) -> Workload | None:
@@ -425,6 +435,9 @@ def workload_to_dict(workload: Workload) -> dict[str, Any]:
         "model": model,
         "parallelism": par,
         "precision": workload.precision,
+        # added after files were first written: left out at its default, so an AdamW
+        # workload's JSON stays as it was
+        **({"optimizer": workload.optimizer} if workload.optimizer != "adamw" else {}),
         "training_tokens": workload.training_tokens,
     }
     if workload.preset_fit is not None:  # only then, so unfitted workloads keep their JSON

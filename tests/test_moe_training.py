@@ -173,11 +173,11 @@ def test_every_published_training_run_fits_its_gpu(case):
     precision, pipeline split)."""
     from core.workload import workload_from_dict
     wl = workload_from_dict({"model": case.model, "parallelism": case.parallelism,
-                             "precision": case.precision})
+                             "precision": case.precision, "optimizer": case.optimizer})
     acc = CATALOG.get(CATALOG.get(server_of(case.hardware)).accelerator)
     memory = memory_for(wl.model, wl.parallelism, acc.hbm_capacity_gb,
                         PerformanceAssumptions(**case.stack), precision=case.precision,
-                        accelerator=acc)
+                        accelerator=acc, optimizer=case.optimizer)
     if case.id in KNOWN_MEMORY_MISSES:
         assert not memory.fits, f"{case.id} fits now: remove it from KNOWN_MEMORY_MISSES"
         # ... and over by less than the framework estimate, which the reason says

@@ -55,7 +55,7 @@ from core.analysis.pipeline import (  # noqa: F401 - ends_balanced, stage_layers
     stage_layer_counts,
     stage_layers,
 )
-from core.precision_recipes import RECIPES, block_scaled_tensor_cores
+from core.precision_recipes import RECIPES, block_scaled_tensor_cores, muon_optimizer_bytes
 from core.workload import ModelSpec, Parallelism
 
 GB = 1e9
@@ -262,6 +262,7 @@ def memory_per_gpu(
     extra_warmup: int = 0,
     skew: float = 1.0,
     weight_bytes: float = WEIGHT_BYTES,
+    optimizer: str = "adamw",
 ) -> MemoryBreakdown:
     """Peak memory of one GPU for ``model`` trained with ``par`` (performance.md §6).
 
@@ -271,7 +272,9 @@ def memory_per_gpu(
     all-to-all overlap: one warm-up forward more, then forwards and backwards combined layer by
     layer) holds one layer more at the peak (pipeline.inflight_microbatches); ``skew`` is the busiest expert rank's
     routed tokens over the mean (moe_layer.expert_skew). ``weight_bytes``: bytes per
-    parameter of the model's own weight copy (``fp8_weight_bytes``).
+    parameter of the model's own weight copy (``fp8_weight_bytes``). ``optimizer`` "muon"
+    keeps one momentum buffer, not Adam's two, for every weight matrix but the embedding and
+    the output head, which stay on AdamW (core/analysis/muon.py).
     """
     rec = RECIPES.get(precision, RECIPES["bf16"])
     tp, pp, cp, ep = par.tp, par.pp, par.cp, par.ep
@@ -296,25 +299,33 @@ def memory_per_gpu(
     mtp_layer_experts = expert_params_layer if model.moe.enabled and \
         model.moe.dense_layers < model.layers else 0.0
 
-    def stage_params(first: bool, layers: int, embedding: bool, last: bool) -> tuple[float, float]:
+    def stage_params(first: bool, layers: int, embedding: bool, last: bool) -> tuple[float, float, float]:
+        """(dense, routed experts, of the dense the embedding / output head) on one GPU."""
         moe_layers = moe_layers_in(model, first, layers)
         dense_layers = layers - moe_layers
         dense = layers * counts.attention + dense_layers * counts.dense_mlp
         dense += moe_layers * shared_params_layer
         experts = moe_layers * expert_params_layer
+        tables = 0.0
         if pp == 1:
-            dense += counts.embedding * (1 if tied_embeddings else 2)
+            tables = counts.embedding * (1 if tied_embeddings else 2)
         elif embedding:
-            dense += counts.embedding  # input embedding (first) or output layer (last)
+            tables = counts.embedding  # input embedding (first) or output layer (last)
+        dense += tables
         if last:  # multi-token prediction modules sit with the output head
             dense += counts.mtp - model.mtp_depth * mtp_layer_experts
             experts += model.mtp_depth * mtp_layer_experts
-        return dense / tp, experts / (par.expert_tp_effective * max(1, ep))
+        return dense / tp, experts / (par.expert_tp_effective * max(1, ep)), tables / tp
 
     w_d, g_d, o_d = model_state_bytes_per_param(par.zero_stage, n_d, rec.optimizer_bytes,
                                                 weight_bytes)
     w_e, g_e, o_e = model_state_bytes_per_param(par.zero_stage, n_e, rec.optimizer_bytes,
                                                 weight_bytes)
+    # the weight matrices' optimizer bytes per parameter (the embedding and the head keep o_d)
+    muon = optimizer == "muon"
+    o_body, o_experts = (o_d, o_e) if not muon else (
+        model_state_bytes_per_param(par.zero_stage, n, muon_optimizer_bytes(rec), weight_bytes)[2]
+        for n in (n_d, n_e))
     # gradients in the buffer's precision (the ZeRO table assumes 2 bytes)
     grad_bytes = rec.grad_bytes if rec.grad_bytes is not None else grad_bytes
     g_d *= grad_bytes / GRAD_BYTES
@@ -371,9 +382,9 @@ def memory_per_gpu(
         kinds.append(("last", False, last_layers, pp - 1, True))
     parts = {}
     for name, first, layers, index, head in kinds:
-        dense, experts = stage_params(first, layers, first or head, head)
+        dense, experts, tables = stage_params(first, layers, first or head, head)
         parts[name] = (dense, experts, *stage_activations(first, layers, head), head, index,
-                       layers)
+                       layers, tables)
     if dualpipe:
         # DualPipe: rank i runs stage i of one direction and stage p - 1 - i of the other, so
         # the first rank also holds the last stage (embedding, output head, MTP)
@@ -396,7 +407,8 @@ def memory_per_gpu(
         working = max(h[4] for h in held)
         weights = dense * w_d + experts * w_e
         grads = dense * g_d + experts * g_e
-        optim = dense * o_d + experts * o_e
+        tables = sum(h[8] for h in held)
+        optim = (dense - tables) * o_body + tables * o_d + experts * o_experts
         offloaded = 0.0
         if par.activation_offload:
             # the stored activations wait in host memory; the GPU holds the layer being run
@@ -408,7 +420,7 @@ def memory_per_gpu(
                 acts += working  # one layer is re-materialised at a time during the backward
         lg = logits if any(h[5] for h in held) else 0.0
         total = (weights + grads + optim + acts + lg) / GB + workspace_gb + framework_gb
-        expert_states = experts * (w_e + g_e + o_e)
+        expert_states = experts * (w_e + g_e + o_experts)
         candidates.append((total, stage, dense + experts, weights, grads, optim, acts, lg, inflight,
                            expert_states, routed, offloaded))
     (total, stage, params, weights, grads, optim, acts, lg, inflight, expert_states, routed,
@@ -446,7 +458,7 @@ def fp8_weight_bytes(a: PerformanceAssumptions, precision: str, accelerator) -> 
 
 def memory_for(model: ModelSpec, par: Parallelism, hbm_gb: float, a: PerformanceAssumptions,
                microbatches: int | None = None, precision: str = "bf16",
-               accelerator=None) -> MemoryBreakdown:
+               accelerator=None, optimizer: str = "adamw") -> MemoryBreakdown:
     """``memory_per_gpu`` with the memory-relevant assumptions of the performance model (one
     place for the step-time model, the parallelism search and the bottleneck what-ifs);
     ``accelerator`` (its catalog spec) decides what an FP8 weight costs."""
@@ -471,4 +483,5 @@ def memory_for(model: ModelSpec, par: Parallelism, hbm_gb: float, a: Performance
         extra_warmup=1 if overlapped else 0,
         skew=expert_skew(model, par, a),
         weight_bytes=fp8_weight_bytes(a, precision, accelerator),
+        optimizer=optimizer,
     )

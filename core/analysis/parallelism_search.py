@@ -146,6 +146,7 @@ class _Context:
     assumptions: PerformanceAssumptions
     peak_tflops: float
     hbm_gb: float
+    optimizer: str = "adamw"
 
 
 def _enumerate(fabric: FabricView, model: ModelSpec, a: PerformanceAssumptions,
@@ -225,9 +226,10 @@ def _evaluate_specs(ctx: _Context, specs: list[tuple], keep: int | None) -> tupl
                                   global_batch=gbs, virtual_stages=v, zero_stage=zero,
                                   recompute=recompute)
                 mem = memory_for(model, par, ctx.hbm_gb, a, precision=ctx.precision,
-                                 accelerator=ctx.fabric.accelerator)
+                                 accelerator=ctx.fabric.accelerator, optimizer=ctx.optimizer)
                 if mem.fits:
-                    core = layout_step_time(view, model, par, ctx.precision, a, ctx.peak_tflops, job)
+                    core = layout_step_time(view, model, par, ctx.precision, a, ctx.peak_tflops,
+                                            job, ctx.optimizer)
                     evaluated += 1
                     per_token = core.step_time_s / (core.global_batch * model.seq_len)
                     fits.append(Ranked(per_token, core.step_time_s, par, mem.total_gb,
@@ -315,7 +317,7 @@ def search_parallelism(
     target_sequences = auto_target_sequences(workload, gpus, a)
 
     specs = _enumerate(fabric, model, a, target_sequences)
-    ctx = _Context(fabric, model, precision, a, peak_tflops, hbm_gb)
+    ctx = _Context(fabric, model, precision, a, peak_tflops, hbm_gb, workload.optimizer)
     n_workers = 1
     if workers is None:
         n_workers = default_workers() if len(specs) >= PARALLEL_THRESHOLD else 1

@@ -260,19 +260,22 @@ def layout_performance(
     core = bracket = None
     if job_gpus <= fabric.connected_gpus:
         view = job_fabric(fabric, job_gpus, diags)
-        core = layout_step_time(view, model, par, precision, a, peak_tflops, job_gpus)
+        core = layout_step_time(view, model, par, precision, a, peak_tflops, job_gpus,
+                                workload.optimizer)
         # an uncalibrated accelerator: the end of its bracket the assumptions name, both ends
-        bracket = bracket_step(view, model, par, precision, a, peak_tflops, job_gpus, core)
+        bracket = bracket_step(view, model, par, precision, a, peak_tflops, job_gpus, core,
+                               workload.optimizer)
         if bracket is not None:
             core = bracket.step
         memory = core.memory
     else:  # no fabric to run on: only what does not depend on one
         memory = memory_for(model, par, fabric.accelerator.hbm_capacity_gb, a, par.microbatches,
-                            precision, fabric.accelerator)
+                            precision, fabric.accelerator, workload.optimizer)
     diags.extend(_layout_diagnostics(fabric, model, par, a))
     reasons = cannot_run_reasons(fabric, par, memory, core.step_time_s if core else None)
     if not memory.fits:
-        remedy = _recompute_that_fits(model, par, a, precision, fabric.accelerator)
+        remedy = _recompute_that_fits(model, par, a, precision, fabric.accelerator,
+                                      workload.optimizer)
         reasons = [replace(r, message=r.message + remedy) if r.code == "DOES_NOT_FIT_MEMORY"
                    else r for r in reasons]
     failure = search.failure if search is not None else None
@@ -327,7 +330,7 @@ def layout_performance(
 
 
 def _recompute_that_fits(model: ModelSpec, par: Parallelism, a: PerformanceAssumptions,
-                         precision: str, accelerator) -> str:
+                         precision: str, accelerator, optimizer: str) -> str:
     """For a layout over its GPU's memory: the lightest activation recompute coarser than its
     own that fits, as a clause of the reason, or that none does (the user chooses what to give
     up; its step is not computed here). Memory only: a few milliseconds."""
@@ -335,7 +338,7 @@ def _recompute_that_fits(model: ModelSpec, par: Parallelism, a: PerformanceAssum
     memory = None
     for mode in coarser:
         memory = memory_for(model, replace(par, recompute=mode), accelerator.hbm_capacity_gb, a,
-                            par.microbatches, precision, accelerator)
+                            par.microbatches, precision, accelerator, optimizer)
         if memory.fits:
             return f"; with recompute {mode!r} it needs {memory.total_gb:.1f} GB and fits"
     if memory is None:

@@ -31,6 +31,7 @@ from core.analysis.communication import (
 from core.analysis.compute import Hardware, layer_compute, logits_compute
 from core.analysis.memory import MemoryBreakdown, memory_for
 from core.analysis.model_stats import parameter_count
+from core.analysis.muon import muon_step_s
 from core.assumptions.performance import PerformanceAssumptions
 from core.analysis.pipeline import (
     PacingStage,
@@ -100,12 +101,14 @@ def layout_step_time(
     a: PerformanceAssumptions,
     peak_tflops: float,
     job_gpus: int,
+    optimizer: str = "adamw",
 ) -> StepTime:
     """Step time, its breakdown and memory per GPU of layout ``par`` on ``fabric`` (pure).
 
     ``fabric`` is the job's own (``job_fabric``); ``peak_tflops`` is the accelerator's dense
-    peak for ``precision`` (``compute.dense_peak``). Never raises for a layout the fabric
-    cannot carry: a level without bandwidth gives an infinite step.
+    peak for ``precision`` (``compute.dense_peak``); ``optimizer`` the workload's ("muon"
+    adds its Newton-Schulz iterations to the optimizer step). Never raises for a layout the
+    fabric cannot carry: a level without bandwidth gives an infinite step.
     """
     dp, pp = par.dp, par.pp
     v = max(1, par.virtual_stages) if pp > 1 else 1
@@ -138,13 +141,13 @@ def layout_step_time(
     dp_comm, dp_penalty = data_parallel_reduction(fabric, par, a, dense_params, expert_params,
                                                   m, v, windows)
 
-    # optimizer step: memory-bound Adam over this GPU's shard of the parameters
-    if par.zero_stage >= 1:
-        n_d, n_e = gradient_replicas(par)
-        opt_params = dense_params / n_d + expert_params / n_e
-    else:
-        opt_params = dense_params + expert_params
-    optimizer = opt_params * a.optimizer_bytes_per_param / hw.hbm
+    # optimizer step: memory-bound elementwise update over this GPU's shard of the parameters
+    n_d, n_e = gradient_replicas(par) if par.zero_stage >= 1 else (1, 1)
+    opt_params = dense_params / n_d + expert_params / n_e
+    optimizer_s = opt_params * a.optimizer_bytes_per_param / hw.hbm
+    if optimizer == "muon":  # + the Newton-Schulz GEMMs of its weight matrices, in BF16
+        hw_bf16 = Hardware(fabric.accelerator, "bf16", fabric.accelerator.peak_tflops("bf16"), a)
+        optimizer_s += muon_step_s(model, par, pace.first, pace.layers, hw_bf16, n_d, n_e)
 
     parts = {
         "compute": m * (times["fwd"] + times["bwd"]),
@@ -155,7 +158,7 @@ def layout_step_time(
         "pp_comm": pp_comm + pp_penalty,
         "dp_comm": dp_comm + dp_penalty,
         "bubble": bubble,
-        "optimizer": optimizer,
+        "optimizer": optimizer_s,
     }
     subtotal = sum(parts.values())
     straggler = _straggler_fraction(job_gpus, fabric, a)
@@ -163,7 +166,7 @@ def layout_step_time(
     parts["other"] = a.step_overhead_s
 
     memory = memory_for(model, par, fabric.accelerator.hbm_capacity_gb, a, m, precision,
-                        fabric.accelerator)
+                        fabric.accelerator, optimizer)
     if par.activation_offload:
         parts["offload"] = _offload_exposed_s(fabric, memory, m, parts["compute"])
     step = sum(parts.values())

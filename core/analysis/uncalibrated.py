@@ -38,16 +38,18 @@ class Bracket:
 
 def bracket_step(view: FabricView, model: ModelSpec, par: Parallelism, precision: str,
                  a: PerformanceAssumptions, peak_tflops: float, job_gpus: int,
-                 core: StepTime) -> Bracket | None:
+                 core: StepTime, optimizer: str = "adamw") -> Bracket | None:
     """Both ends of an uncalibrated accelerator's step on ``view`` (``core`` is the step at
-    the end the assumptions name, from its efficiency alone); None when it is calibrated."""
+    the end the assumptions name, from its efficiency alone; ``optimizer`` the workload's);
+    None when it is calibrated."""
     acc = view.accelerator
     if acc.id in a.gemm_efficiency_scale_by_accelerator:
         return None
     year = acc.year
     optimistic = a.uncalibrated_efficiency == "optimistic"
     other = replace(a, uncalibrated_efficiency="conservative" if optimistic else "optimistic")
-    other_core = (layout_step_time(view, model, par, precision, other, peak_tflops, job_gpus)
+    other_core = (layout_step_time(view, model, par, precision, other, peak_tflops, job_gpus,
+                                   optimizer)
                   if efficiency_basis(a, acc.id, year, False) != efficiency_basis(a, acc.id, year, True)
                   else core)
     cons_core, opt_core = (other_core, core) if optimistic else (core, other_core)
@@ -55,7 +57,8 @@ def bracket_step(view: FabricView, model: ModelSpec, par: Parallelism, precision
         return None
     # MFU no higher than the generation's calibrated parts on this layout: F / (N peak step)
     # <= F / (N peak_p step_p) for every peer p, i.e. step >= peak_p step_p / peak
-    floor_s = max((_peer_seconds(view, model, par, precision, a, job_gpus, peer) / peak_tflops
+    floor_s = max((_peer_seconds(view, model, par, precision, a, job_gpus, peer, optimizer)
+                   / peak_tflops
                    for peer in generation_families(a, year)), default=0.0)
     conservative_s = max(cons_core.step_time_s, floor_s)
     if conservative_s > cons_core.step_time_s:
@@ -69,7 +72,8 @@ def bracket_step(view: FabricView, model: ModelSpec, par: Parallelism, precision
 
 
 def _peer_seconds(view: FabricView, model: ModelSpec, par: Parallelism, precision: str,
-                  a: PerformanceAssumptions, job_gpus: int, peer_id: str) -> float:
+                  a: PerformanceAssumptions, job_gpus: int, peer_id: str,
+                  optimizer: str) -> float:
     """peak x step of calibrated part ``peer_id`` on the same job (0 if the catalog lacks it
     or it cannot run the step)."""
     catalog = default_catalog()
@@ -78,5 +82,5 @@ def _peer_seconds(view: FabricView, model: ModelSpec, par: Parallelism, precisio
     peer = catalog.get(peer_id)
     peak, peer_precision = dense_peak(peer, precision, [])
     step = layout_step_time(replace(view, accelerator=peer), model, par, peer_precision, a,
-                            peak, job_gpus).step_time_s
+                            peak, job_gpus, optimizer).step_time_s
     return peak * step if 0 < step < math.inf else 0.0

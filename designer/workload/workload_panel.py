@@ -34,7 +34,7 @@ from core.operations import SetWorkload
 from core.preset_choice import first_that_runs
 from core.preset_fit import fit_to_design
 from core.workload import (
-    ACTIVATIONS, PRECISIONS, RECOMPUTE, Workload, workload_from_dict, workload_to_dict,
+    ACTIVATIONS, OPTIMIZERS, PRECISIONS, RECOMPUTE, Workload, workload_from_dict, workload_to_dict,
 )
 from designer.common.busy import Cancelled, run_busy
 from designer.common.first_show import BuiltOnFirstShow
@@ -184,6 +184,12 @@ class WorkloadPanel(BuiltOnFirstShow, WorkloadSearches, QScrollArea):
         self.precision = QComboBox()
         self.precision.addItems(list(PRECISIONS))
         train_form.addRow("Precision", self.precision)
+        self.optimizer = QComboBox()
+        self.optimizer.addItems(list(OPTIMIZERS))
+        self.optimizer.setToolTip("adamw: two moments per parameter. muon: one momentum buffer "
+                                  "per weight matrix (the embedding and output head stay on "
+                                  "AdamW) and Newton-Schulz iterations in the optimizer step")
+        train_form.addRow("Optimizer", self.optimizer)
         self.tokens = QDoubleSpinBox()
         self.tokens.setRange(0.001, 1e6)
         self.tokens.setDecimals(1)
@@ -271,7 +277,7 @@ class WorkloadPanel(BuiltOnFirstShow, WorkloadSearches, QScrollArea):
         self._show_fit_note(workload)
         enabled = workload is not None
         for widget in [*self.spins.values(), self.activation, self.zero, self.recompute, self.precision,
-                       self.tokens, self.name, self.auto, self.fill, *self.moe_fields.widgets()]:
+                       self.optimizer, self.tokens, self.name, self.auto, self.fill, *self.moe_fields.widgets()]:
             widget.setEnabled(enabled)
         self.search_button.setEnabled(enabled and not self.search_runner.running)
         if workload is None:
@@ -298,6 +304,7 @@ class WorkloadPanel(BuiltOnFirstShow, WorkloadSearches, QScrollArea):
             self.zero.setCurrentText(str(par["zero_stage"]))
             self.recompute.setCurrentText(par["recompute"])
         self.precision.setCurrentText(raw["precision"])
+        self.optimizer.setCurrentText(raw.get("optimizer", "adamw"))
         self.tokens.setValue(raw["training_tokens"] / 1e9)
         for spin in self.spins.values():
             spin.blockSignals(False)
@@ -325,7 +332,8 @@ class WorkloadPanel(BuiltOnFirstShow, WorkloadSearches, QScrollArea):
             par["recompute"] = self.recompute.currentText()
         self.moe_fields.write(model, par)
         return {**raw, "name": self.name.text().strip() or "workload", "model": model, "parallelism": par,
-                "precision": self.precision.currentText(), "training_tokens": self.tokens.value() * 1e9}
+                "precision": self.precision.currentText(),
+                "optimizer": self.optimizer.currentText(), "training_tokens": self.tokens.value() * 1e9}
 
     def apply_edits(self) -> None:
         if isinstance(self.document.design.workload, InferenceWorkload):

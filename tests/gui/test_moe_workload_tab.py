@@ -45,3 +45,23 @@ def test_unticking_mla_drops_it_from_the_workload(window, h800_2048):
     panel.moe_fields.mla.setChecked(False)
     panel.apply_edits()
     assert window.document.design.workload.model.mla is None
+
+
+def test_the_optimizer_choice_edits_the_workload_and_moves_memory_and_step(window, h800_2048):
+    """Muon: one momentum buffer instead of Adam's two (less optimizer memory) and the
+    Newton-Schulz iterations in the optimizer step (a longer one); undo brings AdamW back."""
+    window.load_design(h800_2048, None)
+    panel = window.workload_panel
+    panel.keep_layout.setChecked(True)
+    panel.choose_preset("deepseek-v3")
+    assert panel.optimizer.currentText() == "adamw"
+    adam = window.evaluate_now().evaluation.performance
+    panel.optimizer.setCurrentText("muon")
+    panel.apply_edits()
+    assert window.document.design.workload.optimizer == "muon"
+    muon = window.evaluate_now().evaluation.performance
+    assert muon.memory.optimizer_gb < adam.memory.optimizer_gb
+    assert muon.breakdown_s["optimizer"] > adam.breakdown_s["optimizer"]
+    window.document.undo_stack.undo()
+    assert window.document.design.workload.optimizer == "adamw"
+    assert panel.optimizer.currentText() == "adamw"

@@ -120,6 +120,7 @@ class PerfCase:
     subprocess: bool = False               # evaluate through a real `python -m designer.cli`
     training_tokens: float = 300e9
     published_days: float | None = None    # run-length rows (row 17)
+    optimizer: str = "adamw"               # the workload's ("muon": Kimi K2)
 
     @property
     def stack_name(self) -> str:

@@ -83,6 +83,21 @@ DEEPSEEK_V3_MODEL = {
 DEEPSEEK_V3_NO_MTP = {**DEEPSEEK_V3_MODEL, "mtp_depth": 0}
 # DeepSeek's own run: node-limited routing, a token's experts on at most 4 nodes (§2.1.2, P)
 DEEPSEEK_V3_DS = {**DEEPSEEK_V3_MODEL, "moe": {**DEEPSEEK_V3_MODEL["moe"], "route_nodes": 4}}
+# Kimi K2: DeepSeek-V3's shape with 384 experts, 64 heads, one dense first layer, no MTP
+# (moonshotai/Kimi-K2 config.json: hidden_size 7168, intermediate_size 18432,
+# moe_intermediate_size 2048, num_hidden_layers 61, num_attention_heads 64, q_lora_rank 1536,
+# kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128,
+# n_routed_experts 384, num_experts_per_tok 8, n_shared_experts 1, first_k_dense_replace 1,
+# n_group 1, vocab_size 163840, num_nextn_predict_layers 0; P), trained with Muon
+# (MuonClip: Muon and a per-head QK clip, arXiv 2507.20534 §2.1, P).
+KIMI_K2_MODEL = {
+    "layers": 61, "hidden": 7168, "ffn_hidden": 18432, "heads": 64, "kv_heads": 64,
+    "vocab": 163840, "seq_len": 4096, "activation": "swiglu", "causal": True,
+    "mla": {"q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+            "qk_nope_head_dim": 128, "v_head_dim": 128},
+    "moe": {"experts": 384, "top_k": 8, "shared_experts": 1, "expert_ffn_hidden": 2048,
+            "dense_layers": 1},
+}
 # Qwen3 and GPT-OSS set their attention head dimension apart from hidden / heads.
 QWEN3_30B = {"layers": 48, "hidden": 2048, "ffn_hidden": 6144, "heads": 32, "kv_heads": 4,
              "head_size": 128, "vocab": 151936, "seq_len": 4096, "activation": "swiglu",
@@ -130,7 +145,8 @@ _SYSTEMS = {
 
 def _run(row: str, title: str, system: str, gpus: int, model: dict, layout: dict,
          precision: str, tokens: float, source: str, tag: str, stack: dict = BRIDGE_MOE,
-         policy: str = "gated", reason: str = "", recompute: str = "none") -> PerfCase:
+         policy: str = "gated", reason: str = "", recompute: str = "none",
+         optimizer: str = "adamw") -> PerfCase:
     """One MoE row: ``layout`` as published (tp, pp, cp, ep, expert_tp, micro_batch, global_batch,
     virtual_stages); dp follows from the GPUs. ``recompute`` is the schema's granularity for the
     recipe's Megatron-Core ``recompute_modules`` (named in ``source``): mla_up_proj, layernorm,
@@ -150,7 +166,7 @@ def _run(row: str, title: str, system: str, gpus: int, model: dict, layout: dict
         model, par, make(gpus), f"{gpus:,} GPUs: {note}", stack, source, tag,
         precision=precision, published_step_s=step,
         util_definition=f"tokens/s/GPU {tokens:,.0f} (P); step D", compare="tokens",
-        tolerance=0.10, policy=policy, reason=reason)
+        tolerance=0.10, policy=policy, reason=reason, optimizer=optimizer)
 
 
 def _mb(release: str, table: str, recipe: str = "") -> str:
@@ -344,6 +360,12 @@ MOE_CASES: tuple[PerfCase, ...] = (
          dict(ep=64, micro_batch=4, global_batch=1280), "bf16", 19200,
          _mb("26.04.01", "GPT OSS 120B"), "P (recompute E)", policy="report-only",
          reason=_GPT_OSS_REASON, recompute="norms-up-proj"),
+    # --- Kimi K2: Muon ----------------------------------------------------------------------
+    _run("MoE-KIMI-GB300-256", "Kimi K2 (Muon)", "GB300", 256, KIMI_K2_MODEL,
+         dict(pp=4, virtual_stages=4, ep=64, micro_batch=2, global_batch=4096), "mxfp8", 5332,
+         _mb("26.04", "Kimi_K2"), "P (recompute E: not published, none taken; Muon: the "
+         "table's note; the recipe is not pinned: the default Megatron-Bridge stack, E)",
+         optimizer="muon"),
     # --- another stack (report-only) ------------------------------------------------------
     # The benchmark config (examples/benchmark/configs/deepseek_v3_te_deepep_1024.yaml, S: a
     # later commit than the table) sets parallelizer.activation_checkpointing: true (every
@@ -362,18 +384,15 @@ MOE_CASES: tuple[PerfCase, ...] = (
 )
 
 # Rows whose run depends on something no schema field describes (shown, not evaluated).
-MOE_NOT_MODELLED = (
-    ("MoE-KIMI-GB300-256", "Kimi K2 on 256 GB300 (MXFP8, TP 1, PP 4, VP 4, EP 64, GBS 4096, "
-     "MBS 2)", "5,332 tokens/s/GPU", _mb("26.04", "Kimi_K2"), "P",
-     "the Muon optimizer (the table's note) is not modelled"),
-)
+MOE_NOT_MODELLED: tuple[tuple[str, str, str, str, str, str], ...] = ()
 
 
 def schema_gap(case: PerfCase) -> str | None:
     """Why the training schema cannot hold ``case`` as published (its own error), or None."""
     try:
         workload_from_dict({"name": case.title, "model": case.model,
-                            "parallelism": case.parallelism, "precision": case.precision})
+                            "parallelism": case.parallelism, "precision": case.precision,
+                            "optimizer": case.optimizer})
     except WorkloadError as exc:
         return str(exc)
     return None

@@ -17,6 +17,8 @@ def _layout(case) -> str:
         bits.append(f"v {p['virtual_stages']}")
     bits.append(f"MBS {p['micro_batch']}, GBS {p['global_batch']}, seq {case.model['seq_len']}")
     bits.append(f"{case.precision}, {p['recompute']} recompute")
+    if case.optimizer != "adamw":
+        bits.append(f"{case.optimizer} optimizer")
     return ", ".join(bits)
 
 

@@ -128,6 +128,7 @@ def write_perf_project(case: C.PerfCase, folder: Path, extra_assumptions: dict |
         "model": case.model,
         "parallelism": case.parallelism,
         "precision": case.precision,
+        "optimizer": case.optimizer,
         "training_tokens": case.training_tokens,
     })
     design.assumptions = Assumptions(
