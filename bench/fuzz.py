@@ -347,7 +347,7 @@ WORKLOAD_FIELDS = {
     "moe": ["experts", "top_k", "shared_experts", "expert_ffn_hidden", "dense_layers"],
     "parallelism": ["tp", "pp", "dp", "cp", "ep", "micro_batch", "global_batch", "virtual_stages",
                     "zero_stage", "recompute"],
-    "": ["name", "precision", "training_tokens"],
+    "": ["name", "precision", "optimizer", "training_tokens"],
 }
 
 
