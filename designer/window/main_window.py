@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from core.catalog import Catalog, default_catalog
 from core.errors import DesignError
@@ -21,6 +21,7 @@ from designer.canvas.breadcrumb import Breadcrumb
 from designer.canvas.scene import DesignScene
 from designer.canvas.view import DesignView
 from designer.common.format import num, power
+from designer.common.wheel_guard import install_wheel_guard
 from designer.common.window_fit import PREFERRED_SIZE
 from designer.panels.performance import status_text
 from designer.project.document import DesignDocument, empty_design
@@ -44,6 +45,7 @@ class MainWindow(WindowDocks, WindowMenus, WindowFiles, QMainWindow):
 
     def __init__(self, catalog: Catalog | None = None, interactive: bool = True):
         super().__init__()
+        install_wheel_guard(QApplication.instance())
         self.catalog = catalog or default_catalog()
         self.interactive = interactive
         self.settings = QSettings()
