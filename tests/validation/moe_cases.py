@@ -90,14 +90,9 @@ DEEPSEEK_V3_DS = {**DEEPSEEK_V3_MODEL, "moe": {**DEEPSEEK_V3_MODEL["moe"], "rout
 # n_routed_experts 384, num_experts_per_tok 8, n_shared_experts 1, first_k_dense_replace 1,
 # n_group 1, vocab_size 163840, num_nextn_predict_layers 0; P), trained with Muon
 # (MuonClip: Muon and a per-head QK clip, arXiv 2507.20534 §2.1, P).
-KIMI_K2_MODEL = {
-    "layers": 61, "hidden": 7168, "ffn_hidden": 18432, "heads": 64, "kv_heads": 64,
-    "vocab": 163840, "seq_len": 4096, "activation": "swiglu", "causal": True,
-    "mla": {"q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
-            "qk_nope_head_dim": 128, "v_head_dim": 128},
-    "moe": {"experts": 384, "top_k": 8, "shared_experts": 1, "expert_ffn_hidden": 2048,
-            "dense_layers": 1},
-}
+KIMI_K2_MODEL = {**DEEPSEEK_V3_MODEL, "heads": 64, "kv_heads": 64, "vocab": 163840,
+                 "moe": {**DEEPSEEK_V3_MODEL["moe"], "experts": 384, "dense_layers": 1},
+                 "mtp_depth": 0}
 # Qwen3 and GPT-OSS set their attention head dimension apart from hidden / heads.
 QWEN3_30B = {"layers": 48, "hidden": 2048, "ffn_hidden": 6144, "heads": 32, "kv_heads": 4,
              "head_size": 128, "vocab": 151936, "seq_len": 4096, "activation": "swiglu",
