@@ -79,3 +79,18 @@ def test_the_iterations_run_no_faster_than_the_bf16_peak_and_are_shared_by_repli
     shared = muon_step_s(wl.model, par, False, 15, hw, 64, 1)
     assert shared < alone  # the dense matrices split over 64 replicas, the experts over 1
     assert muon_step_s(wl.model, par, False, 15, hw, 64, 4) < shared
+
+
+def test_the_bottleneck_names_muons_iterations_in_the_optimizer_step():
+    from core.analysis.bottleneck import explain_bottleneck
+    from core.analysis.performance import analyze_performance
+    from core.evaluate import evaluate
+    from core.generators import FatTreeOptions, generate_fat_tree
+    fabric = evaluate(generate_fat_tree(FatTreeOptions(2048, "HGX-H800", "QM9700"), CATALOG),
+                      CATALOG).topology.fabric
+    wl = load_preset("kimi-k2")
+    assert wl.optimizer == "muon"
+    result = explain_bottleneck(fabric, wl, PerformanceAssumptions(),
+                                analyze_performance(fabric, wl))
+    (step,) = [x for x in result.limiters if x.key == "optimizer"]
+    assert "Newton-Schulz" in step.text

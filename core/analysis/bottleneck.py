@@ -325,7 +325,7 @@ def _dp_levels(fabric: FabricView, par: Parallelism) -> list[str]:
 
 
 def _limiter_text(key: str, seconds: float, base: _Eval, par: Parallelism, fabric: FabricView,
-                  ideal: float, model: ModelSpec) -> str:
+                  ideal: float, model: ModelSpec, optimizer: str) -> str:
     b = base.breakdown
     if key == "compute":
         achieved = ideal / b.get("compute", 1.0) if b.get("compute") else 0.0
@@ -368,6 +368,9 @@ def _limiter_text(key: str, seconds: float, base: _Eval, par: Parallelism, fabri
     if key == "straggler":
         return f"slow ranks at this scale (a few %): {seconds:.2f} s"
     if key == "optimizer":
+        if optimizer == "muon":
+            return (f"optimizer step (Muon: Newton-Schulz iterations on every weight matrix, "
+                    f"then the update): {seconds:.2f} s")
         return f"optimizer step (memory-bound Adam update): {seconds:.2f} s"
     return f"{seconds:.2f} s"
 
@@ -415,7 +418,7 @@ def explain_bottleneck(
         remaining = base_step - seconds
         mfu_removed = base_mfu * base_step / remaining if remaining > 0 else base_mfu
         name = _LIMITER_NAMES.get(key, key)
-        text = _limiter_text(key, seconds, base, par, fabric, ideal, model)
+        text = _limiter_text(key, seconds, base, par, fabric, ideal, model, optimizer)
         collisions = collision_tiers(fabric, par, key)
         if collisions:
             tiers = " and ".join(t for t, _ in collisions)
