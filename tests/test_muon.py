@@ -94,3 +94,14 @@ def test_the_bottleneck_names_muons_iterations_in_the_optimizer_step():
                                 analyze_performance(fabric, wl))
     (step,) = [x for x in result.limiters if x.key == "optimizer"]
     assert "Newton-Schulz" in step.text
+
+
+def test_the_report_says_which_recipe_and_optimizer_the_run_is_computed_with():
+    from core.evaluate import evaluate
+    from core.generators import FatTreeOptions, generate_fat_tree
+    from core.report import render_report
+    design = generate_fat_tree(FatTreeOptions(2048, "HGX-H800", "QM9700"), CATALOG)
+    design.workload = load_preset("kimi-k2")
+    text = render_report(evaluate(design, CATALOG), "md")
+    # the H800's dense BF16 peak (catalog: 989.4 TF/s, as the H100 SXM5 die)
+    assert "| Precision | bf16 GEMMs, dense peak 989 TF/s per GPU; Muon optimizer" in text

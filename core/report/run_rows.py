@@ -70,6 +70,15 @@ def failure_rows(ev: Evaluation) -> list[Row]:
     return rows
 
 
+def recipe_text(perf, workload) -> str:
+    """What the run computes in, the dense peak its utilisation is measured against, and its
+    optimizer: "mxfp8 GEMMs, dense peak 4,500 TF/s per GPU; Muon optimizer (...)"."""
+    text = f"{perf.precision} GEMMs, dense peak {perf.peak_tflops:,.0f} TF/s per GPU"
+    if workload is not None and workload.optimizer == "muon":
+        text += "; Muon optimizer (AdamW for the embedding and head)"
+    return text
+
+
 def mfu_range_text(perf) -> str:
     """An uncalibrated accelerator's bracket: "32.5% conservative - 60.1% optimistic (training
     49.7 - 26.8 days)"."""
@@ -100,6 +109,7 @@ def performance_rows(ev: Evaluation) -> list[Row]:
     rows += [
         Row("Parallelism", f"TP {par.tp}, PP {par.pp}, DP {par.dp}, CP {par.cp}, EP {par.ep}",
             "performance.parallelism"),
+        Row("Precision", recipe_text(perf, workload), "performance.precision"),
         metric_row("performance.job_gpus", perf.job_gpus, f"{perf.job_gpus:,}"),
     ]
     if perf.runs:

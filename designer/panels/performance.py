@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 from core.analysis.inference_bottleneck import InferenceBottleneck
 from core.compare import Comparison
 from core.metrics import panel_paths
-from core.report.run_rows import mfu_range_text
+from core.report.run_rows import mfu_range_text, recipe_text
 from designer.common.format import num, pct, seconds
 from designer.panels.base import MetricsPanel, metric_label, metric_row
 from designer.panels.charts import LineChart, StackedBar
@@ -374,6 +374,7 @@ class PerformancePanel(MetricsPanel):
         rows: list = [
             ("Workload", ev.workload.name if ev.workload else "—"),
             ("Parallelism", f"TP {par.tp} · PP {par.pp} · DP {par.dp} · CP {par.cp} · EP {par.ep}"),
+            ("Precision", recipe_text(perf, ev.workload)),
             metric_row("performance.job_gpus", perf.job_gpus, num(perf.job_gpus)),
         ]
         memory = metric_row("performance.memory_per_gpu_gb", perf.memory_per_gpu_gb)[1]
