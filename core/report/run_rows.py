@@ -72,10 +72,10 @@ def failure_rows(ev: Evaluation) -> list[Row]:
 
 def recipe_text(perf, workload) -> str:
     """What the run computes in, the dense peak its utilisation is measured against, and its
-    optimizer: "mxfp8 GEMMs, dense peak 4,500 TF/s per GPU; Muon optimizer (...)"."""
+    optimizer: "mxfp8 GEMMs, dense peak 4,500 TF/s per GPU; Muon optimizer"."""
     text = f"{perf.precision} GEMMs, dense peak {perf.peak_tflops:,.0f} TF/s per GPU"
     if workload is not None and workload.optimizer == "muon":
-        text += "; Muon optimizer (AdamW for the embedding and head)"
+        text += "; Muon optimizer"
     return text
 
 
