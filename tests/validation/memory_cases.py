@@ -84,6 +84,24 @@ _MOE_MLA = {"layers": 16, "hidden": 1024, "ffn_hidden": 4096, "heads": 32, "kv_h
                     "dense_layers": 1},
             "mtp_depth": 1}
 
+# A DeepSeek-V3-like proxy without pipeline stages: MLA (q-lora 1536, kv-lora 512, 128 + 64 head
+# dims), 72 experts of 1536, top 8, a shared expert of 3072 (two of the experts' width), the
+# first layer dense with a 12288 MLP, one MTP module, capacity factor 1.0, h 2560, 16 layers;
+# NullTokenizer 131,072 + 1 (its end-of-document id) padded to a multiple of 3,232 (132,512).
+# The case left Megatron-LM's main branch after July 2025; its files are pinned at the 2026
+# snapshot that still carries them (the configuration there, as at the golden's own commit
+# 870bbf2, sets no all-to-all overlap; a June 2025 branch added one without re-measuring).
+_EP8_COMMIT = "fa48608a3d333b8f011e1128546edf9242a7ce53"
+_EP8_CASE = "moe/gpt3_mcore_te_tp1_pp1_ep8_etp1_cp_memory_speed"
+_MOE_MLA_EP8 = {"layers": 16, "hidden": 2560, "ffn_hidden": 12288, "heads": 32, "kv_heads": 32,
+                "head_size": 128, "vocab": 132512, "seq_len": 4096, "activation": "swiglu",
+                "causal": True,
+                "mla": {"q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+                        "qk_nope_head_dim": 128, "v_head_dim": 128},
+                "moe": {"experts": 72, "top_k": 8, "shared_experts": 2, "expert_ffn_hidden": 1536,
+                        "dense_layers": 1, "capacity_factor": 1.0},
+                "mtp_depth": 1}
+
 MEMORY_CASES: tuple[MemoryCase, ...] = (
     MemoryCase(
         "MEM-7B-TP1-PP4", "GPT 7B, TP 1, PP 4, one-layer virtual stages (v 8), MBS 1, GBS 8",
@@ -124,4 +142,18 @@ MEMORY_CASES: tuple[MemoryCase, ...] = (
         {**_MEGATRON_LM, "dropout": False, "flash_attention": False}, 57.58,
         _SRC.format(case="moe/gpt3_mcore_te_tp2_pp2_ep4_etp1_mtp_resume_torch_dist_fp8"),
         "P (57,578,217,472 bytes after 50 iterations)", precision="fp8"),
+    # no pipeline: one micro-batch in flight; EP 8 over the node leaves each expert on one GPU,
+    # so its optimizer states are not sharded (the distributed optimizer shards over DP 1)
+    MemoryCase(
+        "MEM-MOE-MLA-TP1-EP8",
+        "MLA + MoE (72 experts, top 8, shared expert, MTP, capacity factor 1), TP 1, PP 1, EP 8, "
+        "MBS 1, GBS 128",
+        _MOE_MLA_EP8,
+        {"tp": 1, "pp": 1, "dp": 8, "ep": 8, "expert_tp": 1, "micro_batch": 1,
+         "global_batch": 128, "zero_stage": 1, "recompute": "none"},
+        {**_MEGATRON_LM, "dropout": False}, 60.85,
+        f"NVIDIA/Megatron-LM@{_EP8_COMMIT[:7]} tests/functional_tests/test_cases/{_EP8_CASE}/"
+        "model_config.yaml (configuration) and golden_values_dev_dgx_h100.json "
+        "(mem-max-allocated-bytes)",
+        "P (60,851,265,536 bytes after 25 iterations; the same golden at 870bbf2, 2025-05-31)"),
 )
