@@ -277,7 +277,7 @@ def _reliability_json(ev: Evaluation) -> dict[str, Any]:
 _PERFORMANCE_KEYS = ("mfu", "tflops_per_gpu", "step_time_s", "tokens_per_s", "training_days",
                      "memory_per_gpu_gb", "fits_memory", "breakdown_s", "hfu", "job_gpus",
                      "microbatches", "runs", "cannot_run", "memory_gb", "parallelism", "stack",
-                     "mfu_range", "training_days_range")
+                     "mfu_range", "training_days_range", "memory_by_recompute_gb")
 
 
 def _performance_json(ev: Evaluation) -> dict[str, Any]:

@@ -241,6 +241,12 @@ def test_a_layout_over_memory_names_the_lightest_recompute_that_fits():
     design.workload = with_parallelism(workload, recompute="norms-up-proj")
     perf = evaluate(design, default_catalog()).performance
     assert perf.fits_memory and perf.memory_per_gpu_gb == pytest.approx(needs, abs=0.05)
+    # the evaluation JSON gives every mode's figure, the same number included
+    by_mode = json.loads(json.dumps(evaluation_to_json(evaluate(design, default_catalog()))))[
+        "performance"]["memory_by_recompute_gb"]
+    assert list(by_mode) == ["none", "selective", "norms-up-proj", "moe-experts", "full"]
+    assert by_mode["norms-up-proj"] == pytest.approx(perf.memory_per_gpu_gb)
+    assert by_mode["full"] < by_mode["norms-up-proj"] < by_mode["none"] == by_mode["selective"]
 
 
 def test_a_layout_no_recompute_rescues_says_so():

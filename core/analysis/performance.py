@@ -48,7 +48,7 @@ overlap), its H100 and FP8 factors fitted on NVIDIA's NeMo runs
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from core.analysis.calibration import efficiency_scale, gemm_efficiency, uncalibrated_diagnostic
 from core.analysis.compute import dense_peak
@@ -122,6 +122,9 @@ class PerformanceResult:
     # (its exposed part is breakdown "ep_comm"); None for a dense model or a job that cannot run
     alltoall_s: float | None = None
     moe: bool = False
+    # memory per GPU of this layout under each recompute mode (RECOMPUTE order), all else equal:
+    # what choosing another mode would need (the Workload tab shows it beside the modes)
+    memory_by_recompute_gb: dict[str, float] = field(default_factory=dict)
 
     @property
     def runs(self) -> bool:
@@ -162,6 +165,7 @@ class PerformanceResult:
             },
             **({"search": self.search.to_json()} if self.search is not None else {}),
             **({"alltoall_s": self.alltoall_s} if self.moe else {}),
+            "memory_by_recompute_gb": dict(self.memory_by_recompute_gb),
         }
 
 
@@ -272,10 +276,11 @@ def layout_performance(
         memory = memory_for(model, par, fabric.accelerator.hbm_capacity_gb, a, par.microbatches,
                             precision, fabric.accelerator, workload.optimizer)
     diags.extend(_layout_diagnostics(fabric, model, par, a))
+    by_recompute = _memory_by_recompute(model, par, a, precision, fabric.accelerator,
+                                        workload.optimizer, memory)
     reasons = cannot_run_reasons(fabric, par, memory, core.step_time_s if core else None)
     if not memory.fits:
-        remedy = _recompute_that_fits(model, par, a, precision, fabric.accelerator,
-                                      workload.optimizer)
+        remedy = _recompute_that_fits(par, by_recompute, memory.hbm_gb)
         reasons = [replace(r, message=r.message + remedy) if r.code == "DOES_NOT_FIT_MEMORY"
                    else r for r in reasons]
     failure = search.failure if search is not None else None
@@ -326,24 +331,32 @@ def layout_performance(
         training_days_range=days_range,
         alltoall_s=run.alltoall_s if run is not None and model.moe.enabled else None,
         moe=model.moe.enabled,
+        memory_by_recompute_gb=by_recompute,
     )
 
 
-def _recompute_that_fits(model: ModelSpec, par: Parallelism, a: PerformanceAssumptions,
-                         precision: str, accelerator, optimizer: str) -> str:
+def _memory_by_recompute(model: ModelSpec, par: Parallelism, a: PerformanceAssumptions,
+                         precision: str, accelerator, optimizer: str,
+                         memory: MemoryBreakdown) -> dict[str, float]:
+    """Memory per GPU of ``par`` under every recompute mode (``memory`` is its own mode's, the
+    figure the step model computed). Memory only: well under a millisecond per mode."""
+    return {mode: memory.total_gb if mode == par.recompute else
+            memory_for(model, replace(par, recompute=mode), accelerator.hbm_capacity_gb, a,
+                       par.microbatches, precision, accelerator, optimizer).total_gb
+            for mode in RECOMPUTE}
+
+
+def _recompute_that_fits(par: Parallelism, by_recompute: dict[str, float], hbm_gb: float) -> str:
     """For a layout over its GPU's memory: the lightest activation recompute coarser than its
     own that fits, as a clause of the reason, or that none does (the user chooses what to give
-    up; its step is not computed here). Memory only: a few milliseconds."""
+    up; its step is not computed here)."""
     coarser = RECOMPUTE[RECOMPUTE.index(par.recompute) + 1:]
-    memory = None
     for mode in coarser:
-        memory = memory_for(model, replace(par, recompute=mode), accelerator.hbm_capacity_gb, a,
-                            par.microbatches, precision, accelerator, optimizer)
-        if memory.fits:
-            return f"; with recompute {mode!r} it needs {memory.total_gb:.1f} GB and fits"
-    if memory is None:
+        if by_recompute[mode] <= hbm_gb:
+            return f"; with recompute {mode!r} it needs {by_recompute[mode]:.1f} GB and fits"
+    if not coarser:
         return ""
-    return f"; recompute alone does not make it fit ({memory.total_gb:.1f} GB with 'full')"
+    return f"; recompute alone does not make it fit ({by_recompute['full']:.1f} GB with 'full')"
 
 
 def _layout_diagnostics(fabric: FabricView, model: ModelSpec, par: Parallelism,

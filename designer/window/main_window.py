@@ -203,6 +203,10 @@ class MainWindow(WindowDocks, WindowMenus, WindowFiles, QMainWindow):
         n = len(ev.warnings)
         self.warnings_dock.setWindowTitle(f"Warnings ({n})" if n else "Warnings")
         self.workload_panel.set_design_facts(ev.counts.gpus, ev.bandwidth.scale_up_domain_gpus)
+        perf = ev.performance
+        self.workload_panel.show_recompute_memory(
+            perf.memory_by_recompute_gb if perf is not None else {},
+            perf.memory.hbm_gb if perf is not None else 0.0)
         self.services_panel.set_result(result)
         self.counts_label.setText(f"{num(ev.counts.gpus)} GPUs · {num(ev.counts.switches)} switches · "
                                   f"{power(ev.power.facility_kw)} facility")

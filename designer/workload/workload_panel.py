@@ -76,6 +76,9 @@ class WorkloadPanel(BuiltOnFirstShow, WorkloadSearches, QScrollArea):
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._design_gpus: int | None = None
+        # memory per GPU of the applied layout under each recompute mode, and what the GPU
+        # holds (latest evaluation; empty without a training result)
+        self._recompute_memory: tuple[dict[str, float], float] = ({}, 0.0)
         self._scale_up: int | None = None
         # the form is made when the tab is first raised (designer/common/first_show.py)
 
@@ -162,8 +165,12 @@ class WorkloadPanel(BuiltOnFirstShow, WorkloadSearches, QScrollArea):
         self.zero.addItems(["0", "1", "2", "3"])
         par_form.addRow("ZeRO stage", self.zero)
         self.recompute = QComboBox()
-        self.recompute.addItems(list(RECOMPUTE))
+        for mode in RECOMPUTE:
+            self.recompute.addItem(mode, mode)
+        self.recompute.setToolTip("Activation recompute. Beside each mode: the memory per GPU the "
+                                  "applied layout needs with it (latest evaluation); ✗ over the GPU")
         par_form.addRow("Recompute", self.recompute)
+        self._label_recompute_modes()
         self.fill = QPushButton("Fill the design with DP")
         self.fill.setToolTip("Set DP so that TP×PP×DP×CP uses every GPU of the design")
         self.fill.clicked.connect(self._fill_dp)
@@ -302,7 +309,7 @@ class WorkloadPanel(BuiltOnFirstShow, WorkloadSearches, QScrollArea):
             for key, _ in PAR_INTS:
                 self.spins[key].setValue(int(par[key]))
             self.zero.setCurrentText(str(par["zero_stage"]))
-            self.recompute.setCurrentText(par["recompute"])
+            self.recompute.setCurrentIndex(max(0, self.recompute.findData(par["recompute"])))
         self.precision.setCurrentText(raw["precision"])
         self.optimizer.setCurrentText(raw.get("optimizer", "adamw"))
         self.tokens.setValue(raw["training_tokens"] / 1e9)
@@ -329,7 +336,7 @@ class WorkloadPanel(BuiltOnFirstShow, WorkloadSearches, QScrollArea):
             for key, _ in PAR_INTS:
                 par[key] = self.spins[key].value()
             par["zero_stage"] = int(self.zero.currentText())
-            par["recompute"] = self.recompute.currentText()
+            par["recompute"] = self.recompute.currentData()
         self.moe_fields.write(model, par)
         return {**raw, "name": self.name.text().strip() or "workload", "model": model, "parallelism": par,
                 "precision": self.precision.currentText(),
@@ -478,6 +485,21 @@ class WorkloadPanel(BuiltOnFirstShow, WorkloadSearches, QScrollArea):
             return
         self._show_fit_note(self.document.design.workload)
         self._update_check()
+
+    def show_recompute_memory(self, by_mode: dict[str, float], hbm_gb: float) -> None:
+        """The latest evaluation's memory per GPU under each recompute mode, shown beside the
+        modes ({} when the design has no training result)."""
+        self._recompute_memory = (dict(by_mode), hbm_gb)
+        if self.body_built:
+            self._label_recompute_modes()
+
+    def _label_recompute_modes(self) -> None:
+        by_mode, hbm_gb = self._recompute_memory
+        for index in range(self.recompute.count()):
+            mode = self.recompute.itemData(index)
+            gb = by_mode.get(mode)
+            self.recompute.setItemText(index, mode if gb is None else
+                                       f"{mode} — {gb:,.1f} GB" + (" ✗" if gb > hbm_gb else ""))
 
     def _set_check(self, html: str) -> None:
         self.check.setText(html)
