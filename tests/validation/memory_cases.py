@@ -84,7 +84,7 @@ _MOE_MLA = {"layers": 16, "hidden": 1024, "ffn_hidden": 4096, "heads": 32, "kv_h
                     "dense_layers": 1},
             "mtp_depth": 1}
 
-# A DeepSeek-V3-like proxy without pipeline stages: MLA (q-lora 1536, kv-lora 512, 128 + 64 head
+# The same MLA layer shape without pipeline stages, wider (q-lora 1536, kv-lora 512, 128 + 64 head
 # dims), 72 experts of 1536, top 8, a shared expert of 3072 (two of the experts' width), the
 # first layer dense with a 12288 MLP, one MTP module, capacity factor 1.0, h 2560, 16 layers;
 # NullTokenizer 131,072 + 1 (its end-of-document id) padded to a multiple of 3,232 (132,512).
@@ -93,14 +93,9 @@ _MOE_MLA = {"layers": 16, "hidden": 1024, "ffn_hidden": 4096, "heads": 32, "kv_h
 # 870bbf2, sets no all-to-all overlap; a June 2025 branch added one without re-measuring).
 _EP8_COMMIT = "fa48608a3d333b8f011e1128546edf9242a7ce53"
 _EP8_CASE = "moe/gpt3_mcore_te_tp1_pp1_ep8_etp1_cp_memory_speed"
-_MOE_MLA_EP8 = {"layers": 16, "hidden": 2560, "ffn_hidden": 12288, "heads": 32, "kv_heads": 32,
-                "head_size": 128, "vocab": 132512, "seq_len": 4096, "activation": "swiglu",
-                "causal": True,
-                "mla": {"q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
-                        "qk_nope_head_dim": 128, "v_head_dim": 128},
+_MOE_MLA_EP8 = {**_MOE_MLA, "hidden": 2560, "ffn_hidden": 12288, "vocab": 132512,
                 "moe": {"experts": 72, "top_k": 8, "shared_experts": 2, "expert_ffn_hidden": 1536,
-                        "dense_layers": 1, "capacity_factor": 1.0},
-                "mtp_depth": 1}
+                        "dense_layers": 1, "capacity_factor": 1.0}}
 
 MEMORY_CASES: tuple[MemoryCase, ...] = (
     MemoryCase(
