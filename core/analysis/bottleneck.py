@@ -153,14 +153,25 @@ class _Eval:
     alltoall_s: float = 0.0
 
 
-def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
-         a: PerformanceAssumptions, peak_tflops: float, optimizer: str) -> _Eval:
-    """``par`` on ``fabric``, which connects its GPUs (the variants keep the base's GPUs);
-    ``optimizer`` the workload's."""
+@dataclass(frozen=True)
+class _Recipe:
+    """What every variant keeps of the workload's run: the precision it runs at, that
+    precision's dense peak, and its optimizer."""
+
+    precision: str
+    peak_tflops: float
+    optimizer: str
+
+
+def _run(fabric: FabricView, model: ModelSpec, par: Parallelism, a: PerformanceAssumptions,
+         recipe: _Recipe) -> _Eval:
+    """``par`` on ``fabric``, which connects its GPUs (the variants keep the base's GPUs)."""
+    precision, peak_tflops = recipe.precision, recipe.peak_tflops
     view = job_fabric(fabric, par.gpus, None)
-    core = layout_step_time(view, model, par, precision, a, peak_tflops, par.gpus, optimizer)
+    core = layout_step_time(view, model, par, precision, a, peak_tflops, par.gpus,
+                            recipe.optimizer)
     bracket = bracket_step(view, model, par, precision, a, peak_tflops, par.gpus, core,
-                           optimizer)
+                           recipe.optimizer)
     if bracket is not None:  # an uncalibrated accelerator: the step performance reports
         core = bracket.step
     reasons = cannot_run_reasons(fabric, par, core.memory, core.step_time_s)
@@ -400,8 +411,8 @@ def explain_bottleneck(
     if par.gpus > fabric.connected_gpus:
         return None
     peak_tflops, precision = dense_peak(fabric.accelerator, workload.precision, None)
-    optimizer = workload.optimizer
-    base = _run(fabric, model, par, precision, a, peak_tflops, optimizer)
+    recipe = _Recipe(precision, peak_tflops, workload.optimizer)
+    base = _run(fabric, model, par, a, recipe)
     if base.mfu is None or base.step is None:
         return None
     base_mfu, base_step = base.mfu, base.step
@@ -418,7 +429,7 @@ def explain_bottleneck(
         remaining = base_step - seconds
         mfu_removed = base_mfu * base_step / remaining if remaining > 0 else base_mfu
         name = _LIMITER_NAMES.get(key, key)
-        text = _limiter_text(key, seconds, base, par, fabric, ideal, model, optimizer)
+        text = _limiter_text(key, seconds, base, par, fabric, ideal, model, recipe.optimizer)
         collisions = collision_tiers(fabric, par, key)
         if collisions:
             tiers = " and ".join(t for t, _ in collisions)
@@ -450,7 +461,7 @@ def explain_bottleneck(
 
     flat, names = _nonblocking(fabric)
     if names:
-        ev = _run(flat, model, par, precision, a, peak_tflops, optimizer)
+        ev = _run(flat, model, par, a, recipe)
         tiers = " and ".join(names)
         record("nonblocking", f"a 1:1 {tiers} tier{'s' if len(names) > 1 else ''} "
                f"(oversubscription removed)", "fabric", ev, {"fabric": f"{tiers} 1:1"})
@@ -458,7 +469,7 @@ def explain_bottleneck(
     if par.tp * par.cp > fabric.scale_up_domain_gpus:
         network_comm += base.breakdown.get("tp_comm", 0.0) + base.breakdown.get("cp_comm", 0.0)
     if len(fabric.levels) > fabric.first_scale_out and network_comm > 0.01 * base_step:
-        ev = _run(_faster_network(fabric), model, par, precision, a, peak_tflops, optimizer)
+        ev = _run(_faster_network(fabric), model, par, a, recipe)
         first = fabric.levels[fabric.first_scale_out]
         record("network_x2", "twice the per-GPU scale-out bandwidth (e.g. "
                f"{2 * first.per_gpu_gbit_s:g}G instead of {first.per_gpu_gbit_s:g}G per GPU)",
@@ -468,26 +479,25 @@ def explain_bottleneck(
     slowed = [k for k in ("ep_comm", "dp_comm", "pp_comm", "tp_comm", "cp_comm")
               if base.breakdown.get(k, 0.0) > 0.01 * base_step and collision_tiers(fabric, par, k)]
     if slowed:
-        ev = _run(with_load_balancing(fabric, "adaptive"), model, par, precision, a, peak_tflops, optimizer)
+        ev = _run(with_load_balancing(fabric, "adaptive"), model, par, a, recipe)
         record("adaptive_routing", "adaptive routing / packet spraying on the scale-out tiers "
                "(InfiniBand AR, Spectrum-X with SuperNICs, Ultra Ethernet NICs)", "fabric", ev,
                {"network.load_balancing": "adaptive"})
         mode = next(lv.behaviour.mode for lv in fabric.levels if lv.behaviour is not None)
         if mode in ("ecmp", "ecmp-qp"):
-            ev = _run(with_load_balancing(fabric, "ecmp-qp", MORE_QPS), model, par, precision, a,
-                      peak_tflops, optimizer)
+            ev = _run(with_load_balancing(fabric, "ecmp-qp", MORE_QPS), model, par, a, recipe)
             record("more_qps", f"{MORE_QPS} queue pairs per connection with queue-pair-aware "
                    "hashing (Meta's enhanced ECMP)", "fabric", ev,
                    {"network.load_balancing": "ecmp-qp",
                     "network.qps_per_connection": MORE_QPS})
     reduced = with_in_network_reduction(fabric)
     if reduced is not None and base.breakdown.get("dp_comm", 0.0) > 0.01 * base_step:
-        ev = _run(reduced[0], model, par, precision, a, peak_tflops, optimizer)
+        ev = _run(reduced[0], model, par, a, recipe)
         record("in_network_reduction", f"{reduced[1]} for the all-reduce (NCCL with in-network "
                "reduction)", "fabric", ev, {"network.in_network_reduction": "auto"})
 
     for key, description, cand in _layout_variants(model, par, a, fabric.scale_up_domain_gpus):
-        ev = _run(fabric, model, cand, precision, a, peak_tflops, optimizer)
+        ev = _run(fabric, model, cand, a, recipe)
         note = ""
         if key.startswith("interleave"):
             note = f"bubble {_pct(base.bubble_fraction)} -> {_pct(ev.bubble_fraction)} of the step"
@@ -497,29 +507,29 @@ def explain_bottleneck(
 
     if a.tp_overlap < 1.0 and par.tp > 1 and base.breakdown.get("tp_comm", 0.0) > 0.02 * base_step:
         # what NVIDIA's NeMo H100 recipes run (ub_tp_comm_overlap; the default stack)
-        ev = _run(fabric, model, par, precision, replace(a, tp_overlap=1.0), peak_tflops, optimizer)
+        ev = _run(fabric, model, par, replace(a, tp_overlap=1.0), recipe)
         record("tp_overlap", "overlapping TP communication with the GEMMs (Transformer "
                "Engine comm-GEMM overlap, as in NVIDIA's NeMo recipes)", "software", ev,
                {"tp_overlap": 1.0})
     if not a.dp_overlap and base.breakdown.get("dp_comm", 0.0) > 0.01 * base_step:
-        ev = _run(fabric, model, par, precision, replace(a, dp_overlap=True), peak_tflops, optimizer)
+        ev = _run(fabric, model, par, replace(a, dp_overlap=True), recipe)
         record("dp_overlap", "overlapping the gradient reduction with the backward pass",
                "software", ev, {"dp_overlap": True})
     if a.pp_overlap < 1.0 and par.pp > 1 and base.breakdown.get("pp_comm", 0.0) > 0.01 * base_step:
-        ev = _run(fabric, model, par, precision, replace(a, pp_overlap=1.0), peak_tflops, optimizer)
+        ev = _run(fabric, model, par, replace(a, pp_overlap=1.0), recipe)
         record("pp_overlap", "overlapping pipeline sends with compute", "software", ev,
                {"pp_overlap": 1.0})
     if par.pp > 1 and base.bubble_fraction > 0.05:
         cand = replace(par, global_batch=par.global_batch * 2)
         if _valid(model, cand, fabric.scale_up_domain_gpus, a.balance_pipeline_ends):
-            ev = _run(fabric, model, cand, precision, a, peak_tflops, optimizer)
+            ev = _run(fabric, model, cand, a, recipe)
             record("batch_x2", f"a global batch of {cand.global_batch} sequences instead of "
                    f"{par.global_batch}", "batch", ev, {"global_batch": cand.global_batch},
                    "changes the optimisation, not only the speed")
 
     if model.moe.enabled and base.alltoall_s > 0.01 * base_step:
         for key, description, kind, ev, changes, note in _moe_what_ifs(
-                fabric, model, par, precision, a, peak_tflops, optimizer):
+                fabric, model, par, a, recipe):
             record(key, description, kind, ev, changes, note)
 
     # the ones that run, most help first; then the ones that cannot, in the order tried
@@ -545,8 +555,8 @@ def explain_bottleneck(
                             ordered, best, tuple(search.candidates) if search is not None else ())
 
 
-def _moe_what_ifs(fabric: FabricView, model: ModelSpec, par: Parallelism, precision: str,
-                  a: PerformanceAssumptions, peak_tflops: float, optimizer: str) -> list[tuple]:
+def _moe_what_ifs(fabric: FabricView, model: ModelSpec, par: Parallelism,
+                  a: PerformanceAssumptions, recipe: _Recipe) -> list[tuple]:
     """(key, description, kind, evaluation, changes, note) of the MoE what-ifs: EP size, the
     routing limit, the dispatch kernels, overlap, and a 72-GPU scale-up domain."""
     out: list[tuple] = []
@@ -555,7 +565,7 @@ def _moe_what_ifs(fabric: FabricView, model: ModelSpec, par: Parallelism, precis
         cand = replace(par, ep=ep)
         if ep >= 1 and ep != par.ep and _valid(model, cand, scale_up, a.balance_pipeline_ends):
             out.append((f"ep{ep}", f"EP {ep} instead of {par.ep}", "layout",
-                        _run(fabric, model, cand, precision, a, peak_tflops, optimizer), {"ep": ep},
+                        _run(fabric, model, cand, a, recipe), {"ep": ep},
                         "experts per GPU and the all-to-all's span change"))
     crosses = par.ep * par.ep_stride > scale_up
     if crosses:
@@ -567,22 +577,22 @@ def _moe_what_ifs(fabric: FabricView, model: ModelSpec, par: Parallelism, precis
             out.append((f"route_nodes{limit}", f"routing limited to {limit} nodes per token"
                         + (" with per-node dispatch kernels (DeepEP)" if a.ep_dispatch != "deepep"
                            else ""), "software",
-                        _run(fabric, routed, par, precision, kernels, peak_tflops, optimizer),
+                        _run(fabric, routed, par, kernels, recipe),
                         {"route_nodes": limit, "ep_dispatch": "deepep"},
                         "changes the model's routing, as DeepSeek-V3 trains it"))
         if a.ep_dispatch != "deepep":
             out.append(("deepep", "per-node deduplicating dispatch kernels (DeepEP)", "software",
-                        _run(fabric, model, par, precision, replace(a, ep_dispatch="deepep"),
-                             peak_tflops, optimizer), {"ep_dispatch": "deepep"}, ""))
+                        _run(fabric, model, par, replace(a, ep_dispatch="deepep"), recipe),
+                        {"ep_dispatch": "deepep"}, ""))
     if a.ep_overlap < 0.8:
         out.append(("ep_overlap", "the all-to-all overlapped with expert compute "
                     "(Megatron-Core EP overlap, 0.8 hidden)", "software",
-                    _run(fabric, model, par, precision, replace(a, ep_overlap=0.8), peak_tflops, optimizer),
+                    _run(fabric, model, par, replace(a, ep_overlap=0.8), recipe),
                     {"ep_overlap": 0.8}, ""))
     if crosses and scale_up < 72 and len(fabric.levels) > fabric.first_scale_out:
         out.append(("nvl72", f"a 72-GPU scale-up domain (NVL72-class rack) instead of "
                     f"{scale_up}-GPU nodes, at this GPU's NVLink bandwidth", "fabric",
-                    _run(_wider_scale_up(fabric, 72), model, par, precision, a, peak_tflops, optimizer),
+                    _run(_wider_scale_up(fabric, 72), model, par, a, recipe),
                     {"fabric": "scale-up domain 72 GPUs"},
                     "the EP group's traffic stays on NVLink"))
     return out

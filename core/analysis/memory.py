@@ -322,10 +322,10 @@ def memory_per_gpu(
     w_e, g_e, o_e = model_state_bytes_per_param(par.zero_stage, n_e, rec.optimizer_bytes,
                                                 weight_bytes)
     # the weight matrices' optimizer bytes per parameter (the embedding and the head keep o_d)
-    muon = optimizer == "muon"
-    o_body, o_experts = (o_d, o_e) if not muon else (
-        model_state_bytes_per_param(par.zero_stage, n, muon_optimizer_bytes(rec), weight_bytes)[2]
-        for n in (n_d, n_e))
+    o_body, o_experts = o_d, o_e
+    if optimizer == "muon":
+        o_body = model_state_bytes_per_param(par.zero_stage, n_d, muon_optimizer_bytes(rec))[2]
+        o_experts = model_state_bytes_per_param(par.zero_stage, n_e, muon_optimizer_bytes(rec))[2]
     # gradients in the buffer's precision (the ZeRO table assumes 2 bytes)
     grad_bytes = rec.grad_bytes if rec.grad_bytes is not None else grad_bytes
     g_d *= grad_bytes / GRAD_BYTES
