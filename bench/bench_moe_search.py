@@ -3,7 +3,9 @@
 2,048 to 16,384 H100 GPUs (DGX H100 on a QM9700 NDR fat tree). Target: under 5 s each on the
 2-core development machine.
 
-Run: python bench/bench_moe_search.py [--repeat 3]
+Run: python bench/bench_moe_search.py [--repeat 3] [--preset kimi-k2]
+(--preset: another training preset, e.g. kimi-k2, whose Muon optimizer adds its Newton-Schulz
+iterations to every candidate's step.)
 Prints, per size, the median wall-clock and CPU time (CPU shows the cost when other processes
 share the cores) of the whole evaluation (what `cluster-designer evaluate`
 does: topology, search, step time, bottleneck, the rest) and of the search alone, the search's
@@ -33,11 +35,12 @@ SIZES = (2048, 4096, 8192, 16384)
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--preset", default="deepseek-v3")
     args = parser.parse_args()
     catalog = load_catalog(include_user=False)
-    # the deepseek-v3 preset (DeepSeek-V3 as trained: MLA, MTP 1, node-limited routing, FP8
-    # blocks; resources/workloads/SOURCES.md) with its layout left to the search
-    workload = dataclasses.replace(load_preset("deepseek-v3"), parallelism="auto")
+    # the deepseek-v3 preset by default (DeepSeek-V3 as trained: MLA, MTP 1, node-limited
+    # routing, FP8 blocks; resources/workloads/SOURCES.md) with its layout left to the search
+    workload = dataclasses.replace(load_preset(args.preset), parallelism="auto")
     print("| H100 GPUs | evaluate (auto), wall / CPU | search alone, wall / CPU | layouts / "
           "evaluated / rejected for memory | chosen (tp, pp, dp, ep, expert tp, mbs, v, recompute, "
           "ZeRO) | GB/GPU | peak MB |")
